@@ -1,0 +1,21 @@
+"""toolgym: Gymnasium environments for LLM agents that use tools.
+
+Importing the package registers the envs; it imports no heavy dependency (torch,
+transformers, pybullet are loaded only by the parts that need them).
+"""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register
+
+__version__ = "0.1.0"
+
+# env id -> entry point; the modules are imported only when an env is made.
+_ENTRY_POINTS = {
+    "ToolTalk-v0": "toolgym.envs.tooltalk:ToolTalkEnv",
+}
+
+ENV_IDS = tuple(_ENTRY_POINTS)
+
+for _env_id, _entry in _ENTRY_POINTS.items():
+    register(id=_env_id, entry_point=_entry, disable_env_checker=True)

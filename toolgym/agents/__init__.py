@@ -1,0 +1,25 @@
+"""Policies that act in toolgym envs. ``make_agent`` turns a CLI spec into an agent."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from toolgym.agents.base import Agent, MissingReplay, OracleAgent, RandomAgent, ReplayAgent
+
+# prefix -> factory(argument, env, options); "hf:" / "openai:" are added by the LLM agents.
+AGENT_FACTORIES: dict[str, Callable] = {
+    "oracle": lambda arg, env, options: OracleAgent(env),
+    "random": lambda arg, env, options: RandomAgent(seed=options.get("seed", 0)),
+    "replay": lambda arg, env, options: ReplayAgent(arg),
+}
+
+
+def make_agent(spec: str, env, **options) -> Agent:
+    """Build an agent from ``oracle``, ``random``, ``replay:FILE`` (or a registered prefix)."""
+    prefix, _, arg = spec.partition(":")
+    if prefix not in AGENT_FACTORIES:
+        raise ValueError(f"unknown agent {spec!r}; known: {', '.join(sorted(AGENT_FACTORIES))}")
+    return AGENT_FACTORIES[prefix](arg, env, options)
+
+
+__all__ = ["Agent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent", "AGENT_FACTORIES"]

@@ -1,0 +1,102 @@
+"""The agent protocol and the agents that need no model: oracle, replay, random."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class Agent(Protocol):
+    """A policy over a toolgym env: ``reset`` at each episode start, then ``act`` per step."""
+
+    def reset(self, observation: str, info: dict) -> None: ...
+
+    def act(self, observation: str, info: dict) -> Any: ...
+
+
+class OracleAgent:
+    """Replays the ground truth: asks the env for its ground-truth next action."""
+
+    def __init__(self, env):
+        self.env = env.unwrapped
+
+    def reset(self, observation: str, info: dict) -> None:
+        pass
+
+    def act(self, observation: str, info: dict) -> Any:
+        return self.env.oracle_action()
+
+
+class MissingReplay(KeyError):
+    """The replay file has no line for a task of the run."""
+
+
+class ReplayAgent:
+    """Plays actions from a JSONL file: ``{"task_id": ..., "actions": [a1, a2, ...]}`` per line.
+
+    A tool call is a JSON object ``{"name": ..., "arguments": {...}}``; a string is a reply (or,
+    in single-step envs, the whole plan / command / program). When a task's actions run out the
+    agent replies with an empty string, which ends a conversational turn or submits nothing.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.actions: dict[str, list] = {}
+        for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if not isinstance(record, dict) or "task_id" not in record or not isinstance(record.get("actions"), list):
+                raise ValueError(f"{self.path}:{n}: expected {{'task_id': ..., 'actions': [...]}}")
+            self.actions[str(record["task_id"])] = record["actions"]
+        self._queue: list = []
+
+    def has_task(self, task_id: str) -> bool:
+        return str(task_id) in self.actions
+
+    def reset(self, observation: str, info: dict) -> None:
+        task_id = str(info["task_id"])
+        if task_id not in self.actions:
+            raise MissingReplay(f"no replay actions for task {task_id!r} in {self.path}")
+        self._queue = list(self.actions[task_id])
+
+    def act(self, observation: str, info: dict) -> Any:
+        return self._queue.pop(0) if self._queue else ""
+
+
+class RandomAgent:
+    """Calls random tools with random arguments drawn from the schemas, or replies with text."""
+
+    def __init__(self, seed: int = 0, reply_probability: float = 0.3):
+        self.rng = random.Random(seed)
+        self.reply_probability = reply_probability
+
+    def reset(self, observation: str, info: dict) -> None:
+        pass
+
+    def act(self, observation: str, info: dict) -> Any:
+        tools = info.get("tools") or []
+        if not tools or self.rng.random() < self.reply_probability:
+            return self.rng.choice(["OK.", "Done!", "Could you tell me more?", ""])
+        fn = self.rng.choice(tools)["function"]
+        props = fn.get("parameters", {}).get("properties", {})
+        required = set(fn.get("parameters", {}).get("required", []))
+        args = {k: self._value(p) for k, p in props.items() if k in required or self.rng.random() < 0.3}
+        return {"name": fn["name"], "arguments": args}
+
+    def _value(self, prop: dict) -> Any:
+        if "enum" in prop:
+            return self.rng.choice(prop["enum"])
+        kind = prop.get("type")
+        if kind == "integer":
+            return self.rng.randint(-5, 100)
+        if kind == "number":
+            return round(self.rng.uniform(-5, 100), 2)
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        if kind == "array":
+            return [self._value(prop.get("items", {"type": "string"})) for _ in range(self.rng.randint(0, 2))]
+        words = ["meeting", "2023-09-12 10:00:00", "08:30:00", "london", "justinkool", "a@b.com", "hello"]
+        return self.rng.choice(words)

@@ -1,0 +1,1 @@
+"""Batch evaluation and paper-style tables."""

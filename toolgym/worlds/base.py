@@ -1,0 +1,162 @@
+"""The World: a SQLAlchemy database, a simulated clock and named random streams.
+
+Every domain subclasses :class:`World` with its own declarative models. State that is not
+in the database (the clock, the logged-in session, random streams) lives in ``self.aux``
+so that :meth:`snapshot` / :meth:`restore` capture the whole world.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Iterator
+
+from sqlalchemy import create_engine, delete, insert, select
+from sqlalchemy.orm import DeclarativeBase, Session
+from sqlalchemy.pool import StaticPool
+
+
+class SimClock:
+    """Simulated time: only ever moves when the world says so, never from the wall clock."""
+
+    def __init__(self, now: datetime):
+        self._now = now
+
+    def now(self) -> datetime:
+        return self._now
+
+    def set(self, now: datetime) -> None:
+        self._now = now
+
+    def advance(self, delta: timedelta) -> None:
+        self._now += delta
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An opaque copy of a world's full state."""
+
+    database: Any
+    aux: dict
+    now: datetime
+
+
+class _Transaction:
+    def __init__(self):
+        self.failed = False
+
+    def fail(self) -> None:
+        self.failed = True
+
+
+class World:
+    """Base class of every simulated world.
+
+    Args:
+        url: SQLAlchemy URL of the database; in-memory SQLite by default.
+        seed: Seed of the world's random streams and data generators.
+        now: Start of the simulated clock.
+    """
+
+    Base: type[DeclarativeBase]
+
+    def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9)):
+        self.url = url
+        self.seed = seed
+        memory = url in ("sqlite://", "sqlite:///:memory:")
+        self.engine = create_engine(
+            url,
+            poolclass=StaticPool if memory else None,
+            connect_args={"check_same_thread": False} if url.startswith("sqlite") else {},
+        )
+        self._in_memory_sqlite = memory
+        self.Base.metadata.create_all(self.engine)
+        self.session = Session(self.engine, expire_on_commit=False, autoflush=True)
+        self.clock = SimClock(now)
+        self.aux: dict = {}
+        self._rngs: dict[str, random.Random] = {}
+
+    # -- random streams -------------------------------------------------------------------
+    def rng(self, stream: str, seed: int | None = None) -> random.Random:
+        """A named random stream, created on first use and part of the snapshot."""
+        if stream not in self._rngs:
+            self._rngs[stream] = random.Random(self.seed if seed is None else seed)
+        return self._rngs[stream]
+
+    def reset_rngs(self) -> None:
+        self._rngs.clear()
+
+    # -- transactions ---------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[_Transaction]:
+        """Commit what the body did, or roll all of it back if the body called ``fail``."""
+        tx = _Transaction()
+        try:
+            yield tx
+        except BaseException:
+            self.session.rollback()
+            raise
+        if tx.failed:
+            self.session.rollback()
+        else:
+            self.session.commit()
+
+    # -- snapshots ------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        self.session.commit()
+        if self._in_memory_sqlite:
+            database = self._raw_sqlite().serialize()
+        else:
+            with self.engine.connect() as conn:
+                database = {t.name: [dict(r._mapping) for r in conn.execute(select(t))]
+                            for t in self.Base.metadata.sorted_tables}
+        aux = copy.deepcopy(self.aux)
+        aux["__rngs__"] = {k: r.getstate() for k, r in self._rngs.items()}
+        return Snapshot(database=database, aux=aux, now=self.clock.now())
+
+    def restore(self, snap: Snapshot) -> None:
+        self.session.rollback()
+        self.session.expunge_all()
+        if self._in_memory_sqlite:
+            self._raw_sqlite().deserialize(snap.database)
+        else:
+            with self.engine.begin() as conn:
+                for table in reversed(self.Base.metadata.sorted_tables):
+                    conn.execute(delete(table))
+                for table in self.Base.metadata.sorted_tables:
+                    if snap.database[table.name]:
+                        conn.execute(insert(table), snap.database[table.name])
+        aux = copy.deepcopy(snap.aux)
+        rng_states = aux.pop("__rngs__")
+        self.aux = aux
+        self._rngs = {}
+        for key, state in rng_states.items():
+            r = random.Random()
+            r.setstate(state)
+            self._rngs[key] = r
+        self.clock.set(snap.now)
+
+    def state_hash(self) -> str:
+        """A digest of the logical state (rows, aux state, clock), for determinism checks."""
+        self.session.commit()
+        h = hashlib.sha256()
+        with self.engine.connect() as conn:
+            for table in self.Base.metadata.sorted_tables:
+                rows = [json.dumps(dict(r._mapping), sort_keys=True, default=str)
+                        for r in conn.execute(select(table))]
+                h.update(table.name.encode())
+                for row in sorted(rows):
+                    h.update(row.encode())
+        h.update(json.dumps(self.aux, sort_keys=True, default=str).encode())
+        h.update(repr(sorted((k, r.getstate()) for k, r in self._rngs.items())).encode())
+        h.update(self.clock.now().isoformat().encode())
+        return h.hexdigest()
+
+    def _raw_sqlite(self):
+        # StaticPool hands out one DBAPI connection, so this is the session's database.
+        return self.engine.raw_connection().driver_connection

@@ -1,0 +1,624 @@
+"""ToolTalk's 28 tools in 7 plugins, backed by the database (Farn & Shin 2023, appendix A).
+
+Behaviour follows the original simulated tools: the same checks, error texts, response
+shapes and generated ids (each tool draws its ids from its own ``Random(489)`` stream,
+restarted with the conversation, as ToolTalk's executor does).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Literal, Optional
+
+from sqlalchemy import select
+
+from toolgym.worlds.tools import ACTION, READ, ToolError, Toolkit, tool
+from toolgym.worlds.tooltalk.data_model import (
+    Account, Alarm, DailyWeather, Email, Event, Message, MonthlyWeather, Reminder,
+)
+
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+ID_SEED = 489
+SESSION = ("session_token",)
+
+PLUGINS = {
+    "AccountTools": "This API contains tools for account management.",
+    "Alarm": "This API contains tools for managing alarms.",
+    "Calendar": "This API lets a users manage events in their calendar.",
+    "Email": "This API lets a user send and search emails.",
+    "Message": "This API lets a user send and search messages.",
+    "Reminder": "A suite of APIs for managing reminders for a TODO list.",
+    "Weather": "Get weather information of a location.",
+}
+
+
+def valid_email(email: str) -> bool:
+    return re.match(r"^[\w\-\d\.]+@[\w\-\d\.]+$", email) is not None
+
+
+def valid_phone(phone: str) -> bool:
+    return re.match(r"^\d{3}-\d{3}-\d{4}$", phone) is not None
+
+
+class ToolTalkTools(Toolkit):
+    """The ToolTalk tools over a :class:`~toolgym.worlds.tooltalk.world.ToolTalkWorld`."""
+
+    # -- helpers ---------------------------------------------------------------------------
+    @property
+    def db(self):
+        return self.world.session
+
+    def _new_id(self, tool_name: str, *hex_widths: int) -> str:
+        rng = self.world.rng(tool_name, seed=ID_SEED)
+        return "-".join(f"{rng.randint(0, 16 ** w - 1):0{w}x}" for w in hex_widths)
+
+    def _user(self, session_token: str) -> Account:
+        user = self.db.scalar(select(Account).where(Account.session_token == session_token))
+        if user is None or session_token is None:
+            raise ToolError("Invalid session_token.")
+        return user
+
+    def _account(self, username: str) -> Account | None:
+        return self.db.scalar(select(Account).where(Account.username == username))
+
+    def _now(self) -> datetime:
+        return self.world.clock.now()
+
+    # -- AccountTools ----------------------------------------------------------------------
+    @tool("ChangePassword", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
+    def change_password(self, session_token: str, old_password: str, new_password: str) -> dict:
+        """Changes the password of an account.
+
+        Args:
+            old_password: The old password of the user.
+            new_password: The new password of the user.
+        """
+        user = self._user(session_token)
+        if user.password != old_password:
+            raise ToolError("The old password is incorrect.")
+        user.password = new_password
+        return {"status": "success"}
+
+    @tool("DeleteAccount", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
+    def delete_account(self, session_token: str, password: str) -> dict:
+        """Deletes a user's account, requires user to be logged in.
+
+        Args:
+            password: The password of the user.
+        """
+        user = self._user(session_token)
+        if user.password != password:
+            raise ToolError("The password is incorrect.")
+        self.db.delete(user)
+        return {"status": "success"}
+
+    @tool("GetAccountInformation", kind=READ, app="AccountTools", needs_login=True, injected=SESSION)
+    def get_account_information(self, session_token: str) -> dict:
+        """Retrieves account information of logged in user."""
+        user = self._user(session_token)
+        return {"user": {"username": user.username, "email": user.email,
+                         "phone": user.phone, "name": user.name}}
+
+    @tool("LogoutUser", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
+    def logout_user(self, session_token: str) -> dict:
+        """Logs user out."""
+        user = self._user(session_token)
+        user.session_token = None
+        self.world.session_token = None
+        return {"status": "success"}
+
+    @tool("QueryUser", kind=READ, app="AccountTools", needs_login=True, injected=SESSION)
+    def query_user(self, session_token: str, username: Optional[str] = None,
+                   email: Optional[str] = None) -> dict:
+        """Finds users given a username or email.
+
+        Args:
+            username: The username of the user, required if email is not supplied.
+            email: The email of the user, required if username is not supplied. May match multiple users
+        """
+        self._user(session_token)
+        if username is None and email is None:
+            raise ToolError("You need to provide at least one of username and email.")
+        if username is None:
+            found = self.db.scalars(select(Account).where(Account.email == email).order_by(Account.pk))
+        else:
+            found = self.db.scalars(select(Account).where(Account.username == username))
+        return {"users": [{"username": u.username, "email": u.email, "phone": u.phone, "name": u.name}
+                          for u in found]}
+
+    @tool("RegisterUser", kind=ACTION, app="AccountTools")
+    def register_user(self, username: str, password: str, email: str, name: Optional[str] = None,
+                      phone: Optional[str] = None) -> dict:
+        """Register a new user.
+
+        Args:
+            username: The username of the user.
+            password: The password of the user.
+            email: The email of the user.
+            name: The name of the user.
+            phone: The phone of the user in the format xxx-xxx-xxxx.
+        """
+        if self._account(username) is not None:
+            raise ToolError("The username already exists.")
+        if not valid_email(email):
+            raise ToolError("The email format is invalid.")
+        if phone is not None and not valid_phone(phone):
+            raise ToolError("The phone number format is invalid.")
+        token = self._new_id("RegisterUser", 8, 4, 4)
+        self.db.add(Account(username=username, password=password, email=email, phone=phone,
+                            name=name, session_token=token))
+        self.world.session_token = token
+        return {"session_token": token,
+                "user": {"username": username, "email": email, "phone": phone, "name": name}}
+
+    @tool("ResetPassword", kind=ACTION, app="AccountTools")
+    def reset_password(self, username: str, verification_code: str, new_password: str) -> dict:
+        """Resets the password of a user using a verification code.
+
+        Args:
+            username: The username of the user.
+            verification_code: The 6 digit verification code sent to the user.
+            new_password: The new password of the user.
+        """
+        user = self._account(username)
+        if user is None:
+            raise ToolError("The username does not exist.")
+        if user.verification_code is None or user.verification_code != verification_code:
+            raise ToolError("The verification code is incorrect.")
+        user.password = new_password
+        return {"status": "success"}
+
+    @tool("SendVerificationCode", kind=ACTION, app="AccountTools")
+    def send_verification_code(self, username: str, email: str) -> dict:
+        """Initiates a password reset for a user by sending a verification code to a backup email.
+
+        Args:
+            username: The username of the user.
+            email: The email of the user.
+        """
+        user = self._account(username)
+        if user is None:
+            raise ToolError("The username does not exist.")
+        if user.email != email:
+            raise ToolError("The email is incorrect.")
+        rng = self.world.rng("SendVerificationCode", seed=ID_SEED)
+        user.verification_code = f"{rng.randint(0, 999999):06d}"
+        return {"status": "success"}
+
+    @tool("UpdateAccountInformation", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
+    def update_account_information(self, session_token: str, password: str,
+                                   new_email: Optional[str] = None,
+                                   new_phone_number: Optional[str] = None,
+                                   new_name: Optional[str] = None) -> dict:
+        """Updates account information of a user.
+
+        Args:
+            password: The password of the user.
+            new_email: The new email of the user.
+            new_phone_number: The new phone number of the user in the format xxx-xxx-xxxx.
+            new_name: The new name of the user.
+        """
+        user = self._user(session_token)
+        if user.password != password:
+            raise ToolError("The password is incorrect.")
+        if new_email is None and new_phone_number is None:
+            raise ToolError("You need to provide at least one of new_email and new_phone_number.")
+        if new_email is not None and not valid_email(new_email):
+            raise ToolError("The email is invalid.")
+        if new_phone_number is not None and not valid_phone(new_phone_number):
+            raise ToolError("The phone number is invalid.")
+        if new_email is not None:
+            user.email = new_email
+        if new_phone_number is not None:
+            user.phone = new_phone_number
+        if new_name is not None:
+            user.name = new_name
+        return {"status": "success"}
+
+    @tool("UserLogin", kind=ACTION, app="AccountTools")
+    def user_login(self, username: str, password: str) -> dict:
+        """Logs in a user returns a token.
+
+        Args:
+            username: The username of the user.
+            password: The password of the user.
+        """
+        user = self._account(username)
+        if user is None:
+            raise ToolError("The username does not exist.")
+        if user.password != password:
+            raise ToolError("The password is incorrect.")
+        if user.session_token is not None:
+            raise ToolError("The user is already logged in.")
+        user.session_token = self._new_id("UserLogin", 8, 4, 4)
+        self.world.session_token = user.session_token
+        return {"session_token": user.session_token}
+
+    # -- Alarm -----------------------------------------------------------------------------
+    @tool("AddAlarm", kind=ACTION, app="Alarm", needs_login=True, injected=SESSION)
+    def add_alarm(self, session_token: str, time: str) -> dict:
+        """Adds an alarm for a set time.
+
+        Args:
+            time: The time for alarm. Format: %H:%M:%S
+        """
+        datetime.strptime(time, "%H:%M:%S")
+        user = self._user(session_token)
+        alarm_id = self._new_id("AddAlarm", 4, 4)
+        self.db.add(Alarm(owner=user.username, alarm_id=alarm_id, time=time))
+        return {"alarm_id": alarm_id}
+
+    @tool("DeleteAlarm", kind=ACTION, app="Alarm", needs_login=True, injected=SESSION)
+    def delete_alarm(self, session_token: str, alarm_id: str) -> dict:
+        """Deletes an alarm given an alarm_id.
+
+        Args:
+            alarm_id: 8 digit alarm ID.
+        """
+        user = self._user(session_token)
+        alarm = self.db.scalar(select(Alarm).where(Alarm.owner == user.username, Alarm.alarm_id == alarm_id))
+        if alarm is None:
+            raise ToolError(f"Alarm {alarm_id} not found.")
+        self.db.delete(alarm)
+        return {"status": "success"}
+
+    @tool("FindAlarms", kind=READ, app="Alarm", needs_login=True, injected=SESSION)
+    def find_alarms(self, session_token: str, start_range: Optional[str] = None,
+                    end_range: Optional[str] = None) -> dict:
+        """Finds alarms the user has set.
+
+        Args:
+            start_range: Optional starting time range to find alarms. Format: %H:%M:%S
+            end_range: Optional ending time range to find alarms. Format: %H:%M:%S
+        """
+        user = self._user(session_token)
+        alarms = self.db.scalars(select(Alarm).where(Alarm.owner == user.username).order_by(Alarm.pk)).all()
+        if not alarms:
+            return {"alarms": []}
+        start = datetime.strptime(start_range, "%H:%M:%S") if start_range is not None else None
+        end = datetime.strptime(end_range, "%H:%M:%S") if end_range is not None else None
+        if start is not None and end is not None and start > end:
+            raise ToolError("Start range must be earlier than end range.")
+        found = []
+        for alarm in alarms:
+            at = datetime.strptime(alarm.time, "%H:%M:%S")
+            if (start is None or at >= start) and (end is None or at <= end):
+                found.append(alarm.to_dict())
+        return {"alarms": found}
+
+    # -- Calendar --------------------------------------------------------------------------
+    @tool("CreateEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
+    def create_event(self, session_token: str, name: str, event_type: Literal["meeting", "event"],
+                     start_time: str, end_time: str, description: Optional[str] = None,
+                     location: Optional[str] = None, attendees: Optional[list[str]] = None) -> dict:
+        """Adds events to a user's calendar.
+
+        Args:
+            name: The name of the event.
+            event_type: The type of the event, either 'meeting' or 'event'.
+            start_time: The start time of the event, in the pattern of %Y-%m-%d %H:%M:%S
+            end_time: The end time of the event, in the pattern of %Y-%m-%d %H:%M:%S.
+            description: The description of the event, no more than 1024 characters.
+            location: Optional, the location where the event is to be held.
+            attendees: The attendees as an array of usernames. Required if event type is meeting.
+        """
+        if event_type == "meeting" and not attendees:
+            raise ToolError("Meeting must have attendees.")
+        user = self._user(session_token)
+        start = datetime.strptime(start_time, TIME_FORMAT)
+        end = datetime.strptime(end_time, TIME_FORMAT)
+        if start > end:
+            raise ToolError("Start time must be before end time.")
+        if start < self._now() or end < self._now():
+            raise ToolError("Start time and end time must be in the future.")
+        if attendees is not None and user.username not in attendees:
+            attendees = attendees + [user.username]
+        event_id = self._new_id("CreateEvent", 8, 4)
+        self.db.add(Event(owner=user.username, event_id=event_id, name=name, event_type=event_type,
+                          description=description, start_time=start_time, end_time=end_time,
+                          location=location, attendees=attendees))
+        return {"event_id": event_id}
+
+    def _event(self, user: Account, event_id: str) -> Event:
+        event = self.db.scalar(select(Event).where(Event.owner == user.username, Event.event_id == event_id))
+        if event is None:
+            raise ToolError(f"Event {event_id} not found.")
+        return event
+
+    @tool("DeleteEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
+    def delete_event(self, session_token: str, event_id: str) -> dict:
+        """Deletes events from a user's calendar.
+
+        Args:
+            event_id: The id of the event to be deleted.
+        """
+        user = self._user(session_token)
+        self.db.delete(self._event(user, event_id))
+        return {"status": "success"}
+
+    @tool("ModifyEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
+    def modify_event(self, session_token: str, event_id: str, new_name: Optional[str] = None,
+                     new_start_time: Optional[str] = None, new_end_time: Optional[str] = None,
+                     new_description: Optional[str] = None, new_location: Optional[str] = None,
+                     new_attendees: Optional[list[str]] = None) -> dict:
+        """Allows modification of an existing event.
+
+        Args:
+            event_id: The id of the event to be modified.
+            new_name: The new name of the event.
+            new_start_time: The new start time of the event.
+            new_end_time: The new end time of the event. Required if new_start_time is provided.
+            new_description: The new description of the event.
+            new_location: The new location of the event.
+            new_attendees: The new attendees of the event. Array of usernames.
+        """
+        user = self._user(session_token)
+        event = self._event(user, event_id)
+        if new_name is not None:
+            event.name = new_name
+        if new_start_time is not None:
+            if new_end_time is None:
+                raise ToolError("new_end_time must be provided if new_start_time is provided.")
+            start = datetime.strptime(new_start_time, TIME_FORMAT)
+            end = datetime.strptime(new_end_time, TIME_FORMAT)
+            if start > end:
+                raise ToolError("Start time must be before end time.")
+            if start < self._now() or end < self._now():
+                raise ToolError("Start time and end time must be in the future.")
+            event.start_time = new_start_time
+        if new_end_time is not None:
+            if new_start_time is None:
+                raise ToolError("new_start_time must be provided if new_end_time is provided.")
+            event.end_time = new_end_time
+        if new_description is not None:
+            event.description = new_description
+        if new_location is not None:
+            event.location = new_location
+        if new_attendees is not None:
+            if user.username not in new_attendees:
+                new_attendees = new_attendees + [user.username]
+            event.attendees = new_attendees
+        return {"status": "success"}
+
+    @tool("QueryCalendar", kind=READ, app="Calendar", needs_login=True, injected=SESSION)
+    def query_calendar(self, session_token: str, start_time: str, end_time: str) -> dict:
+        """Query for events that occur in a time range.
+
+        Args:
+            start_time: The start time of the meeting, in the pattern of %Y-%m-%d %H:%M:%S
+            end_time: The end time of the meeting, in the pattern of %Y-%m-%d %H:%M:%S
+        """
+        user = self._user(session_token)
+        events = self.db.scalars(select(Event).where(Event.owner == user.username).order_by(Event.pk)).all()
+        if not events:
+            raise ToolError(f"User {user.username} has no events.")
+        start = datetime.strptime(start_time, TIME_FORMAT)
+        end = datetime.strptime(end_time, TIME_FORMAT)
+        if start > end:
+            raise ToolError("Start time must be before end time.")
+        found = []
+        for event in events:
+            ev_start = datetime.strptime(event.start_time, TIME_FORMAT)
+            ev_end = datetime.strptime(event.end_time, TIME_FORMAT)
+            if start <= ev_start <= end or start <= ev_end <= end or (ev_start <= start and ev_end >= end):
+                found.append(event.to_dict())
+        return {"events": found}
+
+    # -- Email -----------------------------------------------------------------------------
+    @tool("SearchInbox", kind=READ, app="Email", needs_login=True, injected=SESSION)
+    def search_inbox(self, session_token: str, query: Optional[str] = None,
+                     match_type: Optional[str] = "any", sender: Optional[str] = None,
+                     start_date: Optional[str] = None, end_date: Optional[str] = None) -> dict:
+        """Searches for emails matching filters returning 5 most recent results.
+
+        Args:
+            query: Query containing keywords to search for.
+            match_type: Whether to match any or all keywords. Defaults to any.
+            sender: The email address of the sender.
+            start_date: Starting time to search for, in the pattern of %Y-%m-%d %H:%M:%S.
+            end_date: End time to search for, in the pattern of %Y-%m-%d %H:%M:%S.
+        """
+        user = self._user(session_token)
+        emails = self.db.scalars(select(Email).where(Email.owner == user.username).order_by(Email.pk)).all()
+        if not emails:
+            return {"emails": []}
+        found = self._search([e.to_dict() for e in emails], "date", lambda e: e["body"] + "\n" + e["subject"],
+                             query, match_type, sender, start_date, end_date)
+        return {"emails": found}
+
+    def _search(self, records, date_key, text_of, query, match_type, sender, start_date, end_date):
+        if query is None and sender is None and start_date is None and end_date is None:
+            raise ToolError("At least one of query, sender, start_date, end_date must be provided.")
+        if match_type not in ("any", "all"):
+            raise ToolError('match_type must be either "any" or "all".')
+        start = datetime.strptime(start_date, TIME_FORMAT) if start_date is not None else None
+        end = datetime.strptime(end_date, TIME_FORMAT) if end_date is not None else None
+        if start is not None and end is not None and start > end:
+            raise ToolError("Start date must be earlier than end date.")
+        keywords = query.lower().split() if query else None
+        found = []
+        for record in records:
+            at = datetime.strptime(record[date_key], TIME_FORMAT)
+            if at > self._now():
+                continue  # not yet received
+            if sender is not None and sender != record["sender"]:
+                continue
+            if (start is not None and at < start) or (end is not None and at > end):
+                continue
+            if keywords is not None:
+                text = text_of(record).lower()
+                hits = [k in text for k in keywords]
+                if not (any(hits) if match_type == "any" else all(hits)):
+                    continue
+            found.append(record)
+        found.sort(key=lambda r: datetime.strptime(r[date_key], TIME_FORMAT), reverse=True)
+        return found[:5]
+
+    @tool("SendEmail", kind=ACTION, app="Email", needs_login=True, injected=SESSION)
+    def send_email(self, session_token: str, to: list[str], subject: str, body: str) -> dict:
+        """Sends an email on behalf of a given user.
+
+        Args:
+            to: Receiving addresses of the email.
+            subject: The subject of the email.
+            body: The content of the email.
+        """
+        user = self._user(session_token)
+        for address in to:
+            if not valid_email(address):
+                raise ToolError(f"{address} is not a valid email address.")
+        email_id = self._new_id("SendEmail", 2, 4, 8)
+        self.world.outbox.append({"email_id": email_id, "sender": user.email, "receivers": list(to),
+                                  "subject": subject, "body": body,
+                                  "date": self._now().strftime(TIME_FORMAT)})
+        return {"email_id": email_id}
+
+    # -- Message ---------------------------------------------------------------------------
+    @tool("SearchMessages", kind=READ, app="Message", needs_login=True, injected=SESSION)
+    def search_messages(self, session_token: str, query: Optional[str] = None,
+                        match_type: Optional[str] = "any", sender: Optional[str] = None,
+                        start_date: Optional[str] = None, end_date: Optional[str] = None) -> dict:
+        """Searches messages matching filters returning 5 most recent results.
+
+        Args:
+            query: Query containing keywords to search for.
+            match_type: Whether to match any or all keywords. Defaults to any.
+            sender: Username of the sender.
+            start_date: Starting time to search for, in the pattern of %Y-%m-%d %H:%M:%S.
+            end_date: End time to search for, in the pattern of %Y-%m-%d %H:%M:%S.
+        """
+        user = self._user(session_token)
+        messages = self.db.scalars(select(Message).where(Message.owner == user.username).order_by(Message.pk)).all()
+        if not messages:
+            return {"messages": []}
+        found = self._search([m.to_dict() for m in messages], "timestamp", lambda m: m["message"],
+                             query, match_type, sender, start_date, end_date)
+        return {"messages": found}
+
+    @tool("SendMessage", kind=ACTION, app="Message", needs_login=True, injected=SESSION)
+    def send_message(self, session_token: str, receiver: str, message: str) -> dict:
+        """Sends a message to another user.
+
+        Args:
+            receiver: The receiver's username.
+            message: The message.
+        """
+        user = self._user(session_token)
+        if message == "":
+            raise ToolError("Message cannot be empty.")
+        message_id = self._new_id("SendMessage", 8, 8)
+        self.world.outbox.append({"message_id": message_id, "sender": user.username,
+                                  "receiver": receiver, "message": message,
+                                  "timestamp": self._now().strftime(TIME_FORMAT)})
+        return {"message_id": message_id}
+
+    # -- Reminder --------------------------------------------------------------------------
+    @tool("AddReminder", kind=ACTION, app="Reminder", needs_login=True, injected=SESSION)
+    def add_reminder(self, session_token: str, task: str, due_date: Optional[str] = None) -> dict:
+        """Add a reminder.
+
+        Args:
+            task: The task to be reminded of.
+            due_date: Optional date the task is due, in the format of %Y-%m-%d %H:%M:%S.
+        """
+        user = self._user(session_token)
+        if due_date is not None:
+            try:
+                datetime.strptime(due_date, TIME_FORMAT)
+            except ValueError:
+                raise ToolError(f"Invalid due_date: {due_date}") from None
+        reminder_id = self._new_id("AddReminder", 2, 4)
+        self.db.add(Reminder(owner=user.username, reminder_id=reminder_id, task=task,
+                             due_date=due_date, status="pending"))
+        return {"reminder_id": reminder_id}
+
+    def _reminder(self, user: Account, reminder_id: str) -> Reminder:
+        reminder = self.db.scalar(select(Reminder).where(Reminder.owner == user.username,
+                                                         Reminder.reminder_id == reminder_id))
+        if reminder is None:
+            raise ToolError(f"Reminder {reminder_id} not found in database")
+        return reminder
+
+    @tool("CompleteReminder", kind=ACTION, app="Reminder", needs_login=True, injected=SESSION)
+    def complete_reminder(self, session_token: str, reminder_id: str) -> dict:
+        """Complete a reminder.
+
+        Args:
+            reminder_id: The reminder_id of the reminder to be completed.
+        """
+        reminder = self._reminder(self._user(session_token), reminder_id)
+        if reminder.status == "complete":
+            raise ToolError(f"Reminder {reminder_id} already completed")
+        reminder.status = "complete"
+        return {"status": "success"}
+
+    @tool("DeleteReminder", kind=ACTION, app="Reminder", needs_login=True, injected=SESSION)
+    def delete_reminder(self, session_token: str, reminder_id: str) -> dict:
+        """Delete a reminder.
+
+        Args:
+            reminder_id: The reminder_id of the reminder to be deleted.
+        """
+        self.db.delete(self._reminder(self._user(session_token), reminder_id))
+        return {"status": "success"}
+
+    @tool("GetReminders", kind=READ, app="Reminder", needs_login=True, injected=SESSION)
+    def get_reminders(self, session_token: str) -> dict:
+        """Get a list of reminders."""
+        user = self._user(session_token)
+        reminders = self.db.scalars(select(Reminder).where(Reminder.owner == user.username).order_by(Reminder.pk))
+        return {"reminders": [r.to_dict() for r in reminders]}
+
+    # -- Weather ---------------------------------------------------------------------------
+    def _daily(self, location: str, date) -> dict:
+        row = self.db.scalar(select(DailyWeather).where(DailyWeather.location == location,
+                                                        DailyWeather.date == date.isoformat()))
+        if row is None:
+            raise ToolError(f"No weather data for {location} on {date.isoformat()}")
+        return row.to_dict()
+
+    def _known_location(self, location: str) -> str:
+        location = location.lower().strip()
+        if self.db.scalar(select(DailyWeather.pk).where(DailyWeather.location == location).limit(1)) is None:
+            raise ToolError(f"Location {location} not found in database")
+        return location
+
+    @tool("CurrentWeather", kind=READ, app="Weather")
+    def current_weather(self, location: str) -> dict:
+        """Get the current weather of a location.
+
+        Args:
+            location: The location to get the weather of.
+        """
+        location = self._known_location(location)
+        return {"weather": self._daily(location, self._now().date())}
+
+    @tool("ForecastWeather", kind=READ, app="Weather")
+    def forecast_weather(self, location: str) -> dict:
+        """Get the 3-day forecast weather of a location.
+
+        Args:
+            location: The location to get the weather of.
+        """
+        location = self._known_location(location)
+        today = self._now().date()
+        return {"forecast": [self._daily(location, today + timedelta(days=i)) for i in (1, 2, 3)]}
+
+    @tool("HistoricWeather", kind=READ, app="Weather")
+    def historic_weather(self, location: str, month: str) -> dict:
+        """Get historic weather information of a location by month.
+
+        Args:
+            location: The location to get the weather of.
+            month: The month to get weather of as a full name.
+        """
+        location = location.lower().strip()
+        rows = self.db.scalars(select(MonthlyWeather).where(MonthlyWeather.location == location)).all()
+        if not rows:
+            raise ToolError(f"Location {location} not found in database")
+        month = month.lower()
+        for row in rows:
+            if row.month == month:
+                return {"weather": row.to_dict()}
+        raise ToolError(f"Historic weather data for {location} missing for month {month}")
