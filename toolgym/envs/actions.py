@@ -71,8 +71,8 @@ def _from_mapping(value: dict, text: str) -> Action:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except (json.JSONDecodeError, RecursionError) as exc:
-            return Unparseable(text, f"arguments of {name} are malformed JSON: {exc}")
+        except (json.JSONDecodeError, RecursionError):
+            pass  # still a call of `name`: the tool reports its unreadable arguments
     return ToolCall(name, arguments)
 
 

@@ -11,6 +11,7 @@ import copy
 import hashlib
 import json
 import random
+import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -122,15 +123,16 @@ class World:
     def restore(self, snap: Snapshot) -> None:
         self.session.rollback()
         self.session.expunge_all()
-        if self._in_memory_sqlite:
+        if self._in_memory_sqlite and isinstance(snap.database, bytes):
             self._raw_sqlite().deserialize(snap.database)
         else:
+            rows = snap.database if isinstance(snap.database, dict) else _rows_of_image(snap.database, self.Base.metadata.sorted_tables)
             with self.engine.begin() as conn:
                 for table in reversed(self.Base.metadata.sorted_tables):
                     conn.execute(delete(table))
                 for table in self.Base.metadata.sorted_tables:
-                    if snap.database[table.name]:
-                        conn.execute(insert(table), snap.database[table.name])
+                    if rows.get(table.name):
+                        conn.execute(insert(table), rows[table.name])
         aux = copy.deepcopy(snap.aux)
         rng_states = aux.pop("__rngs__")
         self.aux = aux
@@ -160,3 +162,16 @@ class World:
     def _raw_sqlite(self):
         # StaticPool hands out one DBAPI connection, so this is the session's database.
         return self.engine.raw_connection().driver_connection
+
+
+def _rows_of_image(image: bytes, tables) -> dict[str, list[dict]]:
+    """Rows per table of a serialized SQLite database (to restore it into another database)."""
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn.deserialize(image)
+    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+    try:
+        with engine.connect() as c:
+            return {t.name: [dict(r._mapping) for r in c.execute(select(t))] for t in tables}
+    finally:
+        engine.dispose()
+        conn.close()

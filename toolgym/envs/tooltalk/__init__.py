@@ -1,0 +1,3 @@
+from toolgym.envs.tooltalk.env import ToolTalkEnv
+
+__all__ = ["ToolTalkEnv"]

@@ -1,0 +1,291 @@
+"""ToolTalk-v0: tool use in multi-turn conversations (Farn & Shin 2023)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.base import ToolEnv, resolve_data_dir
+from toolgym.envs.metrics import Column
+from toolgym.envs.text_similarity import make_text_similarity
+from toolgym.envs.tooltalk.scoring import CallRecord, Comparator, ConversationScore
+from toolgym.envs.tooltalk.tasks import builtin_task_set, official_task_set
+from toolgym.worlds.tooltalk.tools import ToolTalkTools
+from toolgym.worlds.tooltalk.world import ToolTalkWorld
+
+SYSTEM_PROMPT = ("You are a helpful assistant. Here is some user data:\nlocation: {location}\n"
+                 "timestamp: {timestamp}\nusername (if logged in): {username}")
+REWARD_METRICS = ("success", "recall", "soft_success")
+
+
+class ToolTalkEnv(ToolEnv):
+    """
+    ## Description
+    ToolTalk (Farn & Shin 2023, "ToolTalk: Evaluating Tool Usage in a Conversational Setting"):
+    an assistant helps a user over a multi-turn conversation with 28 tools in 7 plugins
+    (AccountTools, Alarm, Calendar, Email, Message, Reminder, Weather), 18 of which are
+    *actions* that change the world. Every tool runs against a SQL database.
+
+    The conversation is simulated as the paper's Algorithm 1. For each ground-truth assistant
+    turn the agent may call tools (each executed, its result returned) until it replies with
+    text. Then the history continues with the *ground-truth* calls and reply of that turn
+    (the agent's own predictions are not kept), and the world is reset and the ground-truth
+    calls of all earlier turns are replayed, so a wrong action does not leak into later turns.
+
+    ## Action Space
+    A string (or dict): a tool call as JSON ``{"name": "AddAlarm", "arguments": {"time":
+    "07:30:00"}}`` or Python call syntax ``AddAlarm(time="07:30:00")``; any other text is the
+    assistant's reply and ends the turn. The session token is injected by the world; do not
+    pass it. Malformed calls, unknown tools and bad arguments produce an error observation.
+
+    ## Observation Space
+    A string: at the start of a turn, the user's new message(s); after a tool call, the
+    result as JSON ``{"response": ..., "exception": ...}``. ``info["messages"]`` holds the whole
+    conversation as chat messages (system prompt with location, timestamp and username, user
+    and assistant messages, assistant ``tool_calls`` and ``tool`` results), and
+    ``info["tools"]`` the 28 tool schemas.
+
+    ## Rewards
+    Paper metric: conversation **success** (recall 1 and no incorrect action, section 3),
+    or with ``reward_metric`` ``"recall"`` or ``"soft_success"`` (recall × (1 − incorrect
+    action rate)). After every step the metric is recomputed over all predictions so far
+    (Algorithm 2: greedy matching over the whole conversation) and the reward is its
+    increment, so the return equals the final metric. ``info["metrics"]`` at the end holds
+    precision, recall, incorrect_action_rate, success, soft_success, the raw counts and the
+    failure analysis of section 4.2 (premature tool calls, faulty planning, incorrect tool
+    invocations, counted per failing turn).
+
+    Scoring: ``"paper"`` (default) follows the paper's definition: action tools compare the
+    ground truth's arguments (recipients and attendees as sets, free text by embedding
+    similarity), read-only tools compare results, generated ids and session tokens are
+    ignored, and SendMessage's receiver is compared. ``"paper_compat"`` reproduces the
+    released evaluator exactly, including its known defect (SendMessage's receiver is never
+    compared). Free text is compared by ``text_similarity``: ``"auto"`` (packaged MiniLM if
+    installed, else lexical, with calibrated thresholds), or ``"cls:/path/to/distilbert"``
+    for the paper's [CLS] cosine with thresholds 0.9 / 0.8.
+
+    ## Starting State
+    The database of the task set (ToolTalk's ``databases/*.json`` for the official tasks, a
+    seeded generated one for the built-in tasks), the clock at the conversation's timestamp,
+    and the conversation's user logged in when its data has a session token.
+
+    ## Episode End
+    Terminated after the agent's reply to the last ground-truth assistant turn. A turn is
+    closed for the agent after ``max_calls_per_turn`` tool calls (default 20).
+
+    ## Arguments
+    - ``tasks``: ``"built-in"`` (default: 28 easy + ``num_hard`` hard generated conversations)
+      or ``"official"`` (ToolTalk's 28 easy + 50 hard, from ``data_dir`` or ``$TOOLGYM_DATA``;
+      task ids are the conversations' ``name``).
+    - ``split``: ``"easy"``, ``"hard"`` or None for both.
+    - ``scoring``: ``"paper"`` or ``"paper_compat"``.
+    - ``reward_metric``: ``"success"``, ``"recall"`` or ``"soft_success"``.
+    - ``max_calls_per_turn``: cap on tool calls per assistant turn.
+    - ``text_similarity``: free-text comparator (see Rewards).
+    - ``world_seed``, ``num_hard``: seed and size of the built-in task set.
+    - ``db_url``: SQLAlchemy URL of the database (in-memory SQLite by default).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    env_id = "ToolTalk-v0"
+    splits = {"built-in": ("easy", "hard"), "official": ("easy", "hard")}
+    scorings = ("paper", "paper_compat")
+    table_columns = (
+        Column("Success", "mean", ("success",)),
+        Column("Soft success", "mean", ("soft_success",)),
+        Column("Precision", "ratio", ("matches", "predictions")),
+        Column("Recall", "ratio", ("matches", "ground_truths")),
+        Column("Incorrect action rate", "ratio", ("incorrect_actions", "actions")),
+    )
+
+    def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
+                 scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
+                 reward_metric: str = "success", max_calls_per_turn: int = 20,
+                 text_similarity: Any = "auto", world_seed: int = 0, num_hard: int = 50,
+                 db_url: str = "sqlite://"):
+        super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
+                         render_mode=render_mode)
+        if reward_metric not in REWARD_METRICS:
+            raise ValueError(f"{self.env_id}: reward_metric must be one of {REWARD_METRICS}")
+        if max_calls_per_turn < 1:
+            raise ValueError(f"{self.env_id}: max_calls_per_turn must be at least 1")
+        self.reward_metric = reward_metric
+        self.max_calls_per_turn = max_calls_per_turn
+        if tasks == "official":
+            self.task_data = official_task_set(str(resolve_data_dir(data_dir, "tooltalk")))
+        else:
+            if num_hard < 50:
+                raise ValueError(f"{self.env_id}: num_hard must be at least 50 (the paper's size)")
+            self.task_data = builtin_task_set(world_seed, num_hard)
+        self._task_ids = [t for t, s in self.task_data.splits.items() if split is None or s == split]
+        self.text_similarity = make_text_similarity(text_similarity)
+        self.world = ToolTalkWorld(url=db_url)
+        self.tools = [spec.schema() for spec in ToolTalkTools.specs.values()]
+        self._signatures = {n: list(s.arguments_model.model_fields) for n, s in ToolTalkTools.specs.items()}
+        self._compare = Comparator(scoring, self.text_similarity,
+                                   {n for n, s in ToolTalkTools.specs.items() if s.is_action})
+        self._conversation: dict | None = None
+
+    # -- tasks -----------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        return list(self._task_ids)
+
+    def task_split(self, task_id: str) -> str:
+        return self.task_data.splits[task_id]
+
+    # -- episode ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.task_id = self._choose_task(options)
+        conv = self._conversation = self.task_data.conversations[self.task_id]
+        turns = conv["conversation"]
+        self._assistant_turns = [i for i, t in enumerate(turns) if t["role"] == "assistant"]
+        ground_truth = []
+        for k, i in enumerate(self._assistant_turns):
+            for api in turns[i].get("apis", []):
+                request = api["request"]
+                ground_truth.append(CallRecord(
+                    name=request["api_name"], arguments=request["parameters"], response=api["response"],
+                    error=api["exception"], is_action=request["api_name"] in self._compare.action_tools,
+                    turn=k))
+        self._score = ConversationScore(ground_truth, self._compare)
+        self._metric_so_far = 0.0
+        meta = conv["metadata"]
+        self._messages = [{"role": "system", "content": SYSTEM_PROMPT.format(
+            location=meta.get("location"), timestamp=meta.get("timestamp"), username=meta.get("username"))}]
+        self._next_message = 0  # index into turns of the next ground-truth turn to show
+
+        self.world.restore(self.task_data.initial_state)
+        self.world.begin_conversation(meta, conv.get("user"))
+        self._turn_states = [self.world.snapshot()]
+        self._turn = 0
+        self._done = False
+        return self._start_turn(), self._info()
+
+    def _start_turn(self) -> str:
+        """Restore the world for the current turn and show the ground-truth history up to it."""
+        k = self._turn
+        while len(self._turn_states) <= k:  # state after the ground truth of all earlier turns
+            self.world.restore(self._turn_states[-1])
+            for record in self._score.ground_truth:
+                if record.turn == len(self._turn_states) - 1:
+                    self.world.execute(record.name, _without_session(record.arguments))
+            self._turn_states.append(self.world.snapshot())
+        self.world.restore(self._turn_states[k])
+        self._turn_start = len(self._messages)
+        self._calls_this_turn = 0
+        shown = []
+        turns = self._conversation["conversation"]
+        for i in range(self._next_message, self._assistant_turns[k]):
+            turn = turns[i]
+            if turn["role"] == "user":
+                self._messages.append({"role": "user", "content": turn["text"]})
+                shown.append(turn["text"])
+            else:
+                self._append_ground_truth_turn(turn, i)
+        self._next_message = self._assistant_turns[k]
+        return "\n".join(shown)
+
+    def _append_ground_truth_turn(self, turn: dict, index: int) -> None:
+        for j, api in enumerate(turn.get("apis", [])):
+            call_id = f"gt_{index}_{j}"
+            request = api["request"]
+            self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
+                "id": call_id, "type": "function",
+                "function": {"name": request["api_name"],
+                             "arguments": json.dumps(_without_session(request["parameters"]))}}]})
+            self._messages.append({"role": "tool", "tool_call_id": call_id, "name": request["api_name"],
+                                   "content": json.dumps({"response": api["response"], "exception": api["exception"]})})
+        self._messages.append({"role": "assistant", "content": turn["text"]})
+
+    def step(self, action: Any):
+        if self._conversation is None or self._done:
+            raise RuntimeError("call reset() before step() and after the episode ends")
+        parsed = parse_action(action, self._signatures)
+        if isinstance(parsed, TextReply):
+            return self._end_turn()
+        self._calls_this_turn += 1
+        call_id = f"call_{len(self._messages)}"
+        if isinstance(parsed, Unparseable):
+            observation = json.dumps({"response": None, "exception": f"Could not parse the tool call: {parsed.error}"})
+            self._messages.append({"role": "assistant", "content": parsed.text})
+            self._messages.append({"role": "user", "content": observation})
+        else:
+            observation = self._call(parsed, call_id)
+        reward = self._update_reward()
+        if self._calls_this_turn >= self.max_calls_per_turn:
+            obs, _, terminated, truncated, info = self._end_turn()
+            return (f"{observation}\n[turn closed after {self.max_calls_per_turn} tool calls]\n{obs}",
+                    reward, terminated, truncated, info)
+        return observation, reward, False, False, self._info()
+
+    def _call(self, call: ToolCall, call_id: str) -> str:
+        result = self.world.execute(call.name, call.arguments)
+        self._score.add(CallRecord(name=result.name, arguments=result.arguments, response=result.response,
+                                   error=result.error, is_action=result.is_action, turn=self._turn))
+        shown_args = _without_session(result.arguments)
+        self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": call_id, "type": "function",
+            "function": {"name": result.name, "arguments": json.dumps(shown_args, default=str)}}]})
+        observation = result.observation()
+        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation})
+        return observation
+
+    def _end_turn(self):
+        # The agent's own turn is dropped from the history: the ground truth replaces it.
+        del self._messages[self._turn_start:]
+        turns = self._conversation["conversation"]
+        index = self._assistant_turns[self._turn]
+        self._append_ground_truth_turn(turns[index], index)
+        self._next_message = index + 1
+        self._turn += 1
+        reward = self._update_reward()
+        if self._turn == len(self._assistant_turns):
+            self._done = True
+            info = self._info()
+            info["metrics"] = self._final_metrics()
+            return "", reward, True, False, info
+        return self._start_turn(), reward, False, False, self._info()
+
+    def _update_reward(self) -> float:
+        value = self._score.metrics()[self.reward_metric]
+        reward, self._metric_so_far = value - self._metric_so_far, value
+        return reward
+
+    def _final_metrics(self) -> dict:
+        metrics = self._score.metrics()
+        metrics.update(self._score.failure_analysis(len(self._assistant_turns)))
+        return metrics
+
+    def _info(self) -> dict:
+        info = self.base_info(self.task_id)
+        info.update(tools=self.tools, messages=[dict(m) for m in self._messages], turn=self._turn,
+                    num_turns=len(self._assistant_turns), text_similarity=self.text_similarity.name)
+        return info
+
+    # -- oracle ----------------------------------------------------------------------------
+    def oracle_action(self) -> Any:
+        truths = [t for t in self._score.ground_truth if t.turn == self._turn]
+        if self._calls_this_turn < len(truths):
+            truth = truths[self._calls_this_turn]
+            return {"name": truth.name, "arguments": _without_session(truth.arguments)}
+        return self._conversation["conversation"][self._assistant_turns[self._turn]]["text"] or "OK."
+
+    def prediction_log(self) -> list[dict]:
+        """Every prediction of the episode with its match flags (for error analysis)."""
+        return [p.as_dict() for p in self._score.predictions]
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
+                             for m in self._messages)
+        return None
+
+
+def _without_session(arguments: Any) -> Any:
+    if not isinstance(arguments, dict):
+        return arguments
+    return {k: v for k, v in arguments.items() if k != "session_token"}
