@@ -44,7 +44,7 @@ class LexicalSimilarity:
     name = "lexical"
 
     def __init__(self, thresholds: dict[str, float] | None = None):
-        self.thresholds = thresholds or {"short": 0.55, "long": 0.45}
+        self.thresholds = thresholds or {"short": 0.7, "long": 0.4}
 
     @staticmethod
     def _features(text: str) -> Counter:
@@ -74,7 +74,7 @@ class SentenceEmbeddingSimilarity:
                  device: str = "cpu"):
         self.model_name = model
         self.device = device
-        self.thresholds = thresholds or {"short": 0.75, "long": 0.6}
+        self.thresholds = thresholds or {"short": 0.72, "long": 0.68}
         self._model = None
         self._embed = lru_cache(maxsize=4096)(self._embed_uncached)
 

@@ -7,6 +7,7 @@ import json
 import sys
 
 import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
 
 import toolgym
 
@@ -54,6 +55,23 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--episodes", type=int)
     ev.add_argument("--out", help="write one JSON line per episode here")
     ev.add_argument("--no-progress", action="store_true")
+    llm = ev.add_argument_group("LLM agents (hf:, openai:)")
+    llm.add_argument("--batch-size", type=int, default=8, help="episodes stepped in lockstep (default 8)")
+    llm.add_argument("--max-concurrency", type=int, help="openai: requests in flight at once (default 8)")
+    llm.add_argument("--temperature", type=float, default=0.0, help="0 is greedy decoding (default)")
+    llm.add_argument("--top-p", type=float, default=1.0)
+    llm.add_argument("--max-new-tokens", type=int, default=512)
+    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react "
+                                             "(default: the env's)")
+    llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
+    llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
+                     help="backend option, e.g. device=cuda, dtype=bfloat16, timeout=60 (repeatable)")
+    llm.add_argument("--resume", action="store_true", help="keep the finished episodes of --out, run the rest")
+
+    cx = sub.add_parser("complexity", help="API selection complexity of a task set and its demo pool "
+                                           "(Xu et al. 2023, appendix D)")
+    _add_env_flags(cx)
+    cx.add_argument("-k", type=int, default=3, help="demonstrations in the prompt (default 3)")
 
     play = sub.add_parser("play", help="be the agent yourself in a terminal session")
     _add_env_flags(play)
@@ -70,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                 spec = gym.spec(env_id)
                 print(f"{env_id:18s} {spec.entry_point}")
             return 0
+        if args.command == "eval" and args.agent.partition(":")[0] in LLM_PREFIXES:
+            return eval_llm(args)
         if args.command == "eval":
             from toolgym.eval.runner import evaluate, format_table
             records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=args.seed,
@@ -78,12 +98,50 @@ def main(argv: list[str] | None = None) -> int:
             if args.out:
                 print(f"wrote {len(records)} episode(s) to {args.out}")
             return 0
+        if args.command == "complexity":
+            from toolgym.eval.complexity import env_complexity
+            result = env_complexity(gym.make(args.env_id, **_env_kwargs(args)), k=args.k)
+            print(f"{result['env']} ({result['task_set']} tasks): {result['tests']} test tasks, "
+                  f"{result['demos']} demonstrations, k={result['k']}")
+            print(f"API selection complexity (edit distance, eq. 1-3): {result['edit']:.3f}")
+            print(f"API selection complexity (reversed F1, eq. 5):     {result['reversed_f1']:.3f}")
+            return 0
         if args.command == "play":
             return play(args)
     except (ValueError, KeyError, FileNotFoundError) as exc:
         print(f"toolgym: error: {exc}", file=sys.stderr)
         return 2
     return 1
+
+
+LLM_PREFIXES = ("hf", "openai")
+
+
+def eval_llm(args) -> int:
+    """``eval`` with a language model: batched rollouts, token counts, resumable results."""
+    from toolgym.agents import make_agent
+    from toolgym.eval.batch import evaluate_batched
+    from toolgym.eval.runner import format_table
+
+    if args.resume and not args.out:
+        raise ValueError("--resume needs --out (the results file to continue)")
+    env_kwargs = _env_kwargs(args)
+    options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
+               "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
+               "prompt_format": args.prompt_format, "parser": args.parser,
+               "backend_kwargs": dict(args.backend_kwarg or [])}
+    env_class = load_env_creator(gym.spec(args.env_id).entry_point)  # for the env's prompt defaults
+    agent = make_agent(args.agent, env_class, **options)
+    records, env, stats = evaluate_batched(args.env_id, agent, args.agent, env_kwargs, seed=args.seed,
+                                           episodes=args.episodes, out=args.out, progress=not args.no_progress,
+                                           batch_size=args.batch_size, resume=args.resume)
+    print(format_table(env, records))
+    seconds = max(stats["seconds"], 1e-9)
+    print(f"{stats['episodes']} episode(s) in {stats['seconds']:.1f}s: {stats['episodes'] / seconds:.2f} ep/s, "
+          f"{stats['completion_tokens'] / seconds:.1f} completion tok/s, {stats['generate_calls']} batched calls")
+    if args.out:
+        print(f"wrote {len(records)} episode(s) to {args.out}")
+    return 0
 
 
 def play(args) -> int:

@@ -44,6 +44,7 @@ class Snapshot:
 
     database: Any
     aux: dict
+    rng_states: dict  # stream -> random.Random state (immutable tuples, shared safely)
     now: datetime
 
 
@@ -77,7 +78,9 @@ class World:
         )
         self._in_memory_sqlite = memory
         self.Base.metadata.create_all(self.engine)
-        self.session = Session(self.engine, expire_on_commit=False, autoflush=True)
+        # One connection for the world's lifetime: transactions then cost no pool round trip.
+        self.connection = self.engine.connect()
+        self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
         self.clock = SimClock(now)
         self.aux: dict = {}
         self._rngs: dict[str, random.Random] = {}
@@ -94,17 +97,21 @@ class World:
 
     # -- transactions ---------------------------------------------------------------------
     @contextmanager
-    def transaction(self) -> Iterator[_Transaction]:
-        """Commit what the body did, or roll all of it back if the body called ``fail``."""
+    def transaction(self, write: bool = True) -> Iterator[_Transaction]:
+        """Commit what the body did, or roll all of it back if the body called ``fail``.
+
+        With ``write=False`` the body only reads: nothing is committed, and a failure still
+        rolls back whatever the body may have changed.
+        """
         tx = _Transaction()
         try:
             yield tx
         except BaseException:
             self.session.rollback()
             raise
-        if tx.failed:
+        if tx.failed or (not write and self.session.dirty | self.session.new | self.session.deleted):
             self.session.rollback()
-        else:
+        elif write:
             self.session.commit()
 
     # -- snapshots ------------------------------------------------------------------------
@@ -113,12 +120,11 @@ class World:
         if self._in_memory_sqlite:
             database = self._raw_sqlite().serialize()
         else:
-            with self.engine.connect() as conn:
-                database = {t.name: [dict(r._mapping) for r in conn.execute(select(t))]
-                            for t in self.Base.metadata.sorted_tables}
-        aux = copy.deepcopy(self.aux)
-        aux["__rngs__"] = {k: r.getstate() for k, r in self._rngs.items()}
-        return Snapshot(database=database, aux=aux, now=self.clock.now())
+            database = {t.name: [dict(r._mapping) for r in self.session.execute(select(t))]
+                        for t in self.Base.metadata.sorted_tables}
+            self.session.commit()
+        return Snapshot(database=database, aux=copy.deepcopy(self.aux),
+                        rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
 
     def restore(self, snap: Snapshot) -> None:
         self.session.rollback()
@@ -127,17 +133,15 @@ class World:
             self._raw_sqlite().deserialize(snap.database)
         else:
             rows = snap.database if isinstance(snap.database, dict) else _rows_of_image(snap.database, self.Base.metadata.sorted_tables)
-            with self.engine.begin() as conn:
-                for table in reversed(self.Base.metadata.sorted_tables):
-                    conn.execute(delete(table))
-                for table in self.Base.metadata.sorted_tables:
-                    if rows.get(table.name):
-                        conn.execute(insert(table), rows[table.name])
-        aux = copy.deepcopy(snap.aux)
-        rng_states = aux.pop("__rngs__")
-        self.aux = aux
+            for table in reversed(self.Base.metadata.sorted_tables):
+                self.session.execute(delete(table))
+            for table in self.Base.metadata.sorted_tables:
+                if rows.get(table.name):
+                    self.session.execute(insert(table), rows[table.name])
+            self.session.commit()
+        self.aux = copy.deepcopy(snap.aux)
         self._rngs = {}
-        for key, state in rng_states.items():
+        for key, state in snap.rng_states.items():
             r = random.Random()
             r.setstate(state)
             self._rngs[key] = r
@@ -147,21 +151,24 @@ class World:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""
         self.session.commit()
         h = hashlib.sha256()
-        with self.engine.connect() as conn:
-            for table in self.Base.metadata.sorted_tables:
-                rows = [json.dumps(dict(r._mapping), sort_keys=True, default=str)
-                        for r in conn.execute(select(table))]
-                h.update(table.name.encode())
-                for row in sorted(rows):
-                    h.update(row.encode())
+        for table in self.Base.metadata.sorted_tables:
+            h.update(f"{table.name}:{self._table_rows(table)!r}".encode())
         h.update(json.dumps(self.aux, sort_keys=True, default=str).encode())
         h.update(repr(sorted((k, r.getstate()) for k, r in self._rngs.items())).encode())
         h.update(self.clock.now().isoformat().encode())
         return h.hexdigest()
 
+    def _table_rows(self, table) -> list[tuple]:
+        """All rows of a table in primary-key order (read straight from SQLite when in memory)."""
+        order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
+        if self._in_memory_sqlite:
+            return self._raw_sqlite().execute(f'SELECT * FROM "{table.name}" ORDER BY {order}').fetchall()
+        rows = [tuple(r) for r in self.session.execute(select(table).order_by(*table.primary_key.columns))]
+        self.session.commit()
+        return rows
+
     def _raw_sqlite(self):
-        # StaticPool hands out one DBAPI connection, so this is the session's database.
-        return self.engine.raw_connection().driver_connection
+        return self.connection.connection.driver_connection
 
 
 def _rows_of_image(image: bytes, tables) -> dict[str, list[dict]]:

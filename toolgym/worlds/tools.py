@@ -165,7 +165,8 @@ class Toolkit:
                                   error=f"{name} needs '{key}', which the environment did not provide.")
             values[key] = injected[key]
             request[key] = injected[key]
-        with self.world.transaction() as tx:
+        # Read-only tools need no commit; actions commit on success and roll back on failure.
+        with self.world.transaction(write=spec.is_action) as tx:
             try:
                 response = getattr(self, spec.method_name)(**values)
             except ToolError as exc:

@@ -202,8 +202,8 @@ class ToolTalkEnv(ToolEnv):
         self._messages.append({"role": "assistant", "content": turn["text"]})
 
     def step(self, action: Any):
-        if self._conversation is None or self._done:
-            raise RuntimeError("call reset() before step() and after the episode ends")
+        if self._done:
+            return "The episode is over; call reset().", 0.0, True, False, self._info()
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, TextReply):
             return self._end_turn()

@@ -14,9 +14,11 @@ from datetime import date, datetime, timedelta
 from typing import Callable
 
 from faker import Faker
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
-from toolgym.worlds.tooltalk.data_model import Account, Alarm, Email, Event, Message, Reminder
+from toolgym.worlds.tooltalk.data_model import (
+    Account, Alarm, DailyWeather, Email, Event, Message, MonthlyWeather, Reminder,
+)
 from toolgym.worlds.tooltalk.tools import TIME_FORMAT, ToolTalkTools
 from toolgym.worlds.tooltalk.world import ToolTalkWorld
 
@@ -64,7 +66,11 @@ def generate_world(seed: int) -> ToolTalkWorld:
     fake.seed_instance(seed)
     rng = random.Random(seed)
     world = ToolTalkWorld(seed=seed)
-    s = world.session
+    rows: dict[type, list[dict]] = {}
+
+    def add(model: type, **values) -> None:
+        rows.setdefault(model, []).append(values)
+
     usernames: list[str] = []
     while len(usernames) < 16:
         name = fake.unique.user_name()
@@ -75,12 +81,12 @@ def generate_world(seed: int) -> ToolTalkWorld:
         first, last = fake.first_name(), fake.last_name()
         email = f"{first.lower()}.{last.lower()}@{rng.choice(['gmail.com', 'fmail.com', 'somail.com', 'gahoo.com'])}"
         people[username] = (f"{first} {last}", email)
-        s.add(Account(username=username, password=rng.choice(PASSWORDS) + str(rng.randint(1, 99)), email=email,
-                      phone=fake.numerify("###-###-####"), name=f"{first} {last}"))
+        add(Account, username=username, password=rng.choice(PASSWORDS) + str(rng.randint(1, 99)), email=email,
+            phone=fake.numerify("###-###-####"), name=f"{first} {last}")
     for username in usernames:
         for _ in range(rng.randint(2, 4)):
-            s.add(Alarm(owner=username, alarm_id=hex_id(rng, 4, 4),
-                        time=f"{rng.randint(5, 22):02d}:{rng.choice([0, 15, 30, 45]):02d}:00"))
+            add(Alarm, owner=username, alarm_id=hex_id(rng, 4, 4),
+                time=f"{rng.randint(5, 22):02d}:{rng.choice([0, 15, 30, 45]):02d}:00")
         for _ in range(rng.randint(5, 8)):
             day = date(2023, 9, 8) + timedelta(days=rng.randint(0, 30))
             start = datetime.combine(day, datetime.min.time()) + timedelta(hours=rng.randint(8, 18),
@@ -88,41 +94,42 @@ def generate_world(seed: int) -> ToolTalkWorld:
             end = start + timedelta(minutes=rng.choice([30, 60, 90]))
             meeting = rng.random() < 0.6
             attendees = sorted({username, *rng.sample(usernames, rng.randint(1, 3))}) if meeting else None
-            s.add(Event(owner=username, event_id=hex_id(rng, 8, 4), name=rng.choice(EVENT_NAMES),
-                        event_type="meeting" if meeting else "event", start_time=start.strftime(TIME_FORMAT),
-                        end_time=end.strftime(TIME_FORMAT), location=rng.choice(LOCATIONS + [None]),
-                        description=fake.sentence(nb_words=8), attendees=attendees))
+            add(Event, owner=username, event_id=hex_id(rng, 8, 4), name=rng.choice(EVENT_NAMES),
+                event_type="meeting" if meeting else "event", start_time=start.strftime(TIME_FORMAT),
+                end_time=end.strftime(TIME_FORMAT), location=rng.choice(LOCATIONS + [None]),
+                description=fake.sentence(nb_words=8), attendees=attendees)
         for _ in range(rng.randint(3, 6)):
             sender = rng.choice([u for u in usernames if u != username])
             subject, body = rng.choice(TOPICS)
             when = datetime(2023, 9, 1, 8) + timedelta(hours=rng.randint(0, 24 * 9))
-            s.add(Email(owner=username, email_id=hex_id(rng, 2, 4, 8), date=when.strftime(TIME_FORMAT),
-                        sender=people[sender][1], receivers=[people[username][1]], subject=subject,
-                        body=f"Hi {people[username][0].split()[0]}, {body}. Best, {people[sender][0].split()[0]}"))
+            add(Email, owner=username, email_id=hex_id(rng, 2, 4, 8), date=when.strftime(TIME_FORMAT),
+                sender=people[sender][1], receivers=[people[username][1]], subject=subject,
+                body=f"Hi {people[username][0].split()[0]}, {body}. Best, {people[sender][0].split()[0]}")
         for _ in range(rng.randint(3, 6)):
             when = datetime(2023, 9, 1, 8) + timedelta(hours=rng.randint(0, 24 * 9), minutes=rng.randint(0, 59))
-            s.add(Message(owner=username, message_id=hex_id(rng, 8, 8), timestamp=when.strftime(TIME_FORMAT),
-                          sender=rng.choice([u for u in usernames if u != username]), message=rng.choice(CHATS)))
+            add(Message, owner=username, message_id=hex_id(rng, 8, 8), timestamp=when.strftime(TIME_FORMAT),
+                sender=rng.choice([u for u in usernames if u != username]), message=rng.choice(CHATS))
         for task in rng.sample(TASKS, rng.randint(2, 4)):
             due = None if rng.random() < 0.3 else (datetime(2023, 9, 10) + timedelta(days=rng.randint(0, 20))).strftime(TIME_FORMAT)
-            s.add(Reminder(owner=username, reminder_id=hex_id(rng, 2, 4), task=task, due_date=due,
-                           status=rng.choice(["pending", "pending", "complete"])))
-    from toolgym.worlds.tooltalk.data_model import DailyWeather, MonthlyWeather
+            add(Reminder, owner=username, reminder_id=hex_id(rng, 2, 4), task=task, due_date=due,
+                status=rng.choice(["pending", "pending", "complete"]))
     for city in CITIES:
         base = rng.randint(45, 80)
         day = FIRST_DAY
         while day <= LAST_DAY:
             high = base + rng.randint(-6, 8)
-            s.add(DailyWeather(location=city.lower(), date=day.isoformat(), high=high,
-                               low=high - rng.randint(6, 16), conditions=rng.choice(CONDITIONS)))
+            add(DailyWeather, location=city.lower(), date=day.isoformat(), high=high,
+                low=high - rng.randint(6, 16), conditions=rng.choice(CONDITIONS))
             day += timedelta(days=1)
         for i, month in enumerate(MONTHS):
             mid = base - 20 + 30 * (1 - abs(i - 6) / 6)
             low, high = round(mid - rng.randint(4, 9)), round(mid + rng.randint(4, 9))
-            s.add(MonthlyWeather(location=city.lower(), month=month, min_temp=low, max_temp=high,
-                                 record_min_temp=low - rng.randint(10, 20), record_max_temp=high + rng.randint(10, 20),
-                                 avg_rainfall=round(rng.uniform(0.5, 5.0), 2), snow_days=max(0, rng.randint(-8, 6) if mid < 45 else 0)))
-    s.commit()
+            add(MonthlyWeather, location=city.lower(), month=month, min_temp=low, max_temp=high,
+                record_min_temp=low - rng.randint(10, 20), record_max_temp=high + rng.randint(10, 20),
+                avg_rainfall=round(rng.uniform(0.5, 5.0), 2), snow_days=max(0, rng.randint(-8, 6) if mid < 45 else 0))
+    for model, values in rows.items():
+        world.session.execute(insert(model), values)
+    world.session.commit()
     return world
 
 

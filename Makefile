@@ -1,0 +1,32 @@
+# The two README commands: `make eval` (main job) and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+# Envs evaluated by `make eval`, each with the oracle on its built-in tasks.
+EVAL_ENVS ?= ToolTalk-v0
+
+.PHONY: venv eval test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# The CPU build of torch lies on the machine's disk; installing it first keeps the
+	# extras below from pulling a multi-GB CUDA build.
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+eval: venv
+	@for env in $(EVAL_ENVS); do $(BIN)/toolgym eval $$env --agent oracle --no-progress --out results-$$env.jsonl || exit 1; echo; done
+
+test: venv
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+bench: venv
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache results-*.jsonl

@@ -1,0 +1,439 @@
+"""Built-in AppBench tasks: seeded templates over the world, in the paper's four categories.
+
+- SS: one app, one API;  SM: one app, several APIs (mostly dependent);
+- MS: several apps, one API each;  MM: several apps, several APIs, with dependencies
+  across apps (book a restaurant, then a cab to its address).
+
+An instruction states only values the user knows; a value that only an earlier API can
+provide (a restaurant's name, a train's departure time, a venue's address) appears in the
+ground-truth plan as a reference, and the generator checks, by executing the plan, that every
+call succeeds and every reference really resolves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from types import SimpleNamespace
+
+from sqlalchemy import inspect as sa_inspect, select
+
+from toolgym.worlds.appbench import data_model as m
+from toolgym.worlds.appbench.plan import Call, Ref, render_plan
+from toolgym.worlds.appbench.world import CONTACTS, DAYS, RAIL_CITIES, AppBenchWorld, returned_fields
+
+CATEGORIES = ("ss", "sm", "ms", "mm")
+
+
+@dataclass
+class AppTask:
+    """One AppBench task: an instruction and its ground-truth plan."""
+
+    task_id: str
+    category: str
+    instruction: str
+    apps: list[str]
+    calls: list[Call]
+    user_values: dict[str, str] = field(default_factory=dict)
+    plan_lines: list[str] = field(default_factory=list)  # the ground truth as the official script reads it
+
+    def __post_init__(self):
+        if not self.plan_lines:
+            self.plan_lines = [c.render().split(": [", 1)[1][:-1] for c in self.calls]
+        if not self.user_values:
+            for call in self.calls:
+                self.user_values.update({k: v for k, v in call.arguments.items() if not isinstance(v, Ref)})
+
+
+def spoken_date(day: str) -> str:
+    d = date.fromisoformat(day)
+    suffix = "th" if 10 <= d.day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(d.day % 10, "th")
+    return f"March {d.day}{suffix}"
+
+
+def spoken_time(at: str) -> str:
+    hour, minute = map(int, at.split(":"))
+    half = "am" if hour < 12 else "pm"
+    hour = hour % 12 or 12
+    return f"{hour}:{minute:02d} {half}" if minute else f"{hour} {half}"
+
+
+Part = tuple[str, list[Call]]  # an instruction clause and its calls
+
+
+class _Templates:
+    """Each template samples real rows and returns (clause, calls), or None to resample."""
+
+    def __init__(self, world: AppBenchWorld, rng: random.Random):
+        self.world, self.rng = world, rng
+        self._rows: dict[type, list] = {}
+
+    def pick(self, table: type, **where) -> object:
+        if table not in self._rows:  # plain copies: restoring the world detaches ORM rows
+            columns = [c.key for c in sa_inspect(table).column_attrs]
+            self._rows[table] = [SimpleNamespace(**{c: getattr(r, c) for c in columns})
+                                 for r in self.world.session.scalars(select(table).order_by(table.id))]
+        rows = [r for r in self._rows[table] if all(getattr(r, k) == v for k, v in where.items())]
+        return self.rng.choice(rows) if rows else None
+
+    def day(self, first: int = 1, last: int = 13) -> str:
+        return DAYS[self.rng.randint(first, last)]
+
+    # -- single-API templates (SS, MS) ---------------------------------------------------------
+    def find_restaurant(self) -> Part:
+        r = self.pick(m.Restaurant)
+        args = {"category": r.category, "location": r.location}
+        text = f"find a {r.category} restaurant in {r.location}"
+        if self.rng.random() < 0.4:
+            args["price_range"] = r.price_range
+            text = f"find a {r.price_range} {r.category} restaurant in {r.location}"
+        return text, [Call("Restaurants", "findrestaurants", args)]
+
+    def find_cars(self) -> Part:
+        car = self.pick(m.RentalCar)
+        start = self.day(1, 10)
+        end = DAYS[DAYS.index(start) + self.rng.randint(1, 5)]
+        at = self.rng.choice(["09:00", "10:30", "13:30", "16:00"])
+        args = {"city": car.city, "start_date": start, "pickup_time": at, "end_date": end}
+        kind = ""
+        if self.rng.random() < 0.5:
+            args["car_type"] = car.car_type
+            kind = f"{car.car_type} "
+        return (f"look for a {kind}rental car in {car.city} from {spoken_date(start)} at {spoken_time(at)} "
+                f"until {spoken_date(end)}", [Call("Rents", "getcarsavailable", args)])
+
+    def ride_to(self, destination: str | Ref, what: str) -> Part:
+        seats, kind = str(self.rng.randint(1, 4)), self.rng.choice(["Pool", "Regular", "Luxury"])
+        return (f"book a {kind} cab for {seats} to {what}",
+                [Call("Rents", "getride", {"destination": destination, "number_of_seats": seats, "ride_type": kind})])
+
+    def ride(self) -> Part:
+        a = self.pick(m.Attraction)
+        return self.ride_to(a.attraction_name, a.attraction_name)
+
+    def search_house(self) -> Part:
+        h = self.pick(m.House)
+        adults = str(self.rng.randint(1, h.max_adults))
+        return (f"search for a house in {h.where_to} for {adults} adult(s)",
+                [Call("Hotels", "searchhouse", {"where_to": h.where_to, "number_of_adults": adults})])
+
+    def find_trains(self) -> Part:
+        t = self.pick(m.Train, date_of_journey=self.day(1, 13))
+        args = {"from": t.from_city, "to": t.to_city, "date_of_journey": t.date_of_journey}
+        extra = ""
+        if self.rng.random() < 0.4:
+            args["class"] = self.rng.choice(["Value", "Flexible", "Business"])
+            extra = f" in {args['class']} class"
+        return (f"find trains from {t.from_city} to {t.to_city} on {spoken_date(t.date_of_journey)}{extra}",
+                [Call("Trains", "findtrains", args)])
+
+    def find_bus(self) -> Part:
+        b = self.pick(m.Bus, departure_date=self.day(1, 13), category="direct")
+        args = {"from_city": b.from_city, "to_city": b.to_city, "departure_date": b.departure_date}
+        extra = ""
+        if self.rng.random() < 0.4:
+            args["num_passengers"] = str(self.rng.randint(2, 4))
+            extra = f" for {args['num_passengers']} people"
+        return (f"find a bus from {b.from_city} to {b.to_city} on {spoken_date(b.departure_date)}{extra}",
+                [Call("Buses", "findbus", args)])
+
+    def find_flight(self) -> Part:
+        f = self.pick(m.Flight, departure_date=self.day(1, 12))
+        args = {"origin_airport": f.origin_airport, "destination_airport": f.destination_airport,
+                "departure_date": f.departure_date}
+        if self.rng.random() < 0.5:
+            back = DAYS[DAYS.index(f.departure_date) + self.rng.randint(2, 6)]
+            args["return_date"] = back
+            return (f"search round-trip flights from {f.origin_airport} to {f.destination_airport} leaving "
+                    f"{spoken_date(f.departure_date)} and returning {spoken_date(back)}",
+                    [Call("Flights", "searchroundtripflights", args)])
+        return (f"search a one-way flight from {f.origin_airport} to {f.destination_airport} on "
+                f"{spoken_date(f.departure_date)}", [Call("Flights", "searchonewayflight", args)])
+
+    def find_events(self) -> Part:
+        e = self.pick(m.Event)
+        args = {"event_type": e.event_type, "city": e.city}
+        text = f"find {e.event_type.lower()} events in {e.city}"
+        if self.rng.random() < 0.5:
+            args["date"] = e.date
+            text += f" on {spoken_date(e.date)}"
+        return text, [Call("Events", "findevents", args)]
+
+    def find_attractions(self) -> Part:
+        a = self.pick(m.Attraction)
+        args = {"location": a.location}
+        text = f"find attractions in {a.location}"
+        if self.rng.random() < 0.5:
+            args["good_for_kids"] = "True"
+            text = f"find kid-friendly attractions in {a.location}"
+        return text, [Call("Travel", "findattractions", args)]
+
+    def weather(self) -> Part:
+        city, day = self.rng.choice(RAIL_CITIES), self.day(1, 13)
+        return (f"check the weather in {city} on {spoken_date(day)}",
+                [Call("Weather", "getweather", {"city": city, "date": day})])
+
+    def lookup_music(self) -> Part:
+        s = self.pick(m.Song)
+        if self.rng.random() < 0.5:
+            return f"look up songs by {s.artist}", [Call("Music", "lookupmusic", {"artist": s.artist})]
+        return f"look up {s.genre} songs from {s.year}", [Call("Music", "lookupmusic", {"genre": s.genre, "year": s.year})]
+
+    def payment(self) -> Part:
+        who, amount = self.rng.choice(CONTACTS), str(self.rng.randint(5, 200))
+        if self.rng.random() < 0.5:
+            method = self.rng.choice(["app balance", "debit card", "credit card"])
+            return (f"send ${amount} to {who} from my {method}",
+                    [Call("Payment", "makepayment", {"payment_method": method, "amount": amount, "receiver": who})])
+        return f"request ${amount} from {who}", [Call("Payment", "requestpayment", {"receiver": who, "amount": amount})]
+
+    def find_movies(self) -> Part:
+        s = self.pick(m.Showing, show_date=DAYS[1])
+        args = {"location": s.location}
+        text = f"find movies playing in {s.location}"
+        if self.rng.random() < 0.5:
+            args["genre"] = s.genre
+            text = f"find {s.genre.lower()} movies playing in {s.location}"
+        return text, [Call("Movies", "findmovies", args)]
+
+    def review_movies(self) -> Part:
+        r = self.pick(m.MovieReview)
+        return f"find reviews of movies directed by {r.directed_by}", [Call("Movies", "reviewmovies", {"directed_by": r.directed_by})]
+
+    def find_stylist(self) -> Part:
+        s = self.pick(m.Stylist)
+        return f"find a hair stylist in {s.city}", [Call("Services", "find_stylist_provider", {"city": s.city})]
+
+    def find_therapist(self) -> Part:
+        t = self.pick(m.Therapist)
+        return (f"find a {t.type.lower()} in {t.city}",
+                [Call("Services", "find_therapist_provider", {"city": t.city, "type": t.type})])
+
+    # -- multi-API templates of one app (SM, MM) -----------------------------------------------
+    def reserve_restaurant(self) -> Part:
+        text, calls = self.find_restaurant()
+        day, at, seats = self.day(1, 13), self.rng.choice(["12:00", "13:30", "18:30", "19:00", "20:00"]), str(self.rng.randint(1, 6))
+        calls.append(Call("Restaurants", "reserverestaurant", {
+            "restaurant_name": Ref("restaurant_name"), "location": calls[0].arguments["location"], "time": at,
+            "number_of_seats": seats, "date": day}))
+        return f"{text} and reserve a table for {seats} there at {spoken_time(at)} on {spoken_date(day)}", calls
+
+    def reserve_car(self) -> Part:
+        text, calls = self.find_cars()
+        args = dict(calls[0].arguments)
+        if "car_type" not in args:
+            return None  # reservecar needs the type; the user must say it
+        insurance = self.rng.choice(["True", "False"])
+        calls.append(Call("Rents", "reservecar", {
+            "pickup_location": Ref("pickup_location"), "start_date": args["start_date"], "pickup_time": args["pickup_time"],
+            "end_date": args["end_date"], "car_type": args["car_type"], "add_insurance": insurance}))
+        return f"{text}, then reserve it {'with' if insurance == 'True' else 'without'} insurance", calls
+
+    def book_house(self) -> Part:
+        text, calls = self.search_house()
+        start = self.day(1, 10)
+        end = DAYS[DAYS.index(start) + self.rng.randint(1, 4)]
+        args = calls[0].arguments
+        calls.append(Call("Hotels", "bookhouse", {"where_to": args["where_to"], "number_of_adults": args["number_of_adults"],
+                                                  "check_in_date": start, "check_out_date": end}))
+        return f"{text} and book one from {spoken_date(start)} to {spoken_date(end)}", calls
+
+    def buy_train(self) -> Part:
+        text, calls = self.find_trains()
+        args = calls[0].arguments
+        adults, protection = str(self.rng.randint(1, 3)), self.rng.choice(["True", "False"])
+        ticket = {"from": args["from"], "to": args["to"], "date_of_journey": args["date_of_journey"],
+                  "journey_start_time": Ref("journey_start_time"), "number_of_adults": adults,
+                  "trip_protection": protection}
+        if "class" in args:
+            ticket["class"] = args["class"]
+        calls.append(Call("Trains", "gettraintickets", ticket))
+        return (f"{text}, and book {adults} ticket(s) on the first one {'with' if protection == 'True' else 'without'} "
+                f"trip protection"), calls
+
+    def buy_bus(self) -> Part:
+        text, calls = self.find_bus()
+        args = calls[0].arguments
+        n = args.get("num_passengers", str(self.rng.randint(1, 3)))
+        calls.append(Call("Buses", "buybusticket", {"from_city": args["from_city"], "to_city": args["to_city"],
+                                                    "departure_date": args["departure_date"],
+                                                    "departure_time": Ref("departure_time"), "num_passengers": n}))
+        return f"{text}, and buy {n} ticket(s) on the earliest one", calls
+
+    def buy_event(self) -> Part:
+        text, calls = self.find_events()
+        n = str(self.rng.randint(1, 4))
+        args = calls[0].arguments
+        calls.append(Call("Events", "buyeventtickets", {"event_name": Ref("event_name"), "number_of_tickets": n,
+                                                        "date": args.get("date", Ref("date")), "city": args["city"]}))
+        return f"{text} and buy {n} ticket(s) for the first one", calls
+
+    def buy_movie(self) -> Part:
+        text, calls = self.find_movies()
+        day, n = self.day(1, 12), str(self.rng.randint(1, 4))
+        location = calls[0].arguments["location"]
+        calls.append(Call("Movies", "gettimesformovie", {"movie_name": Ref("movie_name"), "location": location,
+                                                         "show_date": day, "theater_name": Ref("theater_name")}))
+        calls.append(Call("Movies", "buymovietickets", {
+            "movie_name": Ref("movie_name"), "number_of_tickets": n, "show_date": day, "location": location,
+            "show_time": Ref("show_time"), "show_type": Ref("show_type")}))
+        return f"{text}, check the first one's show times on {spoken_date(day)} and buy {n} ticket(s) for the earliest show", calls
+
+    def book_stylist(self) -> Part:
+        text, calls = self.find_stylist()
+        day, at = self.day(1, 13), self.rng.choice(["10:00", "11:30", "14:00", "16:30"])
+        calls.append(Call("Services", "book_stylist_appointment", {"stylist_name": Ref("stylist_name"),
+                                                                   "appointment_time": at, "appointment_date": day}))
+        return f"{text} and book an appointment there at {spoken_time(at)} on {spoken_date(day)}", calls
+
+    def book_therapist(self) -> Part:
+        text, calls = self.find_therapist()
+        day, at = self.day(1, 13), self.rng.choice(["09:00", "10:30", "15:00", "17:00"])
+        calls.append(Call("Services", "book_therapist_appointment", {"therapist_name": Ref("therapist_name"),
+                                                                     "appointment_time": at, "appointment_date": day}))
+        return f"{text} and book an appointment at {spoken_time(at)} on {spoken_date(day)}", calls
+
+    def play_music(self) -> Part:
+        s = self.pick(m.Song)
+        device = self.rng.choice(["Living room", "Kitchen", "Patio"])
+        return (f"look up songs by {s.artist} and play the first one in the {device.lower()}",
+                [Call("Music", "lookupmusic", {"artist": s.artist}),
+                 Call("Music", "playmedia", {"track": Ref("track"), "device": device})])
+
+    def payments(self) -> Part:
+        first, second = self.rng.sample(CONTACTS, 2)
+        a, b = str(self.rng.randint(5, 200)), str(self.rng.randint(5, 200))
+        return (f"request ${a} from {first} and send ${b} to {second} from my debit card",
+                [Call("Payment", "requestpayment", {"receiver": first, "amount": a}),
+                 Call("Payment", "makepayment", {"payment_method": "debit card", "amount": b, "receiver": second})])
+
+    # -- cross-app follow-ups (MM) -------------------------------------------------------------
+    def dinner_and_ride(self) -> Part:
+        text, calls = self.reserve_restaurant()
+        more, ride = self.ride_to(Ref("address"), "the restaurant")
+        return f"{text}, then {more}", calls + ride
+
+    def event_and_ride(self) -> Part:
+        text, calls = self.buy_event()
+        more, ride = self.ride_to(Ref("venue_address"), "the venue")
+        return f"{text}, then {more}", calls + ride
+
+    def stay_and_ride(self) -> Part:
+        text, calls = self.book_house()
+        more, ride = self.ride_to(Ref("address"), "the house")
+        return f"{text}, then {more}", calls + ride
+
+    def movie_and_ride(self) -> Part:
+        text, calls = self.buy_movie()
+        more, ride = self.ride_to(Ref("street_address"), "the theater")
+        return f"{text}, then {more}", calls + ride
+
+    def stylist_and_ride(self) -> Part:
+        text, calls = self.book_stylist()
+        more, ride = self.ride_to(Ref("street_address"), "the salon")
+        return f"{text}, then {more}", calls + ride
+
+    def event_and_pay(self) -> Part:
+        text, calls = self.buy_event()
+        who = self.rng.choice(CONTACTS)
+        calls.append(Call("Payment", "requestpayment", {"receiver": who, "amount": Ref("price_per_ticket")}))
+        return f"{text}, and request the price of one ticket from {who}", calls
+
+    def train_and_weather(self) -> Part:
+        text, calls = self.buy_train()
+        args = calls[0].arguments
+        calls.append(Call("Weather", "getweather", {"city": args["to"], "date": args["date_of_journey"]}))
+        return f"{text}; also check the weather in {args['to']} that day", calls
+
+
+SINGLE = ("find_restaurant", "find_cars", "ride", "search_house", "find_trains", "find_bus", "find_flight",
+          "find_events", "find_attractions", "weather", "lookup_music", "payment", "find_movies", "review_movies",
+          "find_stylist", "find_therapist")
+MULTI = ("reserve_restaurant", "reserve_car", "book_house", "buy_train", "buy_bus", "buy_event", "buy_movie",
+         "book_stylist", "book_therapist", "play_music", "payments")
+CROSS = ("dinner_and_ride", "event_and_ride", "stay_and_ride", "movie_and_ride", "stylist_and_ride", "event_and_pay",
+         "train_and_weather")
+
+
+def _apps(calls: list[Call]) -> set[str]:
+    return {c.app for c in calls}
+
+
+def _compose(t: _Templates, category: str) -> Part | None:
+    rng = t.rng
+    if category == "ss":
+        return getattr(t, rng.choice(SINGLE))()
+    if category == "sm":
+        return getattr(t, rng.choice(MULTI))()
+    names = SINGLE if category == "ms" else None
+    parts: list[Part] = []
+    if category == "ms":
+        for name in rng.sample(names, 3 if rng.random() < 0.3 else 2):
+            parts.append(getattr(t, name)())
+    else:
+        first = getattr(t, rng.choice(CROSS if rng.random() < 0.6 else MULTI))()
+        if first is None:
+            return None
+        parts.append(first)
+        if len(_apps(first[1])) == 1 or rng.random() < 0.3:
+            parts.append(getattr(t, rng.choice(SINGLE + MULTI))())
+    if any(p is None for p in parts):
+        return None
+    seen: set[str] = set()
+    for _, calls in parts:  # apps of independent parts differ, so no reference crosses parts
+        if _apps(calls) & seen:
+            return None
+        seen |= _apps(calls)
+    return "; ".join(text for text, _ in parts), [c for _, calls in parts for c in calls]
+
+
+def _category_ok(category: str, calls: list[Call]) -> bool:
+    apps = Counter(c.app for c in calls)
+    multi_app = len(apps) > 1
+    multi_api = any(n > 1 for n in apps.values())
+    return {"ss": not multi_app and len(calls) == 1, "sm": not multi_app and len(calls) > 1,
+            "ms": multi_app and not multi_api, "mm": multi_app and multi_api}[category]
+
+
+def _with_returns(calls: list[Call]) -> list[Call]:
+    return [Call(c.app, c.api, c.arguments, returned_fields(c)) for c in calls]
+
+
+def plan_runs(world: AppBenchWorld, calls: list[Call], base) -> bool:
+    """Whether every call of the plan succeeds on the world, each reference resolving;
+    the world is put back to ``base`` if the plan changed it."""
+    history = world.execute_plan(calls)
+    if any(done.result.is_action and done.result.ok for done in history):
+        world.restore(base)
+    return all(done.result.ok and done.result.response not in ([], None) for done in history)
+
+
+def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> list[AppTask]:
+    """``per_category`` verified tasks of each category, identical for identical seeds."""
+    tasks: list[AppTask] = []
+    base = world.snapshot()
+    for category in CATEGORIES:
+        rng = random.Random(f"appbench-{seed}-{category}")
+        templates = _Templates(world, rng)
+        made, seen = 0, set()
+        while made < per_category:
+            part = _compose(templates, category)
+            if part is None:
+                continue
+            text, calls = part
+            calls = _with_returns(calls)
+            if not _category_ok(category, calls) or text in seen or not plan_runs(world, calls, base):
+                continue
+            seen.add(text)
+            instruction = text[0].upper() + text[1:] + "."
+            tasks.append(AppTask(task_id=f"{category}-{made}", category=category, instruction=instruction,
+                                 apps=[c.app for c in calls], calls=calls))
+            made += 1
+    return tasks
+
+
+def plan_text(task: AppTask) -> str:
+    return render_plan(task.calls)
+

@@ -1,0 +1,133 @@
+"""A simulated REST service: HTTP requests routed to the typed tools of a world.
+
+Each route maps a method and a path pattern to one tool of a :class:`~toolgym.worlds.tools.Toolkit`.
+The tool's arguments are the path's named groups, the query parameters the tool knows
+(unknown ones are ignored, as real services do) and, for a JSON body, its fields. A tool
+answers with the response body, or raises :class:`ApiError` with a status and an error body;
+argument validation errors become ``400`` responses. Failing calls change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from toolgym.worlds.rest.curl import HttpRequest
+from toolgym.worlds.tools import Toolkit, ToolError
+
+JSON = "application/json"
+
+
+class ApiError(ToolError):
+    """An HTTP error response raised by a tool."""
+
+    def __init__(self, status: int, body: Any):
+        self.status = status
+        self.body = body
+        super().__init__(json.dumps({"status": status, "body": body}))
+
+    @staticmethod
+    def decode(message: str) -> tuple[int, Any] | None:
+        """The status and body of an ApiError's message, or None for any other error text."""
+        try:
+            value = json.loads(message)
+        except ValueError:
+            return None
+        if isinstance(value, dict) and set(value) == {"status", "body"} and isinstance(value["status"], int):
+            return value["status"], value["body"]
+        return None
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """A response: status 0 means the request never reached the service."""
+
+    status: int
+    body: Any
+    content_type: str = JSON
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    def text(self) -> str:
+        if isinstance(self.body, str):
+            return self.body
+        return json.dumps(self.body, ensure_ascii=False)
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "content_type": self.content_type, "body": self.body}
+
+
+@dataclass(frozen=True)
+class Route:
+    """``method`` + ``path`` (a regex with named groups, matched in full) -> ``tool``."""
+
+    method: str
+    path: str
+    tool: str
+    json_body: bool = False
+
+
+class RestService:
+    """Routes requests for one host to a toolkit's tools.
+
+    Args:
+        toolkit: The tools bound to the world.
+        host: The host name the service answers (others cannot be resolved).
+        routes: The service's routes.
+        error_body: Builds the service's error body from a status and a message.
+        credential: Reads the API key from a request (None when absent); tools get it as the
+            injected argument ``api_key``.
+    """
+
+    def __init__(self, toolkit: Toolkit, host: str, routes: list[Route],
+                 error_body: Callable[[int, str], Any], credential: Callable[[HttpRequest], str | None]):
+        self.toolkit = toolkit
+        self.host = host
+        self.routes = [(r, re.compile(r.path)) for r in routes]
+        self.error_body = error_body
+        self.credential = credential
+
+    def handle(self, request: HttpRequest) -> HttpResponse:
+        if request.host != self.host:
+            return HttpResponse(0, f"curl: (6) Could not resolve host: {request.host}", "text/plain")
+        matched = [(route, m) for route, pattern in self.routes
+                   if (m := pattern.fullmatch(request.path.rstrip("/") or "/"))]
+        if not matched:
+            return self._error(404, f"no such endpoint: {request.path}")
+        for route, m in matched:
+            if route.method == request.method:
+                return self._call(route, m.groupdict(), request)
+        allowed = sorted({route.method for route, _ in matched})
+        return self._error(405, f"method {request.method} not allowed for {request.path} (use {', '.join(allowed)})")
+
+    def _call(self, route: Route, path_args: dict, request: HttpRequest) -> HttpResponse:
+        spec = self.toolkit.specs[route.tool]
+        known = set(spec.arguments_model.model_fields)
+        args = {k: v for k, v in request.params().items() if k in known}
+        if route.json_body:
+            if not request.body:
+                return self._error(400, "the request needs a JSON body")
+            try:
+                body = json.loads(request.body)
+            except (ValueError, RecursionError):
+                return self._error(400, f"the body is not valid JSON: {request.body[:200]!r}")
+            if not isinstance(body, dict):
+                return self._error(400, "the JSON body must be an object")
+            args.update({k: v for k, v in body.items() if k in known})
+        args.update(path_args)
+        result = self.toolkit.call(route.tool, args, injected={"api_key": self.credential(request)})
+        if result.ok:
+            body = result.response
+            return HttpResponse(200, body, "application/xml" if isinstance(body, str) else JSON)
+        decoded = ApiError.decode(result.error)
+        if decoded is not None:
+            return HttpResponse(decoded[0], decoded[1], JSON if not isinstance(decoded[1], str) else "text/plain")
+        return self._error(400, result.error.removeprefix(f"Invalid arguments for {route.tool}: "))
+
+    def _error(self, status: int, message: str) -> HttpResponse:
+        body = self.error_body(status, message)
+        return HttpResponse(status, body, "text/plain" if isinstance(body, str) else JSON)
