@@ -673,8 +673,8 @@ def hard_new_account(b):
     b.user(f"{username}, {password}, {email}")
     b.assistant("Your account is ready and you're logged in.", [("RegisterUser", {
         "username": username, "password": password, "email": email})])
-    b.user(f"Please add my name, {first} Lane, to the account, and my phone 415-555-{b.rng.randint(1000, 9999)}.")
-    phone = b.turns[-1]["text"].rsplit(" ", 1)[1].rstrip(".")
+    phone = f"415-555-{b.rng.randint(1000, 9999)}"
+    b.user(f"Please add my name, {first} Lane, to the account, and my phone {phone}.")
     b.assistant("Updated.", [("UpdateAccountInformation", {"password": password, "new_phone_number": phone,
                                                            "new_name": f"{first} Lane"})])
     t = b.time()
