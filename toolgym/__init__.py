@@ -13,6 +13,12 @@ __version__ = "0.1.0"
 # env id -> entry point; the modules are imported only when an env is made.
 _ENTRY_POINTS = {
     "ToolTalk-v0": "toolgym.envs.tooltalk:ToolTalkEnv",
+    "AppBench-v0": "toolgym.envs.appbench:AppBenchEnv",
+    "HomeSearch-v0": "toolgym.envs.api_program:HomeSearchEnv",
+    "TripBooking-v0": "toolgym.envs.api_program:TripBookingEnv",
+    "OpenWeather-v0": "toolgym.envs.rest_api:OpenWeatherEnv",
+    "CatAPI-v0": "toolgym.envs.rest_api:CatAPIEnv",
+    "Tabletop-v0": "toolgym.envs.tabletop:TabletopEnv",
 }
 
 ENV_IDS = tuple(_ENTRY_POINTS)

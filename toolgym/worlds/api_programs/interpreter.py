@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Union
@@ -138,14 +139,19 @@ def parse_program(text: Any, functions: Collection[str]) -> list[Statement]:
 
 class _Parser:
     def __init__(self, text: str, functions: frozenset[str]):
-        self.text = text
+        self.lines = _LINE_BREAK.split(text)
         self.functions = functions
 
     def fail(self, node: ast.AST, message: str) -> ProgramError:
         return ProgramError(f"line {getattr(node, 'lineno', '?')}: {message}")
 
     def source(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ""
+        """The node's text (``ast.get_source_segment`` re-splits the text on every call)."""
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if first == last:
+            return _cut(self.lines[first], node.col_offset, node.end_col_offset)
+        return "".join([_cut(self.lines[first], node.col_offset, None), *self.lines[first + 1:last],
+                        _cut(self.lines[last], 0, node.end_col_offset)])
 
     def statement(self, node: ast.stmt) -> Statement:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _is_api_attribute(node.value.func):
@@ -226,6 +232,14 @@ class _Parser:
                 raise self.fail(node, f"attribute access is only allowed on API (found {_describe(node)})")
             raise self.fail(node, f"API.{node.attr} must be called")
         raise self.fail(node, f"{_describe(node)} is not allowed (only literals, names, lists, Loc and Date)")
+
+
+_LINE_BREAK = re.compile(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)")  # splits after each line end, as ast counts lines
+
+
+def _cut(line: str, start: int, end: int | None) -> str:
+    """Characters of ``line`` between two UTF-8 byte offsets (ast's column offsets)."""
+    return line.encode("utf-8")[start:end].decode("utf-8", errors="replace")
 
 
 def _is_api_attribute(node: ast.expr) -> bool:

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from sqlalchemy import inspect as sa_inspect, select
 
 from toolgym.worlds.appbench import data_model as m
-from toolgym.worlds.appbench.plan import Call, Ref, render_plan
+from toolgym.worlds.appbench.plan import Call, Ref
 from toolgym.worlds.appbench.world import CONTACTS, DAYS, RAIL_CITIES, AppBenchWorld, returned_fields
 
 CATEGORIES = ("ss", "sm", "ms", "mm")
@@ -89,6 +89,12 @@ class _Templates:
         if self.rng.random() < 0.4:
             args["price_range"] = r.price_range
             text = f"find a {r.price_range} {r.category} restaurant in {r.location}"
+        if r.has_vegetarian_options == "True" and self.rng.random() < 0.3:
+            args["has_vegetarian_options"] = "True"
+            text += " with vegetarian options"
+        elif r.has_seating_outdoors == "True" and self.rng.random() < 0.3:
+            args["has_seating_outdoors"] = "True"
+            text += " with outdoor seating"
         return text, [Call("Restaurants", "findrestaurants", args)]
 
     def find_cars(self) -> Part:
@@ -116,8 +122,15 @@ class _Templates:
     def search_house(self) -> Part:
         h = self.pick(m.House)
         adults = str(self.rng.randint(1, h.max_adults))
-        return (f"search for a house in {h.where_to} for {adults} adult(s)",
-                [Call("Hotels", "searchhouse", {"where_to": h.where_to, "number_of_adults": adults})])
+        args = {"where_to": h.where_to, "number_of_adults": adults}
+        text = f"search for a house in {h.where_to} for {adults} adult(s)"
+        if self.rng.random() < 0.4:
+            args["rating"] = str(int(h.rating))
+            text += f" rated {args['rating']} or more"
+        if h.has_laundry_service == "True" and self.rng.random() < 0.3:
+            args["has_laundry_service"] = "True"
+            text += " with laundry service"
+        return text, [Call("Hotels", "searchhouse", args)]
 
     def find_trains(self) -> Part:
         t = self.pick(m.Train, date_of_journey=self.day(1, 13))
@@ -126,6 +139,9 @@ class _Templates:
         if self.rng.random() < 0.4:
             args["class"] = self.rng.choice(["Value", "Flexible", "Business"])
             extra = f" in {args['class']} class"
+        if self.rng.random() < 0.4:
+            args["number_of_adults"] = str(self.rng.randint(2, 4))
+            extra += f" for {args['number_of_adults']} adults"
         return (f"find trains from {t.from_city} to {t.to_city} on {spoken_date(t.date_of_journey)}{extra}",
                 [Call("Trains", "findtrains", args)])
 
@@ -143,14 +159,24 @@ class _Templates:
         f = self.pick(m.Flight, departure_date=self.day(1, 12))
         args = {"origin_airport": f.origin_airport, "destination_airport": f.destination_airport,
                 "departure_date": f.departure_date}
+        extra = ""
+        if self.rng.random() < 0.4:
+            args["seating_class"] = self.rng.choice(["Economy", "Premium Economy", "Business"])
+            extra += f" in {args['seating_class']}"
+        if self.rng.random() < 0.4:
+            args["number_of_tickets"] = str(self.rng.randint(2, 4))
+            extra += f" for {args['number_of_tickets']} people"
+        if self.rng.random() < 0.3:
+            args["airlines"] = f.airlines
+            extra += f" with {f.airlines}"
         if self.rng.random() < 0.5:
             back = DAYS[DAYS.index(f.departure_date) + self.rng.randint(2, 6)]
             args["return_date"] = back
             return (f"search round-trip flights from {f.origin_airport} to {f.destination_airport} leaving "
-                    f"{spoken_date(f.departure_date)} and returning {spoken_date(back)}",
+                    f"{spoken_date(f.departure_date)} and returning {spoken_date(back)}{extra}",
                     [Call("Flights", "searchroundtripflights", args)])
         return (f"search a one-way flight from {f.origin_airport} to {f.destination_airport} on "
-                f"{spoken_date(f.departure_date)}", [Call("Flights", "searchonewayflight", args)])
+                f"{spoken_date(f.departure_date)}{extra}", [Call("Flights", "searchonewayflight", args)])
 
     def find_events(self) -> Part:
         e = self.pick(m.Event)
@@ -165,9 +191,15 @@ class _Templates:
         a = self.pick(m.Attraction)
         args = {"location": a.location}
         text = f"find attractions in {a.location}"
-        if self.rng.random() < 0.5:
+        if self.rng.random() < 0.4:
+            args["category"] = a.category
+            text = f"find a {a.category.lower()} in {a.location}"
+        if self.rng.random() < 0.4:
+            args["free_entry"] = a.free_entry
+            text += " with free entry" if a.free_entry == "True" else " that charges entry"
+        if a.good_for_kids == "True" and self.rng.random() < 0.4:
             args["good_for_kids"] = "True"
-            text = f"find kid-friendly attractions in {a.location}"
+            text += " that is good for kids"
         return text, [Call("Travel", "findattractions", args)]
 
     def weather(self) -> Part:
@@ -309,6 +341,22 @@ class _Templates:
                 [Call("Payment", "requestpayment", {"receiver": first, "amount": a}),
                  Call("Payment", "makepayment", {"payment_method": "debit card", "amount": b, "receiver": second})])
 
+    # -- one search, then a cab to what it found (MS with a dependency) ------------------------
+    def attraction_and_ride(self) -> Part:
+        text, calls = self.find_attractions()
+        more, ride = self.ride_to(Ref("attraction_name"), "the first one")
+        return f"{text}, then {more}", calls + ride
+
+    def restaurant_and_ride(self) -> Part:
+        text, calls = self.find_restaurant()
+        more, ride = self.ride_to(Ref("address"), "the best rated one")
+        return f"{text}, then {more}", calls + ride
+
+    def events_and_ride(self) -> Part:
+        text, calls = self.find_events()
+        more, ride = self.ride_to(Ref("venue_address"), "the venue of the first one")
+        return f"{text}, then {more}", calls + ride
+
     # -- cross-app follow-ups (MM) -------------------------------------------------------------
     def dinner_and_ride(self) -> Part:
         text, calls = self.reserve_restaurant()
@@ -353,6 +401,7 @@ SINGLE = ("find_restaurant", "find_cars", "ride", "search_house", "find_trains",
           "find_stylist", "find_therapist")
 MULTI = ("reserve_restaurant", "reserve_car", "book_house", "buy_train", "buy_bus", "buy_event", "buy_movie",
          "book_stylist", "book_therapist", "play_music", "payments")
+CROSS_SINGLE = ("attraction_and_ride", "restaurant_and_ride", "events_and_ride")
 CROSS = ("dinner_and_ride", "event_and_ride", "stay_and_ride", "movie_and_ride", "stylist_and_ride", "event_and_pay",
          "train_and_weather")
 
@@ -367,10 +416,11 @@ def _compose(t: _Templates, category: str) -> Part | None:
         return getattr(t, rng.choice(SINGLE))()
     if category == "sm":
         return getattr(t, rng.choice(MULTI))()
-    names = SINGLE if category == "ms" else None
     parts: list[Part] = []
     if category == "ms":
-        for name in rng.sample(names, 3 if rng.random() < 0.3 else 2):
+        if rng.random() < 0.3:
+            parts.append(getattr(t, rng.choice(CROSS_SINGLE))())
+        for name in rng.sample(SINGLE, 3 - len(parts) if rng.random() < 0.5 else 2 - len(parts)):
             parts.append(getattr(t, name)())
     else:
         first = getattr(t, rng.choice(CROSS if rng.random() < 0.6 else MULTI))()
@@ -432,8 +482,4 @@ def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> 
                                  apps=[c.app for c in calls], calls=calls))
             made += 1
     return tasks
-
-
-def plan_text(task: AppTask) -> str:
-    return render_plan(task.calls)
 

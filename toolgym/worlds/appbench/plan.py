@@ -75,6 +75,7 @@ _KEY = re.compile(r"\s*#?(?P<key>[A-Za-z_]\w*)\s*=\s*")
 # A quoted value ends at the quote that is followed by the next "key=" or by the end, so
 # apostrophes inside names (Mcdonald's) survive, as in the official data.
 _QUOTED = {q: re.compile(q + r"(?P<v>.*?)" + q + r"\s*(?=,\s*#?[A-Za-z_]\w*\s*=|$)", re.S) for q in ("'", '"')}
+_QUOTED_LOOSE = {q: re.compile(q + r"(?P<v>.*?)" + q + r"\s*(?=,|$)", re.S) for q in ("'", '"')}
 _BARE = re.compile(r"(?P<v>[^,]*?)\s*(?=,\s*#?[A-Za-z_]\w*\s*=|$)", re.S)
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
@@ -89,7 +90,10 @@ def parse_arguments(text: str) -> dict[str, Value]:
             raise ValueError(f"cannot read an argument at {text[pos:pos + 30]!r} (expected key=value)")
         pos = key.end()
         quote = text[pos:pos + 1]
-        found = (_QUOTED[quote] if quote in _QUOTED else _BARE).match(text, pos)
+        if quote in _QUOTED:
+            found = _QUOTED[quote].match(text, pos) or _QUOTED_LOOSE[quote].match(text, pos)
+        else:
+            found = _BARE.match(text, pos)
         if found is None:
             raise ValueError(f"unterminated quoted value of {key['key']!r}")
         raw = found["v"]

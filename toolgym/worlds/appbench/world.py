@@ -33,6 +33,7 @@ MUSIC_GENRES = ("Pop", "Rock", "Jazz", "Country", "Hip Hop")
 ATTRACTIONS = ("Museum", "Park", "Theme Park", "Historical Landmark", "Place of Worship", "Shopping Area",
                "Nature Preserve", "Tourist Attraction")
 AIRLINES = ("United Airlines", "American Airlines", "Delta Airlines", "Southwest Airlines", "Alaska Airlines")
+DIRECTORS = ("Ava Reyes", "Martin Cole", "Sofia Lang", "Peter Hale", "Nora Quinn")
 CONTACTS = ("Alice", "Bob", "Charlie", "Diana", "Emma", "Frank", "Grace", "Henry", "Isabella", "Jack")
 #: Tables that transactional APIs write; their rows are a plan's effects on the world.
 EFFECT_TABLES = (m.CarReservation, m.Ride, m.HouseBooking, m.Appointment, m.TableReservation, m.MovieTicket,
@@ -111,9 +112,9 @@ class AppBenchWorld(World):
         arguments, problems = {}, []
         for key, value in call.arguments.items():
             resolved = resolve(value, history)
-            if resolved is None:
-                problems.append(f"reference #{value.field} of argument {key!r}: no earlier successful call "  # type: ignore[union-attr]
-                                f"returned a field {value.field!r}")  # type: ignore[union-attr]
+            if resolved is None:  # only a reference can fail to resolve
+                problems.append(f"reference {value} of argument {key!r}: no earlier successful call "
+                                f"returned a field {str(value)[1:]!r}")
             else:
                 arguments[key] = resolved
         if problems:
@@ -264,8 +265,7 @@ class AppBenchWorld(World):
             self.session.execute(insert(table), values)
 
 
-_GENERATED: dict[int, Any] = {}
-DIRECTORS = ("Ava Reyes", "Martin Cole", "Sofia Lang", "Peter Hale", "Nora Quinn")
+_GENERATED: dict[int, Any] = {}  # seed -> snapshot of the freshly generated world
 
 
 def resolve(value: Value, history: list[Executed]) -> str | None:

@@ -67,7 +67,8 @@ class CatTools(Toolkit):
             query = query.where(Image.mime.in_(sorted(wanted)))
         if breeds is not None:
             wanted_breeds = sorted({b.strip().lower() for b in breeds.split(",") if b.strip()})
-            query = query.where(Image.id.in_(select(ImageBreed.image_id).where(ImageBreed.breed_id.in_(wanted_breeds))))
+            of_breeds = select(ImageBreed.image_id).where(ImageBreed.breed_id.in_(wanted_breeds))
+            query = query.where(Image.id.in_(of_breeds))
         if order == "RANDOM":
             candidates = list(self.world.session.scalars(query))
             rng = self.world.rng("image_search")
@@ -181,4 +182,5 @@ class CatTools(Toolkit):
             .where(ImageBreed.image_id == image.id).order_by(Breed.id))
         return {"id": image.id, "url": self._url(image), "width": round(image.width * scale),
                 "height": round(image.height * scale),
-                "breeds": [{"id": b.id, "name": b.name, "origin": b.origin, "life_span": b.life_span} for b in breeds]}
+                "breeds": [{"id": b.id, "name": b.name, "origin": b.origin, "life_span": b.life_span}
+                           for b in breeds]}

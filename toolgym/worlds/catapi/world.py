@@ -77,7 +77,8 @@ class CatWorld(World):
         with self.transaction():
             for breed_id, name, origin in BREEDS:
                 low = rng.randint(8, 15)
-                self.session.add(Breed(id=breed_id, name=name, origin=origin, life_span=f"{low} - {low + rng.randint(2, 5)}"))
+                self.session.add(Breed(id=breed_id, name=name, origin=origin,
+                                       life_span=f"{low} - {low + rng.randint(2, 5)}"))
             taken: set[str] = set()
             breeds = [b[0] for b in BREEDS for _ in range(rng.randint(10, 14))] + [None] * unbred_images
             rng.shuffle(breeds)

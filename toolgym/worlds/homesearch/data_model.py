@@ -64,12 +64,13 @@ def _listing_rows(seed: int) -> tuple[dict, ...]:
             price = (square_feet * rng.randint(150, 600) // 1000 * 1000 if buy_or_rent == "buy"
                      else square_feet * rng.randint(12, 40) // 10 // 50 * 50)
             multi_storey = home_type in ("condo", "apartment", "co-op")
+            no_amenities = multi_storey or home_type == "land"
             rows.append({
                 "address": fake.street_address(), "city": city, "buy_or_rent": buy_or_rent,
                 "home_type": home_type, "price": price, "square_feet": square_feet, "num_beds": beds,
                 "num_baths": 0.0 if beds == 0 else max(1.0, rng.randint(2, 2 * beds + 1) / 2),
-                "num_garages": 0 if multi_storey else rng.randint(0, 3),
-                "num_swimming_pools": 0 if multi_storey else rng.choice((0, 0, 0, 1, 1, 2)),
+                "num_garages": 0 if no_amenities else rng.randint(0, 3),
+                "num_swimming_pools": 0 if no_amenities else rng.choice((0, 0, 0, 1, 1, 2)),
                 "floor_number": rng.randint(1, 30) if multi_storey else 1,
                 "commute_time": rng.randint(5, 90),
                 "num_balconies": rng.randint(0, 3) if beds else 0,

@@ -54,7 +54,8 @@ class HomeSearchAPI(ProgramToolkit):
 
     @tool("set_buy_or_rent", kind=ACTION, app=APP)
     def set_buy_or_rent(self, value: str) -> None:
-        """To specify whether to search homes for buying or renting. 'value' can be chosen from ['buy', 'rent']. Call it right after set_location.
+        """To specify whether to search homes for buying or renting. 'value' can be chosen from
+        ['buy', 'rent']. Call it right after set_location.
 
         Args:
             value: "buy" or "rent".
@@ -69,7 +70,9 @@ class HomeSearchAPI(ProgramToolkit):
 
     @tool("select_home_type", kind=ACTION, app=APP)
     def select_home_type(self, home_types: list[str]) -> None:
-        """To set home types for search. For home buying, home_types choices are: "House", "Townhouse", "Condo", "Land", "Multi-family", "Mobile", "Co-op"; for home renting, home_types choices are: "House", "Townhouse", "Condo", "Apartment".
+        """To set home types for search. For home buying, home_types choices are: "House",
+        "Townhouse", "Condo", "Land", "Multi-family", "Mobile", "Co-op"; for home renting,
+        home_types choices are: "House", "Townhouse", "Condo", "Apartment".
 
         Args:
             home_types: The home types to search for.

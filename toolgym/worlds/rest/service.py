@@ -102,7 +102,8 @@ class RestService:
             if route.method == request.method:
                 return self._call(route, m.groupdict(), request)
         allowed = sorted({route.method for route, _ in matched})
-        return self._error(405, f"method {request.method} not allowed for {request.path} (use {', '.join(allowed)})")
+        return self._error(405, f"method {request.method} not allowed for {request.path} "
+                                f"(use {', '.join(allowed)})")
 
     def _call(self, route: Route, path_args: dict, request: HttpRequest) -> HttpResponse:
         spec = self.toolkit.specs[route.tool]

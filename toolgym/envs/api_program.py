@@ -1,0 +1,417 @@
+"""HomeSearch-v0 and TripBooking-v0: programs of API calls (SambaNova ToolBench, Xu et al. 2023)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
+
+from toolgym.envs.base import ToolEnv, resolve_data_dir
+from toolgym.envs.metrics import Column, safe_div
+from toolgym.envs.toolbench_prompt import Demo, prompt_info
+from toolgym.worlds.api_programs.interpreter import (
+    Assignment, Call, HelperCall, ProgramError, SequenceValue, Statement, parse_program, run_statement,
+)
+from toolgym.worlds.homesearch import HomeSearchAPI, HomeSearchWorld
+from toolgym.worlds.homesearch import tasks as homesearch_tasks
+from toolgym.worlds.tripbooking import TripBookingAPI, TripBookingWorld
+from toolgym.worlds.tripbooking import tasks as tripbooking_tasks
+
+SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
+
+
+@dataclass(frozen=True)
+class ProgramTask:
+    """A query and its ground-truth programs (the original keeps a list; the best F1 counts)."""
+
+    query: str
+    programs: tuple[str, ...]
+
+
+@dataclass
+class Judgement:
+    """The paper's metrics of one program, with the reason it is not executable."""
+
+    executable: bool
+    precision: float = 0.0
+    recall: float = 0.0
+    f1: float = 0.0
+    error: str | None = None
+
+    @property
+    def success(self) -> bool:
+        return self.executable and self.f1 == 1
+
+    def metrics(self, num_statements: int) -> dict:
+        return {"executable": int(self.executable), "success": int(self.success), "f1": self.f1,
+                "precision": self.precision, "recall": self.recall, "num_statements": num_statements}
+
+
+def criteria_f1(predicted: dict, label: dict) -> tuple[float, float, float]:
+    """Precision, recall and F1 of the criteria: a criterion counts when its value is ``==``."""
+    if not predicted:
+        return 0.0, 0.0, 0.0
+    overlap = sum(1 for k, v in predicted.items() if k in label and v == label[k])
+    precision, recall = overlap / len(predicted), safe_div(overlap, len(label))
+    f1 = safe_div(2 * precision * recall, precision + recall)
+    return precision, recall, f1
+
+
+def api_call_names(program: str, functions) -> list[str]:
+    """The API functions and helpers a program calls, in the order they run."""
+    names: list[str] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, HelperCall):
+            for v in (*value.args, *(v for _, v in value.kwargs)):
+                visit(v)
+            names.append(value.helper)
+        elif isinstance(value, SequenceValue):
+            for v in value.items:
+                visit(v)
+        elif isinstance(value, Call):
+            for v in (*value.args, *(v for _, v in value.kwargs)):
+                visit(v)
+            names.append(value.function)
+
+    for statement in parse_program(program, functions):
+        visit(statement.value if isinstance(statement, Assignment) else statement)
+    return names
+
+
+class ApiProgramEnv(ToolEnv):
+    """Shared base of the ToolBench tasks whose action is a program of API calls."""
+
+    scorings = ("paper", "paper_compat")
+    modes = (SINGLE_STEP, MULTI_STEP)
+    splits = {"built-in": (), "official": ()}
+    table_columns = (
+        Column("Success", "mean", ("success",)),
+        Column("Executable", "mean", ("executable",)),
+        Column("F1", "mean", ("f1",)),
+        Column("Precision", "mean", ("precision",)),
+        Column("Recall", "mean", ("recall",)),
+    )
+    world_class: ClassVar[type]
+    api_class: ClassVar[type]
+    official_subdir: ClassVar[str]
+    goal: ClassVar[str]
+    builtin_tasks: ClassVar[Callable[[int], list[tuple[str, str]]]]
+    builtin_demos: ClassVar[Callable[[int], list[tuple[str, str]]]]
+
+    def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
+                 scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
+                 world_seed: int = 0, num_demos: int = 3, max_steps: int = 50, db_url: str = "sqlite://"):
+        super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
+                         render_mode=render_mode)
+        if num_demos < 0 or max_steps < 1:
+            raise ValueError(f"{self.env_id}: num_demos must be >= 0 and max_steps >= 1")
+        self.num_demos = num_demos
+        self.max_steps = max_steps
+        if tasks == "official":
+            path = resolve_data_dir(data_dir, f"sambanova/{self.official_subdir}") / "test.jsonl"
+            if not path.exists():
+                raise FileNotFoundError(f"{self.env_id}: official data not found at {path}")
+            lines = path.read_text(encoding="utf-8").splitlines()
+            self.tasks = {str(n): _official_task(line, path, n) for n, line in enumerate(lines) if line.strip()}
+        else:
+            self.tasks = {str(n): ProgramTask(q, (p,))
+                          for n, (q, p) in enumerate(type(self).builtin_tasks(world_seed))}
+        # The official release has no demonstrations for these two tasks: both task sets use ours.
+        self.demo_pool = [Demo(q, p) for q, p in type(self).builtin_demos(world_seed)]
+        self.functions = tuple(self.api_class.specs)
+        self.api_docs = self.api_class.api_docs()
+        self.tools = self.api_class.schemas()
+        self.world = self.world_class(url=db_url, seed=world_seed)
+        self._initial = self.world.snapshot()
+        self._labels: dict[str, list[dict]] = {}
+        self._prompts: dict[str, dict] = {}
+        self.task_id: str | None = None
+        self._done = True
+
+    # -- tasks -----------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        return list(self.tasks)
+
+    def api_call_sequences(self) -> dict[str, list[list[str]]]:
+        """The API calls of every test task's first ground truth and of every demonstration."""
+        return {"tests": [api_call_names(t.programs[0], self.functions) for t in self.tasks.values()],
+                "demos": [api_call_names(d.action, self.functions) for d in self.demo_pool]}
+
+    def label_criteria(self, task_id: str) -> list[dict]:
+        """The criteria each ground-truth program of the task ends with (computed once)."""
+        if task_id not in self._labels:
+            labels = []
+            for program in self.tasks[task_id].programs:
+                self.world.restore(self._initial)
+                error = self._run(parse_program(program, self.functions), {})
+                if error is not None:
+                    raise ValueError(f"{self.env_id}: ground truth of task {task_id} does not run: {error}")
+                labels.append(dict(self.world.aux["criteria"]))
+            self.world.restore(self._initial)
+            self._labels[task_id] = labels
+        return self._labels[task_id]
+
+    # -- episode ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.task_id = self._choose_task(options)
+        self.label_criteria(self.task_id)
+        self.world.restore(self._initial)
+        self._statements: list[Statement] = []
+        self._variables: dict[str, Any] = {}
+        self._success = 0
+        self._steps = 0
+        self._done = False
+        self._observation = self.tasks[self.task_id].query
+        return self._observation, self._info()
+
+    def step(self, action: Any):
+        if self._done:
+            info = self._info() if self.task_id is not None else {}
+            return "The episode is over (or not started); call reset().", 0.0, True, False, info
+        self._steps += 1
+        if self.mode == SINGLE_STEP:
+            judgement, observation = self._single_step(action)
+            terminated, truncated = True, False
+        else:
+            judgement, observation, terminated = self._multi_step(action)
+            truncated = not terminated and self._steps >= self.max_steps
+        reward = int(judgement.success) - self._success
+        self._success = int(judgement.success)
+        self._observation = observation
+        info = self._info()
+        if terminated or truncated:
+            self._done = True
+            info["metrics"] = judgement.metrics(len(self._statements))
+            info["error"] = judgement.error
+        return observation, float(reward), terminated, truncated, info
+
+    def _single_step(self, action: Any) -> tuple[Judgement, str]:
+        try:
+            statements = parse_program(action, self.functions)
+        except ProgramError as exc:
+            return Judgement(False, error=str(exc)), f"Error: {exc}"
+        self._statements = statements
+        output: list[Any] = []
+        error = self._run(statements, self._variables, output)
+        if error is not None:
+            self.world.restore(self._initial)
+            return Judgement(False, error=error), f"Error: {error}"
+        judgement = self._judge(statements)
+        return judgement, self._describe_outcome(statements, output, judgement)
+
+    def _multi_step(self, action: Any) -> tuple[Judgement, str, bool]:
+        if isinstance(action, str) and not action.strip():  # an empty action submits the program so far
+            judgement = self._judge(self._statements)
+            return judgement, " ".join(filter(None, ["Submitted.", judgement.error])), True
+        try:
+            statements = parse_program(action, self.functions)
+            if len(statements) != 1:
+                raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(statements)}")
+        except ProgramError as exc:
+            return Judgement(False, error=str(exc)), f"Error: {exc}", True
+        before = self.world.snapshot()
+        output: list[Any] = []
+        error = self._run(statements, self._variables, output)
+        if error is not None:
+            self.world.restore(before)
+            return Judgement(False, error=error), f"Error: {error}", True
+        self._statements += statements
+        statement = statements[0]
+        finished = _is_search(statement)
+        judgement = self._judge(self._statements)
+        if finished:
+            return judgement, json.dumps(output[0], default=str), True
+        if isinstance(statement, Assignment) and not isinstance(statement.value, Call):
+            return judgement, f"{statement.target} = {output[0]!r}", False
+        return judgement, json.dumps({"response": output[0]}, default=str), False
+
+    def _run(self, statements: list[Statement], variables: dict, output: list | None = None) -> str | None:
+        """Run statements on the world in order; the error of the first that fails, or None."""
+        for statement in statements:
+            try:
+                value = run_statement(statement, variables, self.world.api.invoke)
+            except ProgramError as exc:
+                return str(exc)
+            if output is not None:
+                output.append(value)
+        return None
+
+    def _judge(self, statements: list[Statement]) -> Judgement:
+        """Score the criteria the statements (already run) left, against the ground truth."""
+        if self.scoring == "paper":
+            calls = [s for s in statements if _api_call(s) is not None]
+            if not calls or not _is_search(calls[-1]):
+                return Judgement(False, error="not executable: the program must end with API.search()")
+        criteria = self.world.aux["criteria"]
+        best = max((criteria_f1(criteria, label) for label in self._labels[self.task_id]), key=lambda s: s[2])
+        return Judgement(True, *best)
+
+    def _describe_outcome(self, statements: list[Statement], output: list, judgement: Judgement) -> str:
+        searches = [value for statement, value in zip(statements, output) if _is_search(statement)]
+        text = json.dumps(searches[-1], default=str) if searches else "The program ran without calling API.search()."
+        return f"{text}\n{judgement.error}" if judgement.error else text
+
+    def _info(self) -> dict:
+        task = self.tasks[self.task_id]
+        if self.task_id not in self._prompts:
+            self._prompts[self.task_id] = prompt_info(self.goal, self.api_docs, self.demo_pool, task.query,
+                                                      k=self.num_demos)
+        prompt = copy.deepcopy(self._prompts[self.task_id])
+        return {**self.base_info(self.task_id), "query": task.query, "tools": self.tools,
+                "messages": prompt["messages"], "prompt": prompt,
+                "criteria": dict(self.world.aux["criteria"])}
+
+    # -- oracle ----------------------------------------------------------------------------
+    def oracle_action(self) -> str:
+        """The ground-truth program (single step) or its next statement (multi step)."""
+        if self.task_id is None:
+            raise RuntimeError(f"{self.env_id}: call reset() before oracle_action()")
+        program = self.tasks[self.task_id].programs[0]
+        if self.mode == SINGLE_STEP:
+            return program
+        statements = parse_program(program, self.functions)
+        done = len(self._statements)
+        return statements[done].source if done < len(statements) else ""
+
+    def render(self):
+        if self.render_mode == "ansi":
+            program = "\n".join(s.source for s in self._statements)
+            return f"Task: {self.tasks[self.task_id].query}\nProgram:\n{program}\n-> {self._observation}"
+        return None
+
+
+def _api_call(statement: Statement) -> Call | None:
+    """The API call a statement makes (``API.f(...)`` or ``x = API.f(...)``), if any."""
+    call = statement.value if isinstance(statement, Assignment) else statement
+    return call if isinstance(call, Call) else None
+
+
+def _is_search(statement: Statement) -> bool:
+    call = _api_call(statement)
+    return call is not None and call.function == "search"
+
+
+def _official_task(line: str, path, number: int) -> ProgramTask:
+    record = json.loads(line)
+    completion = record["completion"]
+    programs = tuple(completion if isinstance(completion, list) else [completion])
+    if not programs or not all(isinstance(p, str) for p in programs):
+        raise ValueError(f"{path}:{number + 1}: 'completion' must be a program or a list of programs")
+    return ProgramTask(record["prompt"], programs)
+
+
+_DOC_COMMON = """
+    ## Action Space
+    A string: in mode ``"single_step"`` (default) the whole program, one statement per line,
+    in the paper's syntax (``API.<function>(...)`` calls, ``name = Loc(...)`` / ``Date(m, d, y)``
+    assignments); in mode ``"multi_step"`` one statement per step, and an empty string submits
+    the program so far. Programs are parsed with ``ast`` and run by toolgym's interpreter over
+    a whitelist (literals, assigned names, lists, ``Loc``/``Date``); anything else (imports,
+    attribute access outside ``API``, dunders, operators) is rejected with a plain error and
+    leaves the world unchanged. Nothing is ever passed to ``eval``/``exec``.
+
+    ## Observation Space
+    A string: at reset the user's query; after the program (or after ``search()``) the search
+    results as JSON (the count and the first results from the database); after an error, the
+    error. ``info["prompt"]`` holds the paper's prompt material (Figure 5 system prompt with the
+    goal, the API documentation and ``num_demos`` BM25-retrieved demonstrations) and
+    ``info["messages"]`` the system and ``Task: ... Action:`` messages built from it;
+    ``info["tools"]`` the API as function schemas; ``info["criteria"]`` the criteria set so far.
+
+    ## Rewards
+    Paper metric: **success rate** (the program is executable and its criteria F1 is 1). The
+    reward is the increment of success on the program so far, so the return equals success.
+    ``info["metrics"]`` at the end: ``executable``, ``success``, ``f1`` (criteria F1; also
+    ``precision``, ``recall``) and ``num_statements``. A criterion counts when its key is in
+    the ground truth's criteria and the values are ``==`` (``3 == 3.0``, ``"3" != 3``); the
+    criteria include the defaults that ``search()`` fills in. With several ground truths the
+    best F1 counts, as in the original.
+
+    Scoring: ``"paper"`` (default) also requires the program's last API call to be
+    ``API.search()`` (the paper's definition: the program submits a search); otherwise it is
+    not executable. ``"paper_compat"`` reproduces the released evaluator, which does not
+    enforce ``search()``: such a program is executable, and its criteria lack the defaults
+    (and, in Trip Booking, the required-call checks) that ``search()`` adds.
+
+    ## Starting State
+    The seeded database (``world_seed``) and no criteria set.
+
+    ## Episode End
+    Single step: after the program. Multi step: after ``API.search()`` runs, after a statement
+    that fails (as the whole program would crash), or after an empty action; truncated after
+    ``max_steps`` steps.
+
+    ## Arguments
+    - ``tasks``: ``"built-in"`` (default: generated from templates with values drawn from the
+      database) or ``"official"`` (the original ``test.jsonl`` from ``data_dir`` or
+      ``$TOOLGYM_DATA``; a task's id is its 0-based line number, as a string).
+    - ``scoring``: ``"paper"`` or ``"paper_compat"`` (see Rewards).
+    - ``mode``: ``"single_step"`` or ``"multi_step"``.
+    - ``num_demos``: demonstrations retrieved for the prompt (the paper's 3-shot: 3).
+    - ``max_steps``: step limit of mode ``"multi_step"``.
+    - ``world_seed``: seed of the database, the built-in tasks and the demonstration pool.
+    - ``db_url``: SQLAlchemy URL of the database (in-memory SQLite by default).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+
+class HomeSearchEnv(ApiProgramEnv):
+    __doc__ = """
+    ## Description
+    Home Search from the SambaNova ToolBench (Xu et al. 2023, "On the Tool Manipulation
+    Capability of Open-source Large Language Models", appendix A.3): turn a request such as
+    "Find a condo for rent in Boston with 2 bedrooms under $3000" into a program of calls to
+    the 15 functions of the Home Search API (``set_location``, ``set_buy_or_rent``,
+    ``select_home_type``, min/max price, min/max square feet, beds, baths, garages, swimming
+    pools, floor number, max commute time, balconies, ``search``). The order rule of the
+    original decides executability: ``set_location`` first, then ``set_buy_or_rent``, then the
+    other criteria, then ``search()``, which returns matching homes from a seeded listings
+    table. Home types are compared case- and order-insensitively; ``buy``/``rent`` are
+    lower-case words. The built-in demonstration pool never uses ``set_floor_number``,
+    ``set_max_commute_time`` or ``set_num_balconies``, so tasks that need them test unseen
+    functions, as in the paper (which holds out three functions from its demonstrations).
+    """ + _DOC_COMMON
+
+    env_id = "HomeSearch-v0"
+    world_class = HomeSearchWorld
+    api_class = HomeSearchAPI
+    official_subdir = "home_search"
+    goal = ("Your task is to write a program of API calls that searches for homes matching the user's "
+            "request. Call API.set_location first, then API.set_buy_or_rent, then the criteria, and end "
+            "with API.search().")
+    builtin_tasks = staticmethod(homesearch_tasks.builtin_tasks)
+    builtin_demos = staticmethod(homesearch_tasks.demo_pool)
+
+
+class TripBookingEnv(ApiProgramEnv):
+    __doc__ = """
+    ## Description
+    Trip Booking from the SambaNova ToolBench (Xu et al. 2023, appendix A.4): turn a request to
+    book trip tickets, hotels or both into a program of calls to the booking API
+    (``select_booking_type``, ``select_transportation``, ``set_origin``, ``set_destination``,
+    min/max ticket price, adults, children, departure and return dates, hotel location,
+    check-in/out dates, rooms, room type, min/max room price, ``search``) and the helpers
+    ``Loc(city)`` and ``Date(month, day, year)`` (20 functions). ``select_booking_type`` must
+    come first; ``search()`` checks the calls that the booking type requires (trip tickets:
+    transportation, origin, destination, departure date; hotels: hotel location, check-in,
+    check-out; both: all but the departure date), so a missing required call or a wrong order
+    is not executable while a missing optional call is an unsuccessful search. ``search()``
+    fills in the defaults (minimum prices 0, one room, trip dates from the hotel dates for
+    "both") and returns matching tickets and hotel rooms from seeded tables. ``Date(m, d, y)``
+    is stored as the text ``m-d-y`` exactly as written.
+    """ + _DOC_COMMON
+
+    env_id = "TripBooking-v0"
+    world_class = TripBookingWorld
+    api_class = TripBookingAPI
+    official_subdir = "booking"
+    goal = ("Your task is to write a program of API calls that books trip tickets, hotels or both as the "
+            "user requests. Call API.select_booking_type first, use Loc(...) for places and "
+            "Date(month, day, year) for dates, and end with API.search().")
+    builtin_tasks = staticmethod(tripbooking_tasks.builtin_tasks)
+    builtin_demos = staticmethod(tripbooking_tasks.demo_pool)

@@ -1,0 +1,3 @@
+from toolgym.envs.appbench.env import AppBenchEnv
+
+__all__ = ["AppBenchEnv"]
