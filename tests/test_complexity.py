@@ -57,3 +57,17 @@ def test_builtin_sets_and_cli(capsys):
     out = capsys.readouterr().out
     assert "100 test tasks, 10 demonstrations, k=3" in out
     assert "(edit distance, eq. 1-3): 1.907" in out
+
+
+def test_rest_envs_expose_their_api_calls():
+    import gymnasium as gym
+
+    from toolgym.eval.complexity import env_complexity
+
+    env = gym.make("OpenWeather-v0")
+    sequences = env.unwrapped.api_call_sequences()
+    assert len(sequences["tests"]) == len(env.unwrapped.task_ids())
+    assert all(len(calls) == 1 for calls in sequences["tests"] + sequences["demos"])
+    assert sequences["tests"][:2] == [["current_weather(q)"], ["current_weather(lang,zip)"]]
+    scores = env_complexity(env, k=3)
+    assert 0.0 <= scores["edit"] <= 1.0 and scores["edit"] == scores["reversed_f1"]  # one call per task

@@ -177,6 +177,18 @@ class RestApiEnv(ToolEnv):
         info.update(metrics=metrics, ground_truth=self.task.action)
         return observation, float(success), True, False, info
 
+    def api_call_sequences(self) -> dict[str, list[list[str]]]:
+        """The API call of every test task's ground truth and of every demonstration."""
+        def calls(command: str) -> list[str]:
+            try:
+                signature = self.service.call_signature(self._request(command))
+            except CurlError:
+                return []
+            return [signature] if signature else []
+
+        return {"tests": [calls(t.action) for t in self.task_data.tasks.values()],
+                "demos": [calls(d.action) for d in self.task_data.demos]}
+
     def oracle_action(self) -> str:
         if self.task is None:
             raise RuntimeError(f"{self.env_id}: call reset() before oracle_action()")

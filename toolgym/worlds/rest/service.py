@@ -105,6 +105,14 @@ class RestService:
         return self._error(405, f"method {request.method} not allowed for {request.path} "
                                 f"(use {', '.join(allowed)})")
 
+    def call_signature(self, request: HttpRequest) -> str | None:
+        """The API a request calls, as ``Tool(param,...)`` with the query parameters it sets."""
+        for route, pattern in self.routes:
+            if route.method == request.method and pattern.fullmatch(request.path.rstrip("/") or "/"):
+                known = set(self.toolkit.specs[route.tool].arguments_model.model_fields)
+                return f"{route.tool}({','.join(sorted(k for k in request.params() if k in known))})"
+        return None
+
     def _call(self, route: Route, path_args: dict, request: HttpRequest) -> HttpResponse:
         spec = self.toolkit.specs[route.tool]
         known = set(spec.arguments_model.model_fields)
