@@ -64,7 +64,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     Returns the records in task order, an env (for the table) and throughput statistics.
     """
     env_kwargs = env_kwargs or {}
-    envs = [gym.make(env_id, **env_kwargs) for _ in range(max(1, batch_size))]
+    envs = [gym.make(env_id, **env_kwargs)]
     base = envs[0].unwrapped
     task_ids = base.task_ids()
     if episodes is not None:
@@ -73,9 +73,11 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
               "toolgym_version": toolgym.__version__, "env_kwargs": env_kwargs, **agent.describe()}
     finished: dict[str, dict] = {}
     if resume and out and Path(out).exists():
-        finished = {r["task_id"]: r for r in load_finished(out, header) if r["task_id"] in set(task_ids)}
-        _rewrite(out, list(finished.values()))
+        kept = load_finished(out, header)
+        _rewrite(out, kept)
+        finished = {r["task_id"]: r for r in kept if r["task_id"] in set(task_ids)}
     todo = [t for t in task_ids if t not in finished]
+    envs += [gym.make(env_id, **env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
     sink = open(out, "a" if resume else "w", encoding="utf-8") if out else None
     stats = {"episodes": 0, "steps": 0, "generate_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
              "seconds": 0.0}

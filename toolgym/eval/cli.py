@@ -120,6 +120,7 @@ LLM_PREFIXES = ("hf", "openai")
 def eval_llm(args) -> int:
     """``eval`` with a language model: batched rollouts, token counts, resumable results."""
     from toolgym.agents import make_agent
+    from toolgym.agents.llm import BackendError
     from toolgym.eval.batch import evaluate_batched
     from toolgym.eval.runner import format_table
 
@@ -131,7 +132,11 @@ def eval_llm(args) -> int:
                "prompt_format": args.prompt_format, "parser": args.parser,
                "backend_kwargs": dict(args.backend_kwarg or [])}
     env_class = load_env_creator(gym.spec(args.env_id).entry_point)  # for the env's prompt defaults
-    agent = make_agent(args.agent, env_class, **options)
+    try:
+        agent = make_agent(args.agent, env_class, **options)
+    except BackendError as exc:
+        print(f"toolgym: error: {exc}", file=sys.stderr)
+        return 2
     records, env, stats = evaluate_batched(args.env_id, agent, args.agent, env_kwargs, seed=args.seed,
                                            episodes=args.episodes, out=args.out, progress=not args.no_progress,
                                            batch_size=args.batch_size, resume=args.resume)

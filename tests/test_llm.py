@@ -1,0 +1,334 @@
+"""The LLM agent end to end on a tiny random Llama model built in the test (no downloads)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import toolgym  # noqa: E402
+from toolgym.agents import make_agent  # noqa: E402
+from toolgym.agents.llm import ChatRequest, Completion, LLMAgent, SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.agents.llm.prompts import ToolBenchFormat, defaults_for  # noqa: E402
+from toolgym.agents.llm.react import ReActFormat  # noqa: E402
+from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.eval.batch import evaluate_batched  # noqa: E402
+from toolgym.eval.cli import main  # noqa: E402
+
+ENV = "ToolTalk-v0"
+EPISODES = 4
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    env = gym.make(ENV)
+    _, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids()[0]})
+    corpus = [json.dumps(t) for t in info["tools"]] * 3 + [m["content"] for m in info["messages"]]
+    return build_tiny_model(tmp_path_factory.mktemp("tiny"), seed=3, corpus=corpus)
+
+
+@pytest.fixture(scope="module")
+def backend(tiny_model):
+    return TransformersBackend(str(tiny_model))
+
+
+def _agent(backend, **sampling):
+    return LLMAgent(backend, env=gym.make(ENV), sampling=SamplingParams(**{"max_new_tokens": 12, **sampling}))
+
+
+def _completion_ids(records):
+    return [[step["llm"]["completion_token_ids"] for step in r["trajectory"]] for r in records]
+
+
+def test_full_evaluation_records_token_ids_and_run_settings(backend, tmp_path):
+    out = tmp_path / "results.jsonl"
+    records, env, stats = evaluate_batched(ENV, _agent(backend), f"hf:{backend.model_id}", seed=0,
+                                           episodes=EPISODES, out=out, progress=False, batch_size=EPISODES)
+    assert [r["task_id"] for r in records] == env.unwrapped.task_ids()[:EPISODES]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["task_id"] for r in lines) == sorted(r["task_id"] for r in records)
+    tokenizer = backend.tokenizer
+    for record in records:
+        assert record["metrics"] is not None and "success" in record["metrics"]
+        assert record["model"] == backend.model_id and record["prompt_format"] == "tooltalk"
+        assert record["parser"] == "tool_call" and record["toolgym_version"] == toolgym.__version__
+        assert record["decoding"] == {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 12, "stop": [], "seed": None}
+        assert record["task_set"] == "built-in" and record["backend"] == "hf"
+        for step in record["trajectory"]:
+            llm = step["llm"]
+            prompt = tokenizer.decode(llm["prompt_token_ids"])
+            assert prompt.startswith("<|im_start|>system\nYou are a helpful assistant. Here is some user data:")
+            assert prompt.endswith("<|im_start|>assistant\n") and "# Tools" in prompt
+            assert llm["prompt_tokens"] == len(llm["prompt_token_ids"])
+            assert 1 <= llm["completion_tokens"] == len(llm["completion_token_ids"]) == len(llm["logprobs"]) <= 12
+            assert all(lp <= 0 for lp in llm["logprobs"])
+            assert tokenizer.decode(llm["completion_token_ids"], skip_special_tokens=True) == llm["text"]
+    assert stats["episodes"] == EPISODES
+    assert stats["completion_tokens"] == sum(s["llm"]["completion_tokens"] for r in records for s in r["trajectory"])
+    assert sum(stats[k] for k in ("completion_tokens",)) > 2 * EPISODES  # the model does say something
+
+
+def test_batched_runner_gives_the_same_actions_as_one_at_a_time(backend):
+    spec = f"hf:{backend.model_id}"
+    batched, _, stats = evaluate_batched(ENV, _agent(backend), spec, episodes=EPISODES, progress=False,
+                                         batch_size=EPISODES)
+    single, _, _ = evaluate_batched(ENV, _agent(backend), spec, episodes=EPISODES, progress=False, batch_size=1)
+    assert stats["generate_calls"] < sum(len(r["trajectory"]) for r in batched)  # really batched
+    assert [[s["action"] for s in r["trajectory"]] for r in batched] == \
+           [[s["action"] for s in r["trajectory"]] for r in single]
+    assert _completion_ids(batched) == _completion_ids(single)
+    # and the plain Agent protocol (reset / act) agrees with both
+    env = gym.make(ENV)
+    agent = _agent(backend)
+    for record in single[:2]:
+        obs, info = env.reset(seed=0, options={"task_id": record["task_id"]})
+        agent.reset(obs, info)
+        for step in record["trajectory"]:
+            assert agent.act(obs, info) == step["action"]
+            assert agent.last_llm["completion_token_ids"] == step["llm"]["completion_token_ids"]
+            obs, _, _, _, info = env.step(step["action"])
+
+
+def test_logprobs_are_the_models(backend):
+    import torch
+
+    request = ChatRequest(messages=[{"role": "user", "content": "Set an alarm for 8:30."}])
+    [done] = backend.generate([request], SamplingParams(max_new_tokens=10))
+    ids = torch.tensor([done.prompt_token_ids + done.completion_token_ids])
+    with torch.no_grad():
+        logits = backend.model(ids).logits.float().log_softmax(-1)[0]
+    n = len(done.prompt_token_ids)
+    expected = [logits[n - 1 + i, t].item() for i, t in enumerate(done.completion_token_ids)]
+    assert done.logprobs == pytest.approx(expected, abs=1e-4)
+
+
+def test_stop_strings_cut_the_text(backend):
+    request = ChatRequest(messages=[{"role": "user", "content": "Send an email to Bob."}])
+    [free] = backend.generate([request], SamplingParams(max_new_tokens=24))
+    assert len(free.text) > 6
+    stop = free.text[3:6]
+    [cut] = backend.generate([ChatRequest(request.messages, stop=(stop,))], SamplingParams(max_new_tokens=24))
+    assert cut.finish_reason == "stop" and cut.text == free.text[:free.text.find(stop)]
+    ids = cut.completion_token_ids  # up to the token that completed the stop string, no padding after it
+    assert ids == free.completion_token_ids[:len(ids)] and len(ids) == len(cut.logprobs) == cut.completion_tokens
+    assert stop in backend.tokenizer.decode(ids) and stop not in backend.tokenizer.decode(ids[:-1])
+    sampled = SamplingParams(max_new_tokens=8, temperature=1.0, seed=7)
+    first_run = [backend.generate([request], sampled)[0].completion_token_ids for _ in range(3)]
+    backend._seed = None  # a new run with the same seed
+    second_run = [backend.generate([request], sampled)[0].completion_token_ids for _ in range(3)]
+    assert first_run == second_run and len({tuple(ids) for ids in first_run}) > 1  # seeded once, not per call
+
+
+def test_templates_without_tools_get_the_tool_docs_in_the_system_message(backend):
+    messages = [{"role": "system", "content": "You help."}, {"role": "user", "content": "Wake me at 8."},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {
+                    "name": "AddAlarm", "arguments": '{"time": "08:00:00"}'}}]},
+                {"role": "tool", "tool_call_id": "c", "name": "AddAlarm", "content": '{"response": "ok"}'}]
+    tools = [{"type": "function", "function": {"name": "AddAlarm", "description": "Add an alarm.",
+                                               "parameters": {"type": "object", "properties": {}}}}]
+    backend.template_tools = False
+    try:
+        text = backend.render(ChatRequest(messages, tools))
+        backend.has_template = False
+        plain = backend.render(ChatRequest(messages, tools))
+    finally:
+        backend.template_tools = backend.has_template = True
+    assert text.startswith("<|im_start|>system\nYou help.\n\n# Tools\n{\"name\": \"AddAlarm\"")
+    assert '{"name": "AddAlarm", "arguments": {"time": "08:00:00"}}' in text
+    assert "<tool_response>" in text  # this template reads tool turns; only the tools go into the system message
+    assert plain.startswith("system: You help.\n\n# Tools\n") and plain.endswith("assistant:")
+    assert 'user: Tool result (AddAlarm): {"response": "ok"}' in plain
+
+
+class ScriptedBackend:
+    """Answers each request with a fixed text for the request's last message (an oracle in chat form)."""
+
+    name = "scripted"
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.requests = []
+
+    def describe(self):
+        return {"backend": self.name, "model": "scripted"}
+
+    def generate(self, requests, sampling):
+        self.requests.extend(requests)
+        return [Completion(text=self.answer(r), completion_tokens=1) for r in requests]
+
+
+@pytest.mark.parametrize("style", ["hermes", "react"])
+def test_correct_model_outputs_solve_tooltalk(style):
+    """Outputs that state the ground truth, in a model's format, score success 1 through prompt and parser."""
+    env = gym.make(ENV)
+    base = env.unwrapped
+
+    def answer(request):
+        action = base.oracle_action()
+        if style == "hermes":
+            return f"<tool_call>{json.dumps(action)}</tool_call>" if isinstance(action, dict) else action
+        if isinstance(action, dict):
+            return f"Thought: I need {action['name']}\nAction: {action['name']}\nAction Input: {json.dumps(action['arguments'])}"
+        return f"Thought: I can answer now.\nFinal Answer: {action}"
+
+    scripted = ScriptedBackend(answer)
+    agent = LLMAgent(scripted, env=env, prompt_format=None if style == "hermes" else "react")
+    for task_id in base.task_ids()[:3] + base.task_ids()[-2:]:
+        obs, info = env.reset(seed=0, options={"task_id": task_id})
+        agent.reset(obs, info)
+        done = False
+        while not done:
+            obs, _, term, trunc, info = env.step(agent.act(obs, info))
+            done = term or trunc
+        assert info["metrics"]["success"] == 1.0, task_id
+    last = scripted.requests[-1]
+    if style == "react":
+        assert last.tools is None and last.stop == ("\nObservation:",)
+        system = last.messages[0]["content"]
+        assert system.startswith("You are a helpful assistant. Here is some user data:")
+        assert "Action Input: the arguments of the call as a JSON object" in system and "AddAlarm:" in system
+        thoughts = [m["content"] for r in scripted.requests for m in r.messages
+                    if m["role"] == "assistant" and m["content"].startswith("Thought: I need")]
+        assert thoughts and all("\nAction Input: {" in t for t in thoughts)  # own thoughts shown again
+    else:
+        assert last.tools == info["tools"] and last.stop == ()
+        assert last.messages[0]["content"].startswith("You are a helpful assistant. Here is some user data:")
+        assert {m["role"] for m in last.messages} == {"system", "user", "assistant", "tool"}
+
+
+def test_prompt_formats_and_parsers_per_env():
+    assert defaults_for(gym.make(ENV)) == ("tooltalk", "tool_call")
+    assert defaults_for(type(gym.make(ENV).unwrapped)) == ("tooltalk", "tool_call")
+    fake = type("OpenWeather", (), {"env_id": "OpenWeather-v0"})
+    assert defaults_for(fake) == ("toolbench", "curl")
+    system = "Goal.\n\nI have the following set of API:\n\ndocs\n-------------\n"
+    info = {"prompt": {"messages": [{"role": "system", "content": system},
+                                    {"role": "user", "content": "Task: weather in Paris\nAction:\n"}]},
+            "tools": []}
+    messages, tools = ToolBenchFormat().build(None, info)
+    assert messages[1]["content"].endswith("Action:\n") and tools is None
+    assert "\nTask:" in ToolBenchFormat.stop
+    agent = LLMAgent(ScriptedBackend(lambda r: ""), env=fake)
+    assert (agent.format.name, agent.parser_name) == ("toolbench", "curl")
+    react = LLMAgent(ScriptedBackend(lambda r: ""), env=fake, prompt_format="react")
+    assert react.parser_name == "react" and isinstance(react.format, ReActFormat)
+    with pytest.raises(ValueError, match="unknown prompt format"):
+        LLMAgent(ScriptedBackend(lambda r: ""), prompt_format="nope")
+
+
+def test_several_calls_in_one_output_are_taken_in_turn():
+    env = gym.make(ENV)
+    obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids()[0]})
+    calls = ('<tool_call>{"name": "QueryUser", "arguments": {"username": "a"}}</tool_call>'
+             '<tool_call>{"name": "GetAlarms", "arguments": {}}</tool_call>')
+    scripted = ScriptedBackend(lambda r: calls)
+    agent = LLMAgent(scripted, env=env)
+    agent.reset(obs, info)
+    assert agent.act(obs, info) == {"name": "QueryUser", "arguments": {"username": "a"}}
+    assert agent.last_llm["text"] == calls
+    assert agent.act(obs, info) == {"name": "GetAlarms", "arguments": {}} and agent.last_llm == {"queued": True}
+    assert len(scripted.requests) == 1
+
+
+def test_resume_keeps_finished_episodes_and_reruns_the_rest(backend, tmp_path):
+    out = tmp_path / "r.jsonl"
+    spec = f"hf:{backend.model_id}"
+    evaluate_batched(ENV, _agent(backend), spec, episodes=2, out=out, progress=False, batch_size=2)
+    first, second = out.read_text().splitlines()
+    out.write_text(first + "\n" + second[: len(second) // 2])  # interrupted while writing the second
+    records, _, stats = evaluate_batched(ENV, _agent(backend), spec, episodes=3, out=out, progress=False,
+                                         batch_size=2, resume=True)
+    lines = out.read_text().splitlines()
+    assert lines[0] == first and len(lines) == 3 and stats["episodes"] == 2
+    assert len({json.loads(line)["task_id"] for line in lines}) == 3 and len(records) == 3
+    with pytest.raises(ValueError, match="other settings"):
+        evaluate_batched(ENV, _agent(backend, max_new_tokens=5), spec, episodes=3, out=out, progress=False,
+                         resume=True)
+
+
+def test_cli_eval_with_an_hf_agent(tiny_model, tmp_path, capsys):
+    out = tmp_path / "cli.jsonl"
+    rc = main(["eval", ENV, "--agent", f"hf:{tiny_model}", "--episodes", "2", "--batch-size", "2",
+               "--max-new-tokens", "4", "--temperature", "0.7", "--seed", "1", "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert rc == 0 and "Success" in printed and "completion tok/s" in printed
+    record = json.loads(out.read_text().splitlines()[0])
+    assert record["decoding"]["temperature"] == 0.7 and record["decoding"]["seed"] == 1
+    assert all(len(s["llm"]["completion_token_ids"]) <= 4 for s in record["trajectory"])
+    rc = main(["eval", ENV, "--agent", f"hf:{tiny_model}", "--resume", "--no-progress"])
+    assert rc == 2 and "--resume needs --out" in capsys.readouterr().err
+
+
+def test_make_agent_builds_llm_agents(tiny_model):
+    agent = make_agent(f"hf:{tiny_model}", gym.make(ENV), max_new_tokens=3, temperature=None)
+    assert isinstance(agent, LLMAgent) and agent.sampling.max_new_tokens == 3
+    with pytest.raises(ValueError, match="needs a model"):
+        make_agent("hf:", gym.make(ENV))
+
+
+def test_importing_the_llm_agent_does_not_import_torch():
+    code = ("import sys, toolgym, toolgym.agents, toolgym.agents.llm, toolgym.eval.batch, toolgym.eval.cli; "
+            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "False"]
+
+
+def test_length_sorted_chunks_and_row_prefill_give_the_same_completions(backend):
+    assert backend.prefill == "rows"  # the default on CPU
+    requests = [ChatRequest(messages=[{"role": "user", "content": "word " * n}]) for n in (40, 2, 15, 7)]
+    sampling = SamplingParams(max_new_tokens=6)
+    backend.max_padding = backend.max_batch_tokens = None  # one call, padded to the longest
+    try:
+        whole = backend.generate(requests, sampling)
+        backend.max_batch_tokens = 1  # every request alone
+        split = backend.generate(requests, sampling)
+        backend.max_batch_tokens, backend.max_padding = 65536, 1.25  # calls of similar lengths
+        similar = backend.generate(requests, sampling)
+        backend.max_padding, backend.prefill = None, "batch"  # one padded prefill instead of one per row
+        padded = backend.generate(requests, sampling)
+    finally:
+        backend.max_batch_tokens, backend.max_padding, backend.prefill = 65536, None, "rows"
+    assert [c.completion_token_ids for c in split] == [c.completion_token_ids for c in whole]
+    assert [c.completion_token_ids for c in similar] == [c.completion_token_ids for c in whole]
+    assert [c.completion_token_ids for c in padded] == [c.completion_token_ids for c in whole]
+    for a, b in zip(padded, whole):
+        assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4) and a.prompt_token_ids == b.prompt_token_ids
+    assert whole[0].prompt_tokens > whole[2].prompt_tokens > whole[3].prompt_tokens > whole[1].prompt_tokens
+
+
+OTHER_ENVS = {  # env id -> (how a model would wrap the right action, the success metric)
+    "OpenWeather-v0": (lambda a: f"{a}\n\nTask: What is the weather in Rome?\nAction:", "success"),
+    "CatAPI-v0": (lambda a: f"```bash\n{a}\n```", "success"),
+    "HomeSearch-v0": (lambda a: f"{a}\n-------------\nTask: find a house", "success"),
+    "TripBooking-v0": (lambda a: f"Action:\n{a}\nTask: book a hotel", "success"),
+    "AppBench-v0": (lambda a: f"Plan:\n```\n{a}\n```", "succ"),
+}
+
+
+@pytest.mark.parametrize("env_id", sorted(OTHER_ENVS))
+def test_other_envs_prompts_and_parsers(env_id, backend):
+    if env_id not in toolgym.ENV_IDS:
+        pytest.skip(f"{env_id} is not registered")
+    wrap, key = OTHER_ENVS[env_id]
+    env = gym.make(env_id)
+    scripted = ScriptedBackend(lambda r: wrap(env.unwrapped.oracle_action()))
+    agent = LLMAgent(scripted, env=env)
+    for task_id in env.unwrapped.task_ids()[:3]:
+        obs, info = start = env.reset(seed=0, options={"task_id": task_id})
+        agent.reset(obs, info)
+        done = False
+        while not done:
+            obs, _, term, trunc, info = env.step(agent.act(obs, info))
+            done = term or trunc
+        assert info["metrics"][key] == 1, (task_id, agent.last_llm)
+    assert scripted.requests[-1].tools is None and scripted.requests[-1].messages == start[1]["messages"]
+    # and the tiny model runs the env end to end, recording its tokens
+    records, _, _ = evaluate_batched(env_id, LLMAgent(backend, env=env, sampling=SamplingParams(max_new_tokens=8)),
+                                     "hf:tiny", episodes=2, progress=False, batch_size=2)
+    assert all(r["metrics"] is not None and r["trajectory"][0]["llm"]["prompt_token_ids"] for r in records)

@@ -1,0 +1,264 @@
+"""Turn what a model emitted into env actions. Model output is parsed, never evaluated.
+
+A parser takes the completion's text (and native ``tool_calls`` when the server returned
+them) and returns a non-empty list of actions: a tool call as ``{"name", "arguments"}``, or a
+string (a reply, a curl line, a program, a plan). Several calls in one completion become
+several actions, taken one per step. Output that looks like a call but cannot be read is
+passed on as the malformed call itself, so that the env rejects it with an error observation;
+anything else is the assistant's text. No parser raises.
+
+Parsers: ``tool_call`` (OpenAI ``tool_calls``, Mistral ``[TOOL_CALLS]``, Hermes/Qwen
+``<tool_call>``, Llama-3 ``<|python_tag|>`` / JSON with ``parameters``, JSON objects also in
+code fences, Python call syntax ``Name(k=v)``, ReAct ``Action:``), ``react``, ``curl``,
+``program``, ``plan`` and ``text``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable, Sequence
+
+from toolgym.envs.actions import ToolCall, Unparseable, parse_call
+
+Action = Any  # dict tool call or str
+Parser = Callable[[str, Sequence[dict], Sequence[str]], list]
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:```|$)", re.S)
+_HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+_SPECIAL = re.compile(r"<\|(?:eot_id|eom_id|im_end|end|endoftext)\|>|</s>")
+
+
+def _clean(text: str) -> str:
+    return _SPECIAL.sub("", text or "").strip()
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of each fenced code block; an unclosed last fence runs to the end."""
+    return [(lang.lower(), body.strip()) for lang, body in _FENCE.findall(text)]
+
+
+def _json_values(text: str) -> list[tuple[Any, int, int]]:
+    """Every top-level JSON object or array in ``text``: (value, start, end)."""
+    decoder = json.JSONDecoder()
+    found, i = [], 0
+    while True:
+        starts = [j for j in (text.find("{", i), text.find("[", i)) if j >= 0]
+        if not starts:
+            return found
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            i = start + 1
+            continue
+        found.append((value, start, end))
+        i = end
+
+
+def _as_call(value: Any) -> dict | None:
+    """A tool call dict from the shapes models write, or None if ``value`` is not one."""
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("function"), dict):  # OpenAI shape
+        value = value["function"]
+    name = value.get("name")
+    if not isinstance(name, str) or not ("arguments" in value or "parameters" in value):
+        return None
+    arguments = value.get("arguments", value.get("parameters"))
+    if isinstance(arguments, str):  # JSON-encoded arguments, as in OpenAI tool_calls
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError):
+            return {"name": name, "arguments": arguments}  # the env reports the malformed JSON
+    return {"name": name, "arguments": arguments if arguments is not None else {}}
+
+
+def _calls_in_json_text(text: str) -> list[dict] | None:
+    """Calls in a JSON text that is a call or a list of calls; None if it is not."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    items = value if isinstance(value, list) else [value]
+    calls = [_as_call(v) for v in items]
+    return calls if calls and all(calls) else None
+
+
+def _native_calls(tool_calls: Sequence[dict]) -> list:
+    out = []
+    for call in tool_calls:
+        parsed = _as_call(call if "function" in call else {"function": call})
+        out.append(parsed if parsed else json.dumps(call))
+    return out
+
+
+def parse_tool_call(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """Chat models' tool calls in any common format; otherwise the text is the reply."""
+    if tool_calls:
+        return _native_calls(tool_calls)
+    text = _clean(text)
+    known = set(tool_names)
+
+    if "[TOOL_CALLS]" in text:  # Mistral: [TOOL_CALLS][{...}] or [TOOL_CALLS]name[ARGS]{...}
+        body = text.split("[TOOL_CALLS]", 1)[1].strip()
+        if "[ARGS]" in body:
+            calls = []
+            for chunk in body.split("[TOOL_CALLS]"):
+                name, _, args = chunk.partition("[ARGS]")
+                parsed = _as_call({"name": name.strip(), "arguments": args.strip()})
+                calls.append(parsed or chunk.strip())
+            return calls
+        return _calls_in_json_text(body) or [body]
+
+    if "<tool_call>" in text:  # Hermes / Qwen
+        calls = []
+        for body in _HERMES.findall(text):
+            parsed = _calls_in_json_text(body) or [_python_call(body, known) or body]
+            calls.extend(parsed)
+        return calls or [text]
+
+    if "<|python_tag|>" in text:  # Llama 3.1: JSON calls separated by ';'
+        body = text.split("<|python_tag|>", 1)[1].strip()
+        calls = []
+        for part in (p.strip() for p in body.split(";")):
+            if part:
+                calls.extend(_calls_in_json_text(part) or [part])
+        return calls or [body]
+
+    for lang, body in fenced_blocks(text):  # ```json {...}``` or ```python Name(...)```
+        calls = _calls_in_json_text(body)
+        if calls:
+            return calls
+        if body.startswith(("{", "[")) and lang in ("json", ""):
+            return [body]  # a malformed JSON call: let the env say what is wrong
+        call = _python_call(body, known)
+        if call is not None:
+            return [call]
+
+    calls = _calls_in_json_text(text)
+    if calls:
+        return calls
+    if text.startswith("{") and '"name"' in text:
+        for value, _, _ in _json_values(text):
+            if _as_call(value):
+                return [_as_call(value)]
+        return [text]  # malformed: the env rejects it as a call
+    for value, _, _ in _json_values(text):  # a call embedded in prose
+        call = _as_call(value)
+        if call and (not known or call["name"] in known):
+            return [call]
+
+    call = _python_call(text, known)
+    if call is not None:
+        return [call]
+    if re.search(r"^\s*Action\s*:", text, re.M):
+        return parse_react(text, (), tool_names)
+    return [text]
+
+
+def _python_call(text: str, known: set[str]) -> Action | None:
+    """``Name(k=v)`` for a known tool (or any name when the tool list is unknown)."""
+    match = re.match(r"\s*([A-Za-z_]\w*)\s*\(", text)
+    if not match or (known and match.group(1) not in known):
+        return None
+    parsed = parse_call(text.strip())
+    if isinstance(parsed, ToolCall):
+        return {"name": parsed.name, "arguments": parsed.arguments}
+    if isinstance(parsed, Unparseable):
+        return text.strip()  # the env's own parser reports why
+    return None
+
+
+_REACT_FIELD = re.compile(r"^\s*(Thought|Action Input|Action|Observation|Final Answer)\s*:\s*", re.M)
+
+
+def react_fields(text: str) -> list[tuple[str, str]]:
+    """(field, value) pairs of a ReAct output, in order."""
+    matches = list(_REACT_FIELD.finditer(text))
+    return [(m.group(1), text[m.end(): matches[i + 1].start() if i + 1 < len(matches) else len(text)].strip())
+            for i, m in enumerate(matches)]
+
+
+def parse_react(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """ReAct: ``Action:`` + ``Action Input:`` is a call, ``Final Answer:`` the reply."""
+    if tool_calls:
+        return _native_calls(tool_calls)
+    text = _clean(text)
+    fields = react_fields(text)
+    for i, (key, value) in enumerate(fields):
+        if key == "Final Answer":
+            return [value]
+        if key == "Action":
+            name = value.splitlines()[0].strip().strip("`") if value else ""
+            raw = next((v for k, v in fields[i + 1:i + 2] if k == "Action Input"), "")
+            raw = raw.strip().strip("`").removeprefix("json").strip()
+            if not name:
+                return ['{"name": null, "arguments": {}}']  # rejected by the env: no tool named
+            if not raw:
+                return [{"name": name, "arguments": {}}]
+            try:
+                arguments = json.loads(raw)
+            except (json.JSONDecodeError, RecursionError):
+                values = _json_values(raw)
+                arguments = values[0][0] if values else raw  # a raw string is reported by the env
+            return [{"name": name, "arguments": arguments}]
+    return [text]
+
+
+def _strip_to_action(text: str) -> str:
+    """The action a completion-style output gives: its code block, else the first non-empty
+    part after an ``Action:`` cue, cut where the model goes on to a ``Task:`` or separator line."""
+    text = _clean(text)
+    blocks = fenced_blocks(text)
+    if blocks:
+        return blocks[0][1]
+    for segment in re.split(r"^[ \t]*(?:Task\s*:.*|-{5,}.*)$", text, flags=re.M):
+        segment = re.split(r"^\s*Actions?\s*:[ \t]*", segment, flags=re.M)[-1].strip()
+        if segment:
+            return segment
+    return ""
+
+
+def parse_curl(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """A curl command (backslash continuations joined); other text goes on as the action."""
+    body = _strip_to_action(text)
+    lines = body.replace("\\\n", " ").splitlines()
+    for line in lines:
+        stripped = line.strip().lstrip("$ ").strip()
+        if stripped.startswith("curl"):
+            return [stripped]
+    return [body]
+
+
+def parse_program(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """A program (ToolBench API calls, code-as-policies): the code block or the text after ``Action:``."""
+    return [_strip_to_action(text)]
+
+
+def parse_plan(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """AppBench's plan: the code block if there is one, else the text without a ``Plan:`` cue."""
+    text = _clean(text)
+    blocks = fenced_blocks(text)
+    body = blocks[0][1] if blocks else text
+    return [re.sub(r"^\s*Plan\s*:\s*", "", body, count=1)]
+
+
+def parse_text(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    return [_clean(text)]
+
+
+PARSERS: dict[str, Parser] = {
+    "tool_call": parse_tool_call,
+    "react": parse_react,
+    "curl": parse_curl,
+    "program": parse_program,
+    "plan": parse_plan,
+    "text": parse_text,
+}
+
+
+def get_parser(name: str) -> Parser:
+    if name not in PARSERS:
+        raise ValueError(f"unknown parser {name!r}; known: {', '.join(sorted(PARSERS))}")
+    return PARSERS[name]

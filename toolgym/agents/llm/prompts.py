@@ -1,0 +1,178 @@
+"""Prompt formats: how an env's ``info`` becomes the chat request a model sees.
+
+Each format reproduces a paper's setup and names the parser that reads its outputs:
+
+- ``chat``: the env's conversation (``info["messages"]``) with its tools offered natively
+  (``info["tools"]``); the backend falls back to tool docs in the system message when the
+  model's chat template or the server has no tool support.
+- ``tooltalk``: ToolTalk's function-calling conversation. The env's messages already start
+  with ToolTalk's system prompt (location, timestamp, username) and all 28 tool docs are
+  offered, so this is ``chat`` under the paper's name.
+- ``toolbench``: the SambaNova ToolBench system prompt of Figure 5 (goal, API docs, k BM25
+  demonstrations; the env retrieves them, 3-shot by default) and the ``Task: ...\\nAction:``
+  turn, from ``info["prompt"]``; stops before the model invents the next task.
+- ``messages``: the env's messages as they are, without tools, for envs whose prompt already
+  documents the API (AppBench's flat and hierarchical prompts of Tables 9 and 10 — choose
+  with the env's ``prompting`` argument —, Tabletop's code-as-policies prompt).
+- ``plain``: the conversation with the tool docs written into the system message and the
+  model asked to answer a call as a JSON object.
+- ``react``: Thought / Action / Action Input / Observation (see :mod:`toolgym.agents.llm.react`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+TOOL_INSTRUCTIONS = (
+    "To call a tool, answer with only a JSON object "
+    '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}. '
+    "To answer the user, write plain text.")
+
+
+def tool_docs(tools: list[dict]) -> str:
+    """Tool schemas as text: one JSON function description per line."""
+    return "\n".join(json.dumps(t.get("function", t), ensure_ascii=False) for t in tools)
+
+
+def tools_as_text(messages: list[dict], tools: list[dict]) -> list[dict]:
+    """The messages with the tool docs and call instructions appended to the system message."""
+    block = f"# Tools\n{tool_docs(tools)}\n\n{TOOL_INSTRUCTIONS}"
+    if messages and messages[0].get("role") == "system":
+        return [{**messages[0], "content": f"{messages[0].get('content') or ''}\n\n{block}"}] + list(messages[1:])
+    return [{"role": "system", "content": block}] + list(messages)
+
+
+def flatten_messages(messages: list[dict]) -> list[dict]:
+    """Plain system/user/assistant turns: tool calls become JSON text, tool results user turns."""
+    out: list[dict] = []
+    for m in messages:
+        role = m.get("role")
+        if role == "assistant" and m.get("tool_calls"):
+            calls = [_call_json(c) for c in m["tool_calls"]]
+            text = "\n".join(calls) if not m.get("content") else m["content"] + "\n" + "\n".join(calls)
+            out.append({"role": "assistant", "content": text})
+        elif role == "tool":
+            out.append({"role": "user", "content": f"Tool result ({m.get('name', 'tool')}): {m.get('content')}"})
+        else:
+            out.append({"role": role if role in ("system", "user", "assistant") else "user",
+                        "content": m.get("content") or ""})
+    return out
+
+
+def _call_json(call: dict) -> str:
+    fn = call.get("function", call)
+    arguments = fn.get("arguments", {})
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            pass
+    return json.dumps({"name": fn.get("name"), "arguments": arguments}, ensure_ascii=False)
+
+
+@dataclass
+class EpisodeState:
+    """What an agent remembers within one episode (prompt formats may keep notes in ``notes``)."""
+
+    task_id: str
+    info: dict
+    queued: list = field(default_factory=list)
+    notes: dict = field(default_factory=dict)
+
+
+class PromptFormat:
+    """Builds the chat request for the current step.
+
+    ``parser`` names the parser its output needs, or None to use the env's (see ``defaults_for``).
+    """
+
+    name: ClassVar[str] = ""
+    parser: ClassVar[str | None] = None
+    stop: tuple[str, ...] = ()
+
+    def build(self, state: EpisodeState, info: dict) -> tuple[list[dict], list[dict] | None]:
+        """(messages, tools) for this step; tools None means none are offered natively."""
+        raise NotImplementedError
+
+    def after_completion(self, state: EpisodeState, text: str, action: Any) -> None:
+        """Hook called with the model's text and the action taken (formats that keep notes)."""
+
+    def describe(self) -> dict:
+        return {"prompt_format": self.name}
+
+
+class ChatFormat(PromptFormat):
+    name = "chat"
+
+    def build(self, state, info):
+        return list(info.get("messages") or []), list(info.get("tools") or []) or None
+
+
+class ToolTalkFormat(ChatFormat):
+    name = "tooltalk"
+
+
+class MessagesFormat(PromptFormat):
+    name = "messages"
+
+    def build(self, state, info):
+        return list(info.get("messages") or []), None
+
+
+class PlainFormat(PromptFormat):
+    name = "plain"
+
+    def build(self, state, info):
+        messages = list(info.get("messages") or [])
+        tools = info.get("tools") or []
+        return flatten_messages(tools_as_text(messages, tools) if tools else messages), None
+
+
+class ToolBenchFormat(PromptFormat):
+    """SambaNova ToolBench's Figure 5 prompt; the demos come from the env (``info["prompt"]``)."""
+
+    name = "toolbench"
+    stop = ("\nTask:", "-------------")
+
+    def build(self, state, info):
+        prompt = info.get("prompt") or {}
+        messages = prompt.get("messages") or info.get("messages")
+        if not messages:
+            raise ValueError("the toolbench prompt format needs info['prompt'] from a ToolBench env")
+        return list(messages), None
+
+
+def prompt_formats() -> dict[str, type[PromptFormat]]:
+    from toolgym.agents.llm.react import ReActFormat
+    return {c.name: c for c in (ChatFormat, ToolTalkFormat, MessagesFormat, PlainFormat, ToolBenchFormat,
+                                ReActFormat)}
+
+
+# env id -> (prompt format, parser) when neither is given; envs may also set the class
+# attributes ``prompt_format`` / ``action_format``, which take precedence over this table.
+ENV_DEFAULTS: dict[str, tuple[str, str]] = {
+    "ToolTalk-v0": ("tooltalk", "tool_call"),
+    "OpenWeather-v0": ("toolbench", "curl"),
+    "CatAPI-v0": ("toolbench", "curl"),
+    "HomeSearch-v0": ("toolbench", "program"),
+    "TripBooking-v0": ("toolbench", "program"),
+    "AppBench-v0": ("messages", "plan"),
+    "Tabletop-v0": ("messages", "program"),
+}
+
+
+def defaults_for(env) -> tuple[str, str]:
+    """The (prompt format, parser) an env (instance or class) wants: its own attributes, else
+    ``ENV_DEFAULTS``, else chat."""
+    base = env if isinstance(env, type) else env.unwrapped
+    fmt, parser = ENV_DEFAULTS.get(getattr(base, "env_id", ""), ("chat", "tool_call"))
+    return getattr(base, "prompt_format", None) or fmt, getattr(base, "action_format", None) or parser
+
+
+def make_prompt_format(name: str) -> PromptFormat:
+    formats = prompt_formats()
+    if name not in formats:
+        raise ValueError(f"unknown prompt format {name!r}; known: {', '.join(sorted(formats))}")
+    return formats[name]()
