@@ -36,7 +36,7 @@ TASKS = ENV.unwrapped.task_ids()
 RESET_HASH: dict[str, str] = {}  # the state right after reset is the same every time
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task=st.sampled_from(TASKS), action=actions)
 def test_rejected_actions_leave_the_world_unchanged(task, action):
     ENV.reset(seed=0, options={"task_id": task})

@@ -30,8 +30,9 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
         action = agent.act(obs, info)
         obs, reward, terminated, truncated, info = env.step(action)
         entry = {"action": action, "observation": obs, "reward": reward}
-        if "llm" in info:
-            entry["llm"] = info["llm"]
+        llm = getattr(agent, "last_llm", None)  # token ids and logprobs of an LLM agent's step
+        if llm is not None:
+            entry["llm"] = llm
         record["trajectory"].append(entry)
         record["return"] += reward
         if terminated or truncated:
