@@ -59,12 +59,12 @@ _ALLOWED_NODES: tuple[type, ...] = (
     *_BIN_OPS, *_UNARY_OPS, *_COMPARE_OPS,
 )
 _FORBIDDEN_WORDS: dict[type, str] = {
-    ast.Import: "import", ast.ImportFrom: "import", ast.While: "while loops", ast.FunctionDef: "def",
+    ast.Import: "import", ast.ImportFrom: "import", ast.While: "while", ast.FunctionDef: "def",
     ast.AsyncFunctionDef: "def", ast.Lambda: "lambda", ast.ClassDef: "class", ast.With: "with",
     ast.Try: "try", ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal", ast.Delete: "del",
     ast.Attribute: "attribute access", ast.Return: "return", ast.Yield: "yield", ast.Await: "await",
-    ast.NamedExpr: "':='", ast.Starred: "'*' unpacking", ast.SetComp: "set comprehensions",
-    ast.DictComp: "dict comprehensions", ast.GeneratorExp: "generator expressions", ast.Set: "sets",
+    ast.NamedExpr: "':='", ast.Starred: "'*' unpacking", ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression", ast.Set: "a set",
 }
 _SCALARS = (int, float, str, bool, type(None))
 
