@@ -254,3 +254,33 @@ def test_official_split_and_ids(official_data):
     env = make(tasks="official", data_dir=str(official_data), split="hard")
     assert len(env.unwrapped.task_ids()) == 50
     assert {env.unwrapped.task_split(t) for t in env.unwrapped.task_ids()} == {"hard"}
+
+
+def test_any_sqlalchemy_url(tmp_path):
+    env = make(db_url=f"sqlite:///{tmp_path / 'tooltalk.db'}")
+    agent = OracleAgent(env)
+    for task_id in ("alarm-swap-0", "password-recovery-0"):
+        obs, info = env.reset(seed=0, options={"task_id": task_id})
+        done = False
+        while not done:
+            obs, reward, done, truncated, info = env.step(agent.act(obs, info))
+        assert info["metrics"]["success"] == 1.0
+    assert (tmp_path / "tooltalk.db").stat().st_size > 0
+
+
+def test_builtin_task_set_cache_round_trip(tmp_path, monkeypatch):
+    from toolgym.envs.tooltalk import tasks
+    from toolgym.worlds.tooltalk.world import ToolTalkWorld
+
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    generated = tasks.builtin_task_set.__wrapped__(1, 50)  # generates and writes the cache
+    (entry,) = tmp_path.iterdir()
+    assert {p.name for p in entry.iterdir()} == {"tasks.json", "world.sqlite"}
+    cached = tasks.builtin_task_set.__wrapped__(1, 50)  # reads it back
+    assert cached.conversations == generated.conversations and cached.splits == generated.splits
+    worlds = [ToolTalkWorld(), ToolTalkWorld()]
+    worlds[0].restore(generated.initial_state)
+    worlds[1].restore(cached.initial_state)
+    assert worlds[0].state_hash() == worlds[1].state_hash()
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    assert tasks._cache_file(1, 50) is None
