@@ -1,4 +1,4 @@
-"""The ``toolgym`` command: ``list``, ``eval`` and ``play``."""
+"""The ``toolgym`` command: ``list``, ``eval``, ``play`` and ``complexity``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
 import toolgym
+
+LLM_PREFIXES = ("hf", "openai")  # agents that go through the batched runner
 
 
 def _parse_kwarg(text: str) -> tuple[str, object]:
@@ -112,9 +114,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"toolgym: error: {exc}", file=sys.stderr)
         return 2
     return 1
-
-
-LLM_PREFIXES = ("hf", "openai")
 
 
 def eval_llm(args) -> int:
