@@ -37,7 +37,10 @@ class ToolTalkEnv(ToolEnv):
     A string (or dict): a tool call as JSON ``{"name": "AddAlarm", "arguments": {"time":
     "07:30:00"}}`` or Python call syntax ``AddAlarm(time="07:30:00")``; any other text is the
     assistant's reply and ends the turn. The session token is injected by the world; do not
-    pass it. Malformed calls, unknown tools and bad arguments produce an error observation.
+    pass it. Malformed calls, unknown tools and bad arguments produce an error observation
+    and change nothing. As in the released evaluator, a call that names a tool (known or not)
+    counts as a prediction even when it fails; text that cannot be read as a call at all
+    (e.g. broken JSON) does not, but it uses up one of the turn's calls.
 
     ## Observation Space
     A string: at the start of a turn, the user's new message(s); after a tool call, the
