@@ -22,6 +22,13 @@ from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import StaticPool
 
 
+class Record:
+    """Mixin for models whose dict form is simply their columns."""
+
+    def to_dict(self) -> dict:
+        return {c.name: getattr(self, c.name) for c in self.__table__.columns}
+
+
 class SimClock:
     """Simulated time: only ever moves when the world says so, never from the wall clock."""
 

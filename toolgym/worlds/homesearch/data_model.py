@@ -10,6 +10,7 @@ from sqlalchemy import Float, Integer, String, insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from toolgym.worlds.api_programs.places import US_CITIES
+from toolgym.worlds.base import Record
 
 BUY_HOME_TYPES = ("house", "townhouse", "condo", "land", "multi-family", "mobile", "co-op")
 RENT_HOME_TYPES = ("house", "townhouse", "condo", "apartment")
@@ -20,7 +21,7 @@ class Base(DeclarativeBase):
     pass
 
 
-class Listing(Base):
+class Listing(Record, Base):
     """One home on the market; home types are lower-case as the API stores them."""
 
     __tablename__ = "listings"
@@ -38,9 +39,6 @@ class Listing(Base):
     floor_number: Mapped[int] = mapped_column(Integer)
     commute_time: Mapped[int] = mapped_column(Integer)  # minutes to the city centre
     num_balconies: Mapped[int] = mapped_column(Integer)
-
-    def to_dict(self) -> dict:
-        return {c.name: getattr(self, c.name) for c in self.__table__.columns}
 
 
 def generate_listings(session: Session, seed: int) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy import Integer, String, insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from toolgym.worlds.api_programs.places import US_CITIES
+from toolgym.worlds.base import Record
 
 TRANSPORTATION = ("flight", "train", "bus", "cruise")
 ROOM_TYPES = ("King Bed", "Queen Bed", "Double", "Luxury")
@@ -27,7 +28,7 @@ class Base(DeclarativeBase):
     pass
 
 
-class Ticket(Base):
+class Ticket(Record, Base):
     """A one-way trip on one day; ``date`` is ISO ``YYYY-MM-DD``."""
 
     __tablename__ = "tickets"
@@ -41,11 +42,8 @@ class Ticket(Base):
     child_price: Mapped[int] = mapped_column(Integer)
     seats_available: Mapped[int] = mapped_column(Integer)
 
-    def to_dict(self) -> dict:
-        return {c.name: getattr(self, c.name) for c in self.__table__.columns}
 
-
-class HotelRoom(Base):
+class HotelRoom(Record, Base):
     """The rooms of one type in one hotel, at a price per night."""
 
     __tablename__ = "hotel_rooms"
@@ -55,9 +53,6 @@ class HotelRoom(Base):
     room_type: Mapped[str] = mapped_column(String)
     price: Mapped[int] = mapped_column(Integer)
     rooms_available: Mapped[int] = mapped_column(Integer)
-
-    def to_dict(self) -> dict:
-        return {c.name: getattr(self, c.name) for c in self.__table__.columns}
 
 
 def generate_trips(session: Session, seed: int) -> None:
