@@ -68,3 +68,11 @@ def test_console_script_and_play():
     assert play.returncode == 0, play.stderr
     assert "GetReminders(" in play.stdout and '"reminders"' in play.stdout
     assert "episode over; return 1.0" in play.stdout and '"success": 1.0' in play.stdout
+
+
+def test_play_reads_multi_line_programs():
+    play = subprocess.run([sys.executable, "-m", "toolgym.eval.cli", "play", "HomeSearch-v0", "--task-id", "0"],
+                          input='API.set_location("Palo Alto")\\\nAPI.search()\n', capture_output=True,
+                          text=True, timeout=60)
+    assert play.returncode == 0, play.stderr
+    assert '"num_statements": 2' in play.stdout and '"executable": 1' in play.stdout

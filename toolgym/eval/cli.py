@@ -159,12 +159,15 @@ def play(args) -> int:
         params = ", ".join(fn["parameters"].get("properties", {}))
         print(f"  {fn['name']}({params}): {fn['description']}")
     print("Type a tool call such as {\"name\": ..., \"arguments\": {...}} or Name(key=value), "
-          "or a reply; 'quit' to stop.\n")
+          "or a reply (a command, plan or program where the env wants one); end a line with \\ "
+          "to continue on the next; 'quit' to stop.\n")
     print(obs)
     total = 0.0
     while True:
         try:
             line = input("> ")
+            while line.endswith("\\"):
+                line = line[:-1] + "\n" + input("... ")
         except EOFError:
             break
         if line.strip() == "quit":
