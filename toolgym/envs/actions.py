@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 
 @dataclass(frozen=True)

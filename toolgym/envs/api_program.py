@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
+from collections.abc import Callable
 
 from toolgym.envs.base import ToolEnv, resolve_data_dir
 from toolgym.envs.metrics import Column, safe_div

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import string
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
+from collections.abc import Sequence
 
 import gymnasium as gym
 from gymnasium import spaces

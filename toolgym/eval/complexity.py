@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from math import comb
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 Calls = Sequence[str]
 

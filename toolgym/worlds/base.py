@@ -15,7 +15,8 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from sqlalchemy import create_engine, delete, insert, select
 from sqlalchemy.orm import DeclarativeBase, Session

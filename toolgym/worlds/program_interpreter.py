@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 MAX_PROGRAM_CHARS = 20_000
 MAX_STEPS = 100_000

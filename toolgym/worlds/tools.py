@@ -15,7 +15,8 @@ import re
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
+from collections.abc import Callable
 
 import pydantic
 
@@ -229,7 +230,7 @@ def _json_type(annotation: Any) -> dict:
     if origin is Literal:
         values = list(args)
         return {"type": _json_type(type(values[0]))["type"], "enum": values}
-    if origin in (list, tuple, set, typing.List):
+    if origin in (list, tuple, set, list):
         return {"type": "array", "items": _json_type(args[0]) if args else {}}
     if origin is dict or annotation is dict:
         return {"type": "object"}

@@ -10,7 +10,8 @@ episode and a batch of one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from toolgym.agents.llm.backends import Backend, BackendError, ChatRequest, Completion, SamplingParams
 from toolgym.agents.llm.parsers import get_parser

@@ -7,7 +7,7 @@ real model takes: tokenizer training, chat template, batched generation, token i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 # A ChatML-style template that understands ``tools`` and assistant ``tool_calls``, like Qwen's.
 CHAT_TEMPLATE = (

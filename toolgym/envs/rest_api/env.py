@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from typing import Any, ClassVar
 
 from toolgym.envs.base import ToolEnv, resolve_data_dir
-from toolgym.envs.metrics import Column, f1, safe_div
+from toolgym.envs.metrics import Column, f1
 from toolgym.envs.rest_api.catapi_tasks import builtin_catapi
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
 from toolgym.envs.rest_api.openweather_tasks import builtin_openweather

@@ -23,7 +23,8 @@ import inspect
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Collection, Union
+from typing import Any, Union
+from collections.abc import Callable, Collection
 
 MAX_PROGRAM_CHARS = 20_000
 MAX_STATEMENTS = 200
@@ -101,7 +102,7 @@ class Assignment:
 
     line: int
     target: str
-    value: Union[Value, Call]
+    value: Value | Call
     source: str
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import date as Date
-from typing import Callable
+from collections.abc import Callable
 
 from sqlalchemy import func, select
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from toolgym.worlds.rest.curl import HttpRequest
 from toolgym.worlds.tools import Toolkit, ToolError

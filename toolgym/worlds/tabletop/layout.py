@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 CENTER = (0.0, -0.5)
 BOUNDS = ((-0.3, 0.3), (-0.8, -0.2))

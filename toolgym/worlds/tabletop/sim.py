@@ -18,7 +18,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from toolgym.worlds.tabletop.assets import ASSET_DIR, BLOCK_SIZE
 from toolgym.worlds.tabletop.layout import COLORS

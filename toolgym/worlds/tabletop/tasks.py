@@ -13,7 +13,7 @@ import itertools
 import math
 import random
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from toolgym.worlds.tabletop.layout import (
     CORNERS, DIRECTIONS, MAGNITUDES, NAMED_POSITIONS, SEEN_COLORS, SEEN_PLACES, SIDES, UNSEEN_COLORS,

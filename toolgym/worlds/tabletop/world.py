@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from toolgym.worlds.program_interpreter import ProgramError
 from toolgym.worlds.tabletop import layout

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, datetime, timedelta
-from typing import Callable
+from collections.abc import Callable
 
 from faker import Faker
 from sqlalchemy import insert, select
@@ -651,7 +651,7 @@ def hard_trip_planning(b):
     b.assistant("Here's the forecast.", [("ForecastWeather", {"location": city})])
     start = datetime.combine(b.now.date() + timedelta(days=2), datetime.min.time()) + timedelta(hours=8)
     end = start + timedelta(days=2, hours=10)
-    b.user(f"Book the trip in my calendar: leaving in two days at 8am, back two days later at 6pm.")
+    b.user("Book the trip in my calendar: leaving in two days at 8am, back two days later at 6pm.")
     b.assistant("What should I call the event?")
     b.user(f"Trip to {city}")
     b.assistant("Added.", [("CreateEvent", {"name": f"Trip to {city}", "event_type": "event",
@@ -713,7 +713,7 @@ def hard_message_followup(b):
     b.user("Reply that we should meet to talk about it.")
     b.assistant("Sent.", [("SendMessage", {"receiver": found["sender"], "message": "We should meet to talk about it."})])
     start, end = b.future_slot(days=2, hour=15, minutes=30)
-    b.user(f"Put a 30 minute meeting with them on my calendar in two days at 3pm, called Catch up.")
+    b.user("Put a 30 minute meeting with them on my calendar in two days at 3pm, called Catch up.")
     b.assistant("Added.", [("CreateEvent", {"name": "Catch up", "event_type": "meeting", "start_time": start,
                                             "end_time": end, "attendees": [found["sender"]]})])
     b.user("Thanks.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Literal, Optional
+from typing import Literal
 
 from sqlalchemy import select
 
@@ -109,8 +109,8 @@ class ToolTalkTools(Toolkit):
         return {"status": "success"}
 
     @tool("QueryUser", kind=READ, app="AccountTools", needs_login=True, injected=SESSION)
-    def query_user(self, session_token: str, username: Optional[str] = None,
-                   email: Optional[str] = None) -> dict:
+    def query_user(self, session_token: str, username: str | None = None,
+                   email: str | None = None) -> dict:
         """Finds users given a username or email.
 
         Args:
@@ -128,8 +128,8 @@ class ToolTalkTools(Toolkit):
                           for u in found]}
 
     @tool("RegisterUser", kind=ACTION, app="AccountTools")
-    def register_user(self, username: str, password: str, email: str, name: Optional[str] = None,
-                      phone: Optional[str] = None) -> dict:
+    def register_user(self, username: str, password: str, email: str, name: str | None = None,
+                      phone: str | None = None) -> dict:
         """Register a new user.
 
         Args:
@@ -188,9 +188,9 @@ class ToolTalkTools(Toolkit):
 
     @tool("UpdateAccountInformation", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
     def update_account_information(self, session_token: str, password: str,
-                                   new_email: Optional[str] = None,
-                                   new_phone_number: Optional[str] = None,
-                                   new_name: Optional[str] = None) -> dict:
+                                   new_email: str | None = None,
+                                   new_phone_number: str | None = None,
+                                   new_name: str | None = None) -> dict:
         """Updates account information of a user.
 
         Args:
@@ -264,8 +264,8 @@ class ToolTalkTools(Toolkit):
         return {"status": "success"}
 
     @tool("FindAlarms", kind=READ, app="Alarm", needs_login=True, injected=SESSION)
-    def find_alarms(self, session_token: str, start_range: Optional[str] = None,
-                    end_range: Optional[str] = None) -> dict:
+    def find_alarms(self, session_token: str, start_range: str | None = None,
+                    end_range: str | None = None) -> dict:
         """Finds alarms the user has set.
 
         Args:
@@ -290,8 +290,8 @@ class ToolTalkTools(Toolkit):
     # -- Calendar --------------------------------------------------------------------------
     @tool("CreateEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
     def create_event(self, session_token: str, name: str, event_type: Literal["meeting", "event"],
-                     start_time: str, end_time: str, description: Optional[str] = None,
-                     location: Optional[str] = None, attendees: Optional[list[str]] = None) -> dict:
+                     start_time: str, end_time: str, description: str | None = None,
+                     location: str | None = None, attendees: list[str] | None = None) -> dict:
         """Adds events to a user's calendar.
 
         Args:
@@ -338,10 +338,10 @@ class ToolTalkTools(Toolkit):
         return {"status": "success"}
 
     @tool("ModifyEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
-    def modify_event(self, session_token: str, event_id: str, new_name: Optional[str] = None,
-                     new_start_time: Optional[str] = None, new_end_time: Optional[str] = None,
-                     new_description: Optional[str] = None, new_location: Optional[str] = None,
-                     new_attendees: Optional[list[str]] = None) -> dict:
+    def modify_event(self, session_token: str, event_id: str, new_name: str | None = None,
+                     new_start_time: str | None = None, new_end_time: str | None = None,
+                     new_description: str | None = None, new_location: str | None = None,
+                     new_attendees: list[str] | None = None) -> dict:
         """Allows modification of an existing event.
 
         Args:
@@ -407,9 +407,9 @@ class ToolTalkTools(Toolkit):
 
     # -- Email -----------------------------------------------------------------------------
     @tool("SearchInbox", kind=READ, app="Email", needs_login=True, injected=SESSION)
-    def search_inbox(self, session_token: str, query: Optional[str] = None,
-                     match_type: Optional[str] = "any", sender: Optional[str] = None,
-                     start_date: Optional[str] = None, end_date: Optional[str] = None) -> dict:
+    def search_inbox(self, session_token: str, query: str | None = None,
+                     match_type: str | None = "any", sender: str | None = None,
+                     start_date: str | None = None, end_date: str | None = None) -> dict:
         """Searches for emails matching filters returning 5 most recent results.
 
         Args:
@@ -476,9 +476,9 @@ class ToolTalkTools(Toolkit):
 
     # -- Message ---------------------------------------------------------------------------
     @tool("SearchMessages", kind=READ, app="Message", needs_login=True, injected=SESSION)
-    def search_messages(self, session_token: str, query: Optional[str] = None,
-                        match_type: Optional[str] = "any", sender: Optional[str] = None,
-                        start_date: Optional[str] = None, end_date: Optional[str] = None) -> dict:
+    def search_messages(self, session_token: str, query: str | None = None,
+                        match_type: str | None = "any", sender: str | None = None,
+                        start_date: str | None = None, end_date: str | None = None) -> dict:
         """Searches messages matching filters returning 5 most recent results.
 
         Args:
@@ -515,7 +515,7 @@ class ToolTalkTools(Toolkit):
 
     # -- Reminder --------------------------------------------------------------------------
     @tool("AddReminder", kind=ACTION, app="Reminder", needs_login=True, injected=SESSION)
-    def add_reminder(self, session_token: str, task: str, due_date: Optional[str] = None) -> dict:
+    def add_reminder(self, session_token: str, task: str, due_date: str | None = None) -> dict:
         """Add a reminder.
 
         Args:

@@ -102,7 +102,7 @@ class ToolTalkWorld(World):
         s.commit()
 
     @classmethod
-    def from_official(cls, databases_dir: str | Path, url: str = "sqlite://") -> "ToolTalkWorld":
+    def from_official(cls, databases_dir: str | Path, url: str = "sqlite://") -> ToolTalkWorld:
         world = cls(url=url)
         world.load_databases({p.stem: json.loads(p.read_text(encoding="utf-8"))
                               for p in sorted(Path(databases_dir).glob("*.json"))})
