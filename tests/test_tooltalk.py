@@ -284,3 +284,16 @@ def test_builtin_task_set_cache_round_trip(tmp_path, monkeypatch):
     assert worlds[0].state_hash() == worlds[1].state_hash()
     monkeypatch.setenv("TOOLGYM_CACHE", "")
     assert tasks._cache_file(1, 50) is None
+
+
+def test_final_info_lists_predictions_with_match_flags(env):
+    find, delete, add, weather = [c for turn in ground_truth(env, TASK) for c in turn]
+    wrong = {"name": "AddAlarm", "arguments": {"time": "23:59:00"}}
+    env.reset(seed=0, options={"task_id": TASK})
+    for calls in ([find], [], [delete, wrong], [weather]):
+        for call in calls:
+            env.step(call)
+        *_, info = env.step("Okay.")
+    flags = [(p["name"], p["turn"], p["match"], p["incorrect_action"]) for p in info["predictions"]]
+    assert flags == [("FindAlarms", 0, True, False), ("DeleteAlarm", 2, True, False),
+                     ("AddAlarm", 2, False, True), ("CurrentWeather", 3, True, False)]

@@ -53,9 +53,6 @@ class ReplayAgent:
             self.actions[str(record["task_id"])] = record["actions"]
         self._queue: list = []
 
-    def has_task(self, task_id: str) -> bool:
-        return str(task_id) in self.actions
-
     def reset(self, observation: str, info: dict) -> None:
         task_id = str(info["task_id"])
         if task_id not in self.actions:

@@ -85,7 +85,7 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     splits: dict[str, list[dict]] = {}
     for r in scored:
         splits.setdefault(r.get("split") or "all", []).append(r["metrics"])
-    rows = [(name, ms) for name, ms in splits.items()]
+    rows = list(splits.items())
     if len(rows) > 1:
         rows.append(("all", [m for _, ms in rows for m in ms]))
     columns = list(base.table_columns)

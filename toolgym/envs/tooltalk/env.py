@@ -57,7 +57,8 @@ class ToolTalkEnv(ToolEnv):
     increment, so the return equals the final metric. ``info["metrics"]`` at the end holds
     precision, recall, incorrect_action_rate, success, soft_success, the raw counts and the
     failure analysis of section 4.2 (premature tool calls, faulty planning, incorrect tool
-    invocations, counted per failing turn).
+    invocations, counted per failing turn); ``info["predictions"]`` lists every predicted
+    call with its turn and whether it matched or was an incorrect action.
 
     Scoring: ``"paper"`` (default) follows the paper's definition: action tools compare the
     ground truth's arguments (recipients and attendees as sets, free text by embedding
@@ -250,6 +251,7 @@ class ToolTalkEnv(ToolEnv):
             self._done = True
             info = self._info()
             info["metrics"] = self._final_metrics()
+            info["predictions"] = [p.as_dict() for p in self._score.predictions]  # for error analysis
             return "", reward, True, False, info
         return self._start_turn(), reward, False, False, self._info()
 
@@ -276,10 +278,6 @@ class ToolTalkEnv(ToolEnv):
             truth = truths[self._calls_this_turn]
             return {"name": truth.name, "arguments": _without_session(truth.arguments)}
         return self._conversation["conversation"][self._assistant_turns[self._turn]]["text"] or "OK."
-
-    def prediction_log(self) -> list[dict]:
-        """Every prediction of the episode with its match flags (for error analysis)."""
-        return [p.as_dict() for p in self._score.predictions]
 
     def render(self):
         if self.render_mode == "ansi":
