@@ -1,19 +1,21 @@
-"""Timings of HomeSearch-v0 / TripBooking-v0 and their API selection complexity (run by hand).
+"""Timings of HomeSearch-v0 / TripBooking-v0, their API selection complexity, and the worst step
+time and peak memory of the interpreter's budget reproducers (run by hand).
 
-    .venv/bin/python benchmarks/bench_api_program.py [--data-dir ../shared/data]
+    .venv/bin/python benchmarks/bench_api_program.py [--data-dir ../shared/data] [--reproducers-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+import tracemalloc
 
 import gymnasium as gym
 
 import toolgym  # noqa: F401
 from toolgym.eval.complexity import env_complexity
 from toolgym.eval.runner import evaluate
-from toolgym.worlds.api_programs import parse_program
+from toolgym.worlds.interpreter import check
 
 
 def timed(fn, repeat: int = 1) -> float:
@@ -23,17 +25,52 @@ def timed(fn, repeat: int = 1) -> float:
     return (time.perf_counter() - start) / repeat
 
 
+# Multi-step action sequences that once took seconds to hours or raised (see the interpreter's budgets).
+_ALIAS = "x = [" + ", ".join(["x"] * 10) + "]"
+REPRODUCERS = {
+    "aliasing blowup (x = [x, ..., x] x8)": ("HomeSearch-v0", ["x = [1]"] + [_ALIAS] * 8),
+    "nested list into Date/Loc/search": ("TripBooking-v0", [
+        "x = [[1, 2, 3, 4, 5, 6, 7, 8, 9]]", _ALIAS, _ALIAS, 'API.select_booking_type("trip tickets")',
+        'API.select_transportation("bus")', "API.set_origin(Loc(x))", 'API.set_destination(Loc("Reno"))',
+        "API.set_departure_date(Date(x, x, 2023))", "API.search()"]),
+    "64-bit overflow (set_min_price(10**30 literal))": ("HomeSearch-v0", [
+        'API.set_location("Reno")', 'API.set_buy_or_rent("buy")', f"API.set_min_price({10**30})"]),
+    "64-bit overflow (Date(10**20 literal, 1, 2023))": ("TripBooking-v0", [f"d = Date({10**20}, 1, 2023)"]),
+}
+
+
+def reproducers() -> None:
+    """The worst step time and peak traced memory of each reproducer (multi-step mode)."""
+    for name, (env_id, actions) in REPRODUCERS.items():
+        env = gym.make(env_id, mode="multi_step")
+        env.reset(seed=0, options={"task_id": "0"})
+        worst, peak, last = 0.0, 0, ""
+        for action in actions:
+            tracemalloc.start()
+            start = time.perf_counter()
+            last, *_ = env.step(action)
+            worst = max(worst, time.perf_counter() - start)
+            peak = max(peak, tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+        print(f"{name:48s} worst step {1000 * worst:7.1f} ms, peak {peak / 2**20:6.2f} MiB; last: {last[:70]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir")
+    parser.add_argument("--reproducers-only", action="store_true")
     args = parser.parse_args()
+    print("== budget reproducers")
+    reproducers()
+    if args.reproducers_only:
+        return
     for env_id in ("HomeSearch-v0", "TripBooking-v0"):
         print(f"== {env_id}")
         print(f"make (world + tasks):      {1000 * timed(lambda: gym.make(env_id)):8.1f} ms")
         env = gym.make(env_id)
         base = env.unwrapped
         program = base.tasks["0"].programs[0]
-        print(f"parse one program:         {1e6 * timed(lambda: parse_program(program, base.functions), 2000):8.1f} us")
+        print(f"check one program:         {1e6 * timed(lambda: check(program, base.profile), 2000):8.1f} us")
         print(f"reset:                     {1000 * timed(lambda: env.reset(options={'task_id': '0'}), 200):8.2f} ms")
 
         def episode():

@@ -15,8 +15,7 @@ import time
 
 from toolgym.agents import OracleAgent
 from toolgym.envs.appbench import AppBenchEnv
-from toolgym.envs.appbench.tasks import official_tasks, task_statistics
-from toolgym.envs.base import resolve_data_dir
+from toolgym.envs.appbench.tasks import load_official, task_statistics
 from toolgym.eval.runner import format_table, run_episode
 
 
@@ -52,7 +51,7 @@ def main() -> None:
     print_statistics("Built-in task set (Table 2 style)", list(builtin.tasks.values()))
 
     try:
-        folder = resolve_data_dir(args.data_dir, "appbench")
+        official = load_official("AppBench-v0", args.data_dir)
     except (ValueError, FileNotFoundError) as exc:
         print(f"\nofficial data skipped: {exc}")
         return
@@ -64,7 +63,7 @@ def main() -> None:
         print(format_table(env, records))
         failed = [r["task_id"] for r in records if r["metrics"]["succ"] < 1]
         print(f"not solved: {failed}")
-    print_statistics("Official task set (Table 2 style)", official_tasks(folder))
+    print_statistics("Official task set (Table 2 style)", official)
 
 
 if __name__ == "__main__":

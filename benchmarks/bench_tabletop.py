@@ -1,7 +1,9 @@
 """Tabletop-v0 speed and the oracle's full run: make, reset, one pick-and-place, full episodes.
 
 Run: .venv/bin/python benchmarks/bench_tabletop.py [--task-seed 0] [--setups-per-type 7] [--mode single_step]
-Prints timings, the oracle's success per task type and split, and every failed episode.
+                                                  [--reproducers-only]
+Prints the worst step time and peak memory of the interpreter's budget reproducers, timings,
+the oracle's success per task type and split, and every failed episode.
 """
 
 from __future__ import annotations
@@ -9,7 +11,45 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+import tracemalloc
 from collections import defaultdict
+
+# Programs (single step) and statement sequences (multi step) that once ran for hours, allocated
+# hundreds of megabytes or raised (see the interpreter's budgets).
+REPRODUCERS = {
+    "nested [x] * 10000 and comparisons": ("single_step", ["\n".join([
+        "x = [0] * 10000", "y = [x] * 10000", "z = [y] * 10000", "w = [z] * 10000", "r1 = y == z", "r2 = x in y",
+        "r3 = sorted(z)", "r4 = min(w)", "r5 = max(w)"])]),
+    "comparisons within the size limit, in a loop": ("single_step", [
+        "a = [[0] * 99] * 999\nfor i in range(10000):\n    r = sorted(a) == a"]),
+    "zip of 3000 10,000-item lists": ("single_step", ["a = [0] * 10000\nb = zip(" + ", ".join(["a"] * 3000) + ")"]),
+    "str / f-string / say of a large value": ("single_step", [
+        "a = [[0] * 999] * 99\nsay(a)\nx = f'{a}'\ny = str(a)"]),
+    "list doubling past its limit": ("multi_step", ["x = [0] * 6000", "x[0:0] = x", "x = x + x", "len(x)"]),
+    "3,000-deep nested list": ("multi_step", ["x = []"] + ["x = [x]"] * 3000 + ["x"]),
+}
+
+
+def reproducers() -> None:
+    """The worst step time and peak traced memory of each reproducer."""
+    import gymnasium as gym
+
+    import toolgym  # noqa: F401
+
+    for name, (mode, actions) in REPRODUCERS.items():
+        env = gym.make("Tabletop-v0", mode=mode, max_steps=len(actions) + 1).unwrapped
+        env.reset(seed=0, options={"task_id": "stack_all-0"})
+        worst, peak, last = 0.0, 0, ""
+        for action in actions:
+            tracemalloc.start()
+            start = time.perf_counter()
+            last, *_ = env.step(action)
+            worst = max(worst, time.perf_counter() - start)
+            peak = max(peak, tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+        error = next((line for line in last.splitlines() if line.startswith("Error")), last.splitlines()[-1])
+        print(f"{name:46s} worst step {1000 * worst:7.1f} ms, peak {peak / 2**20:6.2f} MiB; {error[:60]}")
+        env.close()
 
 
 def main() -> None:
@@ -17,7 +57,11 @@ def main() -> None:
     parser.add_argument("--task-seed", type=int, default=0)
     parser.add_argument("--setups-per-type", type=int, default=7)
     parser.add_argument("--mode", default="single_step", choices=("single_step", "multi_step"))
+    parser.add_argument("--reproducers-only", action="store_true")
     args = parser.parse_args()
+    reproducers()
+    if args.reproducers_only:
+        return
 
     import gymnasium as gym
 

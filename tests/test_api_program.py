@@ -10,7 +10,9 @@ from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.envs.api_program import criteria_f1
-from toolgym.worlds.api_programs import Date, Loc, ProgramError, parse_program, run_statement
+from toolgym.worlds.api_programs import Date, Loc
+from toolgym.worlds.homesearch import HomeSearchAPI
+from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.homesearch import HomeSearchWorld
 from toolgym.worlds.tripbooking import TripBookingWorld
 
@@ -118,12 +120,12 @@ def test_home_types_are_case_and_order_insensitive():
 
 
 @pytest.mark.parametrize("program, message", [
-    ("import os", "line 1: import statements are not allowed"),
+    ("import os", "line 1: import is not allowed"),
     ('API.set_location("x")\nos.system("ls")', "line 2: attribute access is only allowed on API"),
     ("API.__class__", "line 1: the attribute '__class__' is not allowed"),
     ("x = API.search.__globals__", "line 1: the attribute '__globals__' is not allowed"),
     ('API.set_location("a" + "b")', "line 1: BinOp `'a' + 'b'` is not allowed"),
-    ('open("/etc/passwd")', "line 1: calling 'open' is not allowed"),
+    ('open("/etc/passwd")', "line 1: unknown function open()"),
     ("API.set_location(", "line 1: syntax error"),
     ("API.fly()", "line 1: API has no function 'fly'"),
 ])
@@ -139,7 +141,7 @@ def test_non_whitelisted_programs_are_rejected_before_anything_runs(home, progra
 def test_non_string_action_is_an_error_not_a_crash(home):
     home.reset(options={"task_id": "0"})
     obs, reward, terminated, _, info = home.step({"name": "search"})
-    assert obs == "Error: a program must be text, got dict" and info["metrics"]["executable"] == 0
+    assert obs == "Error: the program must be text, got dict" and info["metrics"]["executable"] == 0
 
 
 # -- Trip Booking ---------------------------------------------------------------------------------
@@ -301,13 +303,13 @@ def test_official_tasks_load_and_the_oracle_solves_them(official_data):
 # -- interpreter units -------------------------------------------------------------------------
 def test_interpreter_binds_names_and_helpers():
     calls = []
-    variables: dict = {}
-    for statement in parse_program('d = Date(1, 2, 2023)\nAPI.f(d, [Loc("A"), -3, None], k=True)', {"f"}):
-        run_statement(statement, variables, lambda name, args, kwargs: calls.append((name, args, kwargs)))
-    assert calls == [("f", [Date(1, 2, 2023), [Loc("A"), -3, None]], {"k": True})]
+    interpreter = Interpreter(HomeSearchAPI.profile(),
+                              namespaces={"API": lambda name, args, kwargs: calls.append((name, args, kwargs))})
+    interpreter.run('d = Date(1, 2, 2023)\nAPI.set_location(d, [Loc("A"), -3, None], k=True)')
+    assert calls == [("set_location", [Date(1, 2, 2023), [Loc("A"), -3, None]], {"k": True})]
     assert Date(1, 2, 2023).date == "1-2-2023"
     with pytest.raises(ProgramError, match="line 1: name 'nope' is not defined"):
-        run_statement(parse_program("API.f(nope)", {"f"})[0], {}, lambda *a: None)
+        interpreter.run("API.search(nope)")
 
 
 def test_criteria_f1_matches_the_original_formula():
@@ -325,10 +327,11 @@ def test_tripbooking_world_search_requires_booking_type():
 def test_step_outside_an_episode_is_answered_not_raised():
     env = gym.make("HomeSearch-v0")
     obs, reward, terminated, _, info = env.unwrapped.step(HOME_0)  # gym's wrapper would refuse
-    assert (obs, reward, terminated, info) == ("The episode is over (or not started); call reset().", 0.0, True, {})
+    assert (obs, reward, terminated, info["task_id"]) == (
+        "HomeSearch-v0: no episode has started; call reset() before step().", 0.0, True, None)
     play(env, HOME_0)
     obs, reward, terminated, _, info = env.step(HOME_0)
-    assert obs.startswith("The episode is over") and reward == 0.0 and "metrics" not in info
+    assert "the episode is over" in obs and reward == 0.0 and "metrics" not in info
 
 
 def test_tasks_and_world_are_identical_in_any_process():

@@ -6,6 +6,7 @@ import functools
 import json
 import subprocess
 import sys
+import time
 
 import gymnasium as gym
 import pytest
@@ -19,7 +20,7 @@ from toolgym.envs.appbench import AppBenchEnv
 from toolgym.envs.appbench.scoring import dependency_structure, score_paper, score_paper_compat
 from toolgym.eval.runner import evaluate, format_table, run_episode
 from toolgym.worlds.appbench import data_model as m
-from toolgym.worlds.appbench.generator import AppTask
+from toolgym.worlds.appbench.tasks import AppTask
 from toolgym.worlds.appbench.plan import Call, Ref, parse_plan
 from toolgym.worlds.appbench.world import AppBenchWorld
 
@@ -359,3 +360,82 @@ def test_hierarchical_prompting_reveals_only_selected_apps():
     assert not terminated and reward == 0.0 and obs.startswith("Unknown app(s): Banking.")
     assert {t["function"]["name"] for t in info["tools"]} == {"Weather_getweather"}
     assert "getweather" in obs and "getride" not in obs
+
+
+# -- the prompt's call forms, success, linear-time reading -------------------------------------------
+def _tool_call_text(call: Call, hashes: bool) -> str:
+    """``<App>_<api>(k='v', r=field)`` as the interactive prompt offers it."""
+    args = ", ".join(f"{'#' if hashes else ''}{k}={v.field if isinstance(v, Ref) else repr(v)}"
+                     for k, v in call.arguments.items())
+    return f"{call.app}_{call.api}({args})"
+
+
+@pytest.mark.parametrize("hashes", [False, True])
+def test_interactive_accepts_the_tool_call_syntax_its_prompt_shows(hashes):
+    env = _interactive_env()
+    _, info = env.reset(options={"task_id": "mm-1"})
+    assert "as the tool <App>_<api>(argument='value', ...)" in info["messages"][0]["content"]
+    total = 0.0
+    for call in env.task.calls:
+        obs, reward, *_ = env.step(_tool_call_text(call, hashes))
+        assert json.loads(obs)["exception"] is None, obs
+        total += reward
+    _, reward, terminated, _, info = env.step("finish")
+    assert terminated and info["metrics"]["success"] == info["metrics"]["succ"] == 1.0
+    assert total + reward == pytest.approx(1.0)
+
+
+def test_interactive_tool_name_of_an_unknown_app_stays_an_error():
+    env = _interactive_env()
+    env.reset(options={"task_id": "mm-1"})
+    obs, reward, terminated, _, _ = env.step("Nowhere_findrestaurants(city='San Jose')")
+    assert "Unknown app ''" in json.loads(obs)["exception"] and reward == 0.0 and not terminated
+
+
+@pytest.mark.parametrize("scoring", ["paper", "paper_compat"])
+def test_success_is_reported_with_succ(env, scoring):
+    env.scoring = scoring
+    try:
+        env.reset(options={"task_id": "sm-0"})
+        info = env.step(env.oracle_action())[4]
+        env.reset(options={"task_id": "sm-0"})
+        failed = env.step("Restaurants: [findrestaurants(#city='Nowhere')]")[4]
+    finally:
+        env.scoring = "paper"
+    assert info["metrics"]["success"] == info["metrics"]["succ"] == 1.0
+    assert failed["metrics"]["success"] == failed["metrics"]["succ"] == 0.0
+
+
+@pytest.mark.parametrize("line", [
+    "a(" + " " * 3000 + "x",                 # took over 100 s: the line pattern was cubic
+    "a(" + " " * 300_000 + "x",
+    "r" + " " * 300_000 + "= f()",
+    "f(k=x" + " " * 300_000 + "y)",
+    "f(" + "k='a'x, " * 50_000 + ")",
+    "App: [" + " ]" * 100_000,
+])
+def test_plan_lines_are_read_in_linear_time(line):
+    start = time.perf_counter()
+    parse_plan(line)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_plan_reading_is_unchanged_on_tricky_lines():
+    plan = parse_plan("1. Restaurants :[ name , addr = findrestaurants(#name='Mcdonald's', #city = San Jose ,"
+                      " #x=#prev, y=\"a, b\") ]  ")
+    assert plan.errors == []
+    [call] = plan.calls
+    assert (call.app, call.api, call.returns) == ("Restaurants", "findrestaurants", ("name", "addr"))
+    assert call.arguments == {"name": "Mcdonald's", "city": "San Jose", "x": Ref("prev"), "y": "a, b"}
+    assert parse_plan("f(k='a'x)").errors == ["line 1: unterminated quoted value of 'k'"]
+    line = "x = y = f(a='1')"
+    assert parse_plan(line).errors == [f"line 1: not an API call: {line!r}"]
+
+
+def test_compat_script_reading_is_linear():
+    start = time.perf_counter()
+    for text in ("a" * 200_000, "a=b(" * 100_000, "a " * 100_000 + "=", "Restaurants: [" + "a" * 200_000 + "]"):
+        score_paper_compat(text, ["r = findrestaurants(#city='San Jose')"], ["Restaurants"], {})
+    assert time.perf_counter() - start < 1.0
+    assert score_paper_compat("Restaurants: [r = Restaurants_findrestaurants(#city='San Jose')]",
+                              ["r = findrestaurants(#city='San Jose')"], ["Restaurants"], {})["success"] == 1.0

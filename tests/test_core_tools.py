@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 import pytest
 from sqlalchemy import Integer, String, select
@@ -11,7 +13,24 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.worlds.base import World
-from toolgym.worlds.tools import ACTION, READ, ToolError, Toolkit, parse_docstring, tool
+from toolgym.worlds.tools import (
+    ACTION, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, READ, ToolError, Toolkit, argument_problem, parse_docstring, tool,
+)
+
+TIMEOUT_S = 60
+
+
+@pytest.fixture(autouse=True)
+def _time_limit():
+    """Fail a test that runs longer than TIMEOUT_S instead of hanging the suite."""
+    def expire(signum, frame):
+        raise TimeoutError(f"test ran longer than {TIMEOUT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(TIMEOUT_S)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
 
 
 class Base(DeclarativeBase):
@@ -49,6 +68,20 @@ class NoteTools(Toolkit):
     def count_notes(self, token: str, minimum: int = 0) -> dict:
         """Counts notes."""
         return {"count": len(self.world.session.scalars(select(Note)).all()), "token": token}
+
+    @tool("Scribble", kind=ACTION, app="Notes")
+    def scribble(self, text: Optional[str] = None, score: float = 0.0, extra: Any = None) -> dict:
+        """Changes the aux state, a random stream and the clock, then stores ``text``.
+
+        A None text fails at commit (the column is NOT NULL); "boom" fails before it.
+        """
+        self.world.aux["last"] = text
+        self.world.rng("ids").random()
+        self.world.clock.advance(timedelta(hours=1))
+        self.world.session.add(Note(text=text))
+        if text == "boom":
+            raise ToolError("Notes cannot say boom.")
+        return {"score": score}
 
 
 @pytest.fixture
@@ -105,6 +138,91 @@ def test_failing_tool_is_rolled_back(world):
     assert [n.text for n in world.session.scalars(select(Note))] == ["hi"]
 
 
+@pytest.mark.parametrize("text, error", [
+    (None, "IntegrityError: (sqlite3.IntegrityError) NOT NULL constraint failed: notes.text"),
+    ("boom", "Notes cannot say boom."),
+])
+def test_a_failing_tool_leaves_no_trace_anywhere(world, text, error):
+    # The database, the aux state, the random streams and the clock all go back; a failure at
+    # commit does not leave the session in PendingRollbackError for the next call.
+    tools = NoteTools(world)
+    world.aux["last"] = "kept"
+    world.rng("ids").random()
+    before = world.state_hash()
+    result = tools.call("Scribble", {"text": text})
+    assert result.error == error and result.response is None
+    assert world.state_hash() == before and world.aux == {"last": "kept"}
+    assert world.clock.now() == datetime(2023, 9, 11, 9)
+    assert tools.call("AddNote", {"text": "after"}).response == {"count": 1}
+
+
+def test_a_random_stream_created_by_a_failing_call_is_dropped(world):
+    before = world.state_hash()
+    assert NoteTools(world).call("Scribble", {"text": "boom"}).error
+    assert world.state_hash() == before
+
+
+def _nested_list(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@dataclass(frozen=True)
+class Date:
+    month: Any
+    day: Any
+    year: Any
+
+
+@pytest.mark.parametrize("arguments, problem", [
+    ({"text": "a\ud800"}, "text: the text contains a lone surrogate"),
+    ({"tags": ["ok", "x\udfff"]}, "tags[1]: the text contains a lone surrogate"),
+    ({"x": {"k\ud800": 1}}, "x (a key): the text contains a lone surrogate"),
+    ({"n": 2**63}, "n: the integer (64 bits) is outside the signed 64-bit range"),
+    ({"n": -(2**63) - 1}, "n: the integer (64 bits) is outside the signed 64-bit range"),
+    ({"d": Date(10**20, 1, 2023)}, "d.month: the integer (67 bits) is outside"),
+    ({"f": float("nan")}, "f: nan is not a finite number"),
+    ({"f": [float("-inf")]}, "f[0]: -inf is not a finite number"),
+    ({"deep": _nested_list(MAX_ARGUMENT_DEPTH)}, f"nests more than {MAX_ARGUMENT_DEPTH} levels deep"),
+    ({"many": list(range(MAX_ARGUMENT_VALUES))}, f"more than {MAX_ARGUMENT_VALUES} values"),
+])
+def test_argument_problem_finds_what_the_database_cannot_hold(arguments, problem):
+    assert problem in argument_problem(arguments)
+
+
+def test_argument_problem_accepts_the_extremes_the_database_holds():
+    assert argument_problem({"n": [2**63 - 1, -(2**63), True], "f": 1e308, "t": "\U0001f600 é", "d": Date(1, 2, 2023),
+                             "x": {"k": None, 3: (1.5, "b")}}) is None
+
+
+@pytest.mark.parametrize("arguments, problem", [
+    ({"text": "a\ud800"}, "Invalid arguments for AddNote: text: the text contains a lone surrogate"),
+    ({"text": "a", "tags": ["\udc00"]}, "Invalid arguments for AddNote: tags[0]: the text contains a lone surrogate"),
+])
+def test_unstorable_arguments_are_refused_before_the_tool_runs(world, arguments, problem):
+    before = world.state_hash()
+    assert NoteTools(world).call("AddNote", arguments).error.startswith(problem)
+    assert world.state_hash() == before
+
+
+@pytest.mark.parametrize("score", ["nan", "NaN", "inf", "-Infinity", "1e400"])
+def test_non_finite_numbers_are_refused_after_coercion(world, score):
+    before = world.state_hash()
+    error = NoteTools(world).call("Scribble", {"text": "a", "score": score}).error
+    assert error.startswith("Invalid arguments for Scribble: score: ") and "is not a finite number" in error
+    assert world.state_hash() == before
+
+
+def test_integers_beyond_64_bits_are_refused_after_coercion(world):
+    tools = NoteTools(world)
+    for minimum in (2**63, str(10**30)):
+        error = tools.call("CountNotes", {"minimum": minimum}, injected={"token": "t"}).error
+        assert error.startswith("Invalid arguments for CountNotes: minimum: the integer")
+    assert tools.call("CountNotes", {"minimum": 2**63 - 1}, injected={"token": "t"}).ok
+
+
 def test_snapshot_restore_and_hash(world, tmp_path):
     tools = NoteTools(world)
     tools.call("AddNote", {"text": "one"})
@@ -134,6 +252,7 @@ def test_snapshot_restore_and_hash(world, tmp_path):
     ("Sure, I'll do that.", TextReply("Sure, I'll do that.")),
     ("", TextReply("")),
     ("__import__('os').system('ls')", TextReply("__import__('os').system('ls')")),
+    (Unparseable("(not shown)", "too long"), Unparseable("(not shown)", "too long")),  # already read
 ])
 def test_parse_action(action, expected):
     assert parse_action(action, {"A": ["x", "y"]}) == expected

@@ -100,7 +100,7 @@ def test_logprobs_are_the_models(backend):
 
     request = ChatRequest(messages=[{"role": "user", "content": "Set an alarm for 8:30."}])
     [done] = backend.generate([request], SamplingParams(max_new_tokens=10))
-    ids = torch.tensor([done.prompt_token_ids + done.completion_token_ids])
+    ids = torch.tensor([done.prompt_token_ids + done.completion_token_ids], device=backend.model.device)
     with torch.no_grad():
         logits = backend.model(ids).logits.float().log_softmax(-1)[0]
     n = len(done.prompt_token_ids)
@@ -280,10 +280,13 @@ def test_importing_the_llm_agent_does_not_import_torch():
 
 
 def test_length_sorted_chunks_and_row_prefill_give_the_same_completions(backend):
-    assert backend.prefill == "rows"  # the default on CPU
+    # "auto" prefills padded batches on CUDA (masked attention is fast there) and row by row elsewhere
+    default_prefill = "batch" if backend.device.startswith("cuda") else "rows"
+    assert backend.prefill == default_prefill
     requests = [ChatRequest(messages=[{"role": "user", "content": "word " * n}]) for n in (40, 2, 15, 7)]
     sampling = SamplingParams(max_new_tokens=6)
     backend.max_padding = backend.max_batch_tokens = None  # one call, padded to the longest
+    backend.prefill = "rows"  # row prefill on any device, compared with the padded prefill below
     try:
         whole = backend.generate(requests, sampling)
         backend.max_batch_tokens = 1  # every request alone
@@ -293,7 +296,7 @@ def test_length_sorted_chunks_and_row_prefill_give_the_same_completions(backend)
         backend.max_padding, backend.prefill = None, "batch"  # one padded prefill instead of one per row
         padded = backend.generate(requests, sampling)
     finally:
-        backend.max_batch_tokens, backend.max_padding, backend.prefill = 65536, None, "rows"
+        backend.max_batch_tokens, backend.max_padding, backend.prefill = 65536, None, default_prefill
     assert [c.completion_token_ids for c in split] == [c.completion_token_ids for c in whole]
     assert [c.completion_token_ids for c in similar] == [c.completion_token_ids for c in whole]
     assert [c.completion_token_ids for c in padded] == [c.completion_token_ids for c in whole]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolgym.agents.llm.parsers import PARSERS, parse_curl, parse_plan, parse_program, parse_react, parse_tool_call
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.actions import TextReply, ToolCall, Unparseable, extract_curl, extract_program, parse_action
 
 TOOLS = ["AddAlarm", "SendEmail", "QueryCalendar"]
 ALARM = {"name": "AddAlarm", "arguments": {"time": "08:30:00"}}
@@ -141,3 +142,26 @@ def test_completion_style_outputs_that_run_on():
     assert parse_curl(f"{curl}\n\nTask: list my favourites\nAction:\n{curl}") == [curl]
     assert parse_curl(f"Task: list my favourites\nAction:\n{curl}\n") == [curl]
     assert parse_program("Action:\n\n-------------\n") == [""]
+
+
+@pytest.mark.parametrize("text", [
+    "{" * 200_000,          # took 16 s: every failed decoding located itself from the start
+    "x{" * 100_000,
+    "[[[[[[[[[[" * 20_000,  # each start used to recurse a thousand levels deep
+    "[1, " * 200_000,
+    "\n" * 200_000 + "Action: x",
+])
+def test_parsers_are_linear_on_pathological_completions(text):
+    start = time.perf_counter()
+    for parser in PARSERS.values():
+        assert parser(text, (), TOOLS)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_parsers_share_the_envs_extraction():
+    curl = "curl -X GET 'https://api.thecatapi.com/v1/favourites'"
+    completion = f"Action:\n```bash\n{curl}\n```\n\nTask: next\nAction:\ncurl -X GET 'x'"
+    assert parse_curl(completion) == [extract_curl(completion)] == [curl]
+    assert parse_program(completion) == [extract_program(completion)] == [curl]
+    native = [{"id": "c1", "type": "function", "function": {"name": "list_favourites", "arguments": "{}"}}]
+    assert parse_curl("", native) == [{"name": "list_favourites", "arguments": {}}]

@@ -19,7 +19,7 @@ pytest.importorskip("transformers")
 from toolgym.agents.llm import (BackendError, ChatRequest, LLMAgent, OpenAICompatibleBackend,  # noqa: E402
                                 SamplingParams, TransformersBackend)
 from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
-from toolgym.eval.batch import evaluate_batched  # noqa: E402
+from toolgym.eval.batch import BackendUnavailable, evaluate_batched  # noqa: E402
 from toolgym.eval.cli import main  # noqa: E402
 
 # The served model's name picks a fault: "flaky" answers 500 to the first attempt of each prompt,
@@ -27,7 +27,7 @@ from toolgym.eval.cli import main  # noqa: E402
 SERVER = r'''
 import json, sys, threading, time
 from toolgym.agents.llm.backends import TransformersBackend
-from toolgym.agents.llm.server import ChatHandler, make_server
+from toolgym.agents.llm.server import ApiError, ChatHandler, make_server
 
 seen, lock, in_flight = set(), threading.Lock(), [0, 0]
 
@@ -38,12 +38,12 @@ class FaultyHandler(ChatHandler):
         else:
             super().do_GET()
 
-    def do_POST(self):
-        body = self.read_json()
-        if body is None:
-            return
-        model = body.get("model")
-        key = json.dumps([model, body["messages"]])
+    def serves(self, model):
+        return True
+
+    def complete(self, request):
+        model = request.model
+        key = json.dumps([model, [m.model_dump() for m in request.messages]])
         with lock:
             first = key not in seen
             seen.add(key)
@@ -51,14 +51,14 @@ class FaultyHandler(ChatHandler):
             in_flight[1] = max(in_flight)
         try:
             if model == "flaky" and first:
-                return self._reply(500, {"error": {"message": "injected failure"}})
+                raise ApiError(500, "injected failure")
             if model == "slow":
                 time.sleep(3)
-            if model == "no-tools" and body.get("tools"):
-                return self._reply(400, {"error": {"message": "tools are not supported"}})
+            if model == "no-tools" and request.tools:
+                raise ApiError(400, "tools are not supported")
             if model == "keyed" and self.headers.get("Authorization") != "Bearer sk-test-123":
-                return self._reply(401, {"error": {"message": "bad key"}})
-            self.complete(body)
+                raise ApiError(401, "bad key")
+            return super().complete(request)
         finally:
             with lock:
                 in_flight[0] -= 1
@@ -134,9 +134,11 @@ def test_a_timeout_is_retried_then_reported(server_url):
 def test_unreachable_server_is_an_error_not_a_crash(capsys):
     backend = OpenAICompatibleBackend("http://127.0.0.1:9/v1", model="m", max_retries=1, backoff=0.01)
     [result] = backend.generate(REQUESTS[:1], SamplingParams(max_new_tokens=4))
-    assert "connection failed" in result.error
+    assert result.error == ("BackendError: http://127.0.0.1:9/v1: connection failed: connection refused; "
+                            "is the server running? (after 2 attempts)")
     assert main(["eval", "CatAPI-v0", "--agent", "openai:http://127.0.0.1:9/v1", "--no-progress"]) == 2
-    assert "/v1/models: connection failed" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("toolgym: error: http://127.0.0.1:9/v1/models: connection failed: "
+                                       "connection refused; is the server running?\n")
 
 
 def test_tools_fall_back_to_text_when_the_server_rejects_them(server_url):
@@ -175,14 +177,18 @@ def test_tooltalk_evaluation_through_the_server(server_url, tmp_path):
     assert os.path.getsize(out) > 0 and stats["completion_tokens"] > 0
 
 
-def test_a_failed_backend_call_ends_the_episode_with_an_error(tmp_path):
+def test_a_failed_backend_call_is_a_short_error_for_the_agent_and_the_runner():
     backend = OpenAICompatibleBackend("http://127.0.0.1:9/v1", model="m", max_retries=0)
     env = gym.make("ToolTalk-v0")
     agent = LLMAgent(backend, env=env)
-    records, _, _ = evaluate_batched("ToolTalk-v0", agent, "openai:http://127.0.0.1:9/v1#m", episodes=2,
-                                     progress=False, batch_size=2)
-    assert all(r["metrics"] is None and r["error"].startswith("backend failed: BackendError") for r in records)
-    obs, info = env.reset(seed=0, options={"task_id": records[0]["task_id"]})
+    obs, info = env.reset(seed=0)
+    [step] = agent.step_batch([agent.start(obs, info)], [obs], [info])
+    assert step.llm["error"] == ("BackendError: http://127.0.0.1:9/v1: connection failed: connection refused; "
+                                 "is the server running? (after 1 attempt)")
     agent.reset(obs, info)
-    with pytest.raises(BackendError, match="connection failed"):
+    with pytest.raises(BackendError) as error:
         agent.act(obs, info)
+    assert f"BackendError: {error.value}" == step.llm["error"]
+    with pytest.raises(BackendUnavailable, match="connection refused; is the server running"):
+        evaluate_batched("ToolTalk-v0", agent, "openai:http://127.0.0.1:9/v1#m", episodes=2, progress=False,
+                         batch_size=2)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgym.envs.toolbench_prompt import Demo, _bm25_scores, prompt_info, retrieve_demos, system_prompt, tokenize
+from toolgym.envs.toolbench_prompt import _bm25_scores, prompt_info, retrieve_demos, system_prompt, tokenize
+from toolgym.worlds.demos import Demo
 from toolgym.worlds.rest import CurlError, parse_curl
 
 OW = "https://api.openweathermap.org/data/2.5/weather"
@@ -114,3 +117,14 @@ def test_prompt_info_messages():
     assert info["messages"][0] == {"role": "system", "content": info["system_prompt"]}
     assert info["messages"][1] == {"role": "user", "content": "Task: Weather in Paris?\nAction:\n"}
     assert info["api_docs"] == "# doc"
+
+
+def test_long_commands_are_refused_quickly():
+    # shlex is quadratic in a token's length: a 1 MB URL took 77 s before the length bound
+    command = f"curl -X GET '{OW}?q=" + "a" * 1_000_000 + "'"
+    start = time.perf_counter()
+    with pytest.raises(CurlError, match="at most 16384 are accepted"):
+        parse_curl(command)
+    assert time.perf_counter() - start < 1.0
+    at_limit = f"curl -X GET '{OW}?q=" + "a" * (16_384 - len(f"curl -X GET '{OW}?q='")) + "'"
+    assert len(at_limit) == 16_384 and parse_curl(at_limit).params()["q"].startswith("aaa")

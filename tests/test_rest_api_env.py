@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.envs.rest_api.env import key_f1
-from toolgym.envs.rest_api.tasks import RestTask
 from toolgym.eval.cli import main as cli_main
 from toolgym.worlds.catapi.data_model import Favourite, Vote
+from toolgym.worlds.rest.tasks import RestTask
 
 OW = "https://api.openweathermap.org"
 CAT = "https://api.thecatapi.com/v1"
@@ -345,3 +345,106 @@ def test_replay_through_the_cli(tmp_path, capsys):
     results = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["metrics"]["success"] for r in results] == [1, 0]
     assert results[1]["trajectory"][0]["observation"].startswith("Not executable: shell operator '|'")
+
+
+# -- raw completions and tool calls ---------------------------------------------------------------
+def play_info(env, task: RestTask, action, scoring: str = "paper") -> dict:
+    """Like play, but returns the final info."""
+    env.task_data.tasks[task.task_id] = task
+    env.scoring = scoring
+    try:
+        env.reset(options={"task_id": task.task_id})
+        return env.step(action)[4]
+    finally:
+        env.scoring = "paper"
+        del env.task_data.tasks[task.task_id]
+        env._truths.pop(task.task_id)
+
+
+@pytest.mark.parametrize("scoring", ["paper", "paper_compat"])
+def test_the_prompted_action_cue_and_code_fences_are_accepted(weather_env, scoring):
+    task = weather_task("q=reno&appid={API_KEY}&units=metric")
+    for completion in (f"Action: {task.action}", f"Action:\n```bash\n{task.action}\n```",
+                       f"{task.action}\n\nTask: What's the weather in Rome?\nAction:\ncurl -X GET 'x'"):
+        info = play_info(weather_env, task, completion, scoring)
+        assert info["metrics"]["success"] == 1 and info["command"] == task.action, completion
+
+
+def test_tools_are_the_endpoints(weather_env, cat_env):
+    _, info = weather_env.reset(options={"task_id": "0"})
+    assert [t["function"]["name"] for t in info["tools"]] == [
+        "current_weather", "forecast", "air_pollution", "air_pollution_forecast", "geocode_direct"]
+    current = info["tools"][0]["function"]
+    assert current["description"].endswith("(GET https://api.openweathermap.org/data/2.5/weather)")
+    assert {"q", "zip", "lat", "lon", "units"} <= set(current["parameters"]["properties"])
+    assert "api_key" not in current["parameters"]["properties"]
+    _, info = cat_env.reset(options={"task_id": "0"})
+    tools = {t["function"]["name"]: t["function"] for t in info["tools"]}
+    assert list(tools) == ["search_images", "list_favourites", "add_favourite", "delete_favourite", "vote"]
+    assert tools["delete_favourite"]["description"].endswith(
+        "(DELETE https://api.thecatapi.com/v1/favourites/{favourite_id})")
+    assert tools["vote"]["parameters"]["required"] == ["image_id", "value"]
+
+
+@pytest.mark.parametrize("scoring", ["paper", "paper_compat"])
+@pytest.mark.parametrize("action", [
+    {"name": "current_weather", "arguments": {"q": "reno", "units": "metric"}},
+    '{"name": "current_weather", "arguments": {"q": "reno", "units": "metric"}}',
+    {"type": "function", "function": {"name": "current_weather", "arguments": '{"q": "reno", "units": "metric"}'}},
+    'current_weather(q="reno", units="metric")',
+    'Action: current_weather(q="reno", units="metric")',
+])
+def test_a_tool_call_is_judged_as_its_curl_command(weather_env, action, scoring):
+    task = weather_task("q=reno&units=metric&appid={API_KEY}")
+    info = play_info(weather_env, task, action, scoring)
+    assert info["command"] == task.action
+    assert info["metrics"] == {"executable": 1, "success": 1, "key_f1": 1.0}
+
+
+def test_tool_calls_of_the_cat_api(cat_env):
+    task = RestTask("t-del", "Remove dv0 from my favourites", f"curl -X DELETE '{CAT}/favourites/dv0'",
+                    compare_string_only=True, setup=(("favourite", "dv0"),))
+    call = {"name": "delete_favourite", "arguments": {"favourite_id": "dv0"}}
+    for scoring in ("paper", "paper_compat"):  # also verbatim the ground truth
+        assert play_info(cat_env, task, call, scoring)["metrics"] == {"executable": 1, "success": 1, "key_f1": 1.0}
+    vote = RestTask("t-vote", "Vote up abc", f"curl -X POST '{CAT}/votes' --data '{{\"image_id\":\"abc\", \"value\":1}}'",
+                    setup=(("image", "abc"),))
+    info = play_info(cat_env, vote, 'vote(image_id="abc", value=1)')
+    assert info["command"] == f"curl -X POST '{CAT}/votes' --data '{{\"image_id\": \"abc\", \"value\": 1}}'"
+    assert info["metrics"]["success"] == 1
+    search = RestTask("t-search", "3 gif images of beng or abys cats, newest first",
+                      f"curl '{CAT}/images/search?mime_types=gif&order=DESC&limit=3&breeds=beng,abys'")
+    call = {"name": "search_images", "arguments": {"mime_types": "gif", "order": "DESC", "limit": 3,
+                                                   "breeds": ["beng", "abys"]}}
+    assert play_info(cat_env, search, call)["metrics"]["success"] == 1
+
+
+@pytest.mark.parametrize("action, error", [
+    ({"name": "weather_now", "arguments": {"q": "reno"}}, "unknown tool 'weather_now'; the tools are current_weather"),
+    ({"name": "current_weather", "arguments": {"city": "reno"}}, "unknown argument(s) of current_weather: city"),
+    ({"name": "current_weather", "arguments": {"q": {"name": "reno"}}}, "argument 'q' of current_weather must be"),
+    ({"name": "current_weather", "arguments": "q=reno"}, "arguments of current_weather must be a JSON object"),
+    ('{"name": "current_weather", "arguments": {', "malformed JSON"),
+    ('current_weather(q=reno)', "arguments of current_weather must be literals"),
+])
+def test_bad_tool_calls_are_not_executable(weather_env, action, error):
+    task = weather_task("q=reno&units=metric&appid={API_KEY}")
+    weather_env.task_data.tasks[task.task_id] = task
+    try:
+        weather_env.reset(options={"task_id": task.task_id})
+        observation, reward, terminated, _, info = weather_env.step(action)
+    finally:
+        del weather_env.task_data.tasks[task.task_id]
+        weather_env._truths.pop(task.task_id)
+    assert observation.startswith("Not executable: ") and error in observation
+    assert reward == 0.0 and terminated and info["metrics"]["executable"] == 0 and info["command"] is None
+
+
+def test_tool_call_values_cannot_inject_shell_or_quotes(cat_env):
+    task = RestTask("t-vote2", "Vote up abc", f"curl -X POST '{CAT}/votes' --data '{{\"image_id\":\"abc\", \"value\":1}}'",
+                    setup=(("image", "abc"),))
+    info = play_info(cat_env, task, {"name": "vote", "arguments": {"image_id": "a'b $(x) `y`", "value": 1}})
+    assert info["command"].endswith("""--data '{"image_id": "a\\u0027b \\u0024(x) \\u0060y\\u0060", "value": 1}'""")
+    assert info["metrics"]["executable"] == 0  # answered 404: no such image, as the same curl command
+    observation = play_info(cat_env, task, {"name": "delete_favourite", "arguments": {"favourite_id": "../votes"}})
+    assert observation["command"] == f"curl -X DELETE '{CAT}/favourites/..%2Fvotes'"

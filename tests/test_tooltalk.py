@@ -256,6 +256,24 @@ def test_official_split_and_ids(official_data):
     assert {env.unwrapped.task_split(t) for t in env.unwrapped.task_ids()} == {"hard"}
 
 
+def test_data_dir_may_be_tooltalks_own_data_folder(official_data, capsys):
+    # ToolTalk's data/ holds a tooltalk/ folder (the hard split): it is not taken for the data.
+    from toolgym.eval.cli import main as cli_main
+
+    folder = str(official_data / "tooltalk")
+    assert cli_main(["eval", "ToolTalk-v0", "--tasks", "official", "--data-dir", folder, "--split", "easy",
+                     "--agent", "oracle", "--no-progress"]) == 0
+    assert "easy    28  100.0" in capsys.readouterr().out
+    env = make(tasks="official", data_dir=folder)
+    assert len(env.unwrapped.task_ids()) == 78
+    env.reset(seed=0)
+
+
+def test_data_dir_needs_official_tasks(tmp_path):
+    with pytest.raises(ValueError, match="data_dir is only read with tasks='official'"):
+        make(data_dir=str(tmp_path))
+
+
 def test_any_sqlalchemy_url(tmp_path):
     env = make(db_url=f"sqlite:///{tmp_path / 'tooltalk.db'}")
     agent = OracleAgent(env)
@@ -269,7 +287,7 @@ def test_any_sqlalchemy_url(tmp_path):
 
 
 def test_builtin_task_set_cache_round_trip(tmp_path, monkeypatch):
-    from toolgym.envs.tooltalk import tasks
+    from toolgym.worlds.tooltalk import tasks
     from toolgym.worlds.tooltalk.world import ToolTalkWorld
 
     monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))

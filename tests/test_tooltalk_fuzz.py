@@ -20,7 +20,10 @@ ENV = gym.make("ToolTalk-v0", text_similarity=LexicalSimilarity())
 NAMES = sorted(ToolTalkTools.specs) + ["Unknown", "", "__class__", "addalarm"]
 ARG_NAMES = sorted({k for s in ToolTalkTools.specs.values() for k in s.arguments_model.model_fields}) + ["x", "session_token"]
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=30),
-                    st.sampled_from(["07:30:00", "2023-09-20 10:00:00", "london", "a@b.co", "0b-5119"]))
+                    st.sampled_from(["07:30:00", "2023-09-20 10:00:00", "london", "a@b.co", "0b-5119"]),
+                    # values the database cannot hold: refused before any write
+                    st.sampled_from([10**30, -(2**63) - 1, float("nan"), float("inf"), "nan", "1e400", "\ud800",
+                                     "Call mom \udfff"]))
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
                       max_leaves=6)
 calls = st.fixed_dictionaries({"name": st.sampled_from(NAMES),

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import inspect
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from toolgym.agents.base import Agent, MissingReplay, OracleAgent, RandomAgent, ReplayAgent
 
@@ -21,12 +26,76 @@ def _llm_agent(kind: str, arg: str, env, options: dict):
     return make_llm_agent(kind, arg, env, options)
 
 
+def load_agent_class(spec: str) -> type:
+    """The class named by ``module.path:Class`` or ``path/to/file.py:Class``.
+
+    Raises:
+        ValueError: when the module or file cannot be found or has no such class.
+    """
+    target, _, class_name = spec.rpartition(":")
+    if not target or not class_name:
+        raise ValueError(f"agent {spec!r}: expected module:Class or path/to/file.py:Class")
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        path = Path(target)
+        if not path.is_file():
+            raise ValueError(f"agent {spec!r}: no file {path}")
+        module_name = f"toolgym_user_agent_{path.stem}"
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module  # so that dataclasses and pickling inside the file work
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"agent {spec!r}: cannot import {target!r} ({exc}); use module:Class with the "
+                             f"module on PYTHONPATH, or path/to/file.py:Class") from exc
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"agent {spec!r}: {target} has no class {class_name!r}")
+    return cls
+
+
+def make_custom_agent(spec: str, env) -> Agent:
+    """An instance of a user's agent class: ``Class(env)`` when it takes one argument, else ``Class()``."""
+    cls = load_agent_class(spec)
+    signature = inspect.signature(cls)
+    if _accepts(signature, env):
+        agent = cls(env)
+    elif _accepts(signature):
+        agent = cls()
+    else:
+        raise ValueError(f"agent {spec!r}: {cls.__name__}{signature} must take the env or no argument")
+    missing = [m for m in ("reset", "act") if not callable(getattr(agent, m, None))]
+    if missing:
+        raise ValueError(f"agent {spec!r}: {cls.__name__} has no {' or '.join(missing)} method; an agent "
+                         f"implements reset(observation, info) and act(observation, info) -> action")
+    return agent
+
+
+def _accepts(signature: inspect.Signature, *args) -> bool:
+    try:
+        signature.bind(*args)
+    except TypeError:
+        return False
+    return True
+
+
 def make_agent(spec: str, env, **options) -> Agent:
-    """Build an agent from ``oracle``, ``random``, ``replay:FILE`` (or a registered prefix)."""
-    prefix, _, arg = spec.partition(":")
-    if prefix not in AGENT_FACTORIES:
-        raise ValueError(f"unknown agent {spec!r}; known: {', '.join(sorted(AGENT_FACTORIES))}")
-    return AGENT_FACTORIES[prefix](arg, env, options)
+    """Build an agent from a CLI spec.
+
+    ``oracle``, ``random``, ``replay:FILE``, ``hf:MODEL``, ``openai:URL#MODEL`` (or another
+    prefix of :data:`AGENT_FACTORIES`), or a user's class as ``module.path:Class`` or
+    ``path/to/file.py:Class`` (see :func:`make_custom_agent`).
+    """
+    prefix, sep, arg = spec.partition(":")
+    if prefix in AGENT_FACTORIES:
+        return AGENT_FACTORIES[prefix](arg, env, options)
+    if sep:
+        return make_custom_agent(spec, env)
+    raise ValueError(f"unknown agent {spec!r}; known: {', '.join(sorted(AGENT_FACTORIES))}, "
+                     f"or your own class as module:Class or path/to/file.py:Class")
 
 
-__all__ = ["Agent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent", "AGENT_FACTORIES"]
+__all__ = ["Agent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent",
+           "make_custom_agent", "load_agent_class", "AGENT_FACTORIES"]

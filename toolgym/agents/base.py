@@ -9,7 +9,12 @@ from typing import Any, Protocol
 
 
 class Agent(Protocol):
-    """A policy over a toolgym env: ``reset`` at each episode start, then ``act`` per step."""
+    """A policy over a toolgym env: ``reset`` at each episode start, then ``act`` per step.
+
+    Any class with these two methods can be evaluated with ``toolgym eval --agent
+    module.path:Class`` or ``--agent path/to/file.py:Class``; it is built as ``Class(env)``
+    when its constructor takes one argument, else as ``Class()``.
+    """
 
     def reset(self, observation: str, info: dict) -> None: ...
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Sequence
@@ -45,6 +46,8 @@ def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None
         action: A dict or a string.
         signatures: Parameter names in order, per tool, for positional arguments in call syntax.
     """
+    if isinstance(action, (ToolCall, TextReply, Unparseable)):
+        return action  # already read (an env passes its own Unparseable for a refused action)
     if isinstance(action, dict):
         return _from_mapping(action, str(action))
     if not isinstance(action, str):
@@ -53,7 +56,7 @@ def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None
     if text.startswith(("{", "[")):
         try:
             value = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # ValueError: also an integer past Python's digit limit
             return Unparseable(text, f"malformed JSON: {exc}")
         if not isinstance(value, dict):
             return Unparseable(text, "a JSON action must be an object with 'name' and 'arguments'")
@@ -105,3 +108,70 @@ def parse_call(text: str, signatures: dict[str, Sequence[str]] | None = None) ->
                 return Unparseable(text, f"{name} got two values for '{key}'")
             kwargs[key] = value
     return ToolCall(name, kwargs)
+
+
+# -- the action in a model's raw completion ----------------------------------------------------
+# One implementation for the single-step envs and the LLM agent's parsers, so that what an env
+# prompts for and what it accepts agree. Every pattern here runs in linear time.
+_STOP_LINE = re.compile(r"^[ \t]*(?:Task[ \t]*:|-{5,}).*$", re.M)
+_FENCE = re.compile(r"```[ \t]*+([\w+-]*+)[ \t]*+\n(.*?)(?:```|$)", re.S)  # possessive: no backtracking
+_ACTION_CUE = re.compile(r"^[ \t]*Actions?[ \t]*:[ \t]*", re.M)
+_PLAN_CUE = re.compile(r"^\s*Plan\s*:\s*")
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of each fenced code block; an unclosed last fence runs to the end."""
+    return [(lang.lower(), body.strip()) for lang, body in _FENCE.findall(text)]
+
+
+def extract_program(text: str) -> str:
+    """The action of a completion of a ToolBench-style prompt, which ends with ``Action:``.
+
+    The ToolBench prompts end with the ``Action:`` cue, and the released generator stops
+    the model at ``Task:`` and ``------``; chat models also wrap code in fences. So:
+
+    1. The completion is cut at every line that starts with ``Task:`` or five or more dashes
+       (where the model goes on to invent the next task), and the first part that is not blank
+       once steps 2 and 3 are applied is the action: a completion that first repeats the
+       ``Task:`` line still yields the action after it.
+    2. In that part, the body of the first fenced code block (```` ```python ... ``` ````, an
+       unclosed fence runs to the end) is the action, if there is a fence;
+    3. otherwise, the text after the last ``Action:`` (or ``Actions:``) cue that starts a line.
+    4. The result is stripped of surrounding whitespace; ``""`` if nothing is left.
+
+    Args:
+        text: The model's completion.
+
+    Returns:
+        The program (or command) text; nothing is parsed or evaluated.
+    """
+    for part in _STOP_LINE.split(text):
+        fence = _FENCE.search(part)
+        action = fence.group(2) if fence else _ACTION_CUE.split(part)[-1]
+        if action.strip():
+            return action.strip()
+    return ""
+
+
+def extract_curl(text: str) -> str:
+    """The curl command of a completion, as the released ToolBench evaluator keeps it.
+
+    The action is first taken with :func:`extract_program`; lines continued with a trailing
+    backslash are joined. The first line that starts with ``curl`` (after stripping blanks
+    and a shell prompt ``$``) is the command, as the released OpenWeather and Cat API
+    evaluators keep it; without such a line the whole action is returned.
+    """
+    action = extract_program(text)
+    for line in action.replace("\\\n", " ").split("\n"):
+        line = line.strip().lstrip("$ ").strip()
+        if line.startswith("curl"):
+            return line
+    return action
+
+
+def extract_plan(text: str) -> str:
+    """An AppBench plan in a completion: the first fenced block's body if there is one, else
+    the whole text, without a leading ``Plan:`` cue."""
+    fence = _FENCE.search(text)
+    body = fence.group(2).strip() if fence else text
+    return _PLAN_CUE.sub("", body, count=1)

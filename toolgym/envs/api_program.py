@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 from collections.abc import Callable
 
-from toolgym.envs.base import ToolEnv, resolve_data_dir
+from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
+from toolgym.envs.base import OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
 from toolgym.envs.metrics import Column, safe_div
-from toolgym.envs.toolbench_prompt import Demo, prompt_info
-from toolgym.worlds.api_programs.interpreter import (
-    Assignment, Call, HelperCall, ProgramError, SequenceValue, Statement, parse_program, run_statement,
-)
+from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.worlds.demos import Demo
 from toolgym.worlds.homesearch import HomeSearchAPI, HomeSearchWorld
 from toolgym.worlds.homesearch import tasks as homesearch_tasks
+from toolgym.worlds.interpreter import Interpreter, Profile, Program, ProgramError, Statement, check, preview
 from toolgym.worlds.tripbooking import TripBookingAPI, TripBookingWorld
 from toolgym.worlds.tripbooking import tasks as tripbooking_tasks
 
@@ -59,25 +60,18 @@ def criteria_f1(predicted: dict, label: dict) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
-def api_call_names(program: str, functions) -> list[str]:
+def api_call_names(program: str, profile: Profile) -> list[str]:
     """The API functions and helpers a program calls, in the order they run."""
     names: list[str] = []
 
-    def visit(value: Any) -> None:
-        if isinstance(value, HelperCall):
-            for v in (*value.args, *(v for _, v in value.kwargs)):
-                visit(v)
-            names.append(value.helper)
-        elif isinstance(value, SequenceValue):
-            for v in value.items:
-                visit(v)
-        elif isinstance(value, Call):
-            for v in (*value.args, *(v for _, v in value.kwargs)):
-                visit(v)
-            names.append(value.function)
+    def visit(node: ast.AST) -> None:  # arguments run before their call
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+        if isinstance(node, ast.Call):
+            names.append(node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
 
-    for statement in parse_program(program, functions):
-        visit(statement.value if isinstance(statement, Assignment) else statement)
+    for statement in check(program, profile).statements:
+        visit(statement.node)
     return names
 
 
@@ -95,6 +89,7 @@ class ApiProgramEnv(ToolEnv):
         Column("Recall", "mean", ("recall",)),
     )
     world_class: ClassVar[type]
+    max_action_chars: ClassVar[int] = 20_000  # a program; the interpreter refuses longer ones too
     api_class: ClassVar[type]
     official_subdir: ClassVar[str]
     goal: ClassVar[str]
@@ -111,17 +106,22 @@ class ApiProgramEnv(ToolEnv):
         self.num_demos = num_demos
         self.max_steps = max_steps
         if tasks == "official":
-            path = resolve_data_dir(data_dir, f"sambanova/{self.official_subdir}") / "test.jsonl"
-            if not path.exists():
-                raise FileNotFoundError(f"{self.env_id}: official data not found at {path}")
-            lines = path.read_text(encoding="utf-8").splitlines()
-            self.tasks = {str(n): _official_task(line, path, n) for n, line in enumerate(lines) if line.strip()}
+            layout = OfficialLayout(name=f"ToolBench {self.official_subdir}", benchmark="sambanova",
+                                    task=self.official_subdir, expected=("test.jsonl",))
+            folder = layout.locate(self.env_id, data_dir)
+            path = folder / "test.jsonl"
+            self.tasks = {str(n - 1): _official_task(record, f"{path}:{n}") for n, record in read_jsonl(path)}
+            layout.check_not_empty(self.env_id, folder, len(self.tasks))
         else:
             self.tasks = {str(n): ProgramTask(q, (p,))
                           for n, (q, p) in enumerate(type(self).builtin_tasks(world_seed))}
         # The official release has no demonstrations for these two tasks: both task sets use ours.
         self.demo_pool = [Demo(q, p) for q, p in type(self).builtin_demos(world_seed)]
         self.functions = tuple(self.api_class.specs)
+        self.profile = self.api_class.profile()
+        # parameter names in order, for positional arguments of a Name(...) tool call
+        self._signatures = {name: list(spec.arguments_model.model_fields)
+                            for name, spec in self.api_class.specs.items()}
         self.api_docs = self.api_class.api_docs()
         self.tools = self.api_class.schemas()
         self.world = self.world_class(url=db_url, seed=world_seed)
@@ -137,8 +137,8 @@ class ApiProgramEnv(ToolEnv):
 
     def api_call_sequences(self) -> dict[str, list[list[str]]]:
         """The API calls of every test task's first ground truth and of every demonstration."""
-        return {"tests": [api_call_names(t.programs[0], self.functions) for t in self.tasks.values()],
-                "demos": [api_call_names(d.action, self.functions) for d in self.demo_pool]}
+        return {"tests": [api_call_names(t.programs[0], self.profile) for t in self.tasks.values()],
+                "demos": [api_call_names(d.action, self.profile) for d in self.demo_pool]}
 
     def label_criteria(self, task_id: str) -> list[dict]:
         """The criteria each ground-truth program of the task ends with (computed once)."""
@@ -146,7 +146,7 @@ class ApiProgramEnv(ToolEnv):
             labels = []
             for program in self.tasks[task_id].programs:
                 self.world.restore(self._initial)
-                error = self._run(parse_program(program, self.functions), {})
+                _, error = self._run(self._new_interpreter(), program)
                 if error is not None:
                     raise ValueError(f"{self.env_id}: ground truth of task {task_id} does not run: {error}")
                 labels.append(dict(self.world.aux["criteria"]))
@@ -161,7 +161,7 @@ class ApiProgramEnv(ToolEnv):
         self.label_criteria(self.task_id)
         self.world.restore(self._initial)
         self._statements: list[Statement] = []
-        self._variables: dict[str, Any] = {}
+        self.interpreter = self._new_interpreter()
         self._success = 0
         self._steps = 0
         self._done = False
@@ -169,9 +169,8 @@ class ApiProgramEnv(ToolEnv):
         return self._observation, self._info()
 
     def step(self, action: Any):
-        if self._done:
-            info = self._info() if self.task_id is not None else {}
-            return "The episode is over (or not started); call reset().", 0.0, True, False, info
+        if (refused := self._guard_step(action)) is not None:
+            return refused
         self._steps += 1
         if self.mode == SINGLE_STEP:
             judgement, observation = self._single_step(action)
@@ -189,56 +188,78 @@ class ApiProgramEnv(ToolEnv):
             info["error"] = judgement.error
         return observation, float(reward), terminated, truncated, info
 
+    def _refuse_action(self, error: str):
+        # A program that could not be read: not executable; it ends the episode as a parse error does.
+        self._steps += 1
+        self._done = True
+        self._observation = f"Error: {error}"
+        reward, self._success = -self._success, 0
+        info = {**self._info(), "metrics": Judgement(False, error=error).metrics(len(self._statements)),
+                "error": error}
+        return self._observation, float(reward), True, False, info
+
     def _single_step(self, action: Any) -> tuple[Judgement, str]:
         try:
-            statements = parse_program(action, self.functions)
+            program = self.interpreter.check(extract_program(action) if isinstance(action, str) else action)
         except ProgramError as exc:
             return Judgement(False, error=str(exc)), f"Error: {exc}"
-        self._statements = statements
-        output: list[Any] = []
-        error = self._run(statements, self._variables, output)
+        self._statements = list(program.statements)
+        output, error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(self._initial)
             return Judgement(False, error=error), f"Error: {error}"
-        judgement = self._judge(statements)
-        return judgement, self._describe_outcome(statements, output, judgement)
+        judgement = self._judge(self._statements)
+        return judgement, self._describe_outcome(self._statements, output, judgement)
 
     def _multi_step(self, action: Any) -> tuple[Judgement, str, bool]:
         if isinstance(action, str) and not action.strip():  # an empty action submits the program so far
             judgement = self._judge(self._statements)
             return judgement, " ".join(filter(None, ["Submitted.", judgement.error])), True
         try:
-            statements = parse_program(action, self.functions)
-            if len(statements) != 1:
-                raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(statements)}")
+            program = self.interpreter.check(self._statement_text(action))
+            if len(program.statements) != 1:
+                raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(program.statements)}")
         except ProgramError as exc:
             return Judgement(False, error=str(exc)), f"Error: {exc}", True
         before = self.world.snapshot()
-        output: list[Any] = []
-        error = self._run(statements, self._variables, output)
+        output, error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(before)
             return Judgement(False, error=error), f"Error: {error}", True
-        self._statements += statements
-        statement = statements[0]
-        finished = _is_search(statement)
+        self._statements += program.statements
+        statement = program.statements[0]
         judgement = self._judge(self._statements)
-        if finished:
+        if _is_search(statement):
             return judgement, json.dumps(output[0], default=str), True
-        if isinstance(statement, Assignment) and not isinstance(statement.value, Call):
-            return judgement, f"{statement.target} = {output[0]!r}", False
+        if _api_call(statement) is None and isinstance(statement.node, ast.Assign):
+            targets = " = ".join(ast.unparse(target) for target in statement.node.targets)
+            return judgement, f"{targets} = {preview(output[0])}", False
         return judgement, json.dumps({"response": output[0]}, default=str), False
 
-    def _run(self, statements: list[Statement], variables: dict, output: list | None = None) -> str | None:
-        """Run statements on the world in order; the error of the first that fails, or None."""
-        for statement in statements:
-            try:
-                value = run_statement(statement, variables, self.world.api.invoke)
-            except ProgramError as exc:
-                return str(exc)
-            if output is not None:
-                output.append(value)
-        return None
+    def _statement_text(self, action: Any) -> Any:
+        """A multi-step action as program text: a JSON tool call (a dict or a JSON object) or a
+        ``name(key=value)`` call of an API function becomes the statement ``API.name(...)``."""
+        if isinstance(action, str) and not action.lstrip().startswith("{"):
+            call = parse_action(action, self._signatures)
+            if isinstance(call, ToolCall) and call.name in self.functions:
+                return self.api_class.call_source(call.name, call.arguments)
+            return action
+        if not isinstance(action, (str, dict)):
+            return action  # the interpreter says what a program must be
+        call = parse_action(action)
+        if isinstance(call, Unparseable):
+            raise ProgramError(call.error)
+        return self.api_class.call_source(call.name, call.arguments)
+
+    def _new_interpreter(self) -> Interpreter:
+        return Interpreter(self.profile, namespaces={"API": self.world.api.invoke})
+
+    def _run(self, interpreter: Interpreter, program: Program | str) -> tuple[list, str | None]:
+        """Run a program on the world: the value of each statement, or the error of the first that fails."""
+        try:
+            return interpreter.run(program), None
+        except ProgramError as exc:
+            return [], str(exc)
 
     def _judge(self, statements: list[Statement]) -> Judgement:
         """Score the criteria the statements (already run) left, against the ground truth."""
@@ -273,7 +294,7 @@ class ApiProgramEnv(ToolEnv):
         program = self.tasks[self.task_id].programs[0]
         if self.mode == SINGLE_STEP:
             return program
-        statements = parse_program(program, self.functions)
+        statements = check(program, self.profile).statements
         done = len(self._statements)
         return statements[done].source if done < len(statements) else ""
 
@@ -284,35 +305,46 @@ class ApiProgramEnv(ToolEnv):
         return None
 
 
-def _api_call(statement: Statement) -> Call | None:
+def _api_call(statement: Statement) -> ast.Call | None:
     """The API call a statement makes (``API.f(...)`` or ``x = API.f(...)``), if any."""
-    call = statement.value if isinstance(statement, Assignment) else statement
-    return call if isinstance(call, Call) else None
+    value = getattr(statement.node, "value", None)
+    return value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) else None
 
 
 def _is_search(statement: Statement) -> bool:
     call = _api_call(statement)
-    return call is not None and call.function == "search"
+    return call is not None and call.func.attr == "search"
 
 
-def _official_task(line: str, path, number: int) -> ProgramTask:
-    record = json.loads(line)
-    completion = record["completion"]
+def _official_task(record: Any, where: str) -> ProgramTask:
+    """A task from a ``test.jsonl`` record; ``where`` ("file:line") names it in errors."""
+    query = require_key(record, "prompt", where)
+    completion = require_key(record, "completion", where)
     programs = tuple(completion if isinstance(completion, list) else [completion])
     if not programs or not all(isinstance(p, str) for p in programs):
-        raise ValueError(f"{path}:{number + 1}: 'completion' must be a program or a list of programs")
-    return ProgramTask(record["prompt"], programs)
+        raise OfficialDataError(f"{where}: 'completion' must be a program or a list of programs")
+    return ProgramTask(query, programs)
 
 
 _DOC_COMMON = """
     ## Action Space
-    A string: in mode ``"single_step"`` (default) the whole program, one statement per line,
-    in the paper's syntax (``API.<function>(...)`` calls, ``name = Loc(...)`` / ``Date(m, d, y)``
-    assignments); in mode ``"multi_step"`` one statement per step, and an empty string submits
-    the program so far. Programs are parsed with ``ast`` and run by toolgym's interpreter over
-    a whitelist (literals, assigned names, lists, ``Loc``/``Date``); anything else (imports,
-    attribute access outside ``API``, dunders, operators) is rejected with a plain error and
-    leaves the world unchanged. Nothing is ever passed to ``eval``/``exec``.
+    Mode ``"single_step"`` (default): a string, the whole program, one statement per line, in
+    the paper's syntax (``API.<function>(...)`` calls, ``name = Loc(...)`` / ``Date(m, d, y)``
+    assignments), or a model's raw completion from which the program is taken as the released
+    evaluator does (the first fenced code block, else the text after an ``Action:`` cue, cut
+    at a line starting with ``Task:``; ``toolgym.envs.actions.extract_program``). Mode
+    ``"multi_step"``: one statement per step, or one tool call, which is the statement
+    ``API.name(**arguments)``: JSON (``{"name": "set_location", "arguments": {"value":
+    "Boston"}}``, also as a dict) or ``name(key=value)`` with literal values. In a JSON call a
+    ``Loc`` parameter is the city name (``"Ontario"`` -> ``Loc('Ontario')``) and a ``Date``
+    parameter an object ``{"month": 12, "day": 19, "year": 2022}`` (-> ``Date(month=12,
+    day=19, year=2022)``), as ``info["tools"]`` says. An empty string submits the program so
+    far. Programs are run by toolgym's interpreter (``toolgym.worlds.interpreter``, profile
+    ``api_calls``) over a whitelist (literals, integers within signed 64 bits, assigned
+    names, lists, ``Loc``/``Date``; values of at most 10,000 items counted through nesting
+    and aliases); anything else (imports, attribute access outside ``API``, dunders,
+    operators) is rejected with a plain, line-numbered error and leaves the world unchanged.
+    Nothing is ever passed to ``eval``/``exec``.
 
     ## Observation Space
     A string: at reset the user's query; after the program (or after ``search()``) the search
@@ -354,7 +386,8 @@ _DOC_COMMON = """
     - ``num_demos``: demonstrations retrieved for the prompt (the paper's 3-shot: 3).
     - ``max_steps``: step limit of mode ``"multi_step"``.
     - ``world_seed``: seed of the database, the built-in tasks and the demonstration pool.
-    - ``db_url``: SQLAlchemy URL of the database (in-memory SQLite by default).
+    - ``db_url``: the world database: in-memory SQLite by default, or ``sqlite:///path.db``, built
+      once and then only read (see ``World``).
 
     ## Version History
     - v0: initial version.

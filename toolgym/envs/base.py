@@ -2,19 +2,73 @@
 
 from __future__ import annotations
 
+import functools
+import json
+import multiprocessing
+import operator
 import os
 import string
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from toolgym.envs.metrics import Column
 
 TASK_SETS = ("built-in", "official")
 MAX_TEXT = 1_000_000
+#: The keys ``reset(options=...)`` understands.
+RESET_OPTIONS = ("task_id", "task_index")
+#: Nesting beyond this makes a dict or list action too large, whatever its length.
+MAX_ACTION_DEPTH = 100
+
+
+def action_size(action: Any, limit: int) -> int:
+    """The length of an action in characters: a string's length, a dict's or list's JSON size.
+
+    Linear and stops early: once the size passes ``limit`` the walk ends and ``limit + 1`` is
+    returned, so a huge or deeply nested action (deeper than :data:`MAX_ACTION_DEPTH`) costs
+    no more than ``limit`` characters' work. Other values count as their ``repr``'s length
+    (up to ``limit + 1``); envs refuse them by type.
+    """
+    if isinstance(action, str):
+        return len(action)
+    size = 0
+    stack: list[tuple[Any, int]] = [(action, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_ACTION_DEPTH:
+            return limit + 1
+        if isinstance(value, str):
+            size += len(value) + 2  # quotes
+        elif isinstance(value, (Mapping, list, tuple)):
+            size += 2 + (4 if isinstance(value, Mapping) else 1) * len(value)  # brackets; separators per item
+        elif isinstance(value, int) and not isinstance(value, bool):
+            size += value.bit_length() // 3 + 1  # about the number of decimal digits, without printing it
+        else:
+            size += len(repr(value)[:limit + 1])
+        if size > limit:  # checked before the items are queued: a huge container costs nothing more
+            return limit + 1
+        if isinstance(value, Mapping):
+            stack += [(item, depth + 1) for pair in value.items() for item in pair]
+        elif isinstance(value, (list, tuple)):
+            stack += [(item, depth + 1) for item in value]
+    return size
+
+
+def _none_outside_an_episode(oracle_action):
+    """Wrap an env's ``oracle_action`` to answer None before any reset and after the episode ends."""
+    @functools.wraps(oracle_action)
+    def guarded(self, *args, **kwargs):
+        if getattr(self, "task_id", None) is None or getattr(self, "_done", True):
+            return None
+        return oracle_action(self, *args, **kwargs)
+    return guarded
 
 
 class TextSpace(spaces.Text):
@@ -30,18 +84,207 @@ class TextSpace(spaces.Text):
         return f"TextSpace(max_length={self.max_length})"
 
 
-def resolve_data_dir(data_dir: str | os.PathLike | None, subdir: str) -> Path:
-    """Where an official data set lives: ``data_dir`` or ``$TOOLGYM_DATA``, then ``subdir``."""
-    root = data_dir if data_dir is not None else os.environ.get("TOOLGYM_DATA")
-    if root is None:
-        raise ValueError(
-            f"tasks='official' needs the official data: pass data_dir=... or set TOOLGYM_DATA "
-            f"to the folder that holds '{subdir}/'.")
-    root = Path(root)
-    path = root / subdir if (root / subdir).exists() else root
-    if not path.exists():
-        raise FileNotFoundError(f"official data not found at {path}")
-    return path
+# Async vector envs pass observations through shared memory. gymnasium's Text stores indices
+# into its (printable) character set, dropping every other character, and AsyncVectorEnv reads
+# the buffer once, at construction, expecting a view that later writes show through; a tuple
+# of str is a frozen copy. TextSpace stores each slot as [length, code point, ...] and reads
+# it as a live view, decoded on access.
+class SharedTextBatch(Sequence):
+    """The texts of a vector env's shared-memory slots, decoded when read.
+
+    ``copy.deepcopy`` (what AsyncVectorEnv returns by default) gives a plain tuple of str.
+    """
+
+    def __init__(self, slots: np.ndarray):
+        self._slots = slots
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        row = self._slots[index]
+        # 'surrogatepass' keeps lone surrogates, which are valid Python strings.
+        return row[1:1 + row[0]].tobytes().decode("utf-32-le", "surrogatepass")
+
+    def __eq__(self, other) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, SharedTextBatch) else other)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __deepcopy__(self, memo) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __reduce__(self):
+        return tuple, (tuple(self),)
+
+
+@create_shared_memory.register(TextSpace)
+def _create_text_shared_memory(space: TextSpace, n: int = 1, ctx=multiprocessing):
+    return ctx.Array(np.dtype(np.int32).char, n * (space.max_length + 1))
+
+
+@write_to_shared_memory.register(TextSpace)
+def _write_text_to_shared_memory(space: TextSpace, index: int, value: str, shared_memory) -> None:
+    if len(value) > space.max_length:
+        raise ValueError(f"observation of {len(value)} characters exceeds {space!r}")
+    slot = space.max_length + 1
+    destination = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)[index * slot:(index + 1) * slot]
+    destination[0] = len(value)
+    destination[1:1 + len(value)] = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+
+
+@read_from_shared_memory.register(TextSpace)
+def _read_text_from_shared_memory(space: TextSpace, shared_memory, n: int = 1) -> SharedTextBatch:
+    return SharedTextBatch(np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape(n, space.max_length + 1))
+
+
+class OfficialDataError(ValueError):
+    """An official data file that does not hold what the benchmark's format has."""
+
+
+@dataclass(frozen=True)
+class OfficialLayout:
+    """Which official files an env reads, and where they may sit under ``data_dir``.
+
+    The task-loading rule of every env: ``data_dir`` (or ``$TOOLGYM_DATA``) names the data
+    root (the folder that holds ``<benchmark>/``), the benchmark's own folder or, for a
+    benchmark with a folder per task, that task's folder. The env reads the first of
+    ``data_dir``, ``data_dir/<task>``, ``data_dir/<benchmark>`` and
+    ``data_dir/<benchmark>/<task>`` that holds every expected file. The expected files decide,
+    not folder names: ToolTalk's hard split is ``tooltalk/tooltalk/``, a folder named like the
+    benchmark that is not the benchmark's folder.
+
+    Attributes:
+        name: The benchmark's name, for messages ("ToolTalk").
+        benchmark: The benchmark's folder under the data root ("tooltalk", "sambanova").
+        expected: Glob patterns relative to the data folder; each must match a file.
+        split_expected: More patterns per official split: a run of one split needs its own,
+            a run of every split needs them all.
+        task: The task's folder inside the benchmark's folder ("open_weather"), if any.
+    """
+
+    name: str
+    benchmark: str
+    expected: tuple[str, ...] = ()
+    split_expected: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    task: str | None = None
+
+    def expected_files(self, split: str | None = None) -> tuple[str, ...]:
+        """The patterns a folder must match to serve ``split`` (every split when None)."""
+        splits = [split] if split is not None else list(self.split_expected)
+        return self.expected + tuple(p for s in splits for p in self.split_expected.get(s, ()))
+
+    def candidates(self, root: Path) -> list[Path]:
+        """The folders tried for the data root or benchmark folder ``root``, in order."""
+        task = [root / self.task] if self.task else []
+        benchmark_task = [root / self.benchmark / self.task] if self.task else []
+        return [root, *task, root / self.benchmark, *benchmark_task]
+
+    def locate(self, env_id: str, data_dir: str | os.PathLike | None, split: str | None = None) -> Path:
+        """The folder that holds the official files ``split`` needs.
+
+        Args:
+            env_id: The env, for messages.
+            data_dir: The ``data_dir`` argument; ``$TOOLGYM_DATA`` when None.
+            split: The requested official split, or None for all of them.
+
+        Raises:
+            ValueError: Neither ``data_dir`` nor ``$TOOLGYM_DATA`` is given.
+            FileNotFoundError: No candidate folder holds every expected file; the message lists
+                each folder tried and what it lacks.
+        """
+        source, root = "data_dir", data_dir
+        if root is None:
+            source, root = "$TOOLGYM_DATA", os.environ.get("TOOLGYM_DATA")
+        if not root:
+            raise ValueError(
+                f"{env_id}: tasks='official' needs the official data: pass data_dir=... or set TOOLGYM_DATA "
+                f"to the folder that holds '{self.benchmark}/'.")
+        root = Path(root).expanduser()
+        expected = self.expected_files(split)
+        tried = []
+        for folder in self.candidates(root):
+            if not folder.is_dir():
+                tried.append(f"  {folder}: no such folder")
+                continue
+            missing = [pattern for pattern in expected if next(folder.glob(pattern), None) is None]
+            if not missing:
+                return folder
+            tried.append(f"  {folder}: no {', '.join(missing)}")
+        own_folder = f"{self.benchmark}/{self.task}" if self.task else self.benchmark
+        raise FileNotFoundError(
+            f"{env_id}: no official {self.name} data in {source}={str(root)!r}. Tried:\n" + "\n".join(tried) +
+            f"\nExpected one folder with {', '.join(expected)}. Pass the data root (the folder that holds "
+            f"'{self.benchmark}/') or the '{own_folder}/' folder itself.")
+
+    def check_not_empty(self, env_id: str, folder: Path, count: int, split: str | None = None) -> None:
+        """Raise when the files read from ``folder`` held no task of ``split``.
+
+        Raises:
+            OfficialDataError: ``count`` is 0.
+        """
+        if count == 0:
+            of_split = f" of split {split!r}" if split is not None else ""
+            raise OfficialDataError(
+                f"{env_id}: the official {self.name} data in {folder} has no tasks{of_split} "
+                f"(read {', '.join(self.expected_files(split))}); the files are empty or truncated: "
+                f"download them again.")
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content.
+
+    Raises:
+        OfficialDataError: The file is not UTF-8 JSON; the message names the file and line.
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise OfficialDataError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise OfficialDataError(f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})") from None
+
+
+def read_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """The records of a JSON Lines file as ``(line number from 1, record)``, blank lines skipped.
+
+    Raises:
+        OfficialDataError: A line is not JSON; the message names the file and line.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise OfficialDataError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as error:
+            raise OfficialDataError(f"{path}:{number}: invalid JSON: {error.msg} (column {error.colno})") from None
+    return records
+
+
+def require_key(record: Any, key: str, where: str) -> Any:
+    """``record[key]`` of an official record.
+
+    Args:
+        record: A record read from an official file.
+        key: The key the format requires.
+        where: The record's place, for the message ("path/test.jsonl:12", "path: sample 3").
+
+    Raises:
+        OfficialDataError: ``record`` is not an object or lacks ``key``.
+    """
+    if not isinstance(record, dict):
+        raise OfficialDataError(f"{where}: expected a JSON object with key {key!r}, got {type(record).__name__}")
+    if key not in record:
+        raise OfficialDataError(f"{where}: missing key {key!r}")
+    return record[key]
 
 
 class ToolEnv(gym.Env):
@@ -51,10 +294,21 @@ class ToolEnv(gym.Env):
     arguments against them so that every env understands or clearly rejects each of
     ``tasks``, ``split``, ``data_dir``, ``scoring`` and ``mode``.
 
-    ``reset(options={"task_id": ...})`` picks a task; without it the task is drawn with the
-    env's seeded random generator. ``info`` always has ``task_id``, ``task_set``, ``split``,
-    ``tools`` (OpenAI-style schemas) and ``messages`` (role/content dicts); at episode end it
-    also has ``metrics``.
+    ``reset(options={"task_id": ...})`` (or ``{"task_index": i}``) picks a task; without it the
+    task is drawn with the env's seeded random generator. ``info`` always has ``task_id``,
+    ``task_set``, ``split``, ``tools`` (OpenAI-style schemas) and ``messages`` (role/content
+    dicts); at episode end it also has ``metrics``.
+
+    The step contract, the same in every env: each env's ``step`` first calls
+    :meth:`_guard_step`. Before any ``reset`` and after the episode has ended, ``step``
+    answers with an observation saying so, reward 0, ``terminated=True`` and an ``info`` with
+    ``task_id`` (None before any reset), and ``oracle_action()`` returns None. An action longer
+    than ``max_action_chars`` characters (a dict or list action: its JSON size), or than the
+    action space's ``max_length``, is refused before anything parses it: the env answers with
+    its usual error observation (single-step envs end the episode with the metrics of an
+    attempt that did not run) and keeps none of it. ``max_action_chars`` is 100,000 (ToolTalk,
+    AppBench) and 20,000 for the envs whose action is one curl command or one program
+    (OpenWeather, CatAPI, HomeSearch, TripBooking, Tabletop).
     """
 
     metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
@@ -63,6 +317,15 @@ class ToolEnv(gym.Env):
     scorings: ClassVar[Sequence[str]] = ("paper",)
     modes: ClassVar[Sequence[str]] = ()
     table_columns: ClassVar[Sequence[Column]] = ()
+    #: The longest action ``step`` reads, in characters; far below any parser's cost cliff and
+    #: far above any real action. Envs whose actions are short (a curl command, a program) set less.
+    max_action_chars: ClassVar[int] = 100_000
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Every env's oracle answers None outside an episode, whatever its own code assumes.
+        if "oracle_action" in vars(cls):
+            cls.oracle_action = _none_outside_an_episode(vars(cls)["oracle_action"])
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None):
@@ -78,6 +341,10 @@ class ToolEnv(gym.Env):
                                                    if self.modes else "this env has no modes"))
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"{self.env_id}: render_mode must be one of {self.metadata['render_modes']}")
+        if data_dir is not None and tasks != "official":
+            # Only the explicit argument: $TOOLGYM_DATA set for other runs leaves built-in runs alone.
+            raise ValueError(f"{self.env_id}: data_dir is only read with tasks='official' (got tasks={tasks!r}): "
+                             f"pass tasks='official' (--tasks official) to run the official tasks, or drop data_dir")
         self.task_set = tasks
         self.split = split
         self.data_dir = data_dir
@@ -96,17 +363,83 @@ class ToolEnv(gym.Env):
         """The split (subset) a task belongs to, for per-subset tables."""
         return self.split or "all"
 
-    def _choose_task(self, options: dict | None) -> str:
-        options = options or {}
+    def _choose_task(self, options: Mapping | None) -> str:
+        """The task ``reset(options=...)`` asks for; also records it as ``self.task_id``.
+
+        Raises:
+            ValueError: ``options`` is not a dict, has a key other than ``task_id`` and
+                ``task_index``, has both, or ``task_index`` is not an int within range.
+            KeyError: ``task_id`` is not a task of this env's task set and split.
+        """
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise ValueError(f"{self.env_id}: reset options must be a dict such as {{'task_id': ...}}, "
+                             f"got {type(options).__name__}")
+        unknown = [key for key in options if key not in RESET_OPTIONS]
+        if unknown:
+            raise ValueError(f"{self.env_id}: unknown reset option(s) {', '.join(map(repr, unknown))}; "
+                             f"the options are {', '.join(RESET_OPTIONS)}")
+        if "task_id" in options and "task_index" in options:
+            raise ValueError(f"{self.env_id}: reset options 'task_id' and 'task_index' both pick the task; give one")
         ids = self.task_ids()
         if "task_id" in options:
-            task_id = str(options["task_id"])
+            task_id = options["task_id"]
+            if isinstance(task_id, int) and not isinstance(task_id, bool):
+                task_id = str(task_id)  # the ToolBench envs' ids are numbers written as text
+            if not isinstance(task_id, str):
+                raise ValueError(f"{self.env_id}: reset option 'task_id' must be a string, "
+                                 f"got {type(task_id).__name__}")
             if task_id not in ids:
-                raise KeyError(f"{self.env_id}: unknown task_id {task_id!r}")
-            return task_id
-        if "task_index" in options:
-            return ids[int(options["task_index"]) % len(ids)]
-        return ids[int(self.np_random.integers(len(ids)))]
+                shown = task_id if len(task_id) <= 100 else task_id[:100] + "..."
+                raise KeyError(f"{self.env_id}: unknown task_id {shown!r} (reset option 'task_id'; "
+                               f"task_ids() lists the {len(ids)} tasks)")
+        elif "task_index" in options:
+            index = options["task_index"]
+            try:
+                index = operator.index(index) if not isinstance(index, bool) else None
+            except TypeError:
+                index = None
+            if index is None:
+                raise ValueError(f"{self.env_id}: reset option 'task_index' must be an int, "
+                                 f"got {type(options['task_index']).__name__}")
+            if not 0 <= index < len(ids):
+                raise ValueError(f"{self.env_id}: reset option 'task_index' must be in [0, {len(ids)}), got {index}")
+            task_id = ids[index]
+        else:
+            task_id = ids[int(self.np_random.integers(len(ids)))]
+        self.task_id = task_id
+        return task_id
+
+    # -- the step contract -------------------------------------------------------------------
+    def _guard_step(self, action: Any) -> tuple | None:
+        """What ``step`` returns without running ``action``, or None when the env may run it.
+
+        Every env's ``step`` starts with ``if (refused := self._guard_step(action)) is not None:
+        return refused``. Before any reset and after the episode ended the answer says so;
+        an over-long action is refused through :meth:`_refuse_action` before any parsing.
+        """
+        task_id = getattr(self, "task_id", None)
+        if task_id is None:
+            info = {"task_id": None, "task_set": self.task_set, "split": self.split, "scoring": self.scoring,
+                    "mode": self.mode, "error": "step before reset"}
+            return f"{self.env_id}: no episode has started; call reset() before step().", 0.0, True, False, info
+        if getattr(self, "_done", True):
+            info = {**self.base_info(task_id), "error": "step after the end of the episode"}
+            return f"{self.env_id}: the episode is over; call reset().", 0.0, True, False, info
+        limit = min(self.max_action_chars, self.action_space.max_length)
+        if action_size(action, limit) > limit:
+            return self._refuse_action(f"the action is longer than this env's limit of {limit} characters; "
+                                       f"it was not read")
+        return None
+
+    def _refuse_action(self, error: str) -> tuple:
+        """The step result for an action refused unread (see :meth:`_guard_step`).
+
+        Each env answers in its own error shape; a single-step env ends the episode with the
+        metrics of an attempt that did not run.
+        """
+        raise NotImplementedError
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> Any:

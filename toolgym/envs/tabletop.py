@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
+from toolgym.envs.actions import Unparseable, extract_program, parse_action
 from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
-from toolgym.worlds.program_interpreter import Interpreter, ProgramError, check_program, preview
+from toolgym.worlds.interpreter import Interpreter, ProgramError, preview
 from toolgym.worlds.tabletop.tasks import TabletopTask, builtin_tasks, oracle_plan, plan_calls
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
@@ -26,8 +28,11 @@ class TabletopEnv(ToolEnv):
     (Liang et al. 2023): a UR5e arm with a Robotiq 2F-85 gripper (the ``airo-models`` URDFs)
     picks and places 4 cm blocks and bowls of ten colors on a table simulated with PyBullet.
     The agent writes a short program in the Code-as-Policies style against a perception-and-
-    action API; the program runs in toolgym's own interpreter over a whitelisted AST (no
-    imports, no attribute access, no dunder names, a step budget; never ``eval``/``exec``).
+    action API; the program runs in toolgym's own interpreter (``toolgym.worlds.interpreter``,
+    profile ``code_as_policies``) over a whitelisted AST: no imports, no attribute access, no
+    dunder names; budgets on steps, on the deep size of every value and on the work of
+    comparisons, sorting and conversions to text, all checked before the work is done; never
+    ``eval``/``exec``.
 
     The 15 task types follow Code as Policies' 14 instruction templates (template 1 is split
     into "on a block" and "in a bowl"): pick and place; stack all blocks; all blocks on a
@@ -38,9 +43,14 @@ class TabletopEnv(ToolEnv):
     block in the corner closest to a bowl; blocks in a horizontal/vertical/diagonal line.
 
     ## Action Space
-    A string. Mode ``"single_step"`` (default): the whole program. Mode ``"multi_step"``: one
-    statement per step (typically one API call; variables persist between steps), and the
-    text ``done`` to finish. API: ``get_obj_names()``, ``get_obj_pos(name)``,
+    A string. Mode ``"single_step"`` (default): the whole program, or a model's raw completion
+    from which the program is taken as the released ToolBench evaluator does (the first fenced
+    code block, else the text after an ``Action:`` cue, cut at a line starting with ``Task:``;
+    ``toolgym.envs.actions.extract_program``). Mode ``"multi_step"``: one statement per step
+    (typically one API call; variables persist between steps), or a JSON tool call
+    (``{"name": "put_first_on_second", "arguments": {"obj": ..., "target": ...}}``, also as a
+    dict), which is the statement ``put_first_on_second(obj=..., target=...)``; and the text
+    ``done`` to finish. API (``info["tools"]`` has its schemas): ``get_obj_names()``, ``get_obj_pos(name)``,
     ``is_obj_visible(name)``, ``parse_position(description)``, ``get_corner_name(pos)``,
     ``get_side_name(pos)``, ``denormalize_xy(pos)``, ``put_first_on_second(obj, target)``,
     ``say(message)``, and the builtins len, range, min, max, abs, round, sum, sorted, list,
@@ -50,8 +60,10 @@ class TabletopEnv(ToolEnv):
     ## Observation Space
     A string. At reset, as in the paper's prompt: ``objects = [...]`` and ``# <instruction>.``
     After a step: what the robot did, what the program said, the error if any, and the final
-    object positions (multi step: the statement's value). ``info["api_docs"]`` documents the
-    API and ``info["messages"]`` holds a system prompt with it and an example.
+    object positions (multi step: the value of an expression statement, else ``None``;
+    values are shown up to 2000 characters). ``info["api_docs"]`` documents the API,
+    ``info["tools"]`` has its OpenAI function schemas (from the functions' signatures and
+    docstrings) and ``info["messages"]`` holds a system prompt with the docs and an example.
     ``render_mode="rgb_array"`` gives a top-down camera image; ``"ansi"`` the text.
 
     ## Rewards
@@ -96,6 +108,7 @@ class TabletopEnv(ToolEnv):
     scorings = ("paper",)
     modes = (SINGLE_STEP, MULTI_STEP)
     table_columns = (Column("Success", "mean", ("success",)), Column("Program ran", "mean", ("program_ran",)))
+    max_action_chars = 20_000  # a program; the interpreter refuses longer ones too
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
@@ -111,13 +124,15 @@ class TabletopEnv(ToolEnv):
         if table_rows not in ("split", "task_type"):
             raise ValueError(f"Tabletop-v0: table_rows must be 'split' or 'task_type', got {table_rows!r}")
         self.table_rows = table_rows
-        from toolgym.worlds.tabletop.world import TabletopWorld, api_docs  # pybullet loads here
+        from toolgym.worlds.tabletop.world import API_FUNCTIONS, PROFILE, TabletopWorld, api_docs  # pybullet loads here
 
         self.max_steps = max_steps
         self.tasks = {t.task_id: t for t in builtin_tasks(setups_per_type, task_seed)
                       if split is None or t.split == split}
         self.world = TabletopWorld(max_pick_places=max_pick_places)
         self.api_docs = api_docs()
+        self.profile = PROFILE
+        self.tools = TabletopWorld.schemas(API_FUNCTIONS)
         self.task: TabletopTask | None = None
 
     def close(self) -> None:
@@ -136,7 +151,7 @@ class TabletopEnv(ToolEnv):
         super().reset(seed=seed)
         self.task = self.tasks[self._choose_task(options)]
         self.world.reset(self.task)
-        self.interpreter = Interpreter(self.world.functions())
+        self.interpreter = Interpreter(self.profile, functions=self.world.functions())
         self._steps = 0
         self._errors: list[str] = []
         self._program: list[str] = []
@@ -147,8 +162,8 @@ class TabletopEnv(ToolEnv):
         return self._observation, self._info()
 
     def step(self, action: Any):
-        if self._done:
-            raise RuntimeError(f"{self.env_id}: the episode is over; call reset()")
+        if (refused := self._guard_step(action)) is not None:
+            return refused
         self._steps += 1
         terminated = truncated = False
         if self.mode == SINGLE_STEP:
@@ -172,9 +187,26 @@ class TabletopEnv(ToolEnv):
             info["error"] = self._errors[0] if self._errors else None
         return self._observation, reward, terminated, truncated, info
 
+    def _refuse_action(self, error: str):
+        # A program that could not be read: an error like a program that does not parse; the world is unchanged.
+        self._steps += 1
+        self._errors.append(error)
+        self._observation = f"Error: {error}"
+        terminated = self.mode == SINGLE_STEP
+        truncated = not terminated and self._steps >= self.max_steps
+        info = self._info()
+        if terminated or truncated:
+            self._done = True
+            info["metrics"] = {"success": self._success, "program_ran": 0,
+                               "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
+            info["error"] = self._errors[0]
+        return self._observation, 0.0, terminated, truncated, info
+
     def _run(self, program: Any) -> str:
         self.world.log, self.world.said = [], []
         error = None
+        if isinstance(program, str):
+            program = extract_program(program)  # a raw completion: fences, an Action: cue, a next Task:
         try:
             self.interpreter.run(program)
         except ProgramError as exc:
@@ -188,31 +220,42 @@ class TabletopEnv(ToolEnv):
         parts.append(f"Object positions: {positions}")
         return "\n".join(parts)
 
-    def _run_statement(self, statement: Any) -> str:
+    def _run_statement(self, action: Any) -> str:
         try:
-            tree = check_program(statement, self.interpreter.functions)
+            program = self.interpreter.check(self._statement_text(action))
         except ProgramError as exc:
             self._errors.append(str(exc))
             return f"Error: {exc}"
-        if len(tree.body) != 1:
-            error = f"the multi-step mode takes one statement per step, got {len(tree.body)}"
+        if len(program.statements) != 1:
+            error = f"the multi-step mode takes one statement per step, got {len(program.statements)}"
             self._errors.append(error)
             return f"Error: {error}"
         self.world.log, self.world.said = [], []
         try:
-            value = self.interpreter.run(statement)
+            [value] = self.interpreter.run(program)
         except ProgramError as exc:
             self._errors.append(str(exc))
             return f"Error: {exc}"
-        self._program.append(statement)
-        return "\n".join([*self.world.log, *self.world.said, preview(value)])
+        self._program.append(program.source)
+        shown = value if isinstance(program.statements[0].node, ast.Expr) else None
+        return "\n".join([*self.world.log, *self.world.said, preview(shown)])
+
+    def _statement_text(self, action: Any) -> Any:
+        """A multi-step action as program text: a JSON tool call (a dict or a JSON object) becomes
+        the statement ``name(key=value, ...)``; a ``name(...)`` call already is one."""
+        if not (isinstance(action, dict) or (isinstance(action, str) and action.lstrip().startswith("{"))):
+            return action
+        call = parse_action(action)
+        if isinstance(call, Unparseable):
+            raise ProgramError(call.error)
+        return self.world.call_source(call.name, call.arguments)
 
     def _info(self) -> dict:
         system = ("You control a robot arm over a table through this Python API; write a program in the style "
                   f"of the example.\n{self.api_docs}\n\nExample:\n{EXAMPLE}")
         return {**self.base_info(self.task.task_id), "task_type": self.task.task_type,
                 "instruction": self.task.instruction, "objects": self.task.object_names,
-                "api_docs": self.api_docs,
+                "api_docs": self.api_docs, "tools": self.tools,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": self._observation}]}
 
     # -- oracle ----------------------------------------------------------------------------

@@ -7,6 +7,10 @@ give other cosines for the same paraphrase, so each comparator carries threshold
 calibrated on the paraphrase / non-paraphrase pairs in
 ``toolgym/assets/text_similarity_pairs.json`` (``benchmarks/calibrate_text_similarity.py``
 re-derives them). Identical strings always match without computing anything.
+
+Comparing never raises: text is made valid Unicode before a tokenizer sees it (a lone
+surrogate makes the fast tokenizers raise ``TypeError``), and a comparator that fails all
+the same is replaced, for that comparison, by :class:`LexicalSimilarity`.
 """
 
 from __future__ import annotations
@@ -26,13 +30,34 @@ class TextSimilarity(Protocol):
     def score(self, a: str, b: str) -> float: ...
 
 
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: a surrogate pair becomes its character, a lone surrogate U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def similar(sim: TextSimilarity, prediction: str, truth: str, kind: str) -> bool:
-    """Whether ``prediction`` says the same as ``truth`` (kind: ``short`` or ``long``)."""
+    """Whether ``prediction`` says the same as ``truth`` (kind: ``short`` or ``long``).
+
+    Never raises: if ``sim`` fails (or gives no number), the lexical comparator decides.
+    """
     if not isinstance(prediction, str) or not isinstance(truth, str):
         return prediction == truth
     if prediction.strip().lower() == truth.strip().lower():
         return True
-    return sim.score(prediction, truth) >= sim.thresholds[kind]
+    prediction, truth = valid_text(prediction), valid_text(truth)
+    try:
+        score = float(sim.score(prediction, truth))
+        threshold = float(sim.thresholds[kind])
+    except Exception:  # noqa: BLE001 - a comparator's failure must not end an episode
+        score = math.nan
+    if math.isnan(score):
+        fallback = LexicalSimilarity()
+        return fallback.score(prediction, truth) >= fallback.thresholds[kind]
+    return score >= threshold
 
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -92,7 +117,7 @@ class SentenceEmbeddingSimilarity:
     def _embed_uncached(self, text: str):
         if self._model is None:
             self._model = self._load()
-        return self._model.encode(text, normalize_embeddings=True, convert_to_numpy=True)
+        return self._model.encode(valid_text(text), normalize_embeddings=True, convert_to_numpy=True)
 
     def score(self, a: str, b: str) -> float:
         return float(self._embed(a) @ self._embed(b))
@@ -122,7 +147,7 @@ class ClsEmbeddingSimilarity:
 
     def _embed_uncached(self, text: str):
         with self._torch.no_grad():
-            batch = self.tokenizer(text, return_tensors="pt", truncation=True).to(self.device)
+            batch = self.tokenizer(valid_text(text), return_tensors="pt", truncation=True).to(self.device)
             vec = self.model(**batch).last_hidden_state[0, 0]
         return vec / vec.norm()
 

@@ -29,22 +29,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+
+from toolgym.worlds.demos import Demo
 
 SEPARATOR = "-------------"
 _TOKEN = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class Demo:
-    """One demonstration: a natural-language task and the action that solves it."""
-
-    query: str
-    action: str
-
-    def text(self) -> str:
-        """The demonstration as it appears in the prompt (the original's example-file format)."""
-        return f"Task: {self.query}\nAction:\n{self.action}\n"
 
 
 def tokenize(text: str) -> list[str]:

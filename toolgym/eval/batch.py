@@ -9,8 +9,6 @@ interrupted run continues with ``resume=True`` (finished episodes are kept, the 
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -20,11 +18,14 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-import toolgym
-from toolgym.eval.runner import MAX_STEPS
+from toolgym.eval.runner import MAX_STEPS, make_env, open_results, run_header, select_tasks, write_record
 
-# Record fields that must match for a results file to be resumed.
-_RUN_KEYS = ("env", "task_set", "agent", "seed", "env_kwargs", "model", "prompt_format", "parser", "decoding")
+# Episodes that must fail on the backend, with no request answered yet, before a run stops.
+FAILURES_BEFORE_STOP = 3
+
+
+class BackendUnavailable(RuntimeError):
+    """Every request of the first episodes failed: the server is down or the model is missing."""
 
 
 @dataclass
@@ -38,47 +39,30 @@ class _Slot:
     steps: int = 0
 
 
-def load_finished(path: str | Path, header: dict) -> list[dict]:
-    """Scored records of an earlier run of the same settings (a torn last line is dropped)."""
-    records = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # the line being written when the run was interrupted
-        differing = [k for k in _RUN_KEYS if k in header and record.get(k) != header[k]]
-        if differing:
-            raise ValueError(f"{path}:{n} is from a run with other settings ({', '.join(differing)}); "
-                             f"use another --out or drop --resume")
-        if record.get("metrics") is not None and not record.get("error"):
-            records.append(record)
-    return records
-
-
 def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
                      episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
-                     batch_size: int = 8, resume: bool = False,
+                     batch_size: int = 8, resume: bool = False, overwrite: bool = False,
                      max_steps: int = MAX_STEPS) -> tuple[list[dict], gym.Env, dict]:
     """Evaluate an :class:`~toolgym.agents.llm.LLMAgent` on a task set, ``batch_size`` episodes at a time.
 
-    Returns the records in task order, an env (for the table) and throughput statistics.
+    ``out``, ``resume`` and ``overwrite`` follow :func:`toolgym.eval.runner.open_results`.
+    Returns the records of the run's tasks in task order (kept and new), an env (for the
+    table) and throughput statistics.
+
+    Raises:
+        BackendUnavailable: when the first episodes (``FAILURES_BEFORE_STOP``, or all of them
+            if fewer) all ended with a backend error before any request succeeded. Their
+            records are not written, so the same command can be run again once the backend
+            is fixed.
     """
     env_kwargs = env_kwargs or {}
-    envs = [gym.make(env_id, **env_kwargs)]
-    base = envs[0].unwrapped
-    task_ids = base.task_ids()
-    if episodes is not None:
-        task_ids = task_ids[:episodes]
-    header = {"env": env_id, "task_set": base.task_set, "agent": agent_spec, "seed": seed,
-              "toolgym_version": toolgym.__version__, "env_kwargs": env_kwargs, **agent.describe()}
-    finished: dict[str, dict] = {}
-    if resume and out and Path(out).exists():
-        kept = load_finished(out, header)
-        _rewrite(out, kept)
-        finished = {r["task_id"]: r for r in kept if r["task_id"] in set(task_ids)}
+    envs = [make_env(env_id, env_kwargs)]
+    task_ids = select_tasks(envs[0], episodes)
+    header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, agent)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
     todo = [t for t in task_ids if t not in finished]
-    envs += [gym.make(env_id, **env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
-    sink = open(out, "a" if resume else "w", encoding="utf-8") if out else None
+    stop_after = min(FAILURES_BEFORE_STOP, len(todo))
+    envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
     stats = {"episodes": 0, "steps": 0, "generate_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
              "seconds": 0.0}
     bar = tqdm(total=len(task_ids), initial=len(finished), desc=env_id, disable=not progress, file=sys.stderr,
@@ -86,6 +70,15 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     start = time.perf_counter()
     queue = list(todo)
     slots = [_Slot(env=e) for e in envs[:len(queue)]]
+    answered = False  # whether any request has succeeded
+    held: list[dict] = []  # backend-failed episodes, written once a request succeeds
+
+    def finish(record: dict) -> None:
+        finished[record["task_id"]] = record
+        stats["episodes"] += 1
+        write_record(sink, record)
+        bar.update(1)
+
     try:
         for slot in slots:
             _start(slot, queue.pop(0), agent, header, seed)
@@ -98,13 +91,19 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                 stats["steps"] += 1
                 stats["prompt_tokens"] += step.llm.get("prompt_tokens", 0)
                 stats["completion_tokens"] += step.llm.get("completion_tokens", 0)
+                failed = bool(step.llm.get("error"))
+                if not failed and not answered:
+                    answered = True
+                    for record in held:
+                        finish(record)
+                    held.clear()
                 if _advance(slot, step, max_steps):
-                    finished[slot.task_id] = slot.record
-                    stats["episodes"] += 1
-                    if sink:
-                        sink.write(json.dumps(slot.record, default=str) + "\n")
-                        sink.flush()
-                    bar.update(1)
+                    if failed and not answered:
+                        held.append(slot.record)
+                        if len(held) >= stop_after:
+                            raise BackendUnavailable(step.llm["error"])
+                    else:
+                        finish(slot.record)
                     if not queue:
                         continue
                     _start(slot, queue.pop(0), agent, header, seed)
@@ -151,9 +150,3 @@ def _advance(slot: _Slot, step, max_steps: int) -> bool:
         return True
     return False
 
-
-def _rewrite(path: str | Path, records: list[dict]) -> None:
-    """Keep only the finished records, atomically, before appending the rest of the run."""
-    tmp = Path(f"{path}.tmp")
-    tmp.write_text("".join(json.dumps(r, default=str) + "\n" for r in records), encoding="utf-8")
-    os.replace(tmp, path)

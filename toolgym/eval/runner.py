@@ -1,20 +1,240 @@
-"""Batch evaluation: run an agent over a task set and write one JSON line per episode."""
+"""Batch evaluation: run an agent over a task set and write one JSON line per episode.
+
+This module also holds what every runner shares: making an env from command-line settings
+with clear errors (:func:`make_env`), choosing the tasks (:func:`select_tasks`), the run's
+record header (:func:`run_header`), reading results files (:func:`read_results`), the one
+rule for an existing results file (:func:`open_results`: resume, overwrite or refuse) and the
+paper's table (:func:`format_table`).
+"""
 
 from __future__ import annotations
 
+import inspect
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from collections.abc import Iterable
 
 import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
 from tqdm import tqdm
 
 import toolgym
 from toolgym.agents import MissingReplay, ReplayAgent, make_agent
 
 MAX_STEPS = 500
+
+# Keywords of gym.make itself, accepted besides the env's own.
+_GYM_MAKE_KEYWORDS = ("max_episode_steps", "disable_env_checker")
+
+# Record fields that must be equal for a results file to be continued with resume=True.
+RUN_KEYS = ("env", "task_set", "agent", "seed", "env_kwargs", "scoring", "mode", "backend", "model",
+            "prompt_format", "parser", "decoding")
+
+
+def env_class(env_id: str) -> type:
+    """The class behind a toolgym env id; ValueError listing the known ids for any other id."""
+    if env_id not in toolgym.ENV_IDS:
+        raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(toolgym.ENV_IDS)}")
+    return load_env_creator(gym.spec(env_id).entry_point)
+
+
+def env_keywords(cls: type) -> list[str]:
+    """The keyword arguments an env class accepts (its own and, through ``**kwargs``, its bases')."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        params = list(inspect.signature(klass.__init__).parameters.values())[1:]
+        names += [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name not in names]
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return names
+
+
+def check_env_args(env_id: str, env_kwargs: dict) -> type:
+    """The env's class, once the id and the keywords are known to be valid (nothing is made).
+
+    Raises:
+        ValueError: for an unknown env id or a keyword the env does not take, listing the
+            known ids or the keywords it takes.
+    """
+    cls = env_class(env_id)
+    accepted = env_keywords(cls)
+    unknown = [k for k in env_kwargs if k not in accepted and k not in _GYM_MAKE_KEYWORDS]
+    if unknown:
+        raise ValueError(f"{env_id} takes no argument {', '.join(map(repr, unknown))} (from --env-kwarg); "
+                         f"it accepts: {', '.join(accepted + list(_GYM_MAKE_KEYWORDS))}")
+    return cls
+
+
+def make_env(env_id: str, env_kwargs: dict | None = None) -> gym.Env:
+    """``gym.make`` with configuration errors turned into one clear ValueError.
+
+    Raises:
+        ValueError: for an unknown env id (listing the known ids), a keyword the env does not
+            take (listing those it takes) or any error the env raises for its arguments
+            (bad values, missing data, a missing optional dependency).
+    """
+    env_kwargs = env_kwargs or {}
+    check_env_args(env_id, env_kwargs)
+    try:
+        return gym.make(env_id, **env_kwargs)
+    except (ValueError, KeyError, TypeError, OSError, ImportError, gym.error.Error) as exc:
+        detail = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
+        raise ValueError(detail if detail.startswith(env_id) else f"{env_id}: {detail}") from exc
+
+
+def select_tasks(env: gym.Env, episodes: int | None = None) -> list[str]:
+    """The task ids to run: the env's task set, or its first ``episodes``; never an empty list.
+
+    Raises:
+        ValueError: when the task set is empty or ``episodes`` is below 1, saying why nothing
+            would be evaluated.
+    """
+    base = env.unwrapped
+    task_ids = base.task_ids()
+    if not task_ids:
+        where = f", data_dir={base.data_dir!r}" if getattr(base, "data_dir", None) else ""
+        raise ValueError(f"nothing to evaluate: {base.env_id} has no tasks for tasks={base.task_set!r}, "
+                         f"split={base.split!r}{where}")
+    if episodes is not None:
+        if episodes < 1:
+            raise ValueError(f"nothing to evaluate: episodes={episodes}; give 1 or more, or leave it out to run "
+                             f"all {len(task_ids)} tasks")
+        task_ids = task_ids[:episodes]
+    return task_ids
+
+
+def run_header(env_id: str, env: gym.Env, agent_spec: str, seed: int, env_kwargs: dict | None, agent) -> dict:
+    """The fields every record of a run shares, with the effective scoring and mode."""
+    base = env.unwrapped
+    header = {"env": env_id, "task_set": base.task_set, "agent": agent_spec, "seed": seed,
+              "toolgym_version": toolgym.__version__, "env_kwargs": env_kwargs or {},
+              "scoring": base.scoring, "mode": base.mode}
+    describe = getattr(agent, "describe", None)
+    if callable(describe):
+        header.update(describe())
+    return header
+
+
+def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
+    """The records of a results file.
+
+    Args:
+        path: A results JSONL file.
+        torn_tail_ok: Drop an unreadable last line (the one being written when a run was
+            interrupted) instead of failing.
+
+    Raises:
+        ValueError: naming the file and line of a line that is not a record, or saying the
+            file holds none.
+    """
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    records = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if torn_tail_ok and n == len(lines):
+                break
+            raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg}); is this a toolgym results file?") from exc
+        if not isinstance(record, dict) or not {"env", "task_id"} <= set(record):
+            raise ValueError(f"{path}:{n}: not an episode record (no 'env' and 'task_id'); "
+                             f"is this a toolgym results file?")
+        records.append(record)
+    if not records:
+        raise ValueError(f"{path} holds no episode records")
+    return records
+
+
+def is_scored(record: dict) -> bool:
+    """Whether an episode ended with metrics and no error (an episode worth keeping)."""
+    return record.get("metrics") is not None and not record.get("error")
+
+
+def check_out_options(out: str | Path | None, resume: bool, overwrite: bool) -> None:
+    """Reject ``resume`` / ``overwrite`` without ``out``, and both at once (ValueError)."""
+    if resume and overwrite:
+        raise ValueError("--resume keeps the records of --out and --overwrite deletes them: pass one of them")
+    if out is None and resume:
+        raise ValueError("--resume needs --out (the results file to continue)")
+    if out is None and overwrite:
+        raise ValueError("--overwrite needs --out (the results file to replace)")
+
+
+def open_results(out: str | Path | None, header: dict, task_ids: list[str], resume: bool = False,
+                 overwrite: bool = False) -> tuple[dict[str, dict], IO[str] | None]:
+    """Apply the results-file rule of every runner and open ``out`` for the run's new records.
+
+    An existing non-empty ``out`` is continued (``resume``: its scored episodes of this run are
+    kept and skipped, episodes that ended with an error are run again and replaced, records of
+    other tasks stay), replaced (``overwrite``) or refused. Resuming a file written with other
+    settings (:data:`RUN_KEYS`) is refused.
+
+    Returns:
+        The kept records of this run's tasks by task id, and the file to append new records to
+        (None without ``out``).
+
+    Raises:
+        ValueError: for a refused file or contradictory options, with the fix.
+    """
+    check_out_options(out, resume, overwrite)
+    if out is None:
+        return {}, None
+    path = Path(out)
+    if path.is_file() and path.stat().st_size > 0 and not resume:
+        if not overwrite:
+            raise ValueError(f"{path} already holds results: pass --resume to continue that run, "
+                             f"--overwrite to replace the file, or another --out")
+        path.write_text("", encoding="utf-8")
+    finished: dict[str, dict] = {}
+    if resume and path.is_file() and path.stat().st_size > 0:
+        records = read_results(path, torn_tail_ok=True)
+        for n, record in enumerate(records, 1):
+            differing = [k for k in RUN_KEYS if k in header and k in record and record[k] != header[k]]
+            if differing:
+                k = differing[0]
+                raise ValueError(f"{path}: record {n} ({record['task_id']}) is from a run with other settings "
+                                 f"({', '.join(differing)}; {k}: {_short(record[k])} there, {_short(header[k])} "
+                                 f"now): run with those settings, pass --overwrite to replace the file, "
+                                 f"or use another --out")
+        wanted = set(task_ids)
+        kept = []
+        for record in records:
+            task_id = record["task_id"]
+            if task_id in wanted and (not is_scored(record) or task_id in finished):
+                continue  # run again (an error) or a duplicate of a kept episode
+            kept.append(record)
+            if task_id in wanted:
+                finished[task_id] = record
+        _rewrite(path, kept)  # also drops a torn last line, so appended records start on a line of their own
+    sink = open(path, "a", encoding="utf-8")
+    return finished, sink
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _rewrite(path: Path, records: list[dict]) -> None:
+    """Replace the file with ``records`` atomically (an interrupted rewrite loses nothing)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, default=str) + "\n" for r in records), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_record(sink: IO[str] | None, record: dict) -> None:
+    """Append one record and flush, so that an interrupted run keeps every finished episode."""
+    if sink is not None:
+        sink.write(json.dumps(record, default=str) + "\n")
+        sink.flush()
 
 
 def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = MAX_STEPS) -> dict:
@@ -46,41 +266,41 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
 
 def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
              episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
-             agent_options: dict | None = None) -> tuple[list[dict], gym.Env]:
-    """Evaluate ``agent_spec`` on every task of the env's task set (or the first ``episodes``)."""
-    env = gym.make(env_id, **(env_kwargs or {}))
-    base = env.unwrapped
+             agent_options: dict | None = None, resume: bool = False,
+             overwrite: bool = False) -> tuple[list[dict], gym.Env]:
+    """Evaluate ``agent_spec`` on every task of the env's task set (or the first ``episodes``).
+
+    ``out``, ``resume`` and ``overwrite`` follow :func:`open_results`. Returns the records of
+    the run's tasks in task order (kept and new) and the env.
+    """
+    env = make_env(env_id, env_kwargs)
+    task_ids = select_tasks(env, episodes)
     agent = make_agent(agent_spec, env, seed=seed, **(agent_options or {}))
-    task_ids = base.task_ids()
-    if episodes is not None:
-        task_ids = task_ids[:episodes]
-    header = {"env": env_id, "task_set": base.task_set, "agent": agent_spec, "seed": seed,
-              "toolgym_version": toolgym.__version__, "env_kwargs": env_kwargs or {}}
-    header.update(getattr(agent, "describe", lambda: {})())
-    records = []
-    sink = open(out, "w", encoding="utf-8") if out else None
+    header = run_header(env_id, env, agent_spec, seed, env_kwargs, agent)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    todo = [t for t in task_ids if t not in finished]
     try:
-        bar = tqdm(task_ids, desc=env_id, disable=not progress, file=sys.stderr, unit="ep")
+        bar = tqdm(todo, desc=env_id, disable=not progress, file=sys.stderr, unit="ep", initial=len(finished),
+                   total=len(task_ids))
         for task_id in bar:
             record = {**header, **run_episode(env, agent, task_id, seed)}
-            records.append(record)
-            if sink:
-                sink.write(json.dumps(record, default=str) + "\n")
-                sink.flush()
+            finished[task_id] = record
+            write_record(sink, record)
     finally:
         if sink:
             sink.close()
     if isinstance(agent, ReplayAgent):
-        missing = [r["task_id"] for r in records if "error" in r]
+        missing = [t for t in todo if "no replay actions" in str(finished[t].get("error"))]
         if missing:
             print(f"warning: {len(missing)} task(s) had no replay line: {', '.join(missing[:10])}",
                   file=sys.stderr)
-    return records, env
+    return [finished[t] for t in task_ids], env
 
 
 def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     """The paper's table: one row per split plus an overall row, columns from the env."""
     base = env.unwrapped
+    records = list(records)
     scored = [r for r in records if r.get("metrics")]
     splits: dict[str, list[dict]] = {}
     for r in scored:

@@ -1,26 +1,41 @@
 """The World: a SQLAlchemy database, a simulated clock and named random streams.
 
-Every domain subclasses :class:`World` with its own declarative models. State that is not
-in the database (the clock, the logged-in session, random streams) lives in ``self.aux``
-so that :meth:`snapshot` / :meth:`restore` capture the whole world.
+Every domain subclasses :class:`World` with its own declarative models and fills its tables
+in :meth:`World.populate`. State that is not in the database (the clock, the logged-in
+session, random streams) lives in ``self.aux`` so that :meth:`snapshot` / :meth:`restore`
+capture the whole world.
+
+A world always runs on its own in-memory SQLite database, its working copy: an episode never
+writes anywhere else, so two envs (in one process or in several) never see each other's
+state. The ``url`` a world is given only says where the working copy comes from; see
+:class:`World`.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
+import os
 import random
 import sqlite3
+import sys
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from pathlib import Path
 from collections.abc import Iterator
 
-from sqlalchemy import create_engine, delete, insert, select
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import StaticPool
+
+#: Table of a world database file that records how the file was built (never in a working copy).
+BUILD_TABLE = "toolgym_world"
 
 
 class Record:
@@ -50,7 +65,7 @@ class SimClock:
 class Snapshot:
     """An opaque copy of a world's full state."""
 
-    database: Any
+    database: bytes | None  # the serialized SQLite working copy; None from volatile_state
     aux: dict
     rng_states: dict  # stream -> random.Random state (immutable tuples, shared safely)
     now: datetime
@@ -67,31 +82,180 @@ class _Transaction:
 class World:
     """Base class of every simulated world.
 
+    The world works on a private in-memory SQLite database. ``url`` says where its generated
+    rows come from:
+
+    - ``"sqlite://"`` (the default) or ``"sqlite:///:memory:"``: :meth:`populate` generates
+      them (once per process for each :meth:`fingerprint`; later worlds copy that image).
+    - ``"sqlite:///path.db"``: the file is a built artifact. The first world to use the path
+      generates its rows and writes them, with its :meth:`fingerprint` (world class, digest
+      of the generator's source, seed, generator parameters, toolgym version), to a
+      temporary file that is then linked into place, so processes racing to build it never
+      leave a partial file. Later worlds with the same fingerprint copy the file into memory
+      without inserting or writing anything: same rows, same :meth:`state_hash`. A file
+      with another fingerprint, or one toolgym did not build, is refused with a
+      ``ValueError`` that names the file.
+    - any other database (PostgreSQL, MySQL, ...) is refused: episodes need a private working
+      copy per env, which a shared server database cannot give.
+
+    Subclasses set the attributes :meth:`populate` reads before calling ``World.__init__``.
+
     Args:
-        url: SQLAlchemy URL of the database; in-memory SQLite by default.
+        url: SQLAlchemy URL of the world database: in-memory SQLite or a SQLite file.
         seed: Seed of the world's random streams and data generators.
         now: Start of the simulated clock.
+
+    Raises:
+        ValueError: ``url`` is not SQLite, or names a file that holds another world.
     """
 
     Base: type[DeclarativeBase]
+    #: Modules (besides the world's own classes, its models and this one) whose source
+    #: determines the generated rows; their digest is part of the fingerprint.
+    generator_modules: tuple[str, ...] = ()
 
     def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9)):
         self.url = url
         self.seed = seed
-        memory = url in ("sqlite://", "sqlite:///:memory:")
-        self.engine = create_engine(
-            url,
-            poolclass=StaticPool if memory else None,
-            connect_args={"check_same_thread": False} if url.startswith("sqlite") else {},
-        )
-        self._in_memory_sqlite = memory
-        self.Base.metadata.create_all(self.engine)
+        self.clock_start = now
+        database_file = self._database_file(url)
+        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
         # One connection for the world's lifetime: transactions then cost no pool round trip.
         self.connection = self.engine.connect()
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
         self.clock = SimClock(now)
         self.aux: dict = {}
         self._rngs: dict[str, random.Random] = {}
+        if database_file is not None and database_file.exists():
+            self._load_file(database_file)
+        else:
+            self._build()
+            if database_file is not None:
+                self._write_file(database_file)
+
+    # -- generation -------------------------------------------------------------------------
+    def populate(self) -> None:
+        """Insert the world's generated rows (none by default).
+
+        It runs once per database file, and once per process for in-memory worlds with one
+        fingerprint; the others copy the result. So it may change only the database, the
+        random streams, ``aux`` and the clock: other attributes it set would be missing there.
+        """
+
+    def generator_parameters(self) -> dict:
+        """What :meth:`populate` depends on besides the seed and the clock (JSON values)."""
+        return {}
+
+    def fingerprint(self) -> dict:
+        """What the generated rows depend on: two worlds with equal fingerprints hold equal rows."""
+        import toolgym  # here, not at import time: the package imports its worlds
+
+        cls = type(self)
+        return {"world": f"{cls.__module__}.{cls.__qualname__}", "generator": _generator_digest(cls),
+                "seed": self.seed, "clock_start": self.clock_start.isoformat(), "parameters": self.generator_parameters(),
+                "toolgym_version": toolgym.__version__}
+
+    def _database_file(self, url: str) -> Path | None:
+        """The database file ``url`` names, or None for in-memory SQLite; refuses other databases."""
+        try:
+            parsed = make_url(url)
+        except ArgumentError as error:
+            raise ValueError(f"{type(self).__name__}: db_url {url!r} is not a database URL ({error}); use "
+                             "'sqlite://' (in memory) or 'sqlite:///path/to/world.db'") from None
+        if parsed.get_backend_name() != "sqlite":
+            raise ValueError(f"{type(self).__name__}: db_url {url!r}: world databases are SQLite only, because "
+                             "every env runs its episodes on a private in-memory copy; use 'sqlite://' (in memory) "
+                             "or 'sqlite:///path/to/world.db' (built once, then copied)")
+        if parsed.database in (None, "", ":memory:"):
+            return None
+        path = Path(parsed.database)
+        if not path.parent.is_dir():
+            raise ValueError(f"{type(self).__name__}: db_url {url!r}: the folder {path.parent} of the database "
+                             "file does not exist; create it or choose another path")
+        return path
+
+    def _build(self) -> None:
+        """Generate the rows into the working copy, or copy this process's earlier build."""
+        key = json.dumps(self.fingerprint(), sort_keys=True)
+        built = _BUILT.get(key)
+        if built is not None:  # generating takes up to seconds; restoring an image, milliseconds
+            self.restore(built)
+            return
+        self.Base.metadata.create_all(self.connection)
+        self.connection.commit()
+        self.populate()
+        _BUILT[key] = self.snapshot()
+
+    def _write_file(self, path: Path) -> None:
+        """Write the working copy and its fingerprint to ``path``, all at once or not at all."""
+        fd, building = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
+        os.close(fd)
+        try:
+            target = sqlite3.connect(building)
+            try:
+                self._raw_sqlite().backup(target)
+                target.execute(f"CREATE TABLE {BUILD_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                target.executemany(f"INSERT INTO {BUILD_TABLE} VALUES (?, ?)", [
+                    ("fingerprint", json.dumps(self.fingerprint(), sort_keys=True)),
+                    ("state", json.dumps(_state_record(self), sort_keys=True))])
+                target.commit()
+            finally:
+                target.close()
+            try:
+                os.link(building, path)  # unlike a rename, never replaces a file another process built
+            except FileExistsError:  # built by a racing process: it must hold this world too
+                self._read_build(path)[0].close()
+            except OSError:  # a file system without hard links
+                os.replace(building, path)
+        finally:
+            Path(building).unlink(missing_ok=True)
+
+    def _load_file(self, path: Path) -> None:
+        """Copy a built database file into the working copy, after checking its fingerprint."""
+        source, state = self._read_build(path)
+        try:
+            source.backup(self._raw_sqlite())
+        finally:
+            source.close()
+        raw = self._raw_sqlite()
+        raw.execute(f"DROP TABLE {BUILD_TABLE}")
+        raw.commit()
+        self.aux = state["aux"]
+        self._rngs = {}
+        for stream, (version, internal, gauss) in state["rng_states"].items():
+            self._rngs[stream] = r = random.Random()
+            r.setstate((version, tuple(internal), gauss))
+        self.clock.set(datetime.fromisoformat(state["now"]))
+
+    def _read_build(self, path: Path) -> tuple[sqlite3.Connection, dict]:
+        """A read-only connection to a built file and its stored state; refuses another world's file."""
+        name = type(self).__name__
+        source = None
+        try:
+            source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            stored = dict(source.execute(f"SELECT key, value FROM {BUILD_TABLE}").fetchall())
+            built_for = json.loads(stored["fingerprint"])
+        except (sqlite3.DatabaseError, KeyError, ValueError):
+            if source is not None:
+                source.close()
+            raise ValueError(f"{name}: {path} is not a world database built by this toolgym (it has no readable "
+                             f"{BUILD_TABLE} table) and a world never writes into another database: if an older "
+                             f"toolgym made it, delete {path}; otherwise pass a db_url that names a new file, where "
+                             "the world is built") from None
+        wanted = self.fingerprint()
+        if built_for != wanted:
+            source.close()
+            if built_for.get("world") != wanted["world"]:
+                differences = f"it holds a {built_for.get('world')}, not a {wanted['world']}"
+            else:
+                differences = "; ".join(
+                    "the generator's source has changed since it was built" if key == "generator"
+                    else f"{key} {built_for.get(key)!r}, not {wanted[key]!r}"
+                    for key in wanted if built_for.get(key) != wanted[key])
+            raise ValueError(f"{name}: {path} was built for another world ({differences}). A database file holds "
+                             f"one built world and is never rebuilt in place: delete {path} to build it again, or "
+                             "pass another db_url.")
+        return source, json.loads(stored["state"])
 
     # -- random streams -------------------------------------------------------------------
     def rng(self, stream: str, seed: int | None = None) -> random.Random:
@@ -102,6 +266,21 @@ class World:
 
     def reset_rngs(self) -> None:
         self._rngs.clear()
+
+    def volatile_state(self) -> Snapshot:
+        """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
+        return Snapshot(database=None, aux=copy.deepcopy(self.aux),
+                        rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
+
+    def restore_volatile_state(self, state: Snapshot) -> None:
+        """Put back what :meth:`volatile_state` took; the database is left as it is."""
+        self.aux.clear()
+        self.aux.update(state.aux)  # in place: holders of ``aux`` keep seeing the world's state
+        self._rngs = {}
+        for key, rng_state in state.rng_states.items():
+            self._rngs[key] = random.Random()
+            self._rngs[key].setstate(rng_state)
+        self.clock.set(state.now)
 
     # -- transactions ---------------------------------------------------------------------
     @contextmanager
@@ -125,28 +304,13 @@ class World:
     # -- snapshots ------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
         self.session.commit()
-        if self._in_memory_sqlite:
-            database = self._raw_sqlite().serialize()
-        else:
-            database = {t.name: [dict(r._mapping) for r in self.session.execute(select(t))]
-                        for t in self.Base.metadata.sorted_tables}
-            self.session.commit()
-        return Snapshot(database=database, aux=copy.deepcopy(self.aux),
+        return Snapshot(database=self._raw_sqlite().serialize(), aux=copy.deepcopy(self.aux),
                         rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
 
     def restore(self, snap: Snapshot) -> None:
         self.session.rollback()
         self.session.expunge_all()
-        if self._in_memory_sqlite and isinstance(snap.database, bytes):
-            self._raw_sqlite().deserialize(snap.database)
-        else:
-            rows = snap.database if isinstance(snap.database, dict) else _rows_of_image(snap.database, self.Base.metadata.sorted_tables)
-            for table in reversed(self.Base.metadata.sorted_tables):
-                self.session.execute(delete(table))
-            for table in self.Base.metadata.sorted_tables:
-                if rows.get(table.name):
-                    self.session.execute(insert(table), rows[table.name])
-            self.session.commit()
+        self._raw_sqlite().deserialize(snap.database)
         self.aux = copy.deepcopy(snap.aux)
         self._rngs = {}
         for key, state in snap.rng_states.items():
@@ -167,26 +331,37 @@ class World:
         return h.hexdigest()
 
     def _table_rows(self, table) -> list[tuple]:
-        """All rows of a table in primary-key order (read straight from SQLite when in memory)."""
+        """All rows of a table in primary-key order, read straight from SQLite."""
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
-        if self._in_memory_sqlite:
-            return self._raw_sqlite().execute(f'SELECT * FROM "{table.name}" ORDER BY {order}').fetchall()
-        rows = [tuple(r) for r in self.session.execute(select(table).order_by(*table.primary_key.columns))]
-        self.session.commit()
-        return rows
+        return self._raw_sqlite().execute(f'SELECT * FROM "{table.name}" ORDER BY {order}').fetchall()
 
-    def _raw_sqlite(self):
+    def _raw_sqlite(self) -> sqlite3.Connection:
         return self.connection.connection.driver_connection
 
 
-def _rows_of_image(image: bytes, tables) -> dict[str, list[dict]]:
-    """Rows per table of a serialized SQLite database (to restore it into another database)."""
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    conn.deserialize(image)
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    try:
-        with engine.connect() as c:
-            return {t.name: [dict(r._mapping) for r in c.execute(select(t))] for t in tables}
-    finally:
-        engine.dispose()
-        conn.close()
+_BUILT: dict[str, Snapshot] = {}  # fingerprint (JSON) -> the freshly built world, per process
+
+
+@functools.cache
+def _generator_digest(world_class: type[World]) -> str:
+    """sha256 of the source of every module that decides what ``world_class`` generates."""
+    modules = {__name__, world_class.Base.__module__, *world_class.generator_modules}
+    modules.update(c.__module__ for c in world_class.__mro__ if issubclass(c, World))
+    digest = hashlib.sha256()
+    for name in sorted(modules):
+        source = getattr(sys.modules.get(name), "__file__", None)
+        if source is None:
+            __import__(name)
+            source = getattr(sys.modules[name], "__file__", None)
+        digest.update(name.encode())
+        if source is not None:  # a class defined in __main__ of an interactive session has no file
+            digest.update(Path(source).read_bytes())
+    return digest.hexdigest()
+
+
+def _state_record(world: World) -> dict:
+    """The state beside the rows that populating left (it is stored with a built file)."""
+    if json.loads(json.dumps(world.aux)) != world.aux:  # a tuple would come back as a list
+        raise TypeError(f"{type(world).__name__}.populate left aux state that JSON does not keep: {world.aux!r}")
+    return {"aux": world.aux, "rng_states": {k: r.getstate() for k, r in world._rngs.items()},
+            "now": world.clock.now().isoformat()}

@@ -8,17 +8,26 @@ the signature and the Google-style docstring, so nothing is written twice.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import inspect
 import json
+import math
 import re
 import types
 import typing
 from dataclasses import dataclass
 from typing import Any, Literal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import pydantic
+
+#: The integers a database column holds (SQLite's and most engines' BIGINT): signed 64-bit.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: How deeply the arguments of one call may nest (lists in dicts in lists ...).
+MAX_ARGUMENT_DEPTH = 32
+#: How many values (containers and scalars together) the arguments of one call may hold.
+MAX_ARGUMENT_VALUES = 10_000
 
 
 class ToolKind(str, enum.Enum):
@@ -117,6 +126,81 @@ def tool(
     return mark
 
 
+def argument_problem(arguments: Mapping[str, Any]) -> str | None:
+    """Why the database could not hold these argument values, or None if it can.
+
+    A value is refused when it is an integer outside signed 64-bit, a string with a lone
+    UTF-16 surrogate (not encodable as UTF-8), a NaN or infinite float, or when the
+    arguments nest deeper than :data:`MAX_ARGUMENT_DEPTH` or hold more than
+    :data:`MAX_ARGUMENT_VALUES` values. Dicts, lists, tuples, sets and dataclass instances
+    (e.g. a program's ``Date(...)``) are searched; keys are checked like values.
+
+    Args:
+        arguments: Argument name -> value, as the tool would receive them.
+    """
+    # An explicit stack: a deeply nested value must not hit Python's recursion limit here.
+    # A path is (parent path, step), rendered only for the message: building every item's
+    # label up front would cost the length of its keys once per item.
+    stack: list[tuple[tuple, Any, int]] = []
+    for name, value in arguments.items():
+        stack += [((None, _label(name)), value, 1), ((None, f"the name {_label(name)}"), name, 1)]
+    seen = 0
+    while stack:
+        path, value, depth = stack.pop()
+        seen += 1
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"{_render(path)}: the value nests more than {MAX_ARGUMENT_DEPTH} levels deep"
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int):
+            if not INT64_MIN <= value <= INT64_MAX:
+                return (f"{_render(path)}: the integer ({value.bit_length()} bits) is outside the signed 64-bit "
+                        f"range [{INT64_MIN}, {INT64_MAX}] the database holds")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return f"{_render(path)}: {value!r} is not a finite number"
+        elif isinstance(value, str):
+            if not _encodable(value):
+                return (f"{_render(path)}: the text contains a lone surrogate (such as '\\ud800'), "
+                        f"which is not valid Unicode")
+        elif isinstance(value, (Mapping, list, tuple, set, frozenset)):
+            if seen + len(stack) + 2 * len(value) > MAX_ARGUMENT_VALUES:  # before queueing a huge container
+                return f"the arguments hold more than {MAX_ARGUMENT_VALUES} values"
+            if isinstance(value, Mapping):
+                for key, item in value.items():
+                    stack += [((path, f"[{_label(key)}]"), item, depth + 1), ((path, " (a key)"), key, depth + 1)]
+            else:
+                stack += [((path, f"[{i}]"), item, depth + 1) for i, item in enumerate(value)]
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            stack += [((path, f".{f.name}"), getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)]
+        elif isinstance(value, pydantic.BaseModel):
+            stack += [((path, f".{k}"), getattr(value, k), depth + 1) for k in type(value).model_fields]
+    return None
+
+
+def _render(path: tuple) -> str:
+    steps = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    return "".join(reversed(steps))
+
+
+def _label(name: Any) -> str:
+    """A name or key for a message: plain text as it is, anything else (a surrogate, a number) as a
+    repr; long ones shortened."""
+    text = name if isinstance(name, str) and name.isprintable() and _encodable(name) else repr(name)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class Toolkit:
     """A set of tools bound to one world; ``call`` validates and runs them safely."""
 
@@ -154,6 +238,12 @@ class Toolkit:
                               error=f"Arguments of {name} must be a JSON object, got {type(arguments).__name__}.")
         request = dict(arguments)
         visible = {k: v for k, v in arguments.items() if k not in spec.injected}
+        # Checked before pydantic, so that nothing walks a value nested thousands deep, and again
+        # by run() after coercion, which turns "nan" into a float NaN and "1e400" into infinity.
+        problem = argument_problem(visible)
+        if problem is not None:
+            return ToolResult(name=name, arguments=request, is_action=spec.is_action,
+                              error=f"Invalid arguments for {name}: {problem}")
         try:
             parsed = spec.arguments_model.model_validate(visible)
         except pydantic.ValidationError as exc:
@@ -166,19 +256,56 @@ class Toolkit:
                                   error=f"{name} needs '{key}', which the environment did not provide.")
             values[key] = injected[key]
             request[key] = injected[key]
-        # Read-only tools need no commit; actions commit on success and roll back on failure.
-        with self.world.transaction(write=spec.is_action) as tx:
-            try:
-                response = getattr(self, spec.method_name)(**values)
-            except ToolError as exc:
-                tx.fail()
-                return ToolResult(name=name, arguments=request, is_action=spec.is_action, error=str(exc))
-            except (ValueError, TypeError, KeyError, LookupError) as exc:
-                # A bug-free tool raises only ToolError; data-shaped errors are still the agent's.
-                tx.fail()
-                return ToolResult(name=name, arguments=request, is_action=spec.is_action,
-                                  error=f"{type(exc).__name__}: {exc}")
-        return ToolResult(name=name, arguments=request, response=response, is_action=spec.is_action)
+        return self.run(spec, values, request)
+
+    def run(self, spec: ToolSpec, arguments: dict, request: dict | None = None) -> ToolResult:
+        """Run tool ``spec`` on arguments already bound to it; the world changes only if it succeeds.
+
+        The argument values are checked with :func:`argument_problem` first. Actions commit
+        when they return; read-only tools commit nothing. Any exception in the tool or at
+        commit (a :class:`ToolError`, or an error of the data such as an integrity error)
+        becomes the result's error, after the database session is rolled back and the world's
+        aux state, random streams and clock are put back as they were before the call.
+
+        Args:
+            spec: The tool.
+            arguments: Parameter name -> value, already coerced to the parameters' types (or,
+                in the program toolkits, exactly as the program wrote them).
+            request: The arguments to report in the result; ``arguments`` when None.
+        """
+        request = dict(arguments) if request is None else request
+
+        def failed(error: str) -> ToolResult:
+            return ToolResult(name=spec.name, arguments=request, is_action=spec.is_action, error=error)
+
+        problem = argument_problem(arguments)
+        if problem is not None:
+            return failed(f"Invalid arguments for {spec.name}: {problem}")
+        world = self.world
+        session = world.session
+        before = world.volatile_state()  # cheap (no database image); used only on failure
+        try:
+            response = getattr(self, spec.method_name)(**arguments)
+            if spec.is_action:
+                session.commit()
+            elif session.dirty or session.new or session.deleted:
+                session.rollback()  # a read-only tool never writes
+        except ToolError as exc:
+            error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
+            # A bug-free tool raises only ToolError; data-shaped errors are still the agent's.
+            # First line only: database errors go on with the SQL statement and a link.
+            lines = str(exc).strip().splitlines()
+            error = f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
+        except BaseException:
+            session.rollback()
+            world.restore_volatile_state(before)
+            raise
+        else:
+            return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
+        session.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
+        world.restore_volatile_state(before)
+        return failed(error)
 
 
 def _build_spec(fn: Callable, method_name: str, meta: dict) -> ToolSpec:

@@ -17,7 +17,12 @@ SAMPLING_KEYS = ("temperature", "top_p", "max_new_tokens", "seed")
 
 
 def make_backend(kind: str, arg: str, **kwargs):
-    """``hf`` + model id or path, or ``openai`` + ``URL[#MODEL]``; kwargs go to the backend."""
+    """``hf`` + model id or path, or ``openai`` + ``URL[#MODEL]``; kwargs go to the backend.
+
+    ``hf`` loads from disk only (a local folder or the Hugging Face cache) unless
+    ``download=True``. A model or server that cannot be reached raises :class:`BackendError`
+    with a one-line message.
+    """
     if kind == "hf":
         if not arg:
             raise ValueError("hf: needs a model id or path, e.g. hf:Qwen/Qwen2.5-7B-Instruct")

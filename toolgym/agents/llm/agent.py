@@ -99,5 +99,5 @@ class LLMAgent:
         step = self.step_batch([self._episode], [observation], [info])[0]
         self.last_llm = step.llm
         if step.llm.get("error"):
-            raise BackendError(step.llm["error"])
+            raise BackendError(step.llm["error"].removeprefix("BackendError: "))
         return step.action

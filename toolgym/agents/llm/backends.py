@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 from collections.abc import Sequence
 
@@ -82,6 +85,32 @@ class Backend(Protocol):
     def describe(self) -> dict: ...
 
 
+class BackendError(RuntimeError):
+    """A backend that cannot answer: a model that cannot be loaded, or a server request that
+    failed for good (after the retries). The message is one short line without credentials."""
+
+
+def _model_on_disk(model: str) -> bool:
+    """Whether ``model`` is a local folder or a Hugging Face id whose config is in the local cache."""
+    if Path(model).expanduser().is_dir():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+    from huggingface_hub.errors import HFValidationError
+
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except HFValidationError:  # neither a folder nor a valid model id
+        return False
+
+
+def _context_length(config) -> int | None:
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
 def _cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """The text before the first stop string (stop strings are not part of the output)."""
     cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=-1)
@@ -109,12 +138,20 @@ class TransformersBackend:
             ``"rows"`` runs each prompt alone (no padding) and batches the decoding, which is
             faster on CPU, where attention with a padding mask is about 3x slower per token.
             ``"auto"``: batch on CUDA, rows elsewhere.
+        download: Fetch the model from the Hugging Face Hub when it is not on disk. Off by
+            default (as with ``HF_HUB_OFFLINE=1``): a model that is neither a local folder nor in
+            the Hugging Face cache is a one-line :class:`BackendError`, not a network attempt.
+
+    Attributes:
+        context_length: The most tokens (prompt and completion) the model takes, from its
+            config; None when the config does not say.
     """
 
     name = "hf"
 
     def __init__(self, model: str, device: str = "auto", dtype: str = "auto", trust_remote_code: bool = False,
-                 max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto"):
+                 max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
+                 download: bool = False):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -127,13 +164,23 @@ class TransformersBackend:
         self.device = device
         torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
         self.dtype = dtype
-        self.tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code)
+        if not download and not _model_on_disk(model):
+            raise BackendError(f"hf: model {model!r} not found on disk (downloads are off); pass a local path or a "
+                               "model in the Hugging Face cache, or download=true to fetch it")
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code,
+                                                           local_files_only=not download)
+            self.model = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype,
+                                                              trust_remote_code=trust_remote_code,
+                                                              local_files_only=not download).to(device)
+        except (OSError, ValueError) as exc:  # transformers' messages run to many lines; the first one says what
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise BackendError(f"hf: cannot load model {model!r}: {first_line}") from exc
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype,
-                                                          trust_remote_code=trust_remote_code).to(device)
         self.model.eval()
+        self.context_length = _context_length(self.model.config)
         self.max_batch_tokens = max_batch_tokens
         self.max_padding = max_padding
         if prefill not in ("auto", "batch", "rows"):
@@ -163,10 +210,17 @@ class TransformersBackend:
             return self.tokenizer.apply_chat_template(flatten_messages(messages), tools=tools,
                                                       add_generation_prompt=True, tokenize=False)
 
-    def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams) -> list[Completion]:
+    def encode(self, request: ChatRequest) -> list[int]:
+        """The prompt token ids of one request."""
+        return self.tokenizer(self.render(request), add_special_tokens=False)["input_ids"]
+
+    def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams,
+                 prompt_ids: Sequence[list[int]] | None = None) -> list[Completion]:
+        """One completion per request. ``prompt_ids``: the requests' :meth:`encode`, when the
+        caller has them already (the server measures them against the context first)."""
         if not requests:
             return []
-        prompts = [self.tokenizer(self.render(r), add_special_tokens=False)["input_ids"] for r in requests]
+        prompts = list(prompt_ids) if prompt_ids is not None else [self.encode(r) for r in requests]
         # Requests with other stop strings go in other calls (a stop string ends its whole call's rows).
         order = sorted(range(len(requests)), key=lambda i: (requests[i].stop, len(prompts[i])))
         chunks, chunk = [], []
@@ -294,8 +348,23 @@ class _LogprobRecorder:
         return torch.stack(self._values, dim=1).tolist()
 
 
-class BackendError(RuntimeError):
-    """A server request that failed for good (after the retries)."""
+ERROR_TEXT_CHARS = 500  # the most of a server's error text that goes into an error message
+MAX_REDIRECTS = 5
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_BEARER_TOKEN = re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)  # RFC 6750's token characters
+_SECRET_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}")
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Hands every 3xx answer back as an HTTPError: :meth:`OpenAICompatibleBackend._send` decides
+    which to follow (urllib's own handler sends the key to any host and turns a POST into a GET)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
 
 
 class OpenAICompatibleBackend:
@@ -306,7 +375,11 @@ class OpenAICompatibleBackend:
     (``Retry-After`` is honoured). Tools are sent natively (``tools`` / ``tool_calls``) unless
     ``native_tools=False`` or the server rejects them with a 400, after which they go into the
     system message as text. The key is read from the environment variable ``api_key_env`` and
-    never stored in results or logs.
+    never stored in results or logs: error messages carry at most ``ERROR_TEXT_CHARS`` of the
+    server's text, with the key and anything that looks like one (``Bearer ...``, ``sk-...``)
+    replaced. Redirects are followed only within the same origin (scheme, host and port) and
+    only when they keep the method (any redirect of a GET; 307 and 308 of a POST); any other
+    redirect is an error that names the target, so the key never leaves the configured server.
 
     Args:
         base_url: e.g. ``http://localhost:8000/v1``.
@@ -343,35 +416,83 @@ class OpenAICompatibleBackend:
         return {"backend": self.name, "model": self.model, "base_url": self.base_url,
                 "max_concurrency": self.max_concurrency, "native_tools": self.native_tools}
 
+    def _key(self) -> str | None:
+        return (os.environ.get(self.api_key_env) or None) if self.api_key_env else None
+
     def _headers(self) -> dict:
         headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        key = self._key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
+    def _scrub(self, text: str) -> str:
+        """``text`` on one line, with the key and anything that looks like a key replaced."""
+        key = self._key()
+        if key:
+            text = text.replace(key, "[key]")
+        text = _SECRET_KEY.sub("sk-[redacted]", _BEARER_TOKEN.sub("Bearer [redacted]", text))
+        return " ".join(text.split())
+
+    def _excerpt(self, body: str) -> str:
+        """What an error answer says (its ``error.message`` when it has one), scrubbed and cut short."""
+        text = self._scrub(_error_text(body))
+        return text if len(text) <= ERROR_TEXT_CHARS else text[:ERROR_TEXT_CHARS] + "..."
+
+    def _error(self, message: str) -> BackendError:
+        return BackendError(self._scrub(message))
+
     def _first_model(self) -> str:
+        url = f"{self.base_url}/models"
         try:
             status, body, _ = self._send("GET", "/models", None)
         except OSError as exc:
-            raise BackendError(f"{self.base_url}/models: connection failed: {getattr(exc, 'reason', exc)}") from exc
+            raise self._error(f"{url}: connection failed: {_network_reason(exc)}") from exc
         if status != 200:
-            raise BackendError(f"{self.base_url}/models answered {status}: {body[:200]}")
-        data = json.loads(body).get("data") or []
-        if not data:
-            raise BackendError(f"{self.base_url}/models lists no model; name one as openai:URL#MODEL")
-        return data[0]["id"]
+            raise self._error(f"{url} answered HTTP {status}: {self._excerpt(body)}")
+        try:
+            models = json.loads(body).get("data")
+            first = models[0]["id"] if models else None
+        except (ValueError, AttributeError, LookupError, TypeError):
+            raise self._error(f"{url} did not answer with a model list; name the model as openai:URL#MODEL") from None
+        if not first:
+            raise self._error(f"{url} lists no model; name one as openai:URL#MODEL")
+        return str(first)
 
     def _send(self, method: str, path: str, payload: dict | None) -> tuple[int, str, str | None]:
-        """One attempt: (status, body, Retry-After). Network failures raise OSError (timeouts too)."""
+        """One attempt: (status, body, Retry-After), through same-origin redirects that keep the method.
+
+        Network failures raise OSError (timeouts too); a redirect that is not followed raises
+        BackendError.
+        """
         data = json.dumps(payload).encode() if payload is not None else None
-        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=self._headers())
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return resp.status, resp.read().decode("utf-8", "replace"), None
-        except urllib.error.HTTPError as exc:
-            retry_after = exc.headers.get("Retry-After") if exc.headers else None
-            return exc.code, exc.read().decode("utf-8", "replace"), retry_after
+        url = self.base_url + path
+        for _ in range(MAX_REDIRECTS + 1):
+            req = urllib.request.Request(url, data=data, method=method, headers=self._headers())
+            try:
+                with _OPENER.open(req, timeout=self.timeout) as resp:
+                    return resp.status, resp.read().decode("utf-8", "replace"), None
+            except urllib.error.HTTPError as exc:
+                headers = exc.headers or {}
+                body = exc.read().decode("utf-8", "replace")
+                if exc.code not in REDIRECT_STATUS:
+                    return exc.code, body, headers.get("Retry-After")
+                url = self._redirect_target(method, url, exc.code, headers.get("Location"))
+        raise self._error(f"{self.base_url}{path}: more than {MAX_REDIRECTS} redirects")
+
+    def _redirect_target(self, method: str, url: str, status: int, location: str | None) -> str:
+        """Where a redirect leads, if the backend may follow it; otherwise a BackendError."""
+        if not location:
+            raise self._error(f"{url} answered HTTP {status} without a Location to go to")
+        target = urllib.parse.urljoin(url, location)
+        if _origin(target) != _origin(url):
+            scheme, host, port = _origin(target)
+            raise self._error(f"{url} redirects (HTTP {status}) to another origin, {scheme}://{host}:{port}; "
+                              "not following it with the credentials: use the final URL as the base URL")
+        if method != "GET" and status not in (307, 308):
+            raise self._error(f"{url} redirects (HTTP {status}) to {target[:200]}, which would turn the {method} "
+                              "into a GET; use the final URL as the base URL")
+        return target
 
     def _post_with_retries(self, payload: dict) -> tuple[int, str]:
         delay = self.backoff
@@ -379,21 +500,34 @@ class OpenAICompatibleBackend:
             retry_after = None
             try:
                 status, body, retry_after = self._send("POST", "/chat/completions", payload)
-                failure = None if status not in self.RETRY_STATUS else f"HTTP {status}: {body[:200]}"
-            except (TimeoutError, socket.timeout) as exc:
-                status, body, failure = 0, "", f"timed out after {self.timeout:g}s ({exc})"
-            except (urllib.error.URLError, ConnectionError, OSError) as exc:
-                status, body, failure = 0, "", f"connection failed: {getattr(exc, 'reason', exc)}"
+                failure = None if status not in self.RETRY_STATUS else f"HTTP {status}: {self._excerpt(body)}"
+            except TimeoutError:
+                status, body, failure = 0, "", f"timed out after {self.timeout:g}s"
+            except OSError as exc:  # URLError and ConnectionError are OSErrors
+                status, body, failure = 0, "", f"connection failed: {_network_reason(exc)}"
             if failure is None:
                 return status, body
             if attempt == self.max_retries:
-                raise BackendError(f"{self.base_url}: {failure} (after {attempt + 1} attempts)")
+                attempts = f"{attempt + 1} attempt{'s' if attempt else ''}"
+                raise self._error(f"{self.base_url}: {failure} (after {attempts})")
             with self._lock:
                 self.retries += 1
             wait = _retry_after_seconds(retry_after)
             time.sleep(wait if wait is not None else delay * (1 + random.random() / 4))
             delay *= 2
         raise AssertionError("unreachable")
+
+    def _status_error(self, status: int, body: str) -> BackendError:
+        """A short message for a final non-200 answer to a chat completion."""
+        text = self._excerpt(body)
+        if status == 404 and "model" in text.lower():
+            return self._error(f"{self.base_url}: model {self.model!r} not found (HTTP 404: {text})")
+        if status == 404:
+            return self._error(f"{self.base_url}/chat/completions: HTTP 404 ({text}); does the base URL end in /v1?")
+        if status in (401, 403):
+            who = f"the key in ${self.api_key_env} was refused" if self._key() else f"no key: set ${self.api_key_env}"
+            return self._error(f"{self.base_url}: HTTP {status}, {who} ({text})")
+        return self._error(f"{self.base_url}: HTTP {status}: {text}")
 
     def _payload(self, request: ChatRequest, sampling: SamplingParams, native: bool) -> dict:
         messages, tools = request.messages, request.tools
@@ -422,16 +556,59 @@ class OpenAICompatibleBackend:
                 self.native_tools = False
                 status, body = self._post_with_retries(self._payload(request, sampling, False))
             if status != 200:
-                raise BackendError(f"{self.base_url}: HTTP {status}: {body[:300]}")
+                raise self._status_error(status, body)
             return _parse_chat_response(json.loads(body), stop=sampling.stop + request.stop)
-        except (BackendError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
-            return Completion(error=f"{type(exc).__name__}: {exc}")
+        except BackendError as exc:
+            return Completion(error=f"BackendError: {exc}")
+        except (ValueError, LookupError, TypeError, AttributeError) as exc:  # JSON, but not a chat completion
+            return Completion(error=f"BackendError: {self.base_url}: the answer is not a chat completion "
+                                    f"({type(exc).__name__}: {self._scrub(str(exc))[:200]})")
 
     def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams) -> list[Completion]:
         if len(requests) <= 1 or self.max_concurrency == 1:
             return [self._complete(r, sampling) for r in requests]
         with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(requests))) as pool:
             return list(pool.map(lambda r: self._complete(r, sampling), requests))
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:  # not a port number: matches no origin
+        port = -1
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme)
+
+
+def _network_reason(exc: OSError) -> str:
+    """Why a connection failed, in a few words."""
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused; is the server running?"
+    if isinstance(reason, TimeoutError):
+        return "timed out"
+    if isinstance(reason, socket.gaierror):
+        return "unknown host"
+    if isinstance(reason, ConnectionResetError):
+        return "the server closed the connection"
+    return str(reason)
+
+
+def _error_text(body: str) -> str:
+    """The message of an error answer: OpenAI's ``error.message``, FastAPI's ``detail``, else the body."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"]
+        for value in (error, data.get("detail"), data.get("message")):
+            if isinstance(value, str):
+                return value
+    return body
 
 
 def _retry_after_seconds(value: str | None) -> float | None:

@@ -20,13 +20,15 @@ import re
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from toolgym.envs.actions import ToolCall, Unparseable, parse_call
+from toolgym.envs.actions import (
+    ToolCall, Unparseable, extract_curl, extract_plan, extract_program, fenced_blocks, parse_call,
+)
 
 Action = Any  # dict tool call or str
 Parser = Callable[[str, Sequence[dict], Sequence[str]], list]
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:```|$)", re.S)
 _HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+MAX_JSON_SCAN = 16_000
 _SPECIAL = re.compile(r"<\|(?:eot_id|eom_id|im_end|end|endoftext)\|>|</s>")
 
 
@@ -34,25 +36,29 @@ def _clean(text: str) -> str:
     return _SPECIAL.sub("", text or "").strip()
 
 
-def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """(language, body) of each fenced code block; an unclosed last fence runs to the end."""
-    return [(lang.lower(), body.strip()) for lang, body in _FENCE.findall(text)]
-
-
 def _json_values(text: str) -> list[tuple[Any, int, int]]:
-    """Every top-level JSON object or array in ``text``: (value, start, end)."""
+    """Every top-level JSON object or array in the first ``MAX_JSON_SCAN`` characters of
+    ``text``: (value, start, end), up to a nesting too deep to decode. Each failed decoding
+    costs time proportional to its position (the error locates itself), hence the bound."""
+    text = text[:MAX_JSON_SCAN]
     decoder = json.JSONDecoder()
     found, i = [], 0
+    next_open = {"{": text.find("{"), "[": text.find("[")}  # searched again only once passed: linear
     while True:
-        starts = [j for j in (text.find("{", i), text.find("[", i)) if j >= 0]
+        for char, at in next_open.items():
+            if 0 <= at < i:
+                next_open[char] = text.find(char, i)
+        starts = [j for j in next_open.values() if j >= 0]
         if not starts:
             return found
         start = min(starts)
         try:
             value, end = decoder.raw_decode(text, start)
-        except (json.JSONDecodeError, RecursionError):
+        except json.JSONDecodeError:
             i = start + 1
             continue
+        except RecursionError:  # nested too deep to decode, as would be most starts after it
+            return found
         found.append((value, start, end))
         i = end
 
@@ -207,42 +213,22 @@ def parse_react(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence
     return [text]
 
 
-def _strip_to_action(text: str) -> str:
-    """The action a completion-style output gives: its code block, else the first non-empty
-    part after an ``Action:`` cue, cut where the model goes on to a ``Task:`` or separator line."""
-    text = _clean(text)
-    blocks = fenced_blocks(text)
-    if blocks:
-        return blocks[0][1]
-    for segment in re.split(r"^[ \t]*(?:Task\s*:.*|-{5,}.*)$", text, flags=re.M):
-        segment = re.split(r"^\s*Actions?\s*:[ \t]*", segment, flags=re.M)[-1].strip()
-        if segment:
-            return segment
-    return ""
-
-
 def parse_curl(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
-    """A curl command (backslash continuations joined); other text goes on as the action."""
-    body = _strip_to_action(text)
-    lines = body.replace("\\\n", " ").splitlines()
-    for line in lines:
-        stripped = line.strip().lstrip("$ ").strip()
-        if stripped.startswith("curl"):
-            return [stripped]
-    return [body]
+    """A curl command (:func:`toolgym.envs.actions.extract_curl`, as the env reads a raw
+    completion); native tool calls of the REST envs' endpoint tools pass on as calls."""
+    if tool_calls:
+        return _native_calls(tool_calls)
+    return [extract_curl(_clean(text))]
 
 
 def parse_program(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
-    """A program (ToolBench API calls, code-as-policies): the code block or the text after ``Action:``."""
-    return [_strip_to_action(text)]
+    """A program (ToolBench API calls, code-as-policies): :func:`toolgym.envs.actions.extract_program`."""
+    return [extract_program(_clean(text))]
 
 
 def parse_plan(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
-    """AppBench's plan: the code block if there is one, else the text without a ``Plan:`` cue."""
-    text = _clean(text)
-    blocks = fenced_blocks(text)
-    body = blocks[0][1] if blocks else text
-    return [re.sub(r"^\s*Plan\s*:\s*", "", body, count=1)]
+    """AppBench's plan: :func:`toolgym.envs.actions.extract_plan` (code block, no ``Plan:`` cue)."""
+    return [extract_plan(_clean(text))]
 
 
 def parse_text(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:

@@ -8,10 +8,10 @@ from collections import Counter
 from typing import Any
 
 from toolgym.envs.appbench.scoring import dependency_structure, score_paper, score_paper_compat
-from toolgym.envs.appbench.tasks import builtin_tasks, official_tasks
-from toolgym.envs.base import ToolEnv, resolve_data_dir
+from toolgym.envs.appbench.tasks import load_official
+from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
-from toolgym.worlds.appbench.generator import CATEGORIES, AppTask
+from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask, builtin_tasks
 from toolgym.worlds.appbench.plan import Call, ParsedPlan, Ref, parse_plan, parse_plan_json, render_plan
 from toolgym.worlds.appbench.tools import APPS, KEYWORD_ARGUMENTS, REFERENCE_DATE, RETURNS, AppBenchTools
 from toolgym.worlds.appbench.world import AppBenchWorld, Executed, resolve, returned_fields
@@ -87,9 +87,11 @@ class AppBenchEnv(ToolEnv):
     reference to an earlier call's returned field), or a JSON list of ``{"app", "api",
     "arguments", "returns"}`` with references written ``"#field"``. With
     ``prompting="hierarchical"`` the first action may be ``select_apps[App1, App2]``.
-    ``mode="interactive"``: one call per step (same line or JSON object form, or
-    ``{"name": "<App>_<api>", "arguments": {...}}`` from ``info["tools"]``), then ``finish`` (any
-    text without a call also finishes).
+    ``mode="interactive"``: one call per step, in any of the forms its prompt shows: the plan
+    line ``App: [api(#k='v')]`` (or its JSON object), the tool of ``info["tools"]`` called as
+    ``<App>_<api>(k='v')`` (``#`` before keys and references optional, as in plan lines) or
+    ``{"name": "<App>_<api>", "arguments": {...}}``; then ``finish`` (any text without a call
+    also finishes).
 
     ## Observation Space
     A string. At reset: the instruction, the apps and (``prompting="flat"``) every API with
@@ -105,7 +107,8 @@ class AppBenchEnv(ToolEnv):
     Paper metric: **Succ** (Table 3), the episode return. ``info["metrics"]`` at the end has the
     per-episode counts ``app_hits, app_pred, app_gt, api_hits, api_pred, api_gt`` (a table
     micro-averages F1_app and F1_api over a category from them), ``em_app``, ``em_api``,
-    ``succ``, the error analysis of Table 4 (``args_indep, args_dep, key_err_indep, key_err_dep,
+    ``succ`` and ``success`` (the same 0/1 value: the paper's name, and the one every toolgym
+    env reports), the error analysis of Table 4 (``args_indep, args_dep, key_err_indep, key_err_dep,
     value_err_indep, value_err_dep, err_time, err_space``), ``sequential_scale``,
     ``parallel_scale`` and, on built-in tasks, ``exec_ok`` (every call ran) and ``db_match``
     (the database effects equal the ground-truth plan's). Interactive mode scores the plan it
@@ -141,7 +144,8 @@ class AppBenchEnv(ToolEnv):
     - ``mode``: ``"plan"`` (default) or ``"interactive"``.
     - ``prompting``: ``"flat"`` (all APIs shown) or ``"hierarchical"`` (apps first, section 5.2).
     - ``world_seed``, ``tasks_per_category``: the built-in world and task set.
-    - ``max_steps``: interactive step limit. ``db_url``: SQLAlchemy URL of the database.
+    - ``max_steps``: interactive step limit. ``db_url``: the world database: in-memory SQLite by default, or
+      ``sqlite:///path.db``, built once and then only read (see ``World``).
 
     ## Version History
     - v0: initial version.
@@ -179,8 +183,7 @@ class AppBenchEnv(ToolEnv):
         self.world = AppBenchWorld(url=db_url, seed=world_seed)
         self._initial = self.world.snapshot()
         if tasks == "official":
-            folder = resolve_data_dir(data_dir, "appbench")
-            task_list = official_tasks(folder, (split,) if split else CATEGORIES)
+            task_list = load_official(self.env_id, data_dir, split)
         else:
             task_list = [t for t in builtin_tasks(self.world, world_seed, tasks_per_category)
                          if split is None or t.category == split]
@@ -225,7 +228,8 @@ class AppBenchEnv(ToolEnv):
     def _apis_prompt(self, apps: list[str]) -> str:
         if self.mode == "interactive":
             task = ("You fulfil the user's instruction by calling phone APIs, one call per step, written as "
-                    "App: [api(#argument='value', ...)] or as the tool <App>_<api>; you see each result. An "
+                    "App: [api(#argument='value', ...)], as the tool <App>_<api>(argument='value', ...) or as "
+                    "{\"name\": \"<App>_<api>\", \"arguments\": {...}}; you see each result. An "
                     "argument written #field takes the value of that field from the first result of the latest "
                     f"call returning it. Dates are YYYY-MM-DD, times HH:MM; today is {REFERENCE_DATE}. Answer "
                     "finish when done.")
@@ -234,8 +238,8 @@ class AppBenchEnv(ToolEnv):
         return f"{task}\n\nApps and APIs:\n{describe_apps(apps, with_apis=True)}"
 
     def step(self, action: Any):
-        if self.task is None or self._done:
-            raise RuntimeError("call reset() before step() and after the episode ends")
+        if (refused := self._guard_step(action)) is not None:
+            return refused
         self._steps += 1
         content = action if isinstance(action, str) else json.dumps(action, default=str)
         self._messages.append({"role": "assistant", "content": content})
@@ -259,6 +263,19 @@ class AppBenchEnv(ToolEnv):
         if self._steps >= self.max_steps:
             return self._finish_plan("")
         return observation, reward, False, False, self._info()
+
+    def _refuse_action(self, error: str):
+        # Plan mode: a plan that could not be read. Interactive mode: a call that could not be read.
+        self._steps += 1
+        self._messages.append({"role": "assistant", "content": "(action not shown)"})
+        if self.mode == "plan":
+            return self._end([], [error], f"Plan not read: {error}", terminated=True, plan_text="")
+        observation = json.dumps({"response": None, "exception": error})
+        self._messages.append({"role": "user", "content": observation})
+        if self._steps >= self.max_steps:
+            return self._end(self._executed_calls(), [], observation + f"\n[stopped after {self.max_steps} steps]",
+                             terminated=False, reward_so_far=0.0)
+        return observation, 0.0, False, False, self._info()
 
     def _select_apps(self, text: str) -> str:
         names = [n.strip().strip("'\"") for n in text.split(",") if n.strip()]
@@ -419,6 +436,15 @@ def _static_problems(calls: list[Call]) -> dict[int, list[str]]:
     return problems
 
 
+def _split_tool_name(call: Call) -> Call:
+    """A call written with the tool name, ``Restaurants_findrestaurants(...)``, as the plan call
+    ``Restaurants: [findrestaurants(...)]``; other calls as they are."""
+    app, _, api = call.api.partition("_")
+    if call.app or not api or app.lower() not in {a.lower() for a in APPS}:
+        return call
+    return Call(app, api, call.arguments, call.returns)
+
+
 def _read_one_call(action: Any) -> tuple[Call | None, str | None]:
     """An interactive action as one call, or the reason it is not one."""
     if isinstance(action, str) and action.strip().startswith("{"):
@@ -444,6 +470,7 @@ def _read_one_call(action: Any) -> tuple[Call | None, str | None]:
         parsed: ParsedPlan = parse_plan_json([action])
     elif isinstance(action, str):
         parsed = parse_plan(action)
+        parsed.calls = [_split_tool_name(call) for call in parsed.calls]
     else:
         return None, f"an action is a string or a JSON object, not {type(action).__name__}"
     if parsed.errors:

@@ -106,11 +106,12 @@ def score_paper(pred: list[Call], parse_errors: list[str], truth: list[Call], tr
     em_app = Counter(pred_apps) == Counter(gt_apps)
     em_api = Counter(pred_apis) == Counter(gt_apis)
     calls_match = Counter(map(_canonical, pred)) == Counter(map(_canonical, truth))
+    succ = float(em_app and em_api and calls_match and not parse_errors)
     return {
         "app_hits": multiset_hits(pred_apps, gt_apps), "app_pred": len(pred_apps), "app_gt": len(gt_apps),
         "api_hits": multiset_hits(pred_apis, gt_apis), "api_pred": len(pred_apis), "api_gt": len(gt_apis),
         "em_app": float(em_app), "em_api": float(em_api),
-        "succ": float(em_app and em_api and calls_match and not parse_errors),
+        "succ": succ, "success": succ,
         "parse_errors": len(parse_errors), **_error_analysis(pred, truth),
     }
 
@@ -119,7 +120,11 @@ def score_paper(pred: list[Call], parse_errors: list[str], truth: list[Call], tr
 # Values its authors map before comparing (sic: one target keeps a stray quote).
 _CORRECTIONS = {"la": "los angeles", "lax": "los angeles", "ciudad de mexico": "mexico city'", "nyc": "new york",
                 "sd": "san diego", "sfo": "san francisco", "chi-town": "chicago"}
-_SCRIPT_CALL = re.compile(r"(\w[\w\d_]*)\s*=\s*(\w[\w\d_]*)\(([^)]*)\)")
+# The script's pattern is r"(\w[\w\d_]*)\s*=\s*(\w[\w\d_]*)\(([^)]*)\)" (quadratic when searched
+# over a long word). Its leftmost match always starts where a word starts, so trying only
+# there (the lookbehind) finds the same match, and it ends at a ")", so no search past the
+# last ")" can succeed: together, linear time.
+_SCRIPT_CALL = re.compile(r"(?<!\w)(\w+)\s*=\s*(\w+)\(([^)]*)\)")
 _SCRIPT_LINE = re.compile(r"(\w+):\s*\n*(\[.*\])")
 
 
@@ -148,7 +153,7 @@ def script_read_call(line: str) -> tuple[str, dict[str, str]] | None:
     """The script's call reader: needs ``ret = api(...)``; arguments split on ", " (a piece
     without "=" blanks the previous key's value; a piece with two "=" is dropped); an API
     name with "_" keeps only its second part."""
-    found = _SCRIPT_CALL.search(line)
+    found = _SCRIPT_CALL.search(line, 0, line.rfind(")") + 1)
     if found is None:
         return None
     name = found.group(2).lower()
@@ -223,4 +228,4 @@ def score_paper_compat(plan_text: str, truth_lines: list[str], truth_apps: list[
     succ = app_em == 1 and api_em == 1 and apis_right == len(truth_args)
     return {"app_hits": app_hit, "app_pred": len(apps), "app_gt": len(truth_apps),
             "api_hits": api_hit, "api_pred": len(pred_names), "api_gt": len(truth_names),
-            "em_app": float(app_em), "em_api": float(api_em), "succ": float(succ)}
+            "em_app": float(app_em), "em_api": float(api_em), "succ": float(succ), "success": float(succ)}

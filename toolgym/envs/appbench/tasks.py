@@ -1,25 +1,40 @@
-"""AppBench task sets: the built-in generated set and the official test files."""
+"""AppBench's official test files, and statistics of any AppBench task set.
+
+The built-in tasks are generated with the world (``worlds/appbench/tasks.py``).
+"""
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 
 from toolgym.envs.appbench.scoring import dependency_structure
-from toolgym.worlds.appbench.generator import CATEGORIES, AppTask, generate_tasks
+from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
 from toolgym.worlds.appbench.plan import Call, Ref, parse_plan_text
+from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask
 from toolgym.worlds.appbench.tools import AppBenchTools
-from toolgym.worlds.appbench.world import AppBenchWorld
 
-_BUILTIN: dict[tuple[int, int], list[AppTask]] = {}
+OFFICIAL_LAYOUT = OfficialLayout(name="AppBench", benchmark="appbench",
+                                 split_expected={split: (f"test_{split}.json",) for split in CATEGORIES})
 
 
-def builtin_tasks(world: AppBenchWorld, seed: int, per_category: int) -> list[AppTask]:
-    """The generated tasks of ``world`` (cached per process: generation executes every plan)."""
-    key = (seed, per_category)
-    if key not in _BUILTIN:
-        _BUILTIN[key] = generate_tasks(world, seed, per_category)
-    return _BUILTIN[key]
+def load_official(env_id: str, data_dir: str | os.PathLike | None, split: str | None = None) -> list[AppTask]:
+    """The official tasks of ``split`` (all four when None).
+
+    Args:
+        env_id: The env, for messages.
+        data_dir: The data root or AppBench's own folder (``$TOOLGYM_DATA`` when None).
+        split: "ss", "sm", "ms" or "mm", or None for all of them.
+
+    Raises:
+        FileNotFoundError: No folder tried holds the split's ``test_<split>.json``.
+        OfficialDataError: A file is not JSON or a sample lacks a key (the message names the
+            file, the sample and the key), or the files hold no sample.
+    """
+    folder = OFFICIAL_LAYOUT.locate(env_id, data_dir, split)
+    tasks = official_tasks(folder, (split,) if split else CATEGORIES)
+    OFFICIAL_LAYOUT.check_not_empty(env_id, folder, len(tasks), split)
+    return tasks
 
 
 def official_tasks(folder: Path, splits: tuple[str, ...] = CATEGORIES) -> list[AppTask]:
@@ -31,19 +46,24 @@ def official_tasks(folder: Path, splits: tuple[str, ...] = CATEGORIES) -> list[A
         path = folder / f"test_{split}.json"
         if not path.exists():
             raise FileNotFoundError(f"official AppBench file not found: {path}")
-        for index, sample in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-            output = sample["output"]
-            lines = list(output["api_results"])
-            apps = list(output["used_app"])
+        samples = read_json(path)
+        if not isinstance(samples, list):
+            raise OfficialDataError(f"{path}: expected a JSON list of samples, got {type(samples).__name__}")
+        for index, sample in enumerate(samples):
+            where = f"{path}: sample {index}"
+            instruction = require_key(sample, "input", where)
+            output = require_key(sample, "output", where)
+            lines = list(require_key(output, "api_results", f"{where}: output"))
+            apps = list(require_key(output, "used_app", f"{where}: output"))
             calls = []
             for i, line in enumerate(lines):
                 parsed = parse_plan_text(line).calls
                 if len(parsed) != 1:
-                    raise ValueError(f"{path}: sample {index}: cannot read api_results line {line!r}")
+                    raise OfficialDataError(f"{where}: cannot read api_results line {line!r}")
                 call = parsed[0]
                 app = apps[i] if len(apps) == len(lines) else _owner(call.api)
                 calls.append(Call(app, call.api, call.arguments, call.returns))
-            tasks.append(AppTask(task_id=f"{split}-{index}", category=split, instruction=sample["input"], apps=apps,
+            tasks.append(AppTask(task_id=f"{split}-{index}", category=split, instruction=instruction, apps=apps,
                                  calls=calls, user_values=dict(output.get("user_aware_arguments") or {}),
                                  plan_lines=lines))
     return tasks

@@ -6,17 +6,19 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from toolgym.envs.base import ToolEnv, resolve_data_dir
+from toolgym.envs.actions import ToolCall, Unparseable, extract_curl, extract_program, parse_action
+from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column, f1
-from toolgym.envs.rest_api.catapi_tasks import builtin_catapi
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
-from toolgym.envs.rest_api.openweather_tasks import builtin_openweather
-from toolgym.envs.rest_api.tasks import RestTask, TaskSet, load_official
+from toolgym.envs.rest_api.tasks import load_official
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.base import World
 from toolgym.worlds.catapi import CatWorld, cat_service
+from toolgym.worlds.catapi.tasks import builtin_catapi
 from toolgym.worlds.openweather import OpenWeatherWorld, openweather_service
+from toolgym.worlds.openweather.tasks import builtin_openweather
 from toolgym.worlds.rest import CurlError, HttpResponse, RestService, parse_curl
+from toolgym.worlds.rest.tasks import RestTask, TaskSet
 
 GOAL = ("Your goal is to call {service} to complete the user's task. Answer with one curl "
         "command on a single line after \"Action:\". {key}")
@@ -63,6 +65,8 @@ class RestApiEnv(ToolEnv):
     official_subdir: ClassVar[str] = ""
     api_docs: ClassVar[str] = ""
     default_headers: ClassVar[dict[str, str]] = {}
+    key_query: ClassVar[dict[str, str]] = {}  # query parameters a tool call's request carries (the key)
+    max_action_chars: ClassVar[int] = 20_000  # one curl command
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
@@ -74,9 +78,10 @@ class RestApiEnv(ToolEnv):
         self.k_shot = k_shot
         self.world = self.make_world(world_seed)
         self.service = self.make_service(self.world)
+        self._tools = self.service.tool_schemas()
         builtin = self.builtin_tasks(world_seed)
         if tasks == "official":
-            official = load_official(self._official_dir(data_dir))
+            official = load_official(self.env_id, data_dir, self.official_subdir)
             # The released data has no demonstration pool of its own (the doc sheets' examples
             # overlap the test set), so official tasks use the built-in pool too.
             self.task_data = TaskSet({t.task_id: t for t in official}, builtin.demos)
@@ -108,11 +113,6 @@ class RestApiEnv(ToolEnv):
         """Why the original evaluator would count an answered request as a crash (paper_compat)."""
         return None
 
-    def _official_dir(self, data_dir: str | None):
-        """``<root>/sambanova/<task>/``, or ``<root>/<task>/`` when the root is the sambanova folder."""
-        path = resolve_data_dir(data_dir, f"sambanova/{self.official_subdir}")
-        return path if (path / "test.jsonl").exists() else path / self.official_subdir
-
     # -- tasks ------------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
         return list(self.task_data.tasks)
@@ -129,7 +129,7 @@ class RestApiEnv(ToolEnv):
         prompt = prompt_info(self.goal, self.api_docs, self.task_data.demos, self.task.query, self.k_shot)
         info["messages"] = prompt.pop("messages")
         info["prompt"] = prompt
-        info["tools"] = []
+        info["tools"] = [dict(t) for t in self._tools]
         return self.task.query, info
 
     def _start_state(self) -> None:
@@ -142,17 +142,17 @@ class RestApiEnv(ToolEnv):
             self.world.restore(initial)
 
     def step(self, action: Any):
-        if self._done or self.task is None:
-            return ("The episode is over: call reset().", 0.0, True, False,
-                    {"error": "step after the end of the episode"})
+        if (refused := self._guard_step(action)) is not None:
+            return refused
         self._done = True
-        command = self._command(action)
+        command, error = self._command(action)
         truth = self._truths[self.task.task_id]
-        response, error = None, None
-        try:
-            response = self.service.handle(self._request(command))
-        except CurlError as exc:
-            error = str(exc)
+        response = None
+        if error is None:
+            try:
+                response = self.service.handle(self._request(command))
+            except CurlError as exc:
+                error = str(exc)
         if response is not None and not response.ok:
             error = f"HTTP {response.status}: {response.text()[:500]}"
         if error is None and self.scoring == "paper_compat":
@@ -173,8 +173,17 @@ class RestApiEnv(ToolEnv):
             observation = f"Not executable: {error}"
         self._last_observation = observation
         info = self.base_info(self.task.task_id)
-        info.update(metrics=metrics, ground_truth=self.task.action)
+        info.update(metrics=metrics, ground_truth=self.task.action, command=command)
         return observation, float(success), True, False, info
+
+    def _refuse_action(self, error: str):
+        # A command that could not be read: not executable, the episode's one attempt used.
+        self._done = True
+        self._last_observation = f"Not executable: {error}"
+        info = self.base_info(self.task.task_id)
+        info.update(metrics={"executable": 0, "success": 0, "key_f1": 0.0}, ground_truth=self.task.action,
+                    command=None)
+        return self._last_observation, 0.0, True, False, info
 
     def api_call_sequences(self) -> dict[str, list[list[str]]]:
         """The API call of every test task's ground truth and of every demonstration."""
@@ -199,13 +208,32 @@ class RestApiEnv(ToolEnv):
         return None
 
     # -- helpers ----------------------------------------------------------------------------
-    def _command(self, action: Any) -> Any:
-        """The command to judge: the whole action (paper), or its first curl line as the original keeps."""
-        if self.scoring == "paper_compat" and isinstance(action, str):
-            for line in action.split("\n"):
-                if line.strip().startswith("curl"):
-                    return line.strip()
-        return action
+    def _command(self, action: Any) -> tuple[Any, str | None]:
+        """The command to judge, or None and the reason there is none.
+
+        A string is read as a model's completion: its action is extracted
+        (:func:`~toolgym.envs.actions.extract_program`: up to the next ``Task:``, a code block's
+        body, the text after ``Action:``), which is the command (paper), or of which the first
+        curl line is kept (paper_compat, :func:`~toolgym.envs.actions.extract_curl`). A tool call
+        of ``info["tools"]`` (JSON or ``Name(k=v)``) stands for the curl command of its request.
+        """
+        if isinstance(action, str):
+            text = extract_curl(action) if self.scoring == "paper_compat" else extract_program(action)
+            if text.startswith("curl"):
+                return text, None
+            parsed = parse_action(text)
+        elif isinstance(action, dict):
+            text, parsed = None, parse_action(action)
+        else:
+            return action, None  # the curl reader says what is wrong with it
+        if isinstance(parsed, Unparseable):
+            return None, parsed.error
+        if isinstance(parsed, ToolCall):
+            try:
+                return self.service.curl_for_call(parsed.name, parsed.arguments, self.key_query), None
+            except CurlError as exc:
+                return None, str(exc)
+        return text, None  # other text: judged as a command, which says why it is not one
 
     def _request(self, command: Any):
         request = parse_curl(command, self._placeholders)
@@ -230,8 +258,21 @@ class OpenWeatherEnv(RestApiEnv):
     ## Action Space
     A string: one curl command on one line, e.g.
     ``curl -X GET 'https://api.openweathermap.org/data/2.5/weather?q=reno&appid={API_KEY}&units=metric'``.
-    ``{API_KEY}`` stands for the key. Other text, a second command, pipes, redirections and
+    ``{API_KEY}`` stands for the key. The string may be a model's raw completion of the
+    prompt: the action is read from it with :func:`toolgym.envs.actions.extract_program`
+    (cut at the next line starting with ``Task:`` or ``-----``, a code block's body, else the
+    text after an ``Action:`` cue). Other text, a second command, pipes, redirections and
     unsupported curl options are not executable.
+
+    A call of one of the functions in ``info["tools"]`` (one per endpoint: ``current_weather``
+    and ``forecast`` by city ``q``, ``zip`` or ``lat`` / ``lon``; ``air_pollution``,
+    ``air_pollution_forecast``, ``geocode_direct``), as a dict or JSON text
+    ``{"name": "current_weather", "arguments": {"q": "reno", "units": "metric"}}`` or as
+    ``current_weather(q="reno", units="metric")``, is also an action: it stands for the curl
+    command that makes its request (arguments in the query string, ``appid={API_KEY}`` last),
+    which is judged exactly as if the agent had sent it; ``info["command"]`` shows the
+    command judged. Unknown functions or arguments are not executable. The paper's action is
+    the curl command.
 
     ## Observation Space
     A string: first the user's query; after the step, ``HTTP <status>`` and the response
@@ -246,9 +287,14 @@ class OpenWeatherEnv(RestApiEnv):
     (parsed and answered with a success status), ``success`` and ``key_f1`` (the released
     evaluator's F1 over the response's top-level keys with equal values, for analysis).
 
-    Scoring: ``"paper"`` (default) judges the whole action as one command. ``"paper_compat"``
-    follows the released evaluator: it keeps the first line that starts with ``curl``, counts
-    a command that does not end with ``'`` and any XML response as not executable.
+    Scoring: ``"paper"`` (default) judges the whole extracted action as one command.
+    ``"paper_compat"`` follows the released evaluator: of the extracted action it keeps the
+    first line that starts with ``curl`` (:func:`toolgym.envs.actions.extract_curl`), and it
+    counts a command that does not end with ``'`` and any XML response as not executable.
+    Under both scorings toolgym reads a completion more leniently than the released code,
+    whose generator stops the model at ``Task:`` or ``------`` and which judges the rest as it
+    is: toolgym also drops code fences and an ``Action:`` cue and joins lines continued with
+    a backslash (paper_compat), which the released evaluator would count as crashes.
 
     ## Starting State
     The seeded world (cities, zip codes, clock at 2023-09-11 09:00 UTC) and the task's query.
@@ -273,6 +319,7 @@ class OpenWeatherEnv(RestApiEnv):
     key_hint = "Write {API_KEY} where the API key goes."
     official_subdir = "open_weather"
     api_docs = OPENWEATHER_DOCS
+    key_query = {"appid": "{API_KEY}"}
 
     def make_world(self, seed: int) -> OpenWeatherWorld:
         return OpenWeatherWorld(seed=seed)
@@ -306,9 +353,16 @@ class CatAPIEnv(RestApiEnv):
 
     ## Action Space
     A string: one curl command on one line, e.g.
-    ``curl -X POST 'https://api.thecatapi.com/v1/votes' --data '{"image_id":"alp", "value":1}'``.
-    Other text, a second command, pipes, redirections and unsupported options are not
-    executable.
+    ``curl -X POST 'https://api.thecatapi.com/v1/votes' --data '{"image_id":"alp", "value":1}'``,
+    read from a raw completion as in OpenWeather-v0. Other text, a second command, pipes,
+    redirections and unsupported options are not executable.
+
+    As in OpenWeather-v0, a call of one of the functions in ``info["tools"]``
+    (``search_images``, ``list_favourites``, ``add_favourite``, ``delete_favourite``, ``vote``;
+    JSON or ``vote(image_id="alp", value=1)``) stands for the curl command of its request
+    (a path parameter in the path, the arguments of a POST as its JSON body, the others in the
+    query string) and is judged exactly as that command, also by the verbatim comparison of
+    DELETE tasks; ``info["command"]`` shows it.
 
     ## Observation Space
     As OpenWeather-v0: the query, then ``HTTP <status>`` and the body, or the reason the
@@ -322,10 +376,11 @@ class CatAPIEnv(RestApiEnv):
     of blanks count as one), as the paper does. ``info["metrics"]``: ``executable``,
     ``success``, ``key_f1`` (the released evaluator's top-level-key F1).
 
-    Scoring: ``"paper"`` (default): a DELETE command is executable when the simulated call
-    succeeds. ``"paper_compat"``: as the released evaluator, a DELETE command that differs
-    from the ground truth counts as not executable, and only the first ``curl`` line of the
-    action is judged.
+    Scoring: ``"paper"`` (default): the whole extracted action is the command; a DELETE
+    command is executable when the simulated call succeeds. ``"paper_compat"``: as the
+    released evaluator, a DELETE command that differs from the ground truth counts as not
+    executable, and only the first ``curl`` line of the extracted action is judged. Both read
+    a completion more leniently than the released code (see OpenWeather-v0).
 
     ## Starting State
     The seeded world (about 1,100 images, 8 favourites, 5 votes), plus what the task

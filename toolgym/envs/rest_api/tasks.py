@@ -1,65 +1,45 @@
-"""Task sets of the REST tasks: the official ``test.jsonl`` files and built-in generated ones."""
+"""The official task files of the ToolBench REST tasks (``sambanova/<task>/test.jsonl``).
+
+The built-in tasks are generated with their worlds (``worlds/openweather/tasks.py``,
+``worlds/catapi/tasks.py``).
+"""
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass
-from pathlib import Path
+import os
 
-from toolgym.envs.toolbench_prompt import Demo
+from toolgym.envs.base import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.worlds.catapi.tasks import cat_setup
+from toolgym.worlds.rest.tasks import RestTask
 
 
-@dataclass(frozen=True)
-class RestTask:
-    """One task: a user query and the ground-truth curl command.
+def load_official(env_id: str, data_dir: str | os.PathLike | None, task: str) -> list[RestTask]:
+    """The tasks of ``sambanova/<task>/test.jsonl``; a task's id is its 0-based line number.
 
-    ``compare_string_only`` marks tasks judged by comparing the command with the ground
-    truth verbatim (the paper's DELETE requests). ``setup`` lists what the task presupposes
-    of the account, as ``(operation, image_id)`` with operation ``"image"`` (the image
-    exists), ``"favourite"`` (it is a favourite) or ``"not_favourite"``; the env applies it
-    to the world before the episode.
+    Args:
+        env_id: The env, for messages.
+        data_dir: The data root, its ``sambanova/`` folder or the task's folder
+            (``$TOOLGYM_DATA`` when None).
+        task: The task's folder, "open_weather" or "the_cat_api".
+
+    Raises:
+        FileNotFoundError: No folder tried holds ``test.jsonl``.
+        OfficialDataError: A line is not JSON or lacks ``prompt`` or a ``completion`` command
+            (the message names the file and line), or the file holds no task.
     """
-
-    task_id: str
-    query: str
-    action: str
-    compare_string_only: bool = False
-    setup: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class TaskSet:
-    tasks: dict[str, RestTask]
-    demos: list[Demo]
-
-
-def load_official(path: Path) -> list[RestTask]:
-    """``test.jsonl`` of a ToolBench REST task; a task's id is its 0-based line number."""
+    layout = OfficialLayout(name=f"ToolBench {task}", benchmark="sambanova", task=task, expected=("test.jsonl",))
+    folder = layout.locate(env_id, data_dir)
+    file = folder / "test.jsonl"
     tasks = []
-    with open(path / "test.jsonl", encoding="utf-8") as f:
-        for n, line in enumerate(f):
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            action = record["completion"][0]
-            tasks.append(RestTask(task_id=str(n), query=record["prompt"].strip(), action=action,
-                                  compare_string_only=bool(record.get("compare_string_only", False)),
-                                  setup=cat_setup(action)))
+    for number, record in read_jsonl(file):
+        where = f"{file}:{number}"
+        query = require_key(record, "prompt", where)
+        completion = require_key(record, "completion", where)
+        if not (isinstance(completion, list) and completion and isinstance(completion[0], str)):
+            raise OfficialDataError(f"{where}: 'completion' must be a list whose first item is the curl command")
+        action = completion[0]
+        tasks.append(RestTask(task_id=str(number - 1), query=str(query).strip(), action=action,
+                              compare_string_only=bool(record.get("compare_string_only", False)),
+                              setup=cat_setup(action)))
+    layout.check_not_empty(env_id, folder, len(tasks))
     return tasks
-
-
-_FAVOURITE_PATH = re.compile(r"/v1/favourites/([^/'\s]+)")
-_IMAGE_ID = re.compile(r'"image_id"\s*:\s*"([^"]+)"')
-
-
-def cat_setup(action: str) -> tuple[tuple[str, str], ...]:
-    """What a Cat API ground truth presupposes: the image it deletes is a favourite, the
-    image it adds is not one yet, the image it votes on exists. Empty for other APIs."""
-    if "thecatapi.com" not in action:
-        return ()
-    if (m := _FAVOURITE_PATH.search(action)) and "DELETE" in action:
-        return (("favourite", m.group(1)),)
-    if (m := _IMAGE_ID.search(action)):
-        return (("not_favourite" if "/v1/favourites" in action else "image", m.group(1)),)
-    return ()

@@ -6,11 +6,12 @@ import json
 from typing import Any
 
 from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
-from toolgym.envs.base import ToolEnv, resolve_data_dir
+from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.text_similarity import make_text_similarity
 from toolgym.envs.tooltalk.scoring import CallRecord, Comparator, ConversationScore
-from toolgym.envs.tooltalk.tasks import builtin_task_set, official_task_set
+from toolgym.envs.tooltalk.tasks import official_task_set
+from toolgym.worlds.tooltalk.tasks import builtin_task_set
 from toolgym.worlds.tooltalk.tools import ToolTalkTools
 from toolgym.worlds.tooltalk.world import ToolTalkWorld
 
@@ -88,7 +89,8 @@ class ToolTalkEnv(ToolEnv):
     - ``max_calls_per_turn``: cap on tool calls per assistant turn.
     - ``text_similarity``: free-text comparator (see Rewards).
     - ``world_seed``, ``num_hard``: seed and size of the built-in task set.
-    - ``db_url``: SQLAlchemy URL of the database (in-memory SQLite by default).
+    - ``db_url``: the world database: in-memory SQLite by default, or ``sqlite:///path.db``, built
+      once and then only read (see ``World``).
 
     ## Version History
     - v0: initial version.
@@ -119,14 +121,14 @@ class ToolTalkEnv(ToolEnv):
         self.reward_metric = reward_metric
         self.max_calls_per_turn = max_calls_per_turn
         if tasks == "official":
-            self.task_data = official_task_set(str(resolve_data_dir(data_dir, "tooltalk")))
+            self.task_data = official_task_set(self.env_id, data_dir, split)
         else:
             if num_hard < 50:
                 raise ValueError(f"{self.env_id}: num_hard must be at least 50 (the paper's size)")
             self.task_data = builtin_task_set(world_seed, num_hard)
         self._task_ids = [t for t, s in self.task_data.splits.items() if split is None or s == split]
         self.text_similarity = make_text_similarity(text_similarity)
-        self.world = ToolTalkWorld(url=db_url)
+        self.world = ToolTalkWorld(url=db_url, seed=world_seed)
         self.tools = [spec.schema() for spec in ToolTalkTools.specs.values()]
         self._signatures = {n: list(s.arguments_model.model_fields) for n, s in ToolTalkTools.specs.items()}
         self._compare = Comparator(scoring, self.text_similarity,
@@ -179,7 +181,6 @@ class ToolTalkEnv(ToolEnv):
                     self.world.execute(record.name, _without_session(record.arguments))
             self._turn_states.append(self.world.snapshot())
         self.world.restore(self._turn_states[k])
-        self._turn_start = len(self._messages)
         self._calls_this_turn = 0
         shown = []
         turns = self._conversation["conversation"]
@@ -191,6 +192,8 @@ class ToolTalkEnv(ToolEnv):
             else:
                 self._append_ground_truth_turn(turn, i)
         self._next_message = self._assistant_turns[k]
+        # The agent's messages of this turn start here; the user's request before it stays.
+        self._turn_start = len(self._messages)
         return "\n".join(shown)
 
     def _append_ground_truth_turn(self, turn: dict, index: int) -> None:
@@ -206,8 +209,8 @@ class ToolTalkEnv(ToolEnv):
         self._messages.append({"role": "assistant", "content": turn["text"]})
 
     def step(self, action: Any):
-        if self._done:
-            return "The episode is over; call reset().", 0.0, True, False, self._info()
+        if (refused := self._guard_step(action)) is not None:
+            return refused
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, TextReply):
             return self._end_turn()
@@ -225,6 +228,10 @@ class ToolTalkEnv(ToolEnv):
             return (f"{observation}\n[turn closed after {self.max_calls_per_turn} tool calls]\n{obs}",
                     reward, terminated, truncated, info)
         return observation, reward, False, False, self._info()
+
+    def _refuse_action(self, error: str):
+        # Like text that cannot be read as a call: an error observation, one of the turn's calls used.
+        return self.step(Unparseable("(action not shown)", error))
 
     def _call(self, call: ToolCall, call_id: str) -> str:
         result = self.world.execute(call.name, call.arguments)

@@ -1,102 +1,79 @@
-"""ToolTalk task sets: the official conversations and the project's generated ones.
+"""ToolTalk's official task set: the conversations and databases of ToolTalk's ``data/``.
 
-Both come in ToolTalk's conversation format (``name``, ``metadata``, ``user``,
-``conversation`` turns with ``apis``), so one code path simulates and scores them.
-
-Generating the built-in set takes about a second, so it is kept in a cache folder
-(``$TOOLGYM_CACHE``, default ``~/.cache/toolgym``; set it to an empty string to turn the
-cache off). The cache key holds the source of every module the generation depends on, so
-a changed generator never reads an old set.
+The built-in set is generated with the world (``worlds/tooltalk/tasks.py``) in the same
+conversation format, so one code path simulates and scores both.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import json
 import os
-from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-import toolgym
-from toolgym.worlds import base as world_base
-from toolgym.worlds.base import Snapshot
-from toolgym.worlds.tooltalk import data_model, tools, world as world_module
+from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.worlds.tooltalk.tasks import TaskSet
 from toolgym.worlds.tooltalk.world import ToolTalkWorld
 
-OFFICIAL_SPLITS = {"easy": "easy", "hard": "tooltalk"}
+OFFICIAL_SPLITS = {"easy": "easy", "hard": "tooltalk"}  # split -> folder of its conversations
+OFFICIAL_LAYOUT = OfficialLayout(
+    name="ToolTalk", benchmark="tooltalk", expected=("databases/*.json",),
+    split_expected={split: (f"{folder}/*.json",) for split, folder in OFFICIAL_SPLITS.items()})
 
 
-@dataclass(frozen=True)
-class TaskSet:
-    """Conversations by id, the split of each, and the initial world they run in."""
+def official_task_set(env_id: str, data_dir: str | os.PathLike | None, split: str | None = None) -> TaskSet:
+    """The official conversations (all splits) and databases; ``split`` must have some.
 
-    conversations: dict[str, dict]
-    splits: dict[str, str]
-    initial_state: Snapshot
+    Args:
+        env_id: The env, for messages.
+        data_dir: The data root or ToolTalk's own ``data/`` folder (``$TOOLGYM_DATA`` when None).
+        split: The split the env runs ("easy", "hard"), or None for both.
+
+    Raises:
+        FileNotFoundError: No folder tried holds ``databases/`` and the split's conversations.
+        OfficialDataError: A file is not JSON or lacks a key of the format (the message names
+            the file, its line or record and the key), or ``split`` has no conversation.
+    """
+    folder = OFFICIAL_LAYOUT.locate(env_id, data_dir, split)
+    task_set = _read_official(str(folder))
+    count = sum(split is None or s == split for s in task_set.splits.values())
+    OFFICIAL_LAYOUT.check_not_empty(env_id, folder, count, split)
+    return task_set
 
 
 @lru_cache(maxsize=8)
-def official_task_set(root: str) -> TaskSet:
-    path = Path(root)
-    world = ToolTalkWorld.from_official(path / "databases")
+def _read_official(folder: str) -> TaskSet:
+    path = Path(folder)
+    world = ToolTalkWorld()
+    for file in sorted((path / "databases").glob("*.json")):
+        try:
+            world.load_databases({file.stem: read_json(file)})
+        except KeyError as error:
+            raise OfficialDataError(f"{file}: a record lacks key {error.args[0]!r}") from None
+        except (TypeError, AttributeError) as error:
+            raise OfficialDataError(f"{file}: not ToolTalk's database format ({error})") from None
     conversations, splits = {}, {}
-    for split, folder in OFFICIAL_SPLITS.items():
-        for file in sorted((path / folder).glob("*.json")):
-            conversation = json.loads(file.read_text(encoding="utf-8"))
+    for split, split_folder in OFFICIAL_SPLITS.items():
+        for file in sorted((path / split_folder).glob("*.json")):
+            conversation = read_json(file)
+            _check_conversation(conversation, str(file))
             conversations[conversation["name"]] = conversation
             splits[conversation["name"]] = split
     return TaskSet(conversations, splits, world.snapshot())
 
 
-@lru_cache(maxsize=8)
-def builtin_task_set(world_seed: int, num_hard: int) -> TaskSet:
-    cache = _cache_file(world_seed, num_hard)
-    if cache is not None and (cache / "tasks.json").exists():
-        return _read(cache)
-    from toolgym.worlds.tooltalk import scenarios  # faker is needed only to generate
-
-    world, easy, hard = scenarios.generate_task_set(world_seed, num_hard)
-    conversations = {c["name"]: c for c in easy + hard}
-    splits = {c["name"]: "easy" for c in easy} | {c["name"]: "hard" for c in hard}
-    task_set = TaskSet(conversations, splits, world.snapshot())
-    if cache is not None:
-        _write(cache, task_set)
-    return task_set
-
-
-def _cache_file(world_seed: int, num_hard: int) -> Path | None:
-    folder = os.environ.get("TOOLGYM_CACHE", str(Path.home() / ".cache" / "toolgym"))
-    if not folder:
-        return None
-    digest = hashlib.sha256(toolgym.__version__.encode())
-    sources = [Path(m.__file__) for m in (world_base, data_model, tools, world_module)]
-    sources.append(Path(importlib.util.find_spec("toolgym.worlds.tooltalk.scenarios").origin))
-    for source in sources:
-        digest.update(source.read_bytes())
-    return Path(folder) / f"tooltalk-{world_seed}-{num_hard}-{digest.hexdigest()[:16]}"
-
-
-def _write(path: Path, task_set: TaskSet) -> None:
-    state = task_set.initial_state
-    if not isinstance(state.database, bytes) or state.rng_states:
-        return  # only an in-memory database image with fresh random streams is cached
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "world.sqlite").write_bytes(state.database)
-        meta = {"conversations": task_set.conversations, "splits": task_set.splits,
-                "aux": state.aux, "now": state.now.isoformat()}
-        tmp = path / "tasks.json.tmp"
-        tmp.write_text(json.dumps(meta), encoding="utf-8")
-        tmp.replace(path / "tasks.json")  # written last: its presence marks a complete entry
-    except OSError:
-        pass  # a read-only home only costs the generation time
-
-
-def _read(path: Path) -> TaskSet:
-    meta = json.loads((path / "tasks.json").read_text(encoding="utf-8"))
-    state = Snapshot(database=(path / "world.sqlite").read_bytes(), aux=meta["aux"], rng_states={},
-                     now=datetime.fromisoformat(meta["now"]))
-    return TaskSet(meta["conversations"], meta["splits"], state)
+def _check_conversation(conversation: dict, where: str) -> None:
+    """Check the keys the env reads, so a defective file fails at load, naming the key."""
+    for key in ("name", "metadata", "conversation"):
+        require_key(conversation, key, where)
+    if not isinstance(conversation["conversation"], list):
+        raise OfficialDataError(f"{where}: 'conversation' must be a list of turns")
+    for i, turn in enumerate(conversation["conversation"]):
+        turn_where = f"{where}: conversation[{i}]"
+        require_key(turn, "role", turn_where)
+        require_key(turn, "text", turn_where)
+        for j, api in enumerate(turn.get("apis") or []):
+            api_where = f"{turn_where}.apis[{j}]"
+            for key in ("request", "response", "exception"):
+                require_key(api, key, api_where)
+            for key in ("api_name", "parameters"):
+                require_key(api["request"], key, f"{api_where}.request")

@@ -1,8 +1,5 @@
-"""Programs of API calls in the SambaNova ToolBench syntax, run by a whitelisting interpreter."""
+"""Programs of API calls in the SambaNova ToolBench syntax: the toolkit base, ``Loc`` and ``Date``."""
 
-from toolgym.worlds.api_programs.interpreter import (
-    Assignment, Call, Date, Loc, ProgramError, Statement, bind_call, parse_program, run_statement,
-)
+from toolgym.worlds.api_programs.toolkit import API_PROGRAM_BUDGETS, HELPERS, Date, Loc, ProgramToolkit
 
-__all__ = ["Assignment", "Call", "Date", "Loc", "ProgramError", "Statement", "bind_call", "parse_program",
-           "run_statement"]
+__all__ = ["API_PROGRAM_BUDGETS", "HELPERS", "Date", "Loc", "ProgramToolkit"]

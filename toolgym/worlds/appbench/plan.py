@@ -17,6 +17,7 @@ Two written forms are read (never evaluated):
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -68,36 +69,100 @@ def render_plan(calls: list[Call]) -> str:
     return "\n".join(call.render() for call in calls)
 
 
+# Every pattern here is matched at known positions and cannot backtrack more than linearly;
+# the values' ends are found by scanning, since lazy patterns followed by optional blanks
+# take quadratic or cubic time on long runs of blanks.
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_LINE = re.compile(r"^\s*(?:(?P<app>[A-Za-z_]\w*)\s*:)?\s*\[?\s*(?P<body>.*?)\s*\]?\s*$", re.S)
-_CALL = re.compile(r"^(?:(?P<returns>[\w\s,]*?)\s*=\s*)?(?P<api>[A-Za-z_]\w*)\s*\((?P<args>.*)\)$", re.S)
+_APP = re.compile(r"\s*(?P<app>[A-Za-z_]\w*)\s*:")
+_RETURNS = re.compile(r"[\w\s,]*")
 _KEY = re.compile(r"\s*#?(?P<key>[A-Za-z_]\w*)\s*=\s*")
-# A quoted value ends at the quote that is followed by the next "key=" or by the end, so
-# apostrophes inside names (Mcdonald's) survive, as in the official data.
-_QUOTED = {q: re.compile(q + r"(?P<v>.*?)" + q + r"\s*(?=,\s*#?[A-Za-z_]\w*\s*=|$)", re.S) for q in ("'", '"')}
-_QUOTED_LOOSE = {q: re.compile(q + r"(?P<v>.*?)" + q + r"\s*(?=,|$)", re.S) for q in ("'", '"')}
-_BARE = re.compile(r"(?P<v>[^,]*?)\s*(?=,\s*#?[A-Za-z_]\w*\s*=|$)", re.S)
+_NEXT_KEY = re.compile(r",\s*#?[A-Za-z_]\w*\s*=")
+_COMMA = re.compile(r"\s*,\s*")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+QUOTES = ("'", '"')
+
+
+def _split_line(line: str) -> tuple[str | None, str]:
+    """``App: [body]`` -> (app or None, body); the app, the brackets and blanks are optional."""
+    app = _APP.match(line)
+    rest = line[app.end():] if app else line
+    rest = rest.lstrip()
+    if rest.startswith("["):
+        rest = rest[1:]
+    rest = rest.strip()
+    if rest.endswith("]"):
+        rest = rest[:-1].rstrip()
+    return (app["app"] if app else None), rest
+
+
+def _split_call(body: str) -> tuple[str | None, str, str] | None:
+    """``returns = api(args)`` -> (returns or None, api, args); None if ``body`` is not a call."""
+    if not body.endswith(")") or "(" not in body:
+        return None
+    head, _, args = body[:-1].partition("(")
+    returns, equals, api = head.rpartition("=")
+    if not _NAME.fullmatch(api.strip() if equals else api.rstrip()):
+        return None
+    if equals and not _RETURNS.fullmatch(returns):
+        return None
+    return (returns.rstrip() if equals else None), api.strip(), args
+
+
+def _value_ends(text: str, quote: str) -> tuple[list[int], list[int]]:
+    """Positions of the quotes that can close a quoted value: those followed (after blanks)
+    by the next ``key=`` or the end, and those followed by any comma or the end."""
+    strict, loose = [], []
+    at = text.find(quote)
+    while at >= 0:
+        after = at + 1
+        while after < len(text) and text[after].isspace():
+            after += 1
+        if after == len(text) or text[after] == ",":
+            loose.append(at)
+            if after == len(text) or _NEXT_KEY.match(text, after):
+                strict.append(at)
+        at = text.find(quote, at + 1)
+    return strict, loose
+
+
+def _blank_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
 
 
 def parse_arguments(text: str) -> dict[str, Value]:
-    """Arguments of one call: ``#k='literal'``, ``k=field`` or ``k=#field``, comma separated."""
+    """Arguments of one call: ``#k='literal'``, ``k=field`` or ``k=#field``, comma separated.
+
+    A quoted value ends at the first matching quote that is followed by the next ``key=`` or
+    by the end, so apostrophes inside names (Mcdonald's) survive, as in the official data;
+    failing that, at the first one followed by a comma. A bare value ends before the next
+    ``, key=``.
+    """
     args: dict[str, Value] = {}
     pos, text = 0, text.strip()
+    ends: dict[str, tuple[list[int], list[int]]] = {}
     while pos < len(text):
         key = _KEY.match(text, pos)
         if key is None:
             raise ValueError(f"cannot read an argument at {text[pos:pos + 30]!r} (expected key=value)")
         pos = key.end()
         quote = text[pos:pos + 1]
-        if quote in _QUOTED:
-            found = _QUOTED[quote].match(text, pos) or _QUOTED_LOOSE[quote].match(text, pos)
+        if quote in QUOTES:
+            if quote not in ends:
+                ends[quote] = _value_ends(text, quote)
+            strict, loose = ends[quote]
+            closers = [c[i] for c in (strict, loose) if (i := bisect.bisect_right(c, pos)) < len(c)]
+            if not closers:
+                raise ValueError(f"unterminated quoted value of {key['key']!r}")
+            raw, end = text[pos + 1:closers[0]], _blank_end(text, closers[0] + 1)
         else:
-            found = _BARE.match(text, pos)
-        if found is None:
-            raise ValueError(f"unterminated quoted value of {key['key']!r}")
-        raw = found["v"]
-        if quote in _QUOTED:
+            comma = text.find(",", pos)
+            if comma >= 0 and not _NEXT_KEY.match(text, comma):
+                raise ValueError(f"unterminated quoted value of {key['key']!r}")
+            end = len(text) if comma < 0 else comma
+            raw = text[pos:end].rstrip()
+        if quote in QUOTES:
             value: Value = raw
         elif raw.startswith("#") and _NAME.fullmatch(raw[1:]):
             value = Ref(raw[1:])
@@ -110,8 +175,8 @@ def parse_arguments(text: str) -> dict[str, Value]:
         if key["key"] in args:
             raise ValueError(f"argument {key['key']!r} is given twice")
         args[key["key"]] = value
-        pos = found.end()
-        comma = re.compile(r"\s*,\s*").match(text, pos)
+        pos = end
+        comma = _COMMA.match(text, pos)
         if comma:
             pos = comma.end()
     return args
@@ -124,19 +189,19 @@ def parse_plan_text(text: str) -> ParsedPlan:
         line = _BULLET.sub("", line).strip()
         if not line or "(" not in line or line.startswith("```"):
             continue
-        parts = _LINE.match(line)
-        body = parts["body"].strip()
-        found = _CALL.match(body)
+        app, body = _split_line(line)
+        found = _split_call(body)
         if found is None:
             errors.append(f"line {number}: not an API call: {line[:80]!r}")
             continue
+        returned, api, argument_text = found
         try:
-            arguments = parse_arguments(found["args"])
+            arguments = parse_arguments(argument_text)
         except ValueError as exc:
             errors.append(f"line {number}: {exc}")
             continue
-        returns = tuple(r.strip() for r in (found["returns"] or "").split(",") if r.strip())
-        calls.append(Call(app=parts["app"] or "", api=found["api"], arguments=arguments, returns=returns))
+        returns = tuple(r.strip() for r in (returned or "").split(",") if r.strip())
+        calls.append(Call(app=app or "", api=api, arguments=arguments, returns=returns))
     return ParsedPlan(calls, errors)
 
 

@@ -9,6 +9,7 @@ by :func:`returns` (SGD's result slots), which later calls may reference.
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import date as Date
 from collections.abc import Callable
@@ -92,8 +93,8 @@ def _money(name: str, value: str) -> float:
         amount = float(str(value).strip().lstrip("$").replace(",", ""))
     except ValueError:
         raise ToolError(f"{name} must be an amount of money, got {value!r}") from None
-    if amount <= 0:
-        raise ToolError(f"{name} must be positive, got {value!r}")
+    if not math.isfinite(amount) or amount <= 0:  # "nan" and "inf" parse as floats
+        raise ToolError(f"{name} must be a positive amount of money, got {value!r}")
     return amount
 
 
@@ -215,9 +216,12 @@ class AppBenchTools(Toolkit):
         query = select(m.House).where(_same(m.House.where_to, where_to))
         if rating is not None:
             try:
-                query = query.where(m.House.rating >= float(rating))
+                minimum = float(rating)
             except ValueError:
-                raise ToolError(f"rating must be a number, got {rating!r}") from None
+                minimum = math.nan
+            if not math.isfinite(minimum):  # "nan" and "inf" parse as floats but compare with nothing
+                raise ToolError(f"rating must be a number, got {rating!r}")
+            query = query.where(m.House.rating >= minimum)
         if has_laundry_service is not None:
             query = query.where(m.House.has_laundry_service == _choice("has_laundry_service", has_laundry_service, BOOL))
         adults = _count("number_of_adults", number_of_adults, 1, 5) if number_of_adults is not None else 1

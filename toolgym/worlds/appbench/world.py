@@ -57,14 +57,6 @@ class AppBenchWorld(World):
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed, now=datetime(2019, 3, 1, 9))
         self.tools = AppBenchTools(self)
-        cached = _GENERATED.get(seed) if self._in_memory_sqlite else None
-        if cached is not None:  # generation takes seconds; an identical image restores in milliseconds
-            self.restore(cached)
-        else:
-            self._generate()
-            self.session.commit()
-            if self._in_memory_sqlite:
-                _GENERATED[seed] = self.snapshot()
 
     # -- routing -------------------------------------------------------------------------------
     @staticmethod
@@ -140,7 +132,8 @@ class AppBenchWorld(World):
         return rows
 
     # -- generation ----------------------------------------------------------------------------
-    def _generate(self) -> None:
+    def populate(self) -> None:
+        """Generate every app's rows from the world's seed (seconds; the base class builds once)."""
         rng = self.rng("generate")
         fake = Faker("en_US")
         fake.seed_instance(self.seed)
@@ -263,9 +256,6 @@ class AppBenchWorld(World):
                 genre=rng.choice(GENRES), starring=fake.name())
         for table, values in rows.items():
             self.session.execute(insert(table), values)
-
-
-_GENERATED: dict[int, Any] = {}  # seed -> snapshot of the freshly generated world
 
 
 def resolve(value: Value, history: list[Executed]) -> str | None:

@@ -68,11 +68,16 @@ class CatWorld(World):
 
     def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9),
                  unbred_images: int = 250, favourites: int = 8, votes: int = 5):
+        # Read by populate, which World.__init__ runs.
+        self.initial_counts = {"unbred_images": unbred_images, "favourites": favourites, "votes": votes}
         super().__init__(url=url, seed=seed, now=now)
         self.aux.update(api_key=API_KEY, user_id=USER_ID)
-        self._populate(unbred_images, favourites, votes)
 
-    def _populate(self, unbred_images: int, favourites: int, votes: int) -> None:
+    def generator_parameters(self) -> dict:
+        return dict(self.initial_counts)
+
+    def populate(self) -> None:
+        unbred_images, favourites, votes = (self.initial_counts[k] for k in ("unbred_images", "favourites", "votes"))
         rng = random.Random(f"catapi-{self.seed}")
         with self.transaction():
             for breed_id, name, origin in BREEDS:

@@ -11,9 +11,12 @@ class HomeSearchWorld(World):
     """Seeded listings; ``aux["criteria"]`` holds the criteria set so far (empty at the start)."""
 
     Base = Base
+    generator_modules = ("toolgym.worlds.api_programs.places",)
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
-        generate_listings(self.session, seed)
         self.aux = {"criteria": {}}
         self.api = HomeSearchAPI(self)
+
+    def populate(self) -> None:
+        generate_listings(self.session, self.seed)

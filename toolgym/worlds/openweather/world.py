@@ -90,13 +90,13 @@ class OpenWeatherWorld(World):
     """Places (cities, zip codes) in the database; weather from a seeded model."""
 
     Base = OpenWeatherBase
+    generator_modules = ("toolgym.worlds.openweather.places",)
 
     def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9)):
         super().__init__(url=url, seed=seed, now=now)
         self.aux["api_key"] = API_KEY
-        self._populate()
 
-    def _populate(self) -> None:
+    def populate(self) -> None:
         rng = random.Random(f"openweather-cities-{self.seed}")
         ids = rng.sample(range(4_000_000, 6_000_000), len(CITIES))
         with self.transaction():

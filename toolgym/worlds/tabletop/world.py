@@ -3,7 +3,8 @@
 The API is what Code-as-Policies programs call (``get_obj_names``, ``get_obj_pos``,
 ``parse_position``, ``put_first_on_second``, ...). Every function checks its arguments
 before touching the simulation and reports bad input with a ProgramError whose message is
-meant for the agent, so a failing call changes nothing.
+meant for the agent, so a failing call changes nothing. The world is its own toolkit: the
+functions are marked as tools, so their schemas come from their signatures and docstrings.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import math
 from typing import Any
 from collections.abc import Callable
 
-from toolgym.worlds.program_interpreter import ProgramError
+from toolgym.worlds.interpreter import Profile, ProgramError, call_source, code_as_policies, preview
 from toolgym.worlds.tabletop import layout
 from toolgym.worlds.tabletop.sim import TabletopSim
 from toolgym.worlds.tabletop.tasks import TabletopTask, task_success
+from toolgym.worlds.tools import ACTION, READ, Toolkit, parse_docstring, tool
 
+APP = "Tabletop"
 MAX_PICK_PLACES = 20
+MAX_SAID = 500  # characters of one say() kept in the observation
 REACH_MARGIN = 0.05  # placements may lie this far outside the workspace
 
 
@@ -29,10 +33,11 @@ def _xy(value: Any, what: str = "position") -> tuple[float, float]:
     raise ProgramError(f"a {what} must be a list [x, y] of two numbers, got {value!r:.80}")
 
 
-class TabletopWorld:
+class TabletopWorld(Toolkit):
     """A PyBullet tabletop holding one task's setup; ``reset(task)`` rebuilds it exactly."""
 
     def __init__(self, max_pick_places: int = MAX_PICK_PLACES):
+        super().__init__(world=self)
         self.sim = TabletopSim()
         self.max_pick_places = max_pick_places
         self.task: TabletopTask | None = None
@@ -60,6 +65,13 @@ class TabletopWorld:
     def functions(self) -> dict[str, Callable]:
         return {name: getattr(self, name) for name in API_FUNCTIONS}
 
+    @staticmethod
+    def call_source(name: Any, arguments: Any) -> str:
+        """The statement ``name(key=value, ...)`` of a JSON tool call, as program text."""
+        if name not in API_FUNCTIONS:
+            raise ProgramError(f"unknown function {str(name)[:80]!r}; available: {', '.join(API_FUNCTIONS)}")
+        return call_source(name, arguments)
+
     def _object(self, name: Any) -> str:
         if not isinstance(name, str):
             raise ProgramError(f"an object name must be text, got {type(name).__name__}")
@@ -71,45 +83,82 @@ class TabletopWorld:
         x, y, _ = self.sim.positions()[name]
         return (x, y)
 
+    @tool(kind=READ, app=APP)
     def get_obj_names(self) -> list[str]:
         """The names of the objects on the table, e.g. ['blue block', 'red bowl']."""
         return list(self.sim.objects)
 
+    @tool(kind=READ, app=APP)
     def get_obj_pos(self, name: str) -> list[float]:
-        """The [x, y] position (meters) of an object."""
+        """The [x, y] position (meters) of an object.
+
+        Args:
+            name: The object, e.g. "blue block".
+        """
         return [round(v, 4) for v in self._xy_of(self._object(name))]
 
+    @tool(kind=READ, app=APP)
     def is_obj_visible(self, name: str) -> bool:
-        """Whether an object of that name is on the table."""
+        """Whether an object of that name is on the table.
+
+        Args:
+            name: The object, e.g. "red bowl".
+        """
         if not isinstance(name, str):
             raise ProgramError(f"an object name must be text, got {type(name).__name__}")
         return name in self.sim.objects
 
+    @tool(kind=READ, app=APP)
     def parse_position(self, description: str) -> list[float]:
         """The [x, y] of a description: a named position ('top left corner', 'middle', 'left side'),
         an object name, 'a little to the left of the blue bowl', '10 cm above the red block',
-        'the corner closest to the blue bowl', 'between the red block and the blue bowl'."""
+        'the corner closest to the blue bowl', 'between the red block and the blue bowl'.
+
+        Args:
+            description: The position in words.
+        """
         objects = {name: self._xy_of(name) for name in self.sim.objects}
         try:
             return [round(v, 4) for v in layout.parse_position(description, objects)]
         except ValueError as exc:
             raise ProgramError(str(exc)) from None
 
+    @tool(kind=READ, app=APP)
     def get_corner_name(self, pos: list[float]) -> str:
-        """The name of the table corner nearest to a position [x, y]."""
+        """The name of the table corner nearest to a position [x, y].
+
+        Args:
+            pos: The position [x, y] in meters.
+        """
         return layout.corner_name(_xy(pos))
 
+    @tool(kind=READ, app=APP)
     def get_side_name(self, pos: list[float]) -> str:
-        """The name of the table side nearest to a position [x, y]."""
+        """The name of the table side nearest to a position [x, y].
+
+        Args:
+            pos: The position [x, y] in meters.
+        """
         return layout.side_name(_xy(pos))
 
+    @tool(kind=READ, app=APP)
     def denormalize_xy(self, pos: list[float]) -> list[float]:
-        """Map [0..1, 0..1] (0, 0 = bottom left corner) to table coordinates [x, y]."""
+        """Map [0..1, 0..1] (0, 0 = bottom left corner) to table coordinates [x, y].
+
+        Args:
+            pos: The normalized position [u, v].
+        """
         return [round(v, 4) for v in layout.denormalize(_xy(pos, "normalized position"))]
 
+    @tool(kind=ACTION, app=APP)
     def put_first_on_second(self, obj: str, target: str | list[float]) -> bool:
         """Pick up the object ``obj`` and place it on ``target``: an object name, a position
-        description (see parse_position) or a position [x, y]. Returns whether the grasp held."""
+        description (see parse_position) or a position [x, y]. Returns whether the grasp held.
+
+        Args:
+            obj: The object to pick up, e.g. "red block".
+            target: Where to place it: an object name, a position description or [x, y].
+        """
         name = self._object(obj)
         if isinstance(target, str):
             if target == name:
@@ -129,13 +178,19 @@ class TabletopWorld:
         self.log.append(result.message)
         return result.grasped
 
+    @tool(kind=ACTION, app=APP)
     def say(self, message: str) -> None:
-        """Say something to the user (recorded in the observation)."""
-        self.said.append(str(message)[:500])
+        """Say something to the user (recorded in the observation).
+
+        Args:
+            message: What to say.
+        """
+        self.said.append(preview(message, MAX_SAID, as_text=True))
 
 
-API_FUNCTIONS = ("get_obj_names", "get_obj_pos", "is_obj_visible", "parse_position", "get_corner_name",
-                 "get_side_name", "denormalize_xy", "put_first_on_second", "say")
+API_FUNCTIONS = tuple(name for name, method in vars(TabletopWorld).items() if hasattr(method, "__tool_meta__"))
+#: What Tabletop's programs may say: Code as Policies over the API functions.
+PROFILE: Profile = code_as_policies(API_FUNCTIONS)
 
 
 def api_docs() -> str:
@@ -144,6 +199,6 @@ def api_docs() -> str:
     for name in API_FUNCTIONS:
         function = getattr(TabletopWorld, name)
         signature = str(inspect.signature(function, eval_str=True)).replace("(self, ", "(").replace("(self)", "()")
-        doc = " ".join(inspect.getdoc(function).split())
-        lines.append(f"{name}{signature}: {doc}")
+        description, _ = parse_docstring(inspect.getdoc(function))
+        lines.append(f"{name}{signature}: {description}")
     return "\n".join(lines)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from pathlib import Path
 
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import ToolResult
@@ -100,10 +98,3 @@ class ToolTalkWorld(World):
             for month, m in months.items():
                 s.add(MonthlyWeather(location=location.lower(), month=month.lower(), **m))
         s.commit()
-
-    @classmethod
-    def from_official(cls, databases_dir: str | Path, url: str = "sqlite://") -> ToolTalkWorld:
-        world = cls(url=url)
-        world.load_databases({p.stem: json.loads(p.read_text(encoding="utf-8"))
-                              for p in sorted(Path(databases_dir).glob("*.json"))})
-        return world

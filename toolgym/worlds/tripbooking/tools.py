@@ -15,9 +15,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from toolgym.worlds.api_programs.interpreter import Date, Loc
-from toolgym.worlds.api_programs.toolkit import ProgramToolkit
-from toolgym.worlds.tools import ACTION, READ, ToolError, tool
+from toolgym.worlds.api_programs.toolkit import Date, Loc, ProgramToolkit
+from toolgym.worlds.tools import ACTION, INT64_MAX, READ, ToolError, tool
 from toolgym.worlds.tripbooking.data_model import HotelRoom, Ticket
 
 APP = "TripBooking"
@@ -245,7 +244,7 @@ def _day(text: Any) -> str | None:
     try:
         month, day, year = (int(part) for part in str(text).split("-"))
         return date(year, month, day).isoformat()
-    except ValueError:
+    except (ValueError, OverflowError):  # not three numbers; no such day; parts beyond a C int
         return None
 
 
@@ -259,7 +258,7 @@ def search_tickets(session, criteria: dict) -> dict:
     bounds = [criteria.get("min_price_ticket", 0), criteria.get("max_price_ticket", float("inf"))]
     if not all(_number(v) for v in people + bounds):
         return {"num_results": 0, "departure": [], "return": []}
-    seats = max(1, sum(people))
+    seats = min(max(1, sum(people)), INT64_MAX)  # two counts that fit the database may not add up to one
 
     def legs(frm: Any, to: Any, day_text: Any) -> list[dict]:
         query = select(Ticket).where(

@@ -11,9 +11,12 @@ class TripBookingWorld(World):
     """Seeded tickets and hotels; ``aux["criteria"]`` holds the criteria set so far."""
 
     Base = Base
+    generator_modules = ("toolgym.worlds.api_programs.places",)
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
-        generate_trips(self.session, seed)
         self.aux = {"criteria": {}}
         self.api = TripBookingAPI(self)
+
+    def populate(self) -> None:
+        generate_trips(self.session, self.seed)

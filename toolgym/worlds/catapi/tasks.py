@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 
 from sqlalchemy import func, select
 
-from toolgym.envs.rest_api.tasks import RestTask, TaskSet, cat_setup
-from toolgym.envs.toolbench_prompt import Demo
 from toolgym.worlds.catapi import BREEDS, CatWorld
 from toolgym.worlds.catapi.data_model import Image, ImageBreed
+from toolgym.worlds.demos import Demo
+from toolgym.worlds.rest.tasks import RestTask, TaskSet
 
 BASE = "https://api.thecatapi.com/v1"
 CALL_TYPES = ("delete_favourite", "add_favourite", "list_favourites", "vote_down", "vote_up", "search")
@@ -30,6 +31,20 @@ TEMPLATES = {
                 "The picture with id {id} deserves to be voted up.", "Could you give the cat image {id} a thumbs up?"],
 }
 ORDER_WORDS = {"ASC": "ascending order", "DESC": "descending order", "RANDOM": "random order"}
+_FAVOURITE_PATH = re.compile(r"/v1/favourites/([^/'\s]+)")
+_IMAGE_ID = re.compile(r'"image_id"\s*:\s*"([^"]+)"')
+
+
+def cat_setup(action: str) -> tuple[tuple[str, str], ...]:
+    """What a Cat API ground truth presupposes: the image it deletes is a favourite, the
+    image it adds is not one yet, the image it votes on exists. Empty for other APIs."""
+    if "thecatapi.com" not in action:
+        return ()
+    if (m := _FAVOURITE_PATH.search(action)) and "DELETE" in action:
+        return (("favourite", m.group(1)),)
+    if (m := _IMAGE_ID.search(action)):
+        return (("not_favourite" if "/v1/favourites" in action else "image", m.group(1)),)
+    return ()
 
 
 def builtin_catapi(world: CatWorld, seed: int = 0, per_type: int = 17, demos_per_type: int = 2) -> TaskSet:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from toolgym.envs.rest_api.tasks import RestTask, TaskSet
-from toolgym.envs.toolbench_prompt import Demo
+from toolgym.worlds.demos import Demo
 from toolgym.worlds.openweather.places import CITIES, ZIP_CODES
+from toolgym.worlds.rest.tasks import RestTask, TaskSet
 
 BASE = "https://api.openweathermap.org"
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "zh_cn": "simplified Chinese", "it": "Italian",

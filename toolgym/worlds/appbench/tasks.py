@@ -483,3 +483,14 @@ def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> 
             made += 1
     return tasks
 
+
+
+_BUILTIN: dict[tuple[int, int], list[AppTask]] = {}
+
+
+def builtin_tasks(world: AppBenchWorld, seed: int, per_category: int) -> list[AppTask]:
+    """The generated tasks of ``world`` (cached per process: generation executes every plan)."""
+    key = (seed, per_category)
+    if key not in _BUILTIN:
+        _BUILTIN[key] = generate_tasks(world, seed, per_category)
+    return _BUILTIN[key]

@@ -1,0 +1,135 @@
+"""Bad configuration and runs that evaluate nothing end with one ``toolgym: error:`` line and a
+non-zero exit code, never a traceback or an empty table."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from toolgym.envs.rest_api.env import RestApiEnv
+from toolgym.eval.cli import main
+
+
+def error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert captured.err.startswith("toolgym: error: "), captured.err
+    return captured.err
+
+
+def test_unknown_env_kwarg_names_it_and_the_accepted_ones(capsys):
+    assert main(["eval", "ToolTalk-v0", "--agent", "oracle", "--env-kwarg", "colour=red", "--no-progress"]) == 2
+    err = error_line(capsys)
+    assert "ToolTalk-v0 takes no argument 'colour'" in err
+    assert "it accepts: tasks, split, data_dir, scoring, mode" in err and "text_similarity" in err
+
+
+def test_unknown_env_id_lists_the_known_ones(capsys):
+    assert main(["eval", "ToolTlak-v0", "--agent", "oracle"]) == 2
+    err = error_line(capsys)
+    assert "unknown env id 'ToolTlak-v0'" in err and "ToolTalk-v0, AppBench-v0" in err
+    assert main(["play", "Nope-v1"]) == 2
+    assert "unknown env id 'Nope-v1'" in error_line(capsys)
+
+
+@pytest.mark.parametrize("kwarg, message", [
+    ("reward_metric=bogus", "reward_metric must be one of"),  # ValueError
+    ("num_hard=\"many\"", "'<' not supported"),  # TypeError inside the env's constructor
+])
+def test_config_errors_from_gym_make_are_one_line(capsys, kwarg, message):
+    assert main(["eval", "ToolTalk-v0", "--agent", "oracle", "--env-kwarg", kwarg, "--no-progress"]) == 2
+    err = error_line(capsys)
+    assert err.startswith("toolgym: error: ToolTalk-v0") and message in err
+
+
+def test_missing_official_data_is_one_line(tmp_path, capsys):
+    assert main(["complexity", "OpenWeather-v0", "--tasks", "official", "--data-dir", str(tmp_path / "none")]) == 2
+    assert "OpenWeather-v0" in error_line(capsys)
+
+
+def test_zero_episodes_is_an_error_saying_why(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--episodes", "0", "--out", str(out)]) == 2
+    assert "nothing to evaluate: episodes=0" in error_line(capsys)
+    assert not out.exists()
+    assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--episodes", "-2"]) == 2
+    assert "nothing to evaluate: episodes=-2" in error_line(capsys)
+
+
+def test_an_empty_task_set_is_an_error_saying_why(monkeypatch, capsys):
+    monkeypatch.setattr(RestApiEnv, "task_ids", lambda self: [])
+    assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--no-progress"]) == 2
+    assert "nothing to evaluate: OpenWeather-v0 has no tasks for tasks='built-in'" in error_line(capsys)
+
+
+def test_a_run_whose_every_episode_failed_prints_no_table(tmp_path, capsys):
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(json.dumps({"task_id": "no-such-task", "actions": []}) + "\n")
+    out = tmp_path / "r.jsonl"
+    code = main(["eval", "OpenWeather-v0", "--agent", f"replay:{replay}", "--episodes", "3", "--no-progress",
+                 "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "nothing was evaluated: all 3 episode(s) ended with an error (first: 0: no replay actions" in captured.err
+    assert "Success" not in captured.out
+    assert len(out.read_text().splitlines()) == 3  # the records still say what happened
+
+
+def test_an_unreachable_llm_server_stops_the_run_early(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    start = time.perf_counter()
+    code = main(["eval", "ToolTalk-v0", "--agent", "openai:http://127.0.0.1:9/v1#m", "--episodes", "20",
+                 "--batch-size", "2", "--backend-kwarg", "max_retries=0", "--backend-kwarg", "timeout=2",
+                 "--env-kwarg", "text_similarity=lexical", "--no-progress", "--out", str(out)])
+    elapsed = time.perf_counter() - start
+    assert code == 1 and elapsed < 20
+    err = error_line(capsys)
+    assert "toolgym: error: every request to the backend failed: " in err and "127.0.0.1:9" in err
+    assert out.read_text() == ""  # no records of failed requests: the same command can simply run again
+    assert main(["eval", "ToolTalk-v0", "--agent", "openai:http://127.0.0.1:9/v1#m", "--episodes", "1",
+                 "--backend-kwarg", "max_retries=0", "--env-kwarg", "text_similarity=lexical", "--no-progress",
+                 "--out", str(out)]) == 1  # an empty file is no obstacle
+    assert "every request to the backend failed" in error_line(capsys)
+
+
+def test_ctrl_c_during_eval_is_a_short_message(monkeypatch, capsys, tmp_path):
+    import toolgym.eval.runner as runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_episode", interrupted)
+    out = tmp_path / "r.jsonl"
+    assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--no-progress", "--out", str(out)]) == 130
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert f"toolgym: interrupted; run again with --resume to continue {out}" in captured.err
+
+
+def test_a_backend_that_fails_only_sometimes_does_not_stop_the_run(tmp_path):
+    from toolgym.agents.llm import Completion, LLMAgent
+    from toolgym.eval.batch import evaluate_batched
+
+    class FlakyBackend:
+        """Fails the first two requests, then answers every request with an empty reply."""
+
+        name = "flaky"
+
+        def __init__(self):
+            self.calls = 0
+
+        def describe(self):
+            return {"backend": self.name, "model": "flaky"}
+
+        def generate(self, requests, sampling):
+            self.calls += 1
+            return [Completion(error="HTTP 503") if self.calls <= 2 else Completion(text="") for _ in requests]
+
+    out = tmp_path / "r.jsonl"
+    records, _, stats = evaluate_batched("OpenWeather-v0", LLMAgent(FlakyBackend()), "flaky", episodes=4, out=out,
+                                         progress=False, batch_size=1)
+    assert stats["episodes"] == 4 and len(records) == 4
+    assert [r.get("error") for r in records] == ["backend failed: HTTP 503"] * 2 + [None] * 2
+    assert len(out.read_text().splitlines()) == 4  # the held failures are written once a request succeeds

@@ -1,0 +1,254 @@
+"""Parse a program with :mod:`ast` and refuse, before anything runs, all that its profile does not allow."""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from toolgym.worlds.interpreter.profile import Profile
+from toolgym.worlds.interpreter.values import ProgramError
+
+# Constructs named in plain words when a program uses them and its profile does not allow them.
+_WORDS: dict[type, str] = {
+    ast.Import: "import", ast.ImportFrom: "import", ast.While: "while", ast.FunctionDef: "def",
+    ast.AsyncFunctionDef: "def", ast.Lambda: "lambda", ast.ClassDef: "class", ast.With: "with",
+    ast.AsyncWith: "with", ast.Try: "try", ast.TryStar: "try", ast.Raise: "raise", ast.Global: "global",
+    ast.Nonlocal: "nonlocal", ast.Delete: "del", ast.Return: "return", ast.Yield: "yield",
+    ast.YieldFrom: "yield", ast.Await: "await", ast.NamedExpr: "':='", ast.Starred: "'*' unpacking",
+    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
+    ast.GeneratorExp: "a generator expression", ast.Set: "a set", ast.Match: "match", ast.Assert: "assert",
+}
+_CONSTANT_TYPES = (int, float, str, bool, type(None))
+_LINE_BREAK = re.compile(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)")  # splits after each line end, as ast counts lines
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A top-level statement of a checked program and its text."""
+
+    node: ast.stmt
+    source: str
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program that passed its profile's checks."""
+
+    source: str
+    statements: tuple[Statement, ...]
+
+
+def describe(node: ast.AST) -> str:
+    """A node for a message: its type and (short) source, e.g. ``BinOp `'a' + 'b'```."""
+    try:
+        text = " ".join(ast.unparse(node).split())
+    except Exception:  # noqa: BLE001 - unparse of odd or very deep trees; the type is description enough
+        text = ""
+    text = text if len(text) <= 60 else text[:57] + "..."
+    kind = type(node).__name__
+    return f"{kind} `{text}`" if text else kind
+
+
+def check(source: Any, profile: Profile) -> Program:
+    """Parse ``source`` and refuse anything its profile does not allow.
+
+    Raises:
+        ProgramError: The text is not a program the profile allows; the message names the line.
+    """
+    budgets = profile.budgets
+    if not isinstance(source, str):
+        raise ProgramError(f"the program must be text, got {type(source).__name__}")
+    if len(source) > budgets.max_program_chars:
+        raise ProgramError(f"the program is too long ({len(source)} characters; at most "
+                           f"{budgets.max_program_chars})")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences in string literals
+            tree = ast.parse(source, mode="exec")
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        raise ProgramError(f"{where}syntax error: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ProgramError(f"the program cannot be parsed: {type(exc).__name__} {exc}".strip()) from None
+    if budgets.max_statements is not None and len(tree.body) > budgets.max_statements:
+        raise ProgramError(f"the program has more than {budgets.max_statements} statements")
+    _fold_signed_numbers(tree)
+    _Checker(profile, tree).check()
+    lines = _LINE_BREAK.split(source)
+    return Program(source, tuple(Statement(node, _segment(lines, node)) for node in tree.body))
+
+
+def _fold_signed_numbers(tree: ast.Module) -> None:
+    """Make ``-3`` and ``+2.5`` constants, as they read: a signed number is a literal."""
+    for node in ast.walk(tree):
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                value[:] = [_folded(item) for item in value]
+            elif isinstance(value, ast.expr):
+                setattr(node, name, _folded(value))
+
+
+def _folded(node: Any) -> Any:
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)):
+        value = node.operand.value
+        return ast.copy_location(ast.Constant(-value if isinstance(node.op, ast.USub) else value), node)
+    return node
+
+
+class _Checker:
+    def __init__(self, profile: Profile, tree: ast.Module):
+        self.profile = profile
+        self.tree = tree
+        self.allowed = profile.statements | profile.expressions
+        self.method_names = frozenset().union(*profile.methods.values())
+        self.attribute_calls = bool(profile.namespaces or profile.methods)
+        # Nodes in special places: callees, and values whose place allows a namespace call.
+        self.callees: set[int] = set()
+        self.namespace_uses: set[int] = set()  # the Name of each NS in NS.function
+        self.statement_calls: set[int] = set()
+        for statement in tree.body:
+            if isinstance(statement, (ast.Expr, ast.Assign)):
+                self.statement_calls.add(id(statement.value))
+
+    def fail(self, node: ast.AST, message: str) -> ProgramError:
+        line = getattr(node, "lineno", None)
+        return ProgramError(f"line {line}: {message}" if line else message)
+
+    def check(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call):
+                self.callees.add(id(node.func))
+            self.node(node)
+
+    def node(self, node: ast.AST) -> None:
+        profile = self.profile
+        if isinstance(node, ast.Module):
+            return
+        if isinstance(node, ast.Attribute):
+            self.attribute(node)
+            return
+        if type(node) not in self.allowed:
+            if type(node) in _WORDS:
+                raise self.fail(node, f"{_WORDS[type(node)]} is not allowed")
+            if isinstance(node, ast.stmt) and not profile.bare_expressions:
+                raise self.fail(node, f"{describe(node)} is not allowed: a statement must call a function of "
+                                      f"{' or '.join(profile.namespaces)} or assign a value to a name")
+            raise self.fail(node, f"{describe(node)} is not allowed")
+        if isinstance(node, ast.Expr) and not profile.bare_expressions and not isinstance(node.value, ast.Call):
+            if isinstance(node.value, ast.Attribute):
+                self.attribute(node.value)  # says what is wrong with it
+            raise self.fail(node, f"{describe(node.value)} is not allowed: a statement must call a function of "
+                                  f"{' or '.join(profile.namespaces)} or assign a value to a name")
+        if isinstance(node, ast.Name):
+            self.name(node)
+        elif isinstance(node, ast.Constant):
+            self.constant(node)
+        elif isinstance(node, ast.Call):
+            self.call(node)
+        elif isinstance(node, ast.keyword) and node.arg is None:
+            raise self.fail(node.value, "'**' unpacking is not allowed")
+        elif isinstance(node, ast.For) and node.orelse:
+            raise self.fail(node, "for ... else is not allowed")
+        elif isinstance(node, ast.comprehension) and node.is_async:
+            raise self.fail(node.target, "async comprehensions are not allowed")
+        elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+            raise self.fail(node, "format specifications in f-strings are not allowed")
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.For, ast.comprehension)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                self.target(target, node, augmented=isinstance(node, ast.AugAssign))
+
+    def name(self, node: ast.Name) -> None:
+        if node.id.startswith("_"):
+            raise self.fail(node, f"names starting with '_' are not allowed ({node.id})")
+        if isinstance(node.ctx, ast.Load) and id(node) not in self.callees:
+            if node.id in self.profile.namespaces and id(node) not in self.namespace_uses:
+                raise self.fail(node, f"{node.id} is not a value; call its functions as {node.id}.name(...)")
+            if node.id in self.profile.callables():
+                raise self.fail(node, f"{node.id} is a function; call it as {node.id}(...)")
+
+    def constant(self, node: ast.Constant) -> None:
+        value, budgets = node.value, self.profile.budgets
+        if not isinstance(value, _CONSTANT_TYPES):
+            raise self.fail(node, f"constants of type {type(value).__name__} are not allowed")
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > budgets.max_int_bits:
+            raise self.fail(node, f"number too large (more than {budgets.max_int_bits} bits)")
+        if isinstance(value, str):
+            if len(value) > budgets.max_length:
+                raise self.fail(node, f"the text is too long ({len(value)} characters; at most "
+                                      f"{budgets.max_length})")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise self.fail(node, "the text contains a lone surrogate (such as '\\ud800'), "
+                                      "which is not valid Unicode") from None
+
+    def call(self, node: ast.Call) -> None:
+        func, profile = node.func, self.profile
+        if isinstance(func, ast.Name):
+            if func.id not in profile.callables() and not func.id.startswith("_"):
+                available = sorted(profile.callables()) + [f"{ns}.<function>" for ns in profile.namespaces]
+                raise self.fail(node, f"unknown function {func.id}(); available: {', '.join(available)}")
+        elif not isinstance(func, ast.Attribute):
+            raise self.fail(node, f"only calls of named functions are allowed (found {describe(node)})")
+        elif not self.attribute_calls:
+            raise self.fail(node, "only calls of the API functions are allowed")
+        elif (isinstance(func.value, ast.Name) and func.value.id in profile.namespaces
+              and not profile.nested_namespace_calls and id(node) not in self.statement_calls):
+            raise self.fail(node, f"a call of {func.value.id}.{func.attr} must be a statement of its own "
+                                  f"(or assigned to a name)")
+
+    def attribute(self, node: ast.Attribute) -> None:
+        profile = self.profile
+        if not self.attribute_calls:
+            raise self.fail(node, "attribute access is not allowed")
+        if node.attr.startswith("_"):
+            raise self.fail(node, f"the attribute {node.attr!r} is not allowed")
+        namespace = node.value.id if isinstance(node.value, ast.Name) and node.value.id in profile.namespaces \
+            else None
+        if namespace is not None:
+            self.namespace_uses.add(id(node.value))
+            if node.attr not in profile.namespaces[namespace]:
+                raise self.fail(node, f"{namespace} has no function {node.attr!r}")
+        elif node.attr not in self.method_names:
+            allowed = " and ".join(profile.namespaces) or "values with methods"
+            raise self.fail(node, f"attribute access is only allowed on {allowed} (found {describe(node)})")
+        if id(node) not in self.callees:
+            where = f"{namespace}.{node.attr}" if namespace else f".{node.attr}"
+            raise self.fail(node, f"{where} must be called")
+
+    def target(self, target: ast.AST, statement: ast.AST, augmented: bool = False) -> None:
+        if isinstance(target, ast.Name):
+            kind = self.profile.kind_of(target.id)
+            if kind is not None:
+                raise self.fail(statement, f"cannot assign to {kind} {target.id}")
+            return
+        if isinstance(target, ast.Subscript):
+            return
+        if isinstance(target, (ast.Tuple, ast.List)) and not augmented:
+            for element in target.elts:
+                self.target(element, statement)
+            return
+        raise self.fail(statement, f"cannot assign to {describe(target)}")
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    """The node's text (``ast.get_source_segment`` re-splits the text on every call)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return _cut(lines[first], node.col_offset, node.end_col_offset)
+    return "".join([_cut(lines[first], node.col_offset, None), *lines[first + 1:last],
+                    _cut(lines[last], 0, node.end_col_offset)])
+
+
+def _cut(line: str, start: int, end: int | None) -> str:
+    """Characters of ``line`` between two UTF-8 byte offsets (ast's column offsets)."""
+    return line.encode("utf-8")[start:end].decode("utf-8", errors="replace")

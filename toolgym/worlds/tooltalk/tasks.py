@@ -1,0 +1,89 @@
+"""ToolTalk's built-in task set: generated conversations over a generated world, cached.
+
+The conversations are in ToolTalk's own format (``name``, ``metadata``, ``user``,
+``conversation`` turns with ``apis``), the format of the official files, so one code path
+simulates and scores both; ``scenarios`` writes them.
+
+Generating the set takes about a second, so it is kept in a cache folder (``$TOOLGYM_CACHE``,
+default ``~/.cache/toolgym``; set it to an empty string to turn the cache off). The cache key
+holds the source of every module the generation depends on, so a changed generator never
+reads an old set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+import toolgym
+from toolgym.worlds import base as world_base
+from toolgym.worlds.base import Snapshot
+from toolgym.worlds.tooltalk import data_model, tools, world as world_module
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    """Conversations by id, the split of each, and the initial world they run in."""
+
+    conversations: dict[str, dict]
+    splits: dict[str, str]
+    initial_state: Snapshot
+
+
+@lru_cache(maxsize=8)
+def builtin_task_set(world_seed: int, num_hard: int) -> TaskSet:
+    """The generated easy and ``num_hard`` hard conversations over the world of ``world_seed``."""
+    cache = _cache_file(world_seed, num_hard)
+    if cache is not None and (cache / "tasks.json").exists():
+        return _read(cache)
+    from toolgym.worlds.tooltalk import scenarios  # faker is needed only to generate
+
+    world, easy, hard = scenarios.generate_task_set(world_seed, num_hard)
+    conversations = {c["name"]: c for c in easy + hard}
+    splits = {c["name"]: "easy" for c in easy} | {c["name"]: "hard" for c in hard}
+    task_set = TaskSet(conversations, splits, world.snapshot())
+    if cache is not None:
+        _write(cache, task_set)
+    return task_set
+
+
+def _cache_file(world_seed: int, num_hard: int) -> Path | None:
+    folder = os.environ.get("TOOLGYM_CACHE", str(Path.home() / ".cache" / "toolgym"))
+    if not folder:
+        return None
+    digest = hashlib.sha256(toolgym.__version__.encode())
+    sources = [Path(m.__file__) for m in (world_base, data_model, tools, world_module)]
+    sources.append(Path(importlib.util.find_spec("toolgym.worlds.tooltalk.scenarios").origin))
+    sources.append(Path(__file__))  # the cache's own format
+    for source in sources:
+        digest.update(source.read_bytes())
+    return Path(folder) / f"tooltalk-{world_seed}-{num_hard}-{digest.hexdigest()[:16]}"
+
+
+def _write(path: Path, task_set: TaskSet) -> None:
+    state = task_set.initial_state
+    if not isinstance(state.database, bytes) or state.rng_states:
+        return  # only an in-memory database image with fresh random streams is cached
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "world.sqlite").write_bytes(state.database)
+        meta = {"conversations": task_set.conversations, "splits": task_set.splits,
+                "aux": state.aux, "now": state.now.isoformat()}
+        tmp = path / "tasks.json.tmp"
+        tmp.write_text(json.dumps(meta), encoding="utf-8")
+        tmp.replace(path / "tasks.json")  # written last: its presence marks a complete entry
+    except OSError:
+        pass  # a read-only home only costs the generation time
+
+
+def _read(path: Path) -> TaskSet:
+    meta = json.loads((path / "tasks.json").read_text(encoding="utf-8"))
+    state = Snapshot(database=(path / "world.sqlite").read_bytes(), aux=meta["aux"], rng_states={},
+                     now=datetime.fromisoformat(meta["now"]))
+    return TaskSet(meta["conversations"], meta["splits"], state)
