@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, Optional
@@ -17,20 +16,8 @@ from toolgym.worlds.tools import (
     ACTION, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, READ, ToolError, Toolkit, argument_problem, parse_docstring, tool,
 )
 
-TIMEOUT_S = 60
-
-
-@pytest.fixture(autouse=True)
-def _time_limit():
-    """Fail a test that runs longer than TIMEOUT_S instead of hanging the suite."""
-    def expire(signum, frame):
-        raise TimeoutError(f"test ran longer than {TIMEOUT_S} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(TIMEOUT_S)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+# A test that hangs fails instead of stalling the suite.
+pytestmark = pytest.mark.timeout(60)
 
 
 class Base(DeclarativeBase):

@@ -154,7 +154,7 @@ def test_processes_racing_to_build_one_file_all_get_the_same_world(tmp_path):
 
 
 def test_appbench_reuses_its_file_world_and_keeps_plan_effects_private(tmp_path):
-    from toolgym.worlds.appbench.world import EFFECT_TABLES, AppBenchWorld
+    from toolgym.worlds.appbench.world import AppBenchWorld
 
     path = tmp_path / "appbench.db"
     memory = AppBenchWorld(seed=0)

@@ -7,7 +7,6 @@ test that steps before any reset is the first in the file, so it sees each env f
 from __future__ import annotations
 
 import json
-import signal
 
 import gymnasium as gym
 import pytest
@@ -15,21 +14,9 @@ import pytest
 import toolgym
 from toolgym.envs.base import action_size
 
-TIMEOUT_S = 120
+# A test that hangs fails instead of stalling the suite.
+pytestmark = pytest.mark.timeout(120)
 _ENVS: dict[str, gym.Env] = {}
-
-
-@pytest.fixture(autouse=True)
-def _time_limit():
-    """Fail a test that runs longer than TIMEOUT_S instead of hanging the suite."""
-    def expire(signum, frame):
-        raise TimeoutError(f"test ran longer than {TIMEOUT_S} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(TIMEOUT_S)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(params=toolgym.ENV_IDS)

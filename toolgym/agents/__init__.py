@@ -10,11 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toolgym.agents.base import Agent, MissingReplay, OracleAgent, RandomAgent, ReplayAgent
+from toolgym.agents.fuzz import FuzzAgent
 
 # prefix -> factory(argument, env, options).
 AGENT_FACTORIES: dict[str, Callable] = {
     "oracle": lambda arg, env, options: OracleAgent(env),
     "random": lambda arg, env, options: RandomAgent(seed=options.get("seed", 0)),
+    "fuzz": lambda arg, env, options: FuzzAgent(env, seed=options.get("seed", 0)),
     "replay": lambda arg, env, options: ReplayAgent(arg),
     "hf": lambda arg, env, options: _llm_agent("hf", arg, env, options),
     "openai": lambda arg, env, options: _llm_agent("openai", arg, env, options),
@@ -97,5 +99,5 @@ def make_agent(spec: str, env, **options) -> Agent:
                      f"or your own class as module:Class or path/to/file.py:Class")
 
 
-__all__ = ["Agent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent",
+__all__ = ["Agent", "FuzzAgent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent",
            "make_custom_agent", "load_agent_class", "AGENT_FACTORIES"]

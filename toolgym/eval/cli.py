@@ -17,7 +17,7 @@ EXIT_INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + 
 
 ENV_EPILOG = "environments: " + ", ".join(toolgym.ENV_IDS)
 
-AGENT_HELP = ("oracle | random | replay:FILE | hf:MODEL | openai:URL#MODEL | your own class as module.path:Class "
+AGENT_HELP = ("oracle | random | fuzz | replay:FILE | hf:MODEL | openai:URL#MODEL | your own class as module.path:Class "
               "or path/to/file.py:Class (it implements reset(observation, info) and act(observation, info) -> "
               "action, and is built as Class(env) or, if it takes no argument, Class())")
 
