@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 # Envs evaluated by `make eval`, each with the oracle on its built-in tasks.
-EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0
+EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0
 
 .PHONY: venv eval test bench clean
 
@@ -14,19 +14,20 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch lies on the machine's disk; installing it first keeps the
 	# extras below from pulling a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,dev]'
+	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,webshop,train,ray,sheets,dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)
 
 eval: venv
-	@for env in $(EVAL_ENVS); do $(BIN)/toolgym eval $$env --agent oracle --no-progress --out results-$$env.jsonl || exit 1; echo; done
+	@for env in $(EVAL_ENVS); do $(BIN)/toolgym eval $$env --agent oracle --no-progress --out results-$$env.jsonl --overwrite || exit 1; echo; done
 
 test: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
+# One table: make time, per-step time and episodes/s of every env (the other benchmarks/ scripts run by hand).
 bench: venv
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@$(BIN)/python benchmarks/bench_speed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache results-*.jsonl

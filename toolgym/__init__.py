@@ -19,6 +19,10 @@ _ENTRY_POINTS = {
     "OpenWeather-v0": "toolgym.envs.rest_api:OpenWeatherEnv",
     "CatAPI-v0": "toolgym.envs.rest_api:CatAPIEnv",
     "Tabletop-v0": "toolgym.envs.tabletop:TabletopEnv",
+    "GoogleSheets-v0": "toolgym.envs.google_sheets:GoogleSheetsEnv",
+    "VirtualHome-v0": "toolgym.envs.virtualhome:VirtualHomeEnv",
+    "ToolLLM-v0": "toolgym.envs.toolllm:ToolLLMEnv",
+    "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
 }
 
 ENV_IDS = tuple(_ENTRY_POINTS)
@@ -27,3 +31,11 @@ ENV_IDS = tuple(_ENTRY_POINTS)
 # gymnasium's OrderEnforcing wrapper would raise ResetNeeded instead.
 for _env_id, _entry in _ENTRY_POINTS.items():
     register(id=_env_id, entry_point=_entry, disable_env_checker=True, order_enforce=False)
+
+
+def __getattr__(name: str):
+    # toolgym.rollouts is imported on first use: it pulls in the agents and the eval runner.
+    if name == "rollouts":
+        from toolgym.eval.rollouts import rollouts
+        return rollouts
+    raise AttributeError(f"module 'toolgym' has no attribute {name!r}")

@@ -15,6 +15,9 @@ import json
 import random
 import re
 import reprlib
+import time
+import tracemalloc
+from dataclasses import dataclass
 from typing import Any
 
 # Values that a database, a JSON encoder or a naive size check cannot hold.
@@ -150,27 +153,29 @@ class FuzzAgent:
         return {"name": call.get("name"), "arguments": arguments}
 
 
-def fuzz_run(env, actions: int, seed: int = 0, max_episode_steps: int = 40) -> dict:
+def fuzz_run(env, actions: int, seed: int = 0, max_episode_steps: int = 40, slow_step_s: float = 1.0) -> dict:
     """Step ``env`` with ``actions`` fuzzed actions; never lets an exception escape.
 
     Returns the number of steps and episodes, the slowest step (seconds), the highest
-    Python heap peak of any step (bytes, by :mod:`tracemalloc`) and the exceptions that
-    ``reset``/``step`` raised (``"<type>: <message>"`` with the action that caused it).
+    Python heap peak of any step (bytes, by :mod:`tracemalloc`), the exceptions that
+    ``reset``/``step`` raised (``"<type>: <message>"`` with the action that caused it), and
+    ``slow_steps``: each step slower than ``slow_step_s`` as a :class:`SlowStep` that
+    :func:`retime` can replay alone. Step times include tracemalloc's overhead and whatever
+    else the machine was doing; retiming separates a slow action from a busy machine.
     """
-    import time
-    import tracemalloc
-
     agent = FuzzAgent(env, seed=seed)
     task_ids = env.unwrapped.task_ids()
     _play_oracle_episode(env, task_ids[0])  # loads what the env loads lazily (e.g. a text model), untimed
     stats: dict = {"steps": 0, "episodes": 0, "worst_step_s": 0.0, "worst_step_action": None,
-                   "peak_bytes": 0, "exceptions": []}
+                   "peak_bytes": 0, "exceptions": [], "slow_steps": []}
     tracemalloc.start()
     try:
         while stats["steps"] < actions:
             task_id = task_ids[stats["episodes"] % len(task_ids)]
-            obs, info = env.reset(seed=seed + stats["episodes"], options={"task_id": task_id})
+            episode_seed = seed + stats["episodes"]
+            obs, info = env.reset(seed=episode_seed, options={"task_id": task_id})
             stats["episodes"] += 1
+            played: list = []
             for _ in range(max_episode_steps):
                 action = agent.act(obs, info)
                 tracemalloc.reset_peak()
@@ -186,11 +191,35 @@ def fuzz_run(env, actions: int, seed: int = 0, max_episode_steps: int = 40) -> d
                     stats["peak_bytes"] = max(stats["peak_bytes"], tracemalloc.get_traced_memory()[1])
                     if elapsed > stats["worst_step_s"]:
                         stats["worst_step_s"], stats["worst_step_action"] = elapsed, _SHORT.repr(action)
+                    if elapsed > slow_step_s:
+                        stats["slow_steps"].append(SlowStep(task_id, episode_seed, tuple(played), action, elapsed))
+                played.append(action)
                 if terminated or truncated:
                     break
     finally:
         tracemalloc.stop()
     return stats
+
+
+@dataclass(frozen=True)
+class SlowStep:
+    """A step that took ``seconds``: the episode's task and seed, the actions before it, and its action."""
+
+    task_id: str
+    seed: int
+    before: tuple
+    action: Any
+    seconds: float
+
+
+def retime(env, slow: SlowStep) -> float:
+    """Replay a slow step's episode and time its action alone (no tracemalloc): seconds."""
+    env.reset(seed=slow.seed, options={"task_id": slow.task_id})
+    for action in slow.before:
+        env.step(action)
+    start = time.perf_counter()
+    env.step(slow.action)
+    return time.perf_counter() - start
 
 
 def _play_oracle_episode(env, task_id: str) -> None:

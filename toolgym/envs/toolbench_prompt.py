@@ -26,9 +26,11 @@ and the user turn ``Task: {query}\\nAction:\\n``.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict
 
 from toolgym.worlds.demos import Demo
@@ -66,17 +68,23 @@ def retrieve_demos(query: str, pool: list[Demo], k: int = 3) -> list[Demo]:
     """
     if k <= 0 or not pool:
         return []
-    docs = [tokenize(d.text()) for d in pool]
-    terms = tokenize(query)
-    try:
-        from rank_bm25 import BM25Okapi
-    except ImportError:
-        scores = _bm25_scores(terms, docs)
-    else:
-        scores = [float(s) for s in BM25Okapi(docs).get_scores(terms)]
+    scores = _index(tuple(pool))(tokenize(query))
     # Rounded so that both implementations break ties alike despite last-bit differences.
     order = sorted(range(len(pool)), key=lambda i: (-round(scores[i], 9), i))
     return [pool[i] for i in order[:k]]
+
+
+@functools.lru_cache(maxsize=16)
+def _index(pool: tuple[Demo, ...]) -> Callable[[list[str]], list[float]]:
+    """The BM25 scorer of a pool: query terms -> one score per demonstration. Built once per
+    pool (an env retrieves from the same pool at every reset)."""
+    docs = [tokenize(d.text()) for d in pool]
+    try:
+        from rank_bm25 import BM25Okapi
+    except ImportError:
+        return lambda terms: _bm25_scores(terms, docs)
+    bm25 = BM25Okapi(docs)
+    return lambda terms: [float(s) for s in bm25.get_scores(terms)]
 
 
 def system_prompt(goal: str, api_docs: str, demos: list[Demo]) -> str:

@@ -150,3 +150,69 @@ def _advance(slot: _Slot, step, max_steps: int) -> bool:
         return True
     return False
 
+
+
+def evaluate_search(env_id: str, agent_spec: str, strategy, agent=None, env_kwargs: dict | None = None,
+                    seed: int = 0, episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
+                    batch_size: int = 8, resume: bool = False, overwrite: bool = False,
+                    agent_options: dict | None = None) -> tuple[list[dict], gym.Env, dict]:
+    """Evaluate with a search strategy (:mod:`toolgym.agents.search`): ``batch_size`` tasks' trees
+    advance in lockstep, one policy call per round, into the same results format and resume rule.
+
+    Each record's trajectory is the reported chain (the answer, else the last chain's end) and
+    ``search`` holds the whole tree. ``agent`` is a policy (an ``LLMAgent``); without one,
+    ``agent_spec`` is built with :func:`toolgym.agents.make_agent` on the run's env and the tasks
+    run one at a time (such agents are bound to one env).
+
+    Raises:
+        BackendUnavailable: as :func:`evaluate_batched`.
+    """
+    from toolgym.agents import make_agent
+    from toolgym.agents.search import SearchAgent, run_searches
+    from toolgym.agents.search.runner import search_record
+
+    env_kwargs = env_kwargs or {}
+    envs = [make_env(env_id, env_kwargs)]
+    task_ids = select_tasks(envs[0], episodes)
+    if agent is None:
+        agent = make_agent(agent_spec, envs[0], seed=seed, **(agent_options or {}))
+        batch_size = 1
+    searcher = SearchAgent(agent, strategy)
+    header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, searcher)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    todo = [t for t in task_ids if t not in finished]
+    stop_after = min(FAILURES_BEFORE_STOP, len(todo))
+    envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
+    stats = {"episodes": 0, "generate_calls": 0, "llm_calls": 0, "seconds": 0.0}
+    bar = tqdm(total=len(task_ids), initial=len(finished), desc=env_id, disable=not progress, file=sys.stderr,
+               unit="ep")
+    held: list[dict] = []  # backend-failed first episodes, written once a request succeeds
+    answered = [False]
+    start = time.perf_counter()
+
+    def on_result(task_id: str, result) -> None:
+        record = {**header, "task_id": task_id, "split": result.root.info.get("split"), **search_record(result)}
+        stats["llm_calls"] += result.llm_calls
+        if result.error and result.llm_calls == 1 and not answered[0]:
+            held.append(record)
+            if len(held) >= stop_after:
+                raise BackendUnavailable(result.error.removeprefix("backend failed: "))
+            return
+        answered[0] = True
+        for kept in [*held, record]:
+            finished[kept["task_id"]] = kept
+            stats["episodes"] += 1
+            write_record(sink, kept)
+            bar.update(1)
+        held.clear()
+
+    run_stats: dict = {}
+    try:
+        run_searches(envs, searcher.policy, strategy, todo, seed=seed, on_result=on_result, stats=run_stats)
+    finally:
+        bar.close()
+        if sink:
+            sink.close()
+    stats["generate_calls"] = run_stats.get("policy_calls", 0)
+    stats["seconds"] = time.perf_counter() - start
+    return [finished[t] for t in task_ids if t in finished], envs[0], stats

@@ -94,6 +94,16 @@ def build_parser() -> argparse.ArgumentParser:
                                "(refused if --out is from other settings)")
     existing.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--strategy", metavar="react|react@N|dfsdt",
+                    help="search over the env's snapshot()/restore() (ToolLLM's decision procedures): react "
+                         "(one chain), react@N (up to N chains, the first that answers kept) or dfsdt (ToolLLM's "
+                         "depth-first decision tree: width 2, 12 steps a chain, 200 LLM calls); the tree is "
+                         "written to each record's 'search'. Default: the agent steps the env once per action")
+    ev.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                    help="spread the episodes over a Ray cluster (the [ray] extra): env workers as Ray actors, "
+                         "results streamed to --out; without ADDRESS a local Ray. LLM agents go through "
+                         "openai:URL[,URL2...]#MODEL servers, one endpoint per worker in turn")
+    ev.add_argument("--ray-workers", type=int, metavar="N", help="Ray env workers (default: the cluster's CPUs)")
     llm = ev.add_argument_group("LLM agents (hf:, openai:)")
     llm.add_argument("--batch-size", type=int, default=8, help="episodes stepped in lockstep (default 8)")
     llm.add_argument("--max-concurrency", type=int, help="openai: requests in flight at once (default 8)")
@@ -119,6 +129,29 @@ def build_parser() -> argparse.ArgumentParser:
     _add_env_flags(play)
     play.add_argument("--seed", type=int, default=0, help="seed of the first reset (default 0)")
     play.add_argument("--task-id", help="play this task (default: one drawn from the seed)")
+
+    jd = _subparser(sub, "judge", "ToolEval (ToolLLM's judge): pass rate and SoPR per group of a results file, and "
+                                  "its win rate against another (ToolLLM-v0 results; built-in tasks keep their "
+                                  "programmatic pass, and the judge's agreement with it is shown)")
+    jd.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    jd.add_argument("--against", metavar="OTHER.jsonl", help="reference run for the win rate")
+    jd.add_argument("--agent", required=True, help="the judge: hf:MODEL | openai:URL#MODEL | module:Class or "
+                                                   "file.py:Class with generate(requests, sampling)")
+    jd.add_argument("--judgements", type=int, default=3, help="judgements per query, majority kept (default 3)")
+    jd.add_argument("--scoring", default="paper", choices=["paper", "paper_compat"],
+                    help="paper (default): an unsolved answer never passes; paper_compat: ToolEval's rule, an "
+                         "unsolved answer to a query judged unsolvable passes")
+    jd.add_argument("--seed", type=int, default=0, help="seed of ToolEval's coin flips and of sampling (default 0)")
+    jd.add_argument("--temperature", type=float, default=0.0, help="judge decoding (default 0: greedy)")
+    jd.add_argument("--max-new-tokens", type=int, default=256, help="tokens per judgement at most (default 256)")
+    jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
+                    help="backend option, e.g. device=cuda (repeatable)")
+
+    sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
+                                  "(WebShop-v0, the way its human demonstrations were collected)")
+    _add_env_flags(sv)
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=3000, help="port (default 3000)")
     return parser
 
 
@@ -154,6 +187,10 @@ def eval_command(args) -> int:
     from toolgym.eval.runner import check_out_options, evaluate
 
     check_out_options(args.out, args.resume, args.overwrite)  # before a model is loaded
+    if args.strategy is not None:
+        return eval_search(args)
+    if args.ray is not None:
+        return eval_ray(args)
     if args.agent.partition(":")[0] in LLM_PREFIXES:
         return eval_llm(args)
     records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=args.seed, episodes=args.episodes,
@@ -165,25 +202,71 @@ def eval_command(args) -> int:
     return code
 
 
-def eval_llm(args) -> int:
-    """``eval`` with a language model: batched rollouts, token counts, resumable results."""
+def eval_ray(args) -> int:
+    """``eval --ray``: the episodes on Ray actors, the same records and resume rule as a local run."""
+    from toolgym.eval.ray_runner import evaluate_ray
+
+    options = {"temperature": args.temperature, "top_p": args.top_p, "max_new_tokens": args.max_new_tokens,
+               "max_concurrency": args.max_concurrency, "prompt_format": args.prompt_format,
+               "parser": args.parser, "backend_kwargs": dict(args.backend_kwarg or [])}
+    is_llm = args.agent.partition(":")[0] in LLM_PREFIXES
+    records, env, stats = evaluate_ray(args.env_id, args.agent, _env_kwargs(args), seed=args.seed,
+                                       episodes=args.episodes, out=args.out, progress=not args.no_progress,
+                                       resume=args.resume, overwrite=args.overwrite, address=args.ray,
+                                       num_workers=args.ray_workers, agent_options=options if is_llm else {})
+    code = print_results(env, records)
+    restarted = f", {stats['restarts']} worker(s) replaced" if stats["restarts"] else ""
+    print(f"{stats['episodes']} episode(s) in {stats['seconds']:.1f}s on {stats['workers']} Ray "
+          f"worker(s){restarted}")
+    if args.out:
+        print(f"{args.out}: {len(records)} episode(s) of this run")
+    return code
+
+
+def eval_search(args) -> int:
+    """``eval --strategy``: ReAct, ReAct@N or DFSDT over the env's snapshots; LLM agents batched."""
+    from toolgym.agents.search import parse_strategy
+    from toolgym.eval.batch import evaluate_search
+
+    strategy = parse_strategy(args.strategy)
+    agent = _llm_agent(args) if args.agent.partition(":")[0] in LLM_PREFIXES else None
+    records, env, stats = evaluate_search(args.env_id, args.agent, strategy, agent=agent, env_kwargs=_env_kwargs(args),
+                                          seed=args.seed, episodes=args.episodes, out=args.out,
+                                          progress=not args.no_progress, batch_size=args.batch_size,
+                                          resume=args.resume, overwrite=args.overwrite)
+    code = print_results(env, records)
+    print(f"{stats['episodes']} episode(s) with {strategy.name} in {stats['seconds']:.1f}s: {stats['llm_calls']} "
+          f"LLM calls in {stats['generate_calls']} batched calls")
+    if args.out:
+        print(f"{args.out}: {len(records)} episode(s) of this run")
+    return code
+
+
+def _llm_agent(args):
+    """The LLM agent of ``eval``'s options (``hf:`` / ``openai:``), checked before the model loads."""
     from toolgym.agents import make_agent
     from toolgym.agents.llm import BackendError
-    from toolgym.eval.batch import evaluate_batched
     from toolgym.eval.runner import check_env_args
 
-    env_kwargs = _env_kwargs(args)
-    env_class = check_env_args(args.env_id, env_kwargs)  # before a model is loaded
+    env_class = check_env_args(args.env_id, _env_kwargs(args))
     options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
                "prompt_format": args.prompt_format, "parser": args.parser,
                "backend_kwargs": dict(args.backend_kwarg or [])}
     try:
-        agent = make_agent(args.agent, env_class, **options)
+        return make_agent(args.agent, env_class, **options)
     except BackendError as exc:
         raise ValueError(str(exc)) from exc
     except TypeError as exc:  # a --backend-kwarg the backend does not take
         raise ValueError(f"{args.agent}: {exc} (check --backend-kwarg)") from exc
+
+
+def eval_llm(args) -> int:
+    """``eval`` with a language model: batched rollouts, token counts, resumable results."""
+    from toolgym.eval.batch import evaluate_batched
+
+    env_kwargs = _env_kwargs(args)
+    agent = _llm_agent(args)
     records, env, stats = evaluate_batched(args.env_id, agent, args.agent, env_kwargs, seed=args.seed,
                                            episodes=args.episodes, out=args.out, progress=not args.no_progress,
                                            batch_size=args.batch_size, resume=args.resume, overwrite=args.overwrite)
@@ -373,7 +456,27 @@ def _ask(question: str) -> bool:
         return False
 
 
-COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play}
+def serve_command(args) -> int:
+    """``toolgym serve``: the env's html pages over HTTP (envs with an html observation mode)."""
+    from toolgym.eval.runner import make_env
+
+    if args.env_id != "WebShop-v0":
+        raise ValueError(f"serve supports WebShop-v0 only (the env with html pages), not {args.env_id}")
+    from toolgym.envs.webshop.serve import serve
+
+    serve(make_env(args.env_id, {**_env_kwargs(args), "observation_mode": "html"}), args.host, args.port)
+    return 0
+
+
+def judge_command(args) -> int:
+    """``toolgym judge``: see :func:`toolgym.eval.tooleval.judge_command`."""
+    from toolgym.eval.tooleval import judge_command as run
+
+    return run(args)
+
+
+COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
+            "judge": judge_command, "serve": serve_command}
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import StaticPool
 
+from toolgym.worlds import cache
+
 #: Table of a world database file that records how the file was built (never in a working copy).
 BUILD_TABLE = "toolgym_world"
 
@@ -126,6 +128,8 @@ class World:
         self.clock = SimClock(now)
         self.aux: dict = {}
         self._rngs: dict[str, random.Random] = {}
+        # (snapshot, SQLite's total_changes) when the database last held that snapshot's image
+        self._database_image: tuple[Snapshot | None, int] = (None, -1)
         if database_file is not None and database_file.exists():
             self._load_file(database_file)
         else:
@@ -175,16 +179,40 @@ class World:
         return path
 
     def _build(self) -> None:
-        """Generate the rows into the working copy, or copy this process's earlier build."""
-        key = json.dumps(self.fingerprint(), sort_keys=True)
+        """Generate the rows into the working copy, or copy an earlier build.
+
+        An earlier build is this process's, or one in the cache folder (see
+        :mod:`toolgym.worlds.cache`), where a world that overrides :meth:`populate` is kept as a
+        database file like those of ``sqlite:///path.db`` URLs, named by a digest of its
+        :meth:`fingerprint`.
+        """
+        fingerprint = self.fingerprint()
+        key = json.dumps(fingerprint, sort_keys=True)
         built = _BUILT.get(key)
         if built is not None:  # generating takes up to seconds; restoring an image, milliseconds
             self.restore(built)
             return
+        cached = None
+        if type(self).populate is not World.populate:  # a world that generates nothing is not worth a file
+            cached = cache.entry_path(f"world-{type(self).__name__}", fingerprint, (), suffix=".sqlite")
+        if cached is not None and cached.exists():
+            try:
+                self._load_file(cached)
+            except ValueError:  # unreadable (a disk error, a foreign file): build it again
+                cached.unlink(missing_ok=True)
+            else:
+                _BUILT[key] = self.snapshot()
+                return
         self.Base.metadata.create_all(self.connection)
         self.connection.commit()
         self.populate()
         _BUILT[key] = self.snapshot()
+        if cached is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                self._write_file(cached)
+            except (OSError, TypeError, ValueError):  # unwritable folder; aux JSON cannot keep; racing foreign file
+                pass
 
     def _write_file(self, path: Path) -> None:
         """Write the working copy and its fingerprint to ``path``, all at once or not at all."""
@@ -223,8 +251,7 @@ class World:
         self.aux = state["aux"]
         self._rngs = {}
         for stream, (version, internal, gauss) in state["rng_states"].items():
-            self._rngs[stream] = r = random.Random()
-            r.setstate((version, tuple(internal), gauss))
+            self._rngs[stream] = _random_in_state((version, tuple(internal), gauss))
         self.clock.set(datetime.fromisoformat(state["now"]))
 
     def _read_build(self, path: Path) -> tuple[sqlite3.Connection, dict]:
@@ -269,17 +296,14 @@ class World:
 
     def volatile_state(self) -> Snapshot:
         """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
-        return Snapshot(database=None, aux=copy.deepcopy(self.aux),
+        return Snapshot(database=None, aux=_copy_state(self.aux),
                         rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
         self.aux.clear()
         self.aux.update(state.aux)  # in place: holders of ``aux`` keep seeing the world's state
-        self._rngs = {}
-        for key, rng_state in state.rng_states.items():
-            self._rngs[key] = random.Random()
-            self._rngs[key].setstate(rng_state)
+        self._rngs = {key: _random_in_state(rng_state) for key, rng_state in state.rng_states.items()}
         self.clock.set(state.now)
 
     # -- transactions ---------------------------------------------------------------------
@@ -304,19 +328,26 @@ class World:
     # -- snapshots ------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
         self.session.commit()
-        return Snapshot(database=self._raw_sqlite().serialize(), aux=copy.deepcopy(self.aux),
+        raw = self._raw_sqlite()
+        snap = Snapshot(database=raw.serialize(), aux=_copy_state(self.aux),
                         rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
+        self._database_image = (snap, raw.total_changes)
+        return snap
 
     def restore(self, snap: Snapshot) -> None:
         self.session.rollback()
         self.session.expunge_all()
-        self._raw_sqlite().deserialize(snap.database)
-        self.aux = copy.deepcopy(snap.aux)
-        self._rngs = {}
-        for key, state in snap.rng_states.items():
-            r = random.Random()
-            r.setstate(state)
-            self._rngs[key] = r
+        raw = self._raw_sqlite()
+        # The database is not replaced when it already holds this snapshot's image: SQLite's
+        # count of changed rows (which only grows, rolled-back changes included) has not
+        # moved since that image was taken or restored. Copying the image in costs more than
+        # a read-only episode.
+        image, changes = self._database_image
+        if image is not snap or changes != raw.total_changes:
+            raw.deserialize(snap.database)
+            self._database_image = (snap, raw.total_changes)
+        self.aux = _copy_state(snap.aux)
+        self._rngs = {key: _random_in_state(state) for key, state in snap.rng_states.items()}
         self.clock.set(snap.now)
 
     def state_hash(self) -> str:
@@ -335,11 +366,46 @@ class World:
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
         return self._raw_sqlite().execute(f'SELECT * FROM "{table.name}" ORDER BY {order}').fetchall()
 
+    def sql(self) -> sqlite3.Connection:
+        """The working copy's sqlite3 connection, for hot paths that need no ORM objects.
+
+        Statements run on it are part of the session's transaction: the session's commit and
+        rollback (so :meth:`transaction`, a toolkit's commit of an action and its rollback of a
+        failing call) cover them. ORM objects already loaded do not see its writes; load them
+        again (``populate_existing``) after writing here.
+        """
+        self.session.connection()  # begins the session's transaction on the world's connection
+        return self._raw_sqlite()
+
     def _raw_sqlite(self) -> sqlite3.Connection:
         return self.connection.connection.driver_connection
 
 
 _BUILT: dict[str, Snapshot] = {}  # fingerprint (JSON) -> the freshly built world, per process
+
+
+_ATOMS = (str, int, float, bool, type(None), datetime)
+
+
+def _copy_state(value):
+    """A deep copy of aux state: JSON-shaped values (the usual) copied directly, anything else
+    with ``copy.deepcopy``, which costs several times more and runs at every tool call."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copy_state(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy_state(item) for item in value]
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
+
+
+def _random_in_state(state: tuple) -> random.Random:
+    """A ``random.Random`` set to ``state``, made without seeding it first (``Random()`` seeds
+    from ``os.urandom``, which costs several times the ``setstate``; restores make many)."""
+    rng = random.Random.__new__(random.Random)
+    rng.setstate(state)
+    return rng
 
 
 @functools.cache

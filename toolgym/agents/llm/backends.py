@@ -141,6 +141,14 @@ class TransformersBackend:
         download: Fetch the model from the Hugging Face Hub when it is not on disk. Off by
             default (as with ``HF_HUB_OFFLINE=1``): a model that is neither a local folder nor in
             the Hugging Face cache is a one-line :class:`BackendError`, not a network attempt.
+        static_cache: Decode with a preallocated key-value cache (transformers'
+            ``cache_implementation="static"``), whose fixed shapes let the forward pass be
+            compiled; greedy tokens are those of the plain path. The prompts are then prefilled
+            as one padded batch. None (default): on for CUDA when the model supports it
+            (``_can_compile_fullgraph``), off elsewhere.
+        compile: Compile the forward pass of the static-cache decoding with ``torch.compile``
+            (transformers does it on CUDA; the first calls of each batch size pay the compile
+            time). None (default): the value of ``static_cache``.
 
     Attributes:
         context_length: The most tokens (prompt and completion) the model takes, from its
@@ -151,7 +159,7 @@ class TransformersBackend:
 
     def __init__(self, model: str, device: str = "auto", dtype: str = "auto", trust_remote_code: bool = False,
                  max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
-                 download: bool = False):
+                 download: bool = False, static_cache: bool | None = None, compile: bool | None = None):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -186,6 +194,12 @@ class TransformersBackend:
         if prefill not in ("auto", "batch", "rows"):
             raise ValueError(f"prefill must be 'auto', 'batch' or 'rows', got {prefill!r}")
         self.prefill = prefill if prefill != "auto" else ("batch" if device.startswith("cuda") else "rows")
+        if static_cache is None:
+            static_cache = device.startswith("cuda") and getattr(self.model, "_can_compile_fullgraph", False)
+        self.static_cache = bool(static_cache)
+        self.compile = self.static_cache if compile is None else bool(compile)
+        if self.compile and not self.static_cache:
+            raise ValueError("compile needs static_cache: a dynamic cache changes shape at every token")
         self._seed: int | None = None
         template = self.tokenizer.chat_template or ""
         self.has_template = bool(template)
@@ -259,8 +273,11 @@ class TransformersBackend:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if stop:
             kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+        if self.static_cache:
+            kwargs.update(cache_implementation="static", disable_compile=not self.compile)
         with torch.inference_mode():
-            if self.prefill == "rows" and len(prompts) > 1 and min(map(len, prompts)) > 1:
+            if (self.prefill == "rows" and not self.static_cache and len(prompts) > 1
+                    and min(map(len, prompts)) > 1):
                 kwargs["past_key_values"] = self._prefill_rows(prompts, input_ids.shape[1])
             sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
         logprobs = recorder.finish(sequences)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -11,7 +12,7 @@ from toolgym.envs.appbench.scoring import dependency_structure, score_paper, sco
 from toolgym.envs.appbench.tasks import load_official
 from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
-from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask, builtin_tasks
+from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask, builtin_task_set
 from toolgym.worlds.appbench.plan import Call, ParsedPlan, Ref, parse_plan, parse_plan_json, render_plan
 from toolgym.worlds.appbench.tools import APPS, KEYWORD_ARGUMENTS, REFERENCE_DATE, RETURNS, AppBenchTools
 from toolgym.worlds.appbench.world import AppBenchWorld, Executed, resolve, returned_fields
@@ -45,6 +46,11 @@ def _describe_api(tool_name: str) -> str:
 
 
 def describe_apps(apps: list[str], with_apis: bool) -> str:
+    return _describe_apps(tuple(apps), with_apis)
+
+
+@functools.lru_cache(maxsize=64)
+def _describe_apps(apps: tuple[str, ...], with_apis: bool) -> str:
     lines = []
     for app in apps:
         lines.append(f"{app}: {APPS[app]}")
@@ -54,7 +60,15 @@ def describe_apps(apps: list[str], with_apis: bool) -> str:
 
 
 def api_schemas(apps: list[str]) -> list[dict]:
-    """OpenAI-style schemas of the apps' APIs, named ``<App>_<api>``, with the returned fields."""
+    """OpenAI-style schemas of the apps' APIs, named ``<App>_<api>``, with the returned fields.
+
+    Built once per app selection (they are in every step's info); the schema dicts are shared.
+    """
+    return list(_api_schemas(tuple(apps)))
+
+
+@functools.lru_cache(maxsize=64)
+def _api_schemas(apps: tuple[str, ...]) -> tuple[dict, ...]:
     schemas = []
     for app in apps:
         for tool_name in AppBenchWorld.apis_of(app).values():
@@ -65,7 +79,7 @@ def api_schemas(apps: list[str]) -> list[dict]:
             params["required"] = [_PUBLIC.get(k, k) for k in params["required"]]
             fn["description"] += f" Returns: {', '.join(RETURNS[tool_name])}."
             schemas.append(schema)
-    return schemas
+    return tuple(schemas)
 
 
 class AppBenchEnv(ToolEnv):
@@ -185,10 +199,13 @@ class AppBenchEnv(ToolEnv):
         if tasks == "official":
             task_list = load_official(self.env_id, data_dir, split)
         else:
-            task_list = [t for t in builtin_tasks(self.world, world_seed, tasks_per_category)
-                         if split is None or t.category == split]
+            builtin = builtin_task_set(self.world, world_seed, tasks_per_category)
+            task_list = [t for t in builtin.tasks if split is None or t.category == split]
+            self._effects = builtin.effects
         self.tasks = {t.task_id: t for t in task_list}
+        self._structures: dict[str, dict] = {}  # task id -> dependency_structure of its plan
         self.task: AppTask | None = None
+        self._system: str | None = None
         self._done = True
 
     # -- tasks -----------------------------------------------------------------------------
@@ -204,17 +221,16 @@ class AppBenchEnv(ToolEnv):
         self.task_id = self._choose_task(options)
         self.task = self.tasks[self.task_id]
         self.world.restore(self._initial)
-        self._expected_effects = None
-        if self.task_set == "built-in":
-            self.world.execute_plan(self.task.calls)
-            self._expected_effects = self.world.effects()
-            self.world.restore(self._initial)
+        # The rows the ground-truth plan writes, computed with the task set.
+        self._expected_effects = self._effects[self.task_id] if self.task_set == "built-in" else None
         self._visible = list(APPS) if self.prompting == "flat" else []
         self._steps = 0
         self._history: list[Executed] = []
         self._succ_so_far = 0.0
         self._done = False
-        self._messages = [{"role": "system", "content": self._system_prompt()},
+        if self._system is None:  # the same for every task of the env
+            self._system = self._system_prompt()
+        self._messages = [{"role": "system", "content": self._system},
                           {"role": "user", "content": self.task.instruction}]
         return self._messages[0]["content"] + "\n\nUser instruction: " + self.task.instruction, self._info()
 
@@ -373,7 +389,7 @@ class AppBenchEnv(ToolEnv):
         if plan_text is None:
             plan_text = render_plan(calls)
         metrics = self._score(calls, errors, plan_text)
-        structure = dependency_structure(self.task.calls)
+        structure = self._structure()
         metrics.update(sequential_scale=structure["sequential_scale"], parallel_scale=structure["parallel_scale"])
         if self.task_set == "built-in":
             metrics["exec_ok"] = float(bool(self._history) and all(h.result.ok for h in self._history))
@@ -392,8 +408,14 @@ class AppBenchEnv(ToolEnv):
         info = self.base_info(self.task_id)
         info.update(instruction=self.task.instruction, apps=list(APPS), prompting=self.prompting,
                     tools=api_schemas(self._visible), messages=[dict(m) for m in self._messages],
-                    dependency=dependency_structure(self.task.calls))
+                    dependency={**self._structure(), "component_sizes": list(self._structure()["component_sizes"])})
         return info
+
+    def _structure(self) -> dict:
+        """The dependency structure of the task's ground-truth plan (computed once per task)."""
+        if self.task_id not in self._structures:
+            self._structures[self.task_id] = dependency_structure(self.task.calls)
+        return self._structures[self.task_id]
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> str:

@@ -12,6 +12,7 @@ call succeeds and every reference really resolves.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,8 +22,9 @@ from types import SimpleNamespace
 from sqlalchemy import inspect as sa_inspect, select
 
 from toolgym.worlds.appbench import data_model as m
-from toolgym.worlds.appbench.plan import Call, Ref
+from toolgym.worlds.appbench.plan import Call, Ref, Value
 from toolgym.worlds.appbench.world import CONTACTS, DAYS, RAIL_CITIES, AppBenchWorld, returned_fields
+from toolgym.worlds.cache import cached_json
 
 CATEGORIES = ("ss", "sm", "ms", "mm")
 
@@ -485,12 +487,89 @@ def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> 
 
 
 
-_BUILTIN: dict[tuple[int, int], list[AppTask]] = {}
+#: Modules whose source decides the built-in tasks and their effects (the world's are in its fingerprint).
+_GENERATOR_MODULES = ("toolgym.worlds.appbench.tasks", "toolgym.worlds.appbench.plan",
+                      "toolgym.worlds.appbench.tools", "toolgym.worlds.appbench.world")
+
+
+@dataclass(frozen=True)
+class BuiltinTaskSet:
+    """The generated tasks and, by task id, the rows their ground-truth plan writes (``world.effects()``)."""
+
+    tasks: list[AppTask]
+    effects: dict[str, Counter]
+
+
+def expected_effects(world: AppBenchWorld, tasks: list[AppTask]) -> dict[str, Counter]:
+    """What each task's ground-truth plan writes when run on the world as it is now (it is put back)."""
+    initial = world.snapshot()
+    effects = {}
+    for task in tasks:
+        world.execute_plan(task.calls)
+        effects[task.task_id] = world.effects()
+        world.restore(initial)
+    return effects
+
+
+def builtin_task_set(world: AppBenchWorld, seed: int, per_category: int) -> BuiltinTaskSet:
+    """The generated tasks of ``world`` and their effects, generated once per process and cache folder.
+
+    Generating executes every candidate plan (seconds), so the set is kept in memory and in
+    the cache folder (:mod:`toolgym.worlds.cache`), keyed by the world's fingerprint, the
+    generator's source, ``seed`` and ``per_category``.
+
+    Args:
+        world: The freshly built world the tasks run on.
+        seed: Seed of the task generator.
+        per_category: Tasks per category.
+    """
+    fingerprint = world.fingerprint()
+    key = json.dumps([fingerprint, seed, per_category], sort_keys=True)
+    if key not in _BUILTIN:
+        def generate() -> BuiltinTaskSet:
+            initial = world.snapshot()
+            tasks = generate_tasks(world, seed, per_category)
+            world.restore(initial)
+            return BuiltinTaskSet(tasks, expected_effects(world, tasks))
+
+        _BUILTIN[key] = cached_json("appbench-tasks", [fingerprint, seed, per_category], _GENERATOR_MODULES,
+                                    generate, _encode_task_set, _decode_task_set)
+    return _BUILTIN[key]
 
 
 def builtin_tasks(world: AppBenchWorld, seed: int, per_category: int) -> list[AppTask]:
-    """The generated tasks of ``world`` (cached per process: generation executes every plan)."""
-    key = (seed, per_category)
-    if key not in _BUILTIN:
-        _BUILTIN[key] = generate_tasks(world, seed, per_category)
-    return _BUILTIN[key]
+    """The generated tasks of ``world`` (see :func:`builtin_task_set`)."""
+    return builtin_task_set(world, seed, per_category).tasks
+
+
+_BUILTIN: dict[str, BuiltinTaskSet] = {}
+
+
+def _encode_value(value: Value) -> dict:
+    return {"ref": value.field} if isinstance(value, Ref) else {"value": value}
+
+
+def _decode_value(value: dict) -> Value:
+    return Ref(value["ref"]) if "ref" in value else value["value"]
+
+
+def _encode_task_set(task_set: BuiltinTaskSet) -> dict:
+    tasks = [{"task_id": t.task_id, "category": t.category, "instruction": t.instruction, "apps": t.apps,
+              "calls": [{"app": c.app, "api": c.api, "returns": list(c.returns),
+                         "arguments": [[k, _encode_value(v)] for k, v in c.arguments.items()]} for c in t.calls],
+              "user_values": [[k, _encode_value(v)] for k, v in t.user_values.items()],
+              "plan_lines": t.plan_lines} for t in task_set.tasks]
+    effects = {task_id: [[table, list(row), count] for (table, row), count in counter.items()]
+               for task_id, counter in task_set.effects.items()}
+    return {"tasks": tasks, "effects": effects}
+
+
+def _decode_task_set(stored: dict) -> BuiltinTaskSet:
+    tasks = [AppTask(task_id=t["task_id"], category=t["category"], instruction=t["instruction"], apps=t["apps"],
+                     calls=[Call(c["app"], c["api"], {k: _decode_value(v) for k, v in c["arguments"]},
+                                 tuple(c["returns"])) for c in t["calls"]],
+                     user_values={k: _decode_value(v) for k, v in t["user_values"]}, plan_lines=t["plan_lines"])
+             for t in stored["tasks"]]
+    effects = {task_id: Counter({(table, tuple(row)): count for table, row, count in rows})
+               for task_id, rows in stored["effects"].items()}
+    return BuiltinTaskSet(tasks, effects)

@@ -7,13 +7,13 @@ then the weather at the destination.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from faker import Faker
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 
 from toolgym.worlds.appbench import data_model as m
 from toolgym.worlds.appbench.plan import Call, Ref, Value, literal
@@ -39,6 +39,10 @@ CONTACTS = ("Alice", "Bob", "Charlie", "Diana", "Emma", "Frank", "Grace", "Henry
 EFFECT_TABLES = (m.CarReservation, m.Ride, m.HouseBooking, m.Appointment, m.TableReservation, m.MovieTicket,
                  m.TrainTicket, m.EventTicket, m.BusTicket, m.PaymentRecord, m.Playback, m.Visit, m.FilmPlayback)
 
+_EFFECT_QUERIES = tuple(
+    (t.__tablename__, "SELECT " + ", ".join(f'"{c.name}"' for c in t.__table__.columns if c.name != "id")
+     + f' FROM "{t.__tablename__}"') for t in EFFECT_TABLES)
+
 
 @dataclass
 class Executed:
@@ -62,7 +66,7 @@ class AppBenchWorld(World):
     @staticmethod
     def apis_of(app: str) -> dict[str, str]:
         """API name -> tool name, for one app."""
-        return {spec.name.split("_", 1)[1]: spec.name for spec in AppBenchTools.specs.values() if spec.app == app}
+        return dict(_apis_of(app))
 
     @staticmethod
     def route(app: str, api: str) -> tuple[str | None, str | None]:
@@ -73,7 +77,7 @@ class AppBenchWorld(World):
         owners = [spec.app for spec in AppBenchTools.specs.values() if spec.name.split("_", 1)[1].lower() == name]
         if owner_app is None:
             return None, f"Unknown app {app!r}. The apps are: {', '.join(APPS)}."
-        tool_name = next((t for a, t in AppBenchWorld.apis_of(owner_app).items() if a.lower() == name), None)
+        tool_name = next((t for a, t in _apis_of(owner_app).items() if a.lower() == name), None)
         if tool_name is not None:
             return tool_name, None
         if owners:
@@ -124,17 +128,19 @@ class AppBenchWorld(World):
     def effects(self) -> Counter:
         """The rows that transactional APIs wrote (without their ids), as a multiset."""
         self.session.flush()
+        raw = self._raw_sqlite()  # plain SQL: these reads need no objects, and run twice per episode
         rows: Counter = Counter()
-        for table in EFFECT_TABLES:
-            columns = [c for c in table.__table__.columns if c.name != "id"]
-            for row in self.session.execute(select(*columns)):
-                rows[(table.__tablename__, tuple(row))] += 1
+        for table, query in _EFFECT_QUERIES:
+            for row in raw.execute(query):
+                rows[(table, row)] += 1
         return rows
 
     # -- generation ----------------------------------------------------------------------------
     def populate(self) -> None:
         """Generate every app's rows from the world's seed (seconds; the base class builds once)."""
         rng = self.rng("generate")
+        from faker import Faker  # imported here: only generating needs it, and it is slow to import
+
         fake = Faker("en_US")
         fake.seed_instance(self.seed)
         unique = fake.unique
@@ -256,6 +262,12 @@ class AppBenchWorld(World):
                 genre=rng.choice(GENRES), starring=fake.name())
         for table, values in rows.items():
             self.session.execute(insert(table), values)
+
+
+@functools.lru_cache(maxsize=64)
+def _apis_of(app: str) -> dict[str, str]:
+    """API name -> tool name, for one app (built once: prompts, schemas and routing ask often; not to be changed)."""
+    return {spec.name.split("_", 1)[1]: spec.name for spec in AppBenchTools.specs.values() if spec.app == app}
 
 
 def resolve(value: Value, history: list[Executed]) -> str | None:

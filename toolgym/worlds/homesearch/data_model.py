@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from faker import Faker
 from sqlalchemy import Float, Integer, String, insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -50,6 +49,8 @@ def generate_listings(session: Session, seed: int) -> None:
 @lru_cache(maxsize=4)
 def _listing_rows(seed: int) -> tuple[dict, ...]:
     rng = random.Random(seed)
+    from faker import Faker  # imported here: only generating needs it, and it is slow to import
+
     fake = Faker("en_US")
     fake.seed_instance(seed)
     rows = []

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
+from toolgym.worlds.cache import cached_json
 from toolgym.worlds.homesearch.data_model import BUY_HOME_TYPES, RENT_HOME_TYPES, _listing_rows
 
 NUM_TEST_TASKS = 100
@@ -142,10 +144,16 @@ def _examples(seed: int, count: int, stream: str, allowed: tuple[str, ...], cove
 
 def builtin_tasks(seed: int = 0) -> list[tuple[str, str]]:
     """The built-in test tasks: ``NUM_TEST_TASKS`` (query, program) pairs."""
-    return _examples(seed, NUM_TEST_TASKS, "test", CRITERIA, cover=False)
+    return _cached("homesearch-tasks", seed, lambda: _examples(seed, NUM_TEST_TASKS, "test", CRITERIA, cover=False))
 
 
 def demo_pool(seed: int = 0) -> list[tuple[str, str]]:
     """The demonstration pool: ``NUM_DEMOS`` pairs that never call ``HELD_OUT_FUNCTIONS``."""
     allowed = tuple(c for c in CRITERIA if c not in HELD_OUT_FUNCTIONS)
-    return _examples(seed, NUM_DEMOS, "demo", allowed, cover=True)
+    return _cached("homesearch-demos", seed, lambda: _examples(seed, NUM_DEMOS, "demo", allowed, cover=True))
+
+
+def _cached(kind: str, seed: int, generate: Callable[[], list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """(query, program) pairs from the cache folder, generated once per generator source and seed:
+    generating draws every listing with faker, which is most of the env's make time."""
+    return cached_json(kind, seed, ("toolgym.worlds.homesearch.tasks", "toolgym.worlds.homesearch.data_model", "toolgym.worlds.api_programs.places"), generate, list, lambda pairs: [(q, p) for q, p in pairs])

@@ -109,7 +109,8 @@ class _Checker:
         self.tree = tree
         self.allowed = profile.statements | profile.expressions
         self.method_names = frozenset().union(*profile.methods.values())
-        self.attribute_calls = bool(profile.namespaces or profile.methods)
+        self.attribute_names = frozenset().union(*profile.attributes.values())
+        self.attribute_calls = bool(profile.namespaces or profile.methods or profile.attributes)
         # Nodes in special places: callees, and values whose place allows a namespace call.
         self.callees: set[int] = set()
         self.namespace_uses: set[int] = set()  # the Name of each NS in NS.function
@@ -218,9 +219,11 @@ class _Checker:
             self.namespace_uses.add(id(node.value))
             if node.attr not in profile.namespaces[namespace]:
                 raise self.fail(node, f"{namespace} has no function {node.attr!r}")
-        elif node.attr not in self.method_names:
+        elif node.attr not in self.method_names and node.attr not in self.attribute_names:
             allowed = " and ".join(profile.namespaces) or "values with methods"
             raise self.fail(node, f"attribute access is only allowed on {allowed} (found {describe(node)})")
+        elif id(node) not in self.callees and node.attr in self.attribute_names:
+            return  # an attribute read; the evaluator checks the value's type
         if id(node) not in self.callees:
             where = f"{namespace}.{node.attr}" if namespace else f".{node.attr}"
             raise self.fail(node, f"{where} must be called")

@@ -18,9 +18,10 @@ MAX_ERROR_DETAIL = 300
 _BIN_OPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.BitAnd: operator.and_, ast.BitOr: operator.or_,  # element-wise masks, where a profile allows them
 }
 _UNARY_OPS: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos,
-                                                 ast.Not: operator.not_}
+                                                 ast.Not: operator.not_, ast.Invert: operator.invert}
 _COMPARE_OPS: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
@@ -67,7 +68,7 @@ class Interpreter:
         if missing:
             raise ValueError(f"no implementation given for {sorted(missing)}")
         self.variables: dict[str, Any] = {}
-        self.meter = Meter(profile.budgets)
+        self.meter = Meter(profile.budgets, profile.size_of)
         self._signatures: dict[str, inspect.Signature | None] = {}
 
     def check(self, source: Any) -> Program:
@@ -87,7 +88,7 @@ class Interpreter:
         """
         if not isinstance(program, Program):
             program = self.check(program)
-        self.meter = Meter(self.profile.budgets)
+        self.meter = Meter(self.profile.budgets, self.profile.size_of)
         values = []
         try:
             for statement in program.statements:
@@ -163,6 +164,12 @@ class Interpreter:
     def _store(self, container: Any, key: Any, value: Any) -> None:
         """``container[key] = value``, refused before the write if the container would grow too large."""
         meter, budgets = self.meter, self.profile.budgets
+        if self.profile.stores and isinstance(container, self.profile.stores):
+            self._guard("store", (container, key, value))
+            container[key] = value
+            meter.forget(container)  # the next use measures it again
+            meter.check(container)
+            return
         if isinstance(container, list) and isinstance(key, slice):
             added, replaced = self._iterable(value), container[key]
             length = len(container) - len(replaced) + len(added)
@@ -216,7 +223,9 @@ class Interpreter:
         if isinstance(node, ast.BinOp):
             return self._binop(type(node.op), self._eval(node.left), self._eval(node.right))
         if isinstance(node, ast.UnaryOp):
-            return self._new(_UNARY_OPS[type(node.op)](self._eval(node.operand)))
+            operand = self._eval(node.operand)
+            self._guard(type(node.op).__name__, (operand,))
+            return self._new(_UNARY_OPS[type(node.op)](operand))
         if isinstance(node, ast.BoolOp):
             value = None
             for operand in node.values:
@@ -226,6 +235,8 @@ class Interpreter:
             return value
         if isinstance(node, ast.Compare):
             left = self._eval(node.left)
+            if len(node.ops) == 1:  # the comparison's own value (an element-wise mask for a profile's arrays)
+                return self._new(self._compare(type(node.ops[0]), left, self._eval(node.comparators[0])))
             for op, comparator in zip(node.ops, node.comparators):
                 right = self._eval(comparator)
                 if not self._compare(type(op), left, right):
@@ -248,11 +259,18 @@ class Interpreter:
             return self._f_string(node)
         if isinstance(node, ast.Call):
             return self._call(node)
+        if isinstance(node, ast.Attribute):  # a read the checker allowed: the value's type decides
+            target = self._eval(node.value)
+            if not any(node.attr in names for kind, names in self.profile.attributes.items()
+                       if isinstance(target, kind)):
+                raise ProgramError(f"a {type(target).__name__} has no attribute {node.attr!r} a program may read")
+            return self._new(getattr(target, node.attr))
         raise ProgramError(f"{type(node).__name__} is not allowed")
 
     def _binop(self, op: type, left: Any, right: Any) -> Any:
         """``left op right``, refused before it is computed if the result would be too large."""
         budgets, meter = self.profile.budgets, self.meter
+        self._guard(op.__name__, (left, right))
         known = None  # (deep size, depth) of a list or tuple result, from its operands' sizes
         if op is ast.Mult:
             for seq, times in ((left, right), (right, left)):
@@ -353,6 +371,7 @@ class Interpreter:
             allowed = [names for kind, names in self.profile.methods.items() if isinstance(target, kind)]
             if not any(func.attr in names for names in allowed):
                 raise ProgramError(f"a {type(target).__name__} has no method {func.attr!r} a program may call")
+            self._guard(label, (target, args, kwargs))
             method = getattr(target, func.attr)
             return self._result(label, lambda: method(*args, **kwargs))
         name = func.id
@@ -361,6 +380,11 @@ class Interpreter:
             args = [meter, *args]
         self._bind(name, function, args, kwargs)
         return self._result(name, lambda: function(*args, **kwargs))
+
+    def _guard(self, operation: str, operands: tuple) -> None:
+        """Ask the profile's guard, if any, whether an operation on its values may start."""
+        if self.profile.guard is not None:
+            self.profile.guard(operation, operands)
 
     def _bind(self, name: str, function: Callable, args: list, kwargs: dict) -> None:
         """Say plainly when the arguments do not fit ``function``'s signature."""

@@ -31,6 +31,14 @@ class Profile:
         functions: Names of the env's functions, called as ``name(...)``.
         namespaces: Namespace name -> its functions, called as ``NS.name(...)``.
         methods: Type -> method names a program may call on values of that type.
+        attributes: Type -> attribute names a program may read (not call) on values of that type.
+        stores: Types (besides list and dict) that take subscript assignment (``x[k] = v``).
+        guard: Called before every operator, method call and subscript store into one of
+            ``stores``, as ``guard(operation, operands)``
+            (operation: the operator's node name such as ``"Mult"``, ``"Type.method"`` or
+            ``"store"``); raises ProgramError to refuse work too large to start.
+        size_of: Deep size of a value the interpreter cannot walk (a data frame), or None;
+            such values count as size 1 without it.
         builtins: Pure functions (and helper constructors) the profile offers, by name.
         bare_expressions: Whether a statement may be any expression (else it must be a call).
         nested_namespace_calls: Whether a namespace call may sit inside an expression (else it
@@ -44,6 +52,10 @@ class Profile:
     functions: frozenset[str] = frozenset()
     namespaces: Mapping[str, frozenset[str]] = field(default_factory=dict)
     methods: Mapping[type, frozenset[str]] = field(default_factory=dict)
+    attributes: Mapping[type, frozenset[str]] = field(default_factory=dict)
+    stores: tuple[type, ...] = ()
+    guard: Callable[[str, tuple], None] | None = None
+    size_of: Callable[[Any], int | None] | None = None
     builtins: Mapping[str, Callable] = field(default_factory=dict)
     bare_expressions: bool = True
     nested_namespace_calls: bool = True

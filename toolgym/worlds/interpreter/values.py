@@ -86,8 +86,9 @@ class Meter:
     (see :meth:`stored`) and measures them again when they are next used.
     """
 
-    def __init__(self, budgets: Budgets):
+    def __init__(self, budgets: Budgets, size_of: Callable[[Any], int | None] | None = None):
         self.budgets = budgets
+        self.size_of = size_of  # deep size of values with no walkable children (a profile's data frames)
         self.steps = 0
         self.work = 0
         self.allocated = 0
@@ -136,8 +137,11 @@ class Meter:
         if known is not None:
             return known[1], known[2]
         children = _children(value)
-        if children is None:
-            return 1, 0  # an opaque object a function returned
+        if children is None:  # an opaque object a function returned
+            size = (self.size_of(value) or 1) if self.size_of is not None else 1
+            if size > self.budgets.max_size:
+                raise too_large(self.budgets)
+            return size, 0
         if level >= self.budgets.max_depth:  # also ends the walk of a value that holds itself
             raise too_deep(self.budgets)
         self.charge(WALK_COST * (len(children) + 1))
@@ -178,6 +182,11 @@ class Meter:
         self._nested.clear()  # any of them may hold the container
         self._flat.pop(id(container), None)
         self.remember(container, size, depth)
+
+    def forget(self, container: Any) -> None:
+        """After a write into an opaque container: drop every remembered size that may include it."""
+        self._nested.clear()
+        self._flat.pop(id(container), None)
 
     def holds(self, value: Any, target: Any) -> bool:
         """Whether walking ``value`` meets the object ``target`` (charged, bounded by max_size)."""

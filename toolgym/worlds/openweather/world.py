@@ -8,6 +8,7 @@ numbers are plausible (warmer near the equator, warmer in the afternoon).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import random
@@ -95,6 +96,7 @@ class OpenWeatherWorld(World):
     def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9)):
         super().__init__(url=url, seed=seed, now=now)
         self.aux["api_key"] = API_KEY
+        self._city_points: list[tuple[int, float, float]] | None = None  # (id, lat, lon) by id
 
     def populate(self) -> None:
         rng = random.Random(f"openweather-cities-{self.seed}")
@@ -122,62 +124,79 @@ class OpenWeatherWorld(World):
         return self.session.get(ZipCode, (code.strip(), country.strip().upper()))
 
     def nearest_city(self, lat: float, lon: float, within_km: float = 50.0) -> City | None:
+        if self._city_points is None:  # read once: the places never change (every tool only reads)
+            self._city_points = self.sql().execute("SELECT id, lat, lon FROM cities ORDER BY id").fetchall()
         best, best_km = None, within_km
-        for city in self.session.scalars(select(City).order_by(City.id)):
-            km = _distance_km(lat, lon, city.lat, city.lon)
+        for city_id, city_lat, city_lon in self._city_points:
+            km = _distance_km(lat, lon, city_lat, city_lon)
             if km <= best_km:
-                best, best_km = city, km
-        return best
+                best, best_km = city_id, km
+        return None if best is None else self.session.get(City, best)
 
     # -- weather model ----------------------------------------------------------------------
     def weather(self, lat: float, lon: float, ts: int) -> Sample:
         """The weather at a coordinate at Unix time ``ts`` (constant within 3-hour slots)."""
-        slot = ts // 10800 * 10800
-        climate = self._rng("climate", lat, lon, slot // 86400)
-        here = self._rng("weather", lat, lon, slot)
-        local_hour = ((slot + 5400) / 3600 + lon / 15) % 24
-        mean = 29 - 0.0075 * lat * lat + climate.uniform(-4, 4)
-        temp = mean + 5 * math.cos(2 * math.pi * (local_hour - 15) / 24) + here.uniform(-1.5, 1.5)
-        humidity = here.randint(25, 100)
-        wind = round(here.uniform(0, 12), 2)
-        condition = _weighted(here, CONDITIONS)
-        if temp < 0 and condition.main in ("Rain", "Thunderstorm"):
-            condition = SNOW
-        clouds = {800: 0, 801: 20, 802: 40, 803: 75}.get(condition.id, 100) if condition.main != "Mist" else 90
-        return Sample(
-            temp=round(temp, 2),
-            feels_like=round(temp - wind * 0.4 + (humidity - 50) * 0.03, 2),
-            temp_min=round(temp - here.uniform(0, 2.5), 2),
-            temp_max=round(temp + here.uniform(0, 2.5), 2),
-            pressure=here.randint(990, 1035),
-            humidity=humidity,
-            visibility=10000 if condition.main in ("Clear", "Clouds") else here.randint(1500, 9000),
-            wind_speed=wind,
-            wind_deg=here.randint(0, 359),
-            wind_gust=round(wind * here.uniform(1.1, 1.8), 2),
-            clouds=clouds,
-            pop=round(here.uniform(0.3, 1.0), 2) if condition.main in ("Rain", "Thunderstorm", "Snow") else 0,
-            condition=condition,
-            daylight=6 <= local_hour < 19,
-        )
+        return _weather(self.seed, lat, lon, ts // 10800 * 10800)
 
     def air(self, lat: float, lon: float, ts: int) -> AirSample:
         """Air pollutant concentrations (μg/m³) at a coordinate for the hour of ``ts``."""
-        r = self._rng("air", lat, lon, ts // 3600)
-        components = {"co": r.uniform(150, 600), "no": r.uniform(0, 6), "no2": r.uniform(0.3, 40),
-                      "o3": r.uniform(10, 140), "so2": r.uniform(0.1, 15), "pm2_5": r.uniform(0.5, 60),
-                      "pm10": r.uniform(1, 90), "nh3": r.uniform(0, 6)}
-        components = {k: round(v, 2) for k, v in components.items()}
-        aqi = 1 + sum(components["pm2_5"] > limit for limit in (10, 25, 50, 75))
-        return AirSample(aqi=aqi, components=components)
+        aqi, components = _air(self.seed, lat, lon, ts // 3600)
+        return AirSample(aqi=aqi, components=dict(components))
 
     def unix_now(self) -> int:
         return int(self.clock.now().replace(tzinfo=timezone.utc).timestamp())
 
-    def _rng(self, kind: str, lat: float, lon: float, bucket: int) -> random.Random:
-        # + 0.0 makes -0.0 and 0.0 the same place.
-        key = f"{self.seed}:{kind}:{round(lat, 2) + 0.0:.2f}:{round(lon, 2) + 0.0:.2f}:{bucket}".encode()
-        return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+# The weather model is a pure function of (seed, coordinate, time slot); a forecast asks for
+# 40 slots, each drawing from two sha256-seeded streams, so results are kept.
+@functools.lru_cache(maxsize=1 << 16)
+def _weather(seed: int, lat: float, lon: float, slot: int) -> Sample:
+    """The weather of a 3-hour slot (starting at Unix time ``slot``) at a coordinate."""
+    climate = _rng(seed, "climate", lat, lon, slot // 86400)
+    here = _rng(seed, "weather", lat, lon, slot)
+    local_hour = ((slot + 5400) / 3600 + lon / 15) % 24
+    mean = 29 - 0.0075 * lat * lat + climate.uniform(-4, 4)
+    temp = mean + 5 * math.cos(2 * math.pi * (local_hour - 15) / 24) + here.uniform(-1.5, 1.5)
+    humidity = here.randint(25, 100)
+    wind = round(here.uniform(0, 12), 2)
+    condition = _weighted(here, CONDITIONS)
+    if temp < 0 and condition.main in ("Rain", "Thunderstorm"):
+        condition = SNOW
+    clouds = {800: 0, 801: 20, 802: 40, 803: 75}.get(condition.id, 100) if condition.main != "Mist" else 90
+    return Sample(
+        temp=round(temp, 2),
+        feels_like=round(temp - wind * 0.4 + (humidity - 50) * 0.03, 2),
+        temp_min=round(temp - here.uniform(0, 2.5), 2),
+        temp_max=round(temp + here.uniform(0, 2.5), 2),
+        pressure=here.randint(990, 1035),
+        humidity=humidity,
+        visibility=10000 if condition.main in ("Clear", "Clouds") else here.randint(1500, 9000),
+        wind_speed=wind,
+        wind_deg=here.randint(0, 359),
+        wind_gust=round(wind * here.uniform(1.1, 1.8), 2),
+        clouds=clouds,
+        pop=round(here.uniform(0.3, 1.0), 2) if condition.main in ("Rain", "Thunderstorm", "Snow") else 0,
+        condition=condition,
+        daylight=6 <= local_hour < 19,
+    )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _air(seed: int, lat: float, lon: float, hour: int) -> tuple[int, tuple[tuple[str, float], ...]]:
+    """The AQI and the pollutant concentrations (name, value) at a coordinate in an hour."""
+    r = _rng(seed, "air", lat, lon, hour)
+    components = {"co": r.uniform(150, 600), "no": r.uniform(0, 6), "no2": r.uniform(0.3, 40),
+                  "o3": r.uniform(10, 140), "so2": r.uniform(0.1, 15), "pm2_5": r.uniform(0.5, 60),
+                  "pm10": r.uniform(1, 90), "nh3": r.uniform(0, 6)}
+    components = {k: round(v, 2) for k, v in components.items()}
+    aqi = 1 + sum(components["pm2_5"] > limit for limit in (10, 25, 50, 75))
+    return aqi, tuple(components.items())
+
+
+def _rng(seed: int, kind: str, lat: float, lon: float, bucket: int) -> random.Random:
+    # + 0.0 makes -0.0 and 0.0 the same place.
+    key = f"{seed}:{kind}:{round(lat, 2) + 0.0:.2f}:{round(lon, 2) + 0.0:.2f}:{bucket}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
 def _weighted(rng: random.Random, options):

@@ -1,7 +1,8 @@
 """ToolTalk's databases as SQLAlchemy models: one table per database of the original.
 
 Records keep ToolTalk's own string ids and formats (times as ``%Y-%m-%d %H:%M:%S``) so
-responses are shaped exactly like the original tools' responses. A surrogate ``pk`` keeps
+responses are shaped exactly like the original tools' responses (the tools, in ``tools.py``,
+read the rows with plain SQL and shape them). A surrogate ``pk`` keeps
 insertion order, which the original's dict-backed databases expose in their results.
 """
 
@@ -35,9 +36,6 @@ class Alarm(Base):
     alarm_id: Mapped[str] = mapped_column(String)
     time: Mapped[str] = mapped_column(String)
 
-    def to_dict(self) -> dict:
-        return {"alarm_id": self.alarm_id, "time": self.time}
-
 
 class Event(Base):
     __tablename__ = "events"
@@ -53,11 +51,6 @@ class Event(Base):
     description: Mapped[str | None] = mapped_column(String, nullable=True)
     attendees: Mapped[list | None] = mapped_column(JSON, nullable=True)
 
-    def to_dict(self) -> dict:
-        return {"event_id": self.event_id, "name": self.name, "event_type": self.event_type,
-                "start_time": self.start_time, "end_time": self.end_time, "location": self.location,
-                "description": self.description, "attendees": self.attendees}
-
 
 class Email(Base):
     __tablename__ = "emails"
@@ -71,10 +64,6 @@ class Email(Base):
     subject: Mapped[str] = mapped_column(String)
     body: Mapped[str] = mapped_column(String)
 
-    def to_dict(self) -> dict:
-        return {"email_id": self.email_id, "date": self.date, "sender": self.sender,
-                "receivers": list(self.receivers), "subject": self.subject, "body": self.body}
-
 
 class Message(Base):
     __tablename__ = "messages"
@@ -85,10 +74,6 @@ class Message(Base):
     timestamp: Mapped[str] = mapped_column(String)
     sender: Mapped[str] = mapped_column(String)
     message: Mapped[str] = mapped_column(String)
-
-    def to_dict(self) -> dict:
-        return {"message_id": self.message_id, "timestamp": self.timestamp,
-                "sender": self.sender, "message": self.message}
 
 
 class Reminder(Base):
@@ -101,10 +86,6 @@ class Reminder(Base):
     due_date: Mapped[str | None] = mapped_column(String, nullable=True)
     status: Mapped[str] = mapped_column(String)
 
-    def to_dict(self) -> dict:
-        return {"reminder_id": self.reminder_id, "task": self.task,
-                "due_date": self.due_date, "status": self.status}
-
 
 class DailyWeather(Base):
     __tablename__ = "weather"
@@ -115,10 +96,6 @@ class DailyWeather(Base):
     high: Mapped[float] = mapped_column(Float)
     low: Mapped[float] = mapped_column(Float)
     conditions: Mapped[str] = mapped_column(String)
-
-    def to_dict(self) -> dict:
-        return {"date": self.date, "high": _num(self.high), "low": _num(self.low),
-                "conditions": self.conditions}
 
 
 class MonthlyWeather(Base):
@@ -133,14 +110,3 @@ class MonthlyWeather(Base):
     record_max_temp: Mapped[float] = mapped_column(Float)
     avg_rainfall: Mapped[float] = mapped_column(Float)
     snow_days: Mapped[int] = mapped_column(Integer)
-
-    def to_dict(self) -> dict:
-        return {"min_temp": _num(self.min_temp), "max_temp": _num(self.max_temp),
-                "record_min_temp": _num(self.record_min_temp),
-                "record_max_temp": _num(self.record_max_temp),
-                "avg_rainfall": _num(self.avg_rainfall), "snow_days": self.snow_days}
-
-
-def _num(x: float) -> int | float:
-    """Integral temperatures read back as ints, as the original JSON stores them."""
-    return int(x) if float(x).is_integer() else x

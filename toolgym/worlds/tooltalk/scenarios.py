@@ -190,7 +190,8 @@ class ConversationBuilder:
 
     # -- facts the templates may use ---------------------------------------------------------
     def rows(self, model, **where):
-        q = select(model).filter_by(**where).order_by(model.pk)
+        # populate_existing: the tools write with plain SQL, which rows loaded earlier do not see
+        q = select(model).filter_by(**where).order_by(model.pk).execution_options(populate_existing=True)
         return self.world.session.scalars(q).all()
 
     def mine(self, model):

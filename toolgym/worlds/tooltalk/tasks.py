@@ -24,6 +24,7 @@ from pathlib import Path
 import toolgym
 from toolgym.worlds import base as world_base
 from toolgym.worlds.base import Snapshot
+from toolgym.worlds.cache import write_atomically
 from toolgym.worlds.tooltalk import data_model, tools, world as world_module
 
 
@@ -70,16 +71,12 @@ def _write(path: Path, task_set: TaskSet) -> None:
     state = task_set.initial_state
     if not isinstance(state.database, bytes) or state.rng_states:
         return  # only an in-memory database image with fresh random streams is cached
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "world.sqlite").write_bytes(state.database)
-        meta = {"conversations": task_set.conversations, "splits": task_set.splits,
-                "aux": state.aux, "now": state.now.isoformat()}
-        tmp = path / "tasks.json.tmp"
-        tmp.write_text(json.dumps(meta), encoding="utf-8")
-        tmp.replace(path / "tasks.json")  # written last: its presence marks a complete entry
-    except OSError:
-        pass  # a read-only home only costs the generation time
+    # Each file appears all at once, so racing processes (which write the same set) never
+    # read a partial one; tasks.json comes last: its presence marks a complete entry.
+    write_atomically(path / "world.sqlite", state.database)
+    meta = {"conversations": task_set.conversations, "splits": task_set.splits,
+            "aux": state.aux, "now": state.now.isoformat()}
+    write_atomically(path / "tasks.json", json.dumps(meta).encode())
 
 
 def _read(path: Path) -> TaskSet:

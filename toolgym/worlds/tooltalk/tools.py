@@ -3,20 +3,26 @@
 Behaviour follows the original simulated tools: the same checks, error texts, response
 shapes and generated ids (each tool draws its ids from its own ``Random(489)`` stream,
 restarted with the conversation, as ToolTalk's executor does).
+
+The models of ``data_model`` are the schema; the tools run plain SQL on the world's
+connection (:meth:`~toolgym.worlds.base.World.sql`), in the session's transaction, because
+the ORM's statement compilation, identity map and object loading were three quarters of a
+step's time. Writes store what the ORM stored (JSON columns as ``json.dumps`` text, ``None``
+as ``'null'``), and a constraint violation fails the call with the ORM's error text.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+import sqlite3
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
 
 from toolgym.worlds.tools import ACTION, READ, ToolError, Toolkit, tool
-from toolgym.worlds.tooltalk.data_model import (
-    Account, Alarm, DailyWeather, Email, Event, Message, MonthlyWeather, Reminder,
-)
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 ID_SEED = 489
@@ -41,26 +47,73 @@ def valid_phone(phone: str) -> bool:
     return re.match(r"^\d{3}-\d{3}-\d{4}$", phone) is not None
 
 
+class AccountRow(NamedTuple):
+    """A row of the ``accounts`` table."""
+
+    pk: int
+    username: str
+    password: str
+    email: str
+    phone: str | None
+    name: str | None
+    session_token: str | None
+    verification_code: str | None
+
+
+_ACCOUNT = f"SELECT {', '.join(AccountRow._fields)} FROM accounts"
+_EVENT_FIELDS = ("event_id", "name", "event_type", "start_time", "end_time", "location", "description", "attendees")
+_EMAIL_FIELDS = ("email_id", "date", "sender", "receivers", "subject", "body")
+_MESSAGE_FIELDS = ("message_id", "timestamp", "sender", "message")
+_REMINDER_FIELDS = ("reminder_id", "task", "due_date", "status")
+_MONTHLY_FIELDS = ("min_temp", "max_temp", "record_min_temp", "record_max_temp", "avg_rainfall", "snow_days")
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_time(text: str) -> datetime:
+    """``text`` read with ``TIME_FORMAT`` (cached: searches read every record's date at every call)."""
+    return datetime.strptime(text, TIME_FORMAT)
+
+
+def _json_column(text: str | None) -> Any:
+    """A JSON column's value as the ORM reads it back."""
+    return None if text is None else json.loads(text)
+
+
+def _num(x: float) -> int | float:
+    """Integral temperatures read back as ints, as the original JSON stores them."""
+    return int(x) if float(x).is_integer() else x
+
+
 class ToolTalkTools(Toolkit):
     """The ToolTalk tools over a :class:`~toolgym.worlds.tooltalk.world.ToolTalkWorld`."""
 
     # -- helpers ---------------------------------------------------------------------------
-    @property
-    def db(self):
-        return self.world.session
+    def _rows(self, sql: str, parameters: tuple = ()) -> list[tuple]:
+        return self.world.sql().execute(sql, parameters).fetchall()
+
+    def _write(self, sql: str, parameters: tuple = ()) -> None:
+        try:
+            self.world.sql().execute(sql, parameters)
+        except sqlite3.DatabaseError as error:  # the error (and its text) the ORM's flush raised
+            raise DBAPIError.instance(sql, parameters, error, sqlite3.Error) from error
 
     def _new_id(self, tool_name: str, *hex_widths: int) -> str:
         rng = self.world.rng(tool_name, seed=ID_SEED)
         return "-".join(f"{rng.randint(0, 16 ** w - 1):0{w}x}" for w in hex_widths)
 
-    def _user(self, session_token: str) -> Account:
-        user = self.db.scalar(select(Account).where(Account.session_token == session_token))
-        if user is None or session_token is None:
+    def _user(self, session_token: str) -> AccountRow:
+        rows = self._rows(f"{_ACCOUNT} WHERE session_token = ? LIMIT 1", (session_token,))
+        if not rows or session_token is None:
             raise ToolError("Invalid session_token.")
-        return user
+        return AccountRow._make(rows[0])
 
-    def _account(self, username: str) -> Account | None:
-        return self.db.scalar(select(Account).where(Account.username == username))
+    def _account(self, username: str) -> AccountRow | None:
+        rows = self._rows(f"{_ACCOUNT} WHERE username = ? LIMIT 1", (username,))
+        return AccountRow._make(rows[0]) if rows else None
+
+    def _set_account(self, user: AccountRow, **values: str | None) -> None:
+        columns = ", ".join(f"{column} = ?" for column in values)
+        self._write(f"UPDATE accounts SET {columns} WHERE pk = ?", (*values.values(), user.pk))
 
     def _now(self) -> datetime:
         return self.world.clock.now()
@@ -77,7 +130,7 @@ class ToolTalkTools(Toolkit):
         user = self._user(session_token)
         if user.password != old_password:
             raise ToolError("The old password is incorrect.")
-        user.password = new_password
+        self._set_account(user, password=new_password)
         return {"status": "success"}
 
     @tool("DeleteAccount", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
@@ -90,7 +143,7 @@ class ToolTalkTools(Toolkit):
         user = self._user(session_token)
         if user.password != password:
             raise ToolError("The password is incorrect.")
-        self.db.delete(user)
+        self._write("DELETE FROM accounts WHERE pk = ?", (user.pk,))
         return {"status": "success"}
 
     @tool("GetAccountInformation", kind=READ, app="AccountTools", needs_login=True, injected=SESSION)
@@ -104,7 +157,7 @@ class ToolTalkTools(Toolkit):
     def logout_user(self, session_token: str) -> dict:
         """Logs user out."""
         user = self._user(session_token)
-        user.session_token = None
+        self._set_account(user, session_token=None)
         self.world.session_token = None
         return {"status": "success"}
 
@@ -121,11 +174,10 @@ class ToolTalkTools(Toolkit):
         if username is None and email is None:
             raise ToolError("You need to provide at least one of username and email.")
         if username is None:
-            found = self.db.scalars(select(Account).where(Account.email == email).order_by(Account.pk))
+            found = self._rows("SELECT username, email, phone, name FROM accounts WHERE email = ? ORDER BY pk", (email,))
         else:
-            found = self.db.scalars(select(Account).where(Account.username == username))
-        return {"users": [{"username": u.username, "email": u.email, "phone": u.phone, "name": u.name}
-                          for u in found]}
+            found = self._rows("SELECT username, email, phone, name FROM accounts WHERE username = ?", (username,))
+        return {"users": [{"username": u, "email": e, "phone": p, "name": n} for u, e, p, n in found]}
 
     @tool("RegisterUser", kind=ACTION, app="AccountTools")
     def register_user(self, username: str, password: str, email: str, name: str | None = None,
@@ -146,8 +198,8 @@ class ToolTalkTools(Toolkit):
         if phone is not None and not valid_phone(phone):
             raise ToolError("The phone number format is invalid.")
         token = self._new_id("RegisterUser", 8, 4, 4)
-        self.db.add(Account(username=username, password=password, email=email, phone=phone,
-                            name=name, session_token=token))
+        self._write("INSERT INTO accounts (username, password, email, phone, name, session_token) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", (username, password, email, phone, name, token))
         self.world.session_token = token
         return {"session_token": token,
                 "user": {"username": username, "email": email, "phone": phone, "name": name}}
@@ -166,7 +218,7 @@ class ToolTalkTools(Toolkit):
             raise ToolError("The username does not exist.")
         if user.verification_code is None or user.verification_code != verification_code:
             raise ToolError("The verification code is incorrect.")
-        user.password = new_password
+        self._set_account(user, password=new_password)
         return {"status": "success"}
 
     @tool("SendVerificationCode", kind=ACTION, app="AccountTools")
@@ -183,7 +235,7 @@ class ToolTalkTools(Toolkit):
         if user.email != email:
             raise ToolError("The email is incorrect.")
         rng = self.world.rng("SendVerificationCode", seed=ID_SEED)
-        user.verification_code = f"{rng.randint(0, 999999):06d}"
+        self._set_account(user, verification_code=f"{rng.randint(0, 999999):06d}")
         return {"status": "success"}
 
     @tool("UpdateAccountInformation", kind=ACTION, app="AccountTools", needs_login=True, injected=SESSION)
@@ -208,12 +260,8 @@ class ToolTalkTools(Toolkit):
             raise ToolError("The email is invalid.")
         if new_phone_number is not None and not valid_phone(new_phone_number):
             raise ToolError("The phone number is invalid.")
-        if new_email is not None:
-            user.email = new_email
-        if new_phone_number is not None:
-            user.phone = new_phone_number
-        if new_name is not None:
-            user.name = new_name
+        changes = {"email": new_email, "phone": new_phone_number, "name": new_name}
+        self._set_account(user, **{column: value for column, value in changes.items() if value is not None})
         return {"status": "success"}
 
     @tool("UserLogin", kind=ACTION, app="AccountTools")
@@ -231,9 +279,10 @@ class ToolTalkTools(Toolkit):
             raise ToolError("The password is incorrect.")
         if user.session_token is not None:
             raise ToolError("The user is already logged in.")
-        user.session_token = self._new_id("UserLogin", 8, 4, 4)
-        self.world.session_token = user.session_token
-        return {"session_token": user.session_token}
+        token = self._new_id("UserLogin", 8, 4, 4)
+        self._set_account(user, session_token=token)
+        self.world.session_token = token
+        return {"session_token": token}
 
     # -- Alarm -----------------------------------------------------------------------------
     @tool("AddAlarm", kind=ACTION, app="Alarm", needs_login=True, injected=SESSION)
@@ -246,7 +295,7 @@ class ToolTalkTools(Toolkit):
         datetime.strptime(time, "%H:%M:%S")
         user = self._user(session_token)
         alarm_id = self._new_id("AddAlarm", 4, 4)
-        self.db.add(Alarm(owner=user.username, alarm_id=alarm_id, time=time))
+        self._write("INSERT INTO alarms (owner, alarm_id, time) VALUES (?, ?, ?)", (user.username, alarm_id, time))
         return {"alarm_id": alarm_id}
 
     @tool("DeleteAlarm", kind=ACTION, app="Alarm", needs_login=True, injected=SESSION)
@@ -257,10 +306,10 @@ class ToolTalkTools(Toolkit):
             alarm_id: 8 digit alarm ID.
         """
         user = self._user(session_token)
-        alarm = self.db.scalar(select(Alarm).where(Alarm.owner == user.username, Alarm.alarm_id == alarm_id))
-        if alarm is None:
+        alarm = self._rows("SELECT pk FROM alarms WHERE owner = ? AND alarm_id = ? LIMIT 1", (user.username, alarm_id))
+        if not alarm:
             raise ToolError(f"Alarm {alarm_id} not found.")
-        self.db.delete(alarm)
+        self._write("DELETE FROM alarms WHERE pk = ?", alarm[0])
         return {"status": "success"}
 
     @tool("FindAlarms", kind=READ, app="Alarm", needs_login=True, injected=SESSION)
@@ -273,7 +322,7 @@ class ToolTalkTools(Toolkit):
             end_range: Optional ending time range to find alarms. Format: %H:%M:%S
         """
         user = self._user(session_token)
-        alarms = self.db.scalars(select(Alarm).where(Alarm.owner == user.username).order_by(Alarm.pk)).all()
+        alarms = self._rows("SELECT alarm_id, time FROM alarms WHERE owner = ? ORDER BY pk", (user.username,))
         if not alarms:
             return {"alarms": []}
         start = datetime.strptime(start_range, "%H:%M:%S") if start_range is not None else None
@@ -281,10 +330,10 @@ class ToolTalkTools(Toolkit):
         if start is not None and end is not None and start > end:
             raise ToolError("Start range must be earlier than end range.")
         found = []
-        for alarm in alarms:
-            at = datetime.strptime(alarm.time, "%H:%M:%S")
+        for alarm_id, time in alarms:
+            at = datetime.strptime(time, "%H:%M:%S")
             if (start is None or at >= start) and (end is None or at <= end):
-                found.append(alarm.to_dict())
+                found.append({"alarm_id": alarm_id, "time": time})
         return {"alarms": found}
 
     # -- Calendar --------------------------------------------------------------------------
@@ -306,8 +355,8 @@ class ToolTalkTools(Toolkit):
         if event_type == "meeting" and not attendees:
             raise ToolError("Meeting must have attendees.")
         user = self._user(session_token)
-        start = datetime.strptime(start_time, TIME_FORMAT)
-        end = datetime.strptime(end_time, TIME_FORMAT)
+        start = _parse_time(start_time)
+        end = _parse_time(end_time)
         if start > end:
             raise ToolError("Start time must be before end time.")
         if start < self._now() or end < self._now():
@@ -315,16 +364,18 @@ class ToolTalkTools(Toolkit):
         if attendees is not None and user.username not in attendees:
             attendees = attendees + [user.username]
         event_id = self._new_id("CreateEvent", 8, 4)
-        self.db.add(Event(owner=user.username, event_id=event_id, name=name, event_type=event_type,
-                          description=description, start_time=start_time, end_time=end_time,
-                          location=location, attendees=attendees))
+        self._write("INSERT INTO events (owner, event_id, name, event_type, start_time, end_time, location, "
+                    "description, attendees) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (user.username, event_id, name, event_type, start_time, end_time, location, description,
+                     json.dumps(attendees)))
         return {"event_id": event_id}
 
-    def _event(self, user: Account, event_id: str) -> Event:
-        event = self.db.scalar(select(Event).where(Event.owner == user.username, Event.event_id == event_id))
-        if event is None:
+    def _event(self, user: AccountRow, event_id: str) -> int:
+        """The pk of the user's event ``event_id``."""
+        event = self._rows("SELECT pk FROM events WHERE owner = ? AND event_id = ? LIMIT 1", (user.username, event_id))
+        if not event:
             raise ToolError(f"Event {event_id} not found.")
-        return event
+        return event[0][0]
 
     @tool("DeleteEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
     def delete_event(self, session_token: str, event_id: str) -> dict:
@@ -334,7 +385,7 @@ class ToolTalkTools(Toolkit):
             event_id: The id of the event to be deleted.
         """
         user = self._user(session_token)
-        self.db.delete(self._event(user, event_id))
+        self._write("DELETE FROM events WHERE pk = ?", (self._event(user, event_id),))
         return {"status": "success"}
 
     @tool("ModifyEvent", kind=ACTION, app="Calendar", needs_login=True, injected=SESSION)
@@ -355,30 +406,34 @@ class ToolTalkTools(Toolkit):
         """
         user = self._user(session_token)
         event = self._event(user, event_id)
+        changes: dict[str, str | None] = {}
         if new_name is not None:
-            event.name = new_name
+            changes["name"] = new_name
         if new_start_time is not None:
             if new_end_time is None:
                 raise ToolError("new_end_time must be provided if new_start_time is provided.")
-            start = datetime.strptime(new_start_time, TIME_FORMAT)
-            end = datetime.strptime(new_end_time, TIME_FORMAT)
+            start = _parse_time(new_start_time)
+            end = _parse_time(new_end_time)
             if start > end:
                 raise ToolError("Start time must be before end time.")
             if start < self._now() or end < self._now():
                 raise ToolError("Start time and end time must be in the future.")
-            event.start_time = new_start_time
+            changes["start_time"] = new_start_time
         if new_end_time is not None:
             if new_start_time is None:
                 raise ToolError("new_start_time must be provided if new_end_time is provided.")
-            event.end_time = new_end_time
+            changes["end_time"] = new_end_time
         if new_description is not None:
-            event.description = new_description
+            changes["description"] = new_description
         if new_location is not None:
-            event.location = new_location
+            changes["location"] = new_location
         if new_attendees is not None:
             if user.username not in new_attendees:
                 new_attendees = new_attendees + [user.username]
-            event.attendees = new_attendees
+            changes["attendees"] = json.dumps(new_attendees)
+        if changes:
+            columns = ", ".join(f"{column} = ?" for column in changes)
+            self._write(f"UPDATE events SET {columns} WHERE pk = ?", (*changes.values(), event))
         return {"status": "success"}
 
     @tool("QueryCalendar", kind=READ, app="Calendar", needs_login=True, injected=SESSION)
@@ -390,19 +445,21 @@ class ToolTalkTools(Toolkit):
             end_time: The end time of the meeting, in the pattern of %Y-%m-%d %H:%M:%S
         """
         user = self._user(session_token)
-        events = self.db.scalars(select(Event).where(Event.owner == user.username).order_by(Event.pk)).all()
+        events = [dict(zip(_EVENT_FIELDS, row)) for row in self._rows(
+            f"SELECT {', '.join(_EVENT_FIELDS)} FROM events WHERE owner = ? ORDER BY pk", (user.username,))]
         if not events:
             raise ToolError(f"User {user.username} has no events.")
-        start = datetime.strptime(start_time, TIME_FORMAT)
-        end = datetime.strptime(end_time, TIME_FORMAT)
+        start = _parse_time(start_time)
+        end = _parse_time(end_time)
         if start > end:
             raise ToolError("Start time must be before end time.")
         found = []
         for event in events:
-            ev_start = datetime.strptime(event.start_time, TIME_FORMAT)
-            ev_end = datetime.strptime(event.end_time, TIME_FORMAT)
+            ev_start = _parse_time(event["start_time"])
+            ev_end = _parse_time(event["end_time"])
             if start <= ev_start <= end or start <= ev_end <= end or (ev_start <= start and ev_end >= end):
-                found.append(event.to_dict())
+                event["attendees"] = _json_column(event["attendees"])
+                found.append(event)
         return {"events": found}
 
     # -- Email -----------------------------------------------------------------------------
@@ -420,10 +477,13 @@ class ToolTalkTools(Toolkit):
             end_date: End time to search for, in the pattern of %Y-%m-%d %H:%M:%S.
         """
         user = self._user(session_token)
-        emails = self.db.scalars(select(Email).where(Email.owner == user.username).order_by(Email.pk)).all()
+        emails = [dict(zip(_EMAIL_FIELDS, row)) for row in self._rows(
+            f"SELECT {', '.join(_EMAIL_FIELDS)} FROM emails WHERE owner = ? ORDER BY pk", (user.username,))]
         if not emails:
             return {"emails": []}
-        found = self._search([e.to_dict() for e in emails], "date", lambda e: e["body"] + "\n" + e["subject"],
+        for email in emails:
+            email["receivers"] = list(json.loads(email["receivers"]))
+        found = self._search(emails, "date", lambda e: e["body"] + "\n" + e["subject"],
                              query, match_type, sender, start_date, end_date)
         return {"emails": found}
 
@@ -432,14 +492,14 @@ class ToolTalkTools(Toolkit):
             raise ToolError("At least one of query, sender, start_date, end_date must be provided.")
         if match_type not in ("any", "all"):
             raise ToolError('match_type must be either "any" or "all".')
-        start = datetime.strptime(start_date, TIME_FORMAT) if start_date is not None else None
-        end = datetime.strptime(end_date, TIME_FORMAT) if end_date is not None else None
+        start = _parse_time(start_date) if start_date is not None else None
+        end = _parse_time(end_date) if end_date is not None else None
         if start is not None and end is not None and start > end:
             raise ToolError("Start date must be earlier than end date.")
         keywords = query.lower().split() if query else None
         found = []
         for record in records:
-            at = datetime.strptime(record[date_key], TIME_FORMAT)
+            at = _parse_time(record[date_key])
             if at > self._now():
                 continue  # not yet received
             if sender is not None and sender != record["sender"]:
@@ -452,7 +512,7 @@ class ToolTalkTools(Toolkit):
                 if not (any(hits) if match_type == "any" else all(hits)):
                     continue
             found.append(record)
-        found.sort(key=lambda r: datetime.strptime(r[date_key], TIME_FORMAT), reverse=True)
+        found.sort(key=lambda r: _parse_time(r[date_key]), reverse=True)
         return found[:5]
 
     @tool("SendEmail", kind=ACTION, app="Email", needs_login=True, injected=SESSION)
@@ -489,10 +549,11 @@ class ToolTalkTools(Toolkit):
             end_date: End time to search for, in the pattern of %Y-%m-%d %H:%M:%S.
         """
         user = self._user(session_token)
-        messages = self.db.scalars(select(Message).where(Message.owner == user.username).order_by(Message.pk)).all()
+        messages = [dict(zip(_MESSAGE_FIELDS, row)) for row in self._rows(
+            f"SELECT {', '.join(_MESSAGE_FIELDS)} FROM messages WHERE owner = ? ORDER BY pk", (user.username,))]
         if not messages:
             return {"messages": []}
-        found = self._search([m.to_dict() for m in messages], "timestamp", lambda m: m["message"],
+        found = self._search(messages, "timestamp", lambda m: m["message"],
                              query, match_type, sender, start_date, end_date)
         return {"messages": found}
 
@@ -525,20 +586,21 @@ class ToolTalkTools(Toolkit):
         user = self._user(session_token)
         if due_date is not None:
             try:
-                datetime.strptime(due_date, TIME_FORMAT)
+                _parse_time(due_date)
             except ValueError:
                 raise ToolError(f"Invalid due_date: {due_date}") from None
         reminder_id = self._new_id("AddReminder", 2, 4)
-        self.db.add(Reminder(owner=user.username, reminder_id=reminder_id, task=task,
-                             due_date=due_date, status="pending"))
+        self._write("INSERT INTO reminders (owner, reminder_id, task, due_date, status) VALUES (?, ?, ?, ?, ?)",
+                    (user.username, reminder_id, task, due_date, "pending"))
         return {"reminder_id": reminder_id}
 
-    def _reminder(self, user: Account, reminder_id: str) -> Reminder:
-        reminder = self.db.scalar(select(Reminder).where(Reminder.owner == user.username,
-                                                         Reminder.reminder_id == reminder_id))
-        if reminder is None:
+    def _reminder(self, user: AccountRow, reminder_id: str) -> tuple[int, str]:
+        """The pk and status of the user's reminder ``reminder_id``."""
+        reminder = self._rows("SELECT pk, status FROM reminders WHERE owner = ? AND reminder_id = ? LIMIT 1",
+                              (user.username, reminder_id))
+        if not reminder:
             raise ToolError(f"Reminder {reminder_id} not found in database")
-        return reminder
+        return reminder[0]
 
     @tool("CompleteReminder", kind=ACTION, app="Reminder", needs_login=True, injected=SESSION)
     def complete_reminder(self, session_token: str, reminder_id: str) -> dict:
@@ -547,10 +609,10 @@ class ToolTalkTools(Toolkit):
         Args:
             reminder_id: The reminder_id of the reminder to be completed.
         """
-        reminder = self._reminder(self._user(session_token), reminder_id)
-        if reminder.status == "complete":
+        pk, status = self._reminder(self._user(session_token), reminder_id)
+        if status == "complete":
             raise ToolError(f"Reminder {reminder_id} already completed")
-        reminder.status = "complete"
+        self._write("UPDATE reminders SET status = ? WHERE pk = ?", ("complete", pk))
         return {"status": "success"}
 
     @tool("DeleteReminder", kind=ACTION, app="Reminder", needs_login=True, injected=SESSION)
@@ -560,27 +622,30 @@ class ToolTalkTools(Toolkit):
         Args:
             reminder_id: The reminder_id of the reminder to be deleted.
         """
-        self.db.delete(self._reminder(self._user(session_token), reminder_id))
+        pk, _ = self._reminder(self._user(session_token), reminder_id)
+        self._write("DELETE FROM reminders WHERE pk = ?", (pk,))
         return {"status": "success"}
 
     @tool("GetReminders", kind=READ, app="Reminder", needs_login=True, injected=SESSION)
     def get_reminders(self, session_token: str) -> dict:
         """Get a list of reminders."""
         user = self._user(session_token)
-        reminders = self.db.scalars(select(Reminder).where(Reminder.owner == user.username).order_by(Reminder.pk))
-        return {"reminders": [r.to_dict() for r in reminders]}
+        reminders = self._rows(f"SELECT {', '.join(_REMINDER_FIELDS)} FROM reminders WHERE owner = ? ORDER BY pk",
+                               (user.username,))
+        return {"reminders": [dict(zip(_REMINDER_FIELDS, row)) for row in reminders]}
 
     # -- Weather ---------------------------------------------------------------------------
     def _daily(self, location: str, date) -> dict:
-        row = self.db.scalar(select(DailyWeather).where(DailyWeather.location == location,
-                                                        DailyWeather.date == date.isoformat()))
-        if row is None:
+        rows = self._rows("SELECT date, high, low, conditions FROM weather WHERE location = ? AND date = ? LIMIT 1",
+                          (location, date.isoformat()))
+        if not rows:
             raise ToolError(f"No weather data for {location} on {date.isoformat()}")
-        return row.to_dict()
+        day, high, low, conditions = rows[0]
+        return {"date": day, "high": _num(high), "low": _num(low), "conditions": conditions}
 
     def _known_location(self, location: str) -> str:
         location = location.lower().strip()
-        if self.db.scalar(select(DailyWeather.pk).where(DailyWeather.location == location).limit(1)) is None:
+        if not self._rows("SELECT pk FROM weather WHERE location = ? LIMIT 1", (location,)):
             raise ToolError(f"Location {location} not found in database")
         return location
 
@@ -614,11 +679,13 @@ class ToolTalkTools(Toolkit):
             month: The month to get weather of as a full name.
         """
         location = location.lower().strip()
-        rows = self.db.scalars(select(MonthlyWeather).where(MonthlyWeather.location == location)).all()
+        rows = self._rows(f"SELECT month, {', '.join(_MONTHLY_FIELDS)} FROM historic_weather WHERE location = ?",
+                          (location,))
         if not rows:
             raise ToolError(f"Location {location} not found in database")
         month = month.lower()
-        for row in rows:
-            if row.month == month:
-                return {"weather": row.to_dict()}
+        for row_month, *values in rows:
+            if row_month == month:
+                weather = dict(zip(_MONTHLY_FIELDS, values))
+                return {"weather": {k: v if k == "snow_days" else _num(v) for k, v in weather.items()}}
         raise ToolError(f"Historic weather data for {location} missing for month {month}")

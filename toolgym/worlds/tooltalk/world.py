@@ -55,14 +55,15 @@ class ToolTalkWorld(World):
         self.reset_rngs()
         self.aux = {"session_token": None, "outbox": []}
         user = user or {}
+        db = self.sql()  # plain SQL: this runs at every reset and every turn of every episode
         account = None
         if "username" in user:
-            account = self.session.query(Account).filter_by(username=user["username"]).one_or_none()
+            account = db.execute("SELECT pk FROM accounts WHERE username = ?", (user["username"],)).fetchone()
         if account is not None and user.get("session_token"):
-            account.session_token = user["session_token"]
+            db.execute("UPDATE accounts SET session_token = ? WHERE pk = ?", (user["session_token"], account[0]))
             self.session_token = user["session_token"]
         if account is not None and user.get("verification_code"):
-            account.verification_code = user["verification_code"]
+            db.execute("UPDATE accounts SET verification_code = ? WHERE pk = ?", (user["verification_code"], account[0]))
         self.session.commit()
 
     # -- loading ---------------------------------------------------------------------------

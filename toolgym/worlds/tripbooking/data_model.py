@@ -6,7 +6,6 @@ import random
 from datetime import date, timedelta
 from functools import lru_cache
 
-from faker import Faker
 from sqlalchemy import Integer, String, insert
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
@@ -66,6 +65,8 @@ def generate_trips(session: Session, seed: int) -> None:
 @lru_cache(maxsize=4)
 def _rows(seed: int) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
     rng = random.Random(seed)
+    from faker import Faker  # imported here: only generating needs it, and it is slow to import
+
     fake = Faker("en_US")
     fake.seed_instance(seed)
     tickets = []

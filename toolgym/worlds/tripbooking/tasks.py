@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from datetime import date
 
+from toolgym.worlds.cache import cached_json
 from toolgym.worlds.tripbooking.data_model import _rows
 
 NUM_TEST_TASKS = 120
@@ -137,9 +139,15 @@ def _examples(seed: int, count: int, stream: str) -> list[tuple[str, str]]:
 
 def builtin_tasks(seed: int = 0) -> list[tuple[str, str]]:
     """The built-in test tasks: ``NUM_TEST_TASKS`` (query, program) pairs."""
-    return _examples(seed, NUM_TEST_TASKS, "test")
+    return _cached("tripbooking-tasks", seed, lambda: _examples(seed, NUM_TEST_TASKS, "test"))
 
 
 def demo_pool(seed: int = 0) -> list[tuple[str, str]]:
     """The demonstration pool: ``NUM_DEMOS`` (query, program) pairs."""
-    return _examples(seed, NUM_DEMOS, "demo")
+    return _cached("tripbooking-demos", seed, lambda: _examples(seed, NUM_DEMOS, "demo"))
+
+
+def _cached(kind: str, seed: int, generate: Callable[[], list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """(query, program) pairs from the cache folder, generated once per generator source and seed:
+    generating draws every listing with faker, which is most of the env's make time."""
+    return cached_json(kind, seed, ("toolgym.worlds.tripbooking.tasks", "toolgym.worlds.tripbooking.data_model", "toolgym.worlds.api_programs.places"), generate, list, lambda pairs: [(q, p) for q, p in pairs])

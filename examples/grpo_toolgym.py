@@ -1,0 +1,207 @@
+"""GRPO on a toolgym env with TRL.
+
+    python examples/grpo_toolgym.py --env OpenWeather-v0 --model tiny --max-steps 20 --sft-steps 60 \
+        --env-kwarg k_shot=0 --metric key_f1 --plot docs/grpo_reward_curve.png
+    python examples/grpo_toolgym.py --env ToolTalk-v0 --model tiny --max-steps 4
+
+Single-step envs (one curl command, program or plan per episode) train with TRL's own
+generation and :class:`toolgym.train.EnvReward`, which plays each completion on a fresh env.
+Multi-turn envs (ToolTalk, AppBench interactive, the step modes) train with
+:func:`toolgym.train.make_rollout_func`: whole episodes with the trainer's model, the env's
+tokens masked out, the episode return as the reward.
+
+``--model tiny`` builds a tiny random Llama model (toolgym.agents.llm.tiny) whose tokenizer is
+trained on the env's prompts; ``--sft-steps N`` first fits it for N steps to oracle episodes
+(:func:`toolgym.rollouts` with the tokenizer), so that its samples earn some reward and GRPO
+has something to compare. ``--model PATH`` trains a local model folder. The run prints one
+JSON summary line (rewards per step, losses, steps/s, how far the weights moved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import gymnasium as gym
+
+import toolgym
+from toolgym.agents.llm.prompts import defaults_for
+from toolgym.eval.runner import make_env, select_tasks
+from toolgym.eval.rollouts import rollouts
+from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func
+
+MULTI_TURN_MODES = ("multi_step", "interactive")
+MULTI_TURN_FORMATS = ("chat", "tooltalk", "react")
+
+
+def is_multi_turn(env: gym.Env) -> bool:
+    """Whether an episode takes several model turns (so GRPO needs the rollout function)."""
+    return getattr(env.unwrapped, "mode", None) in MULTI_TURN_MODES or defaults_for(env)[0] in MULTI_TURN_FORMATS
+
+
+def _parse_kwarg(text: str) -> tuple[str, object]:
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--env", required=True, help="a toolgym env id: " + ", ".join(toolgym.ENV_IDS))
+    p.add_argument("--env-kwarg", action="append", type=_parse_kwarg, default=[], metavar="KEY=VALUE")
+    p.add_argument("--model", default="tiny", help="tiny (a random model built here) or a local model folder")
+    p.add_argument("--tasks", type=int, default=8, help="the first N tasks form the training set (default 8)")
+    p.add_argument("--max-steps", type=int, default=10, help="GRPO steps (default 10)")
+    p.add_argument("--num-generations", type=int, default=4, help="completions per prompt, G (default 4)")
+    p.add_argument("--prompts-per-step", type=int, default=2, help="prompts per GRPO step (default 2)")
+    p.add_argument("--max-completion-length", type=int, default=48, help="tokens per model turn (default 48)")
+    p.add_argument("--learning-rate", type=float, default=5e-4, help="GRPO learning rate (default 5e-4)")
+    p.add_argument("--sft-learning-rate", type=float, default=3e-3, help="warm-up learning rate (default 3e-3)")
+    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--metric", help="score with this info['metrics'] key instead of the return "
+                                    "(single-step envs), e.g. key_f1")
+    p.add_argument("--episode-steps", type=int, default=8, help="multi-turn: steps after which an episode is cut")
+    p.add_argument("--sft-steps", type=int, default=0, help="warm-up steps on oracle episodes before GRPO")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--output-dir", help="trainer output (default: a temporary folder)")
+    p.add_argument("--plot", help="write the reward curve to this PNG")
+    p.add_argument("--hidden-size", type=int, default=32, help="tiny model width (default 32)")
+    p.add_argument("--num-layers", type=int, default=2, help="tiny model depth (default 2)")
+    return p
+
+
+def load_model(args, env: gym.Env, workdir: Path):
+    """The model and tokenizer to train: a tiny random one fitted to the env's text, or a folder."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = args.model
+    if args.model == "tiny":
+        from toolgym.agents.llm.tiny import build_tiny_model
+        from toolgym.train.dataset import task_prompt
+
+        corpus = []
+        for task_id in select_tasks(env)[:args.tasks]:
+            corpus += [m["content"] for m in task_prompt(env, task_id, args.seed)]
+            oracle = env.unwrapped.oracle_action()
+            corpus += [json.dumps(oracle) if isinstance(oracle, dict) else str(oracle or "")] * 5
+        path = build_tiny_model(workdir / "tiny", seed=args.seed, corpus=corpus, hidden_size=args.hidden_size,
+                                num_layers=args.num_layers)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=torch.float32).to(device)
+    return model, tokenizer
+
+
+def sft_warmup(model, tokenizer, env_id: str, env_kwargs: dict, tasks: int, steps: int, seed: int,
+               learning_rate: float) -> list[float]:
+    """Fit the model to oracle episodes (loss on the model's tokens only); the losses."""
+    import torch
+
+    episodes = rollouts(env_id, "oracle", episodes=tasks, env_kwargs=env_kwargs, seed=seed, tokenizer=tokenizer,
+                        chain=True)
+    segments = [s for e in episodes for s in e.segments()]
+    device = next(model.parameters()).device
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    losses = []
+    model.train()
+    for step in range(steps):
+        segment = segments[step % len(segments)]
+        ids = torch.tensor([segment.input_ids], device=device)
+        labels = ids.masked_fill(torch.tensor([segment.loss_mask], device=device) == 0, -100)
+        loss = model(input_ids=ids, labels=labels).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.item())
+    return losses
+
+
+def train(args) -> dict:
+    """Run the warm-up and GRPO; the summary."""
+    import torch
+    from trl import GRPOConfig, GRPOTrainer
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.manual_seed(args.seed)
+    env_kwargs = dict(args.env_kwarg)
+    env = make_env(args.env, env_kwargs)
+    multi_turn = is_multi_turn(env)
+    workdir = Path(args.output_dir or tempfile.mkdtemp(prefix="grpo_toolgym_"))
+    model, tokenizer = load_model(args, env, workdir)
+    sft_losses = sft_warmup(model, tokenizer, args.env, env_kwargs, args.tasks, args.sft_steps, args.seed,
+                            args.sft_learning_rate) if args.sft_steps else []
+    dataset = build_prompt_dataset(args.env, env_kwargs, episodes=args.tasks, seed=args.seed)
+    config = GRPOConfig(
+        output_dir=str(workdir / "grpo"), max_steps=args.max_steps, learning_rate=args.learning_rate,
+        per_device_train_batch_size=args.prompts_per_step * args.num_generations,
+        num_generations=args.num_generations, max_completion_length=args.max_completion_length,
+        temperature=args.temperature, logging_steps=1, report_to="none", save_strategy="no", seed=args.seed,
+        use_cpu=not torch.cuda.is_available(), bf16=False, dataloader_num_workers=0, disable_tqdm=True)
+    if multi_turn:
+        rollout_func = make_rollout_func(args.env, dataset, env_kwargs, seed=args.seed,
+                                         batch_size=args.prompts_per_step * args.num_generations,
+                                         max_steps=args.episode_steps)
+        trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[env_reward], args=config,
+                              train_dataset=dataset, rollout_func=rollout_func)
+    else:
+        reward = EnvReward(args.env, env_kwargs, seed=args.seed, metric=args.metric)
+        trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[reward], args=config,
+                              train_dataset=dataset)
+    before = [p.detach().clone() for p in model.parameters()]
+    start = time.perf_counter()
+    trainer.train()
+    seconds = time.perf_counter() - start
+    logs = [entry for entry in trainer.state.log_history if "reward" in entry]
+    moved = max((p.detach() - b).abs().max().item() for p, b in zip(model.parameters(), before))
+    summary = {"env": args.env, "model": args.model, "multi_turn": multi_turn, "steps": len(logs),
+               "steps_per_second": round(len(logs) / seconds, 3), "device": str(next(model.parameters()).device),
+               "sft_loss_first_last": [round(sft_losses[0], 3), round(sft_losses[-1], 3)] if sft_losses else None,
+               "rewards": [round(e["reward"], 4) for e in logs], "reward_std": [round(e.get("reward_std", 0.0), 4)
+                                                                                 for e in logs],
+               "losses": [e.get("loss") for e in logs], "max_weight_change": moved}
+    summary["losses_finite"] = all(loss is not None and math.isfinite(loss) for loss in summary["losses"])
+    if args.plot:
+        plot_rewards(summary, args.plot)
+    return summary
+
+
+def plot_rewards(summary: dict, path: str) -> None:
+    """A small PNG of the mean reward per GRPO step (with the group spread)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = range(1, len(summary["rewards"]) + 1)
+    mean, std = summary["rewards"], summary["reward_std"]
+    fig, ax = plt.subplots(figsize=(4.5, 3), dpi=100)
+    ax.plot(steps, mean, marker="o", markersize=3, label="mean reward")
+    ax.fill_between(steps, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2,
+                    label="± std within groups")
+    ax.set_xlabel("GRPO step")
+    ax.set_ylabel("reward")
+    ax.set_title(f"{summary['env']}, model {Path(summary['model']).name}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    summary = train(build_parser().parse_args(argv))
+    print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,150 @@
+"""Pins of what the envs do: the world's state hash after the oracle, and a digest of the episode.
+
+The pins were computed on the code before the speed work of issue 9 (caches on disk, hot
+paths off the ORM), so they show that none of it changed an env's behaviour: the same
+rows, aux state, random streams and clock at the end of each pinned episode, and the same
+observations, rewards and metrics along the way.
+
+Regenerate (only for an intended change of behaviour) with
+``python tests/test_state_pins.py`` and paste its output below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import gymnasium as gym
+import pytest
+
+import toolgym  # noqa: F401
+
+# name -> (env id, make kwargs, every how many of the env's tasks an episode is run)
+CONFIGS = {
+    "tooltalk": ("ToolTalk-v0", {}, 1),
+    "appbench-plan": ("AppBench-v0", {}, 8),
+    "appbench-interactive": ("AppBench-v0", {"mode": "interactive"}, 8),
+    "homesearch": ("HomeSearch-v0", {}, 1),
+    "tripbooking": ("TripBooking-v0", {}, 1),
+    "openweather": ("OpenWeather-v0", {}, 1),
+    "catapi": ("CatAPI-v0", {}, 1),
+}
+OFFICIAL_CONFIGS = {
+    "tooltalk-official": ("ToolTalk-v0", {"tasks": "official"}, 1),
+}
+
+PINS: dict[str, dict[str, str]] = {
+    'tooltalk': {
+        'AddAlarm-easy': '98cccc9fe035d68ea4761ccaf74e90d436232d08565a6805e82e65eacf2b0b93',
+        'message-followup-0': '2734aa83e9f972cdf342df83136211200f8808e9cae2dd754b7799d38bfe80c0',
+        'account-update-3': 'e222811245b7213216969883ec7774d8809d8980efaed8d67b1d458fcabb0075',
+        'all': '17f9bfc444b8b4f2bfeed681aa7e41125bf2401e0f7d22c4ddca51b66ad3bd20',
+    },
+    'appbench-plan': {
+        'ss-0': 'e109a828833be89ec0be4c8e51553d69d1bd78ca65b144e9ff70b3bac2a6e6a5',
+        'ms-0': 'f8c5c08a88ec24b33e996982af916b3c936f24b91ace82102e4b7b05c55015b4',
+        'mm-192': '1578625bd8fab793ad481b87ec952aaa1847f6ee457adc6a8faba05cf83dcfcf',
+        'all': '99a6f45492ccd96310f144561a7f10e864bca0fadb5d3ad9e1abc031ef162259',
+    },
+    'appbench-interactive': {
+        'ss-0': 'e109a828833be89ec0be4c8e51553d69d1bd78ca65b144e9ff70b3bac2a6e6a5',
+        'ms-0': 'f8c5c08a88ec24b33e996982af916b3c936f24b91ace82102e4b7b05c55015b4',
+        'mm-192': '1578625bd8fab793ad481b87ec952aaa1847f6ee457adc6a8faba05cf83dcfcf',
+        'all': '8a2ef9651481bce5d98013ca652f43a9f8fcdb52841ec0f33f4561ab5e7abdd9',
+    },
+    'homesearch': {
+        '0': 'ae9b9a00d2465f7626b3b07bf8fb26732ed721496ca674c1079981c0f6d3fb6d',
+        '50': '4caeb00d875dd507aecaca732836b5eaa481e938a8a1c17c863b62bf4ca6a03a',
+        '99': '39a1fd395493270f4df48702c136902995678df3f95f62dd3759d40cdf4bb926',
+        'all': 'a946cde9342b70f68b75e05d56246e91d9266186bfdb456a9c097556b5d40d32',
+    },
+    'tripbooking': {
+        '0': 'a1e3aac3db7864e11a646453cc0f6772f0fb6dd18814f3222643446f4aa29306',
+        '60': '2219add8db83d6da3587035d73c7db4305d0037672d17cc7f09a29fc65ced86b',
+        '119': '4d03723f39ef5f576a6256122f6aa630359eac75db2a217ebaf2146f7acae655',
+        'all': '1ee1e226b5859d0dd6268494c26d328013aaf67065080df8cc35058aa2a4c91f',
+    },
+    'openweather': {
+        '0': 'ab2000c65841f70b398217638cb79ddee3b383923250a40756048a2cc11eae72',
+        '54': 'ab2000c65841f70b398217638cb79ddee3b383923250a40756048a2cc11eae72',
+        '107': 'ab2000c65841f70b398217638cb79ddee3b383923250a40756048a2cc11eae72',
+        'all': 'dd7d1b8d741b328c720786d62ca21e2738ab0075e12c56dcdef9c155ed9ad65a',
+    },
+    'catapi': {
+        '0': 'e551337bb701883a1f74b73c2d65e21493e5c4339964eb6b024180b96213afab',
+        '51': '75a72da0a0bbfed2f5cbb559e9f1bb57d0bb5a62b29d3b0d4c96461527a5f8d9',
+        '101': '08d49142493b120ebb60ee05ace706d9681f889fcbda2365486b06e6df4ab8b4',
+        'all': '36395423820960e98ca854291cf94532a43e5bf09cc0e4b0d7824f01f8eedbda',
+    },
+    'tooltalk-official': {
+        'AddAlarm-easy': 'db9f3e589625ed669e04f84dfef864afbecb02dbbad9129b57b6fb6720f68e50',
+        'Alarm-Reminder-Weather-FindAlarm-2': '6039254cc2e1e6725bc0cf1e2621f2fc7db70a2b36b5a3e8bbac514839d61e4d',
+        'golden_conversation_6': '54eedcc9ceab8e7b8ff55ac31061dbf25942c1ae93f9e740cbd2f599163746f9',
+        'all': '1ddc2a6e1fa89b9ce39e359cb75b7e1a6464651bc17b9b7c1a6921e7053d598d',
+    },
+}
+
+
+def episode_pins(env_id: str, kwargs: dict, every: int) -> dict[str, str]:
+    """The final world state hash of the first, middle and last episode run, and, under "all",
+    a digest of every run episode's final state hash, observations, rewards and metrics.
+
+    Args:
+        env_id: The env.
+        kwargs: Its make arguments.
+        every: An episode is run for every ``every``-th task of the env, with the oracle.
+    """
+    env = gym.make(env_id, **kwargs)
+    unwrapped = env.unwrapped
+    task_ids = unwrapped.task_ids()[::every]
+    named = {task_ids[0], task_ids[len(task_ids) // 2], task_ids[-1]}
+    pins, everything = {}, hashlib.sha256()
+    for task_id in task_ids:
+        observation, info = env.reset(seed=0, options={"task_id": task_id})
+        trace = [observation]
+        done = False
+        while not done:
+            observation, reward, terminated, truncated, info = env.step(unwrapped.oracle_action())
+            trace += [observation, reward]
+            done = terminated or truncated
+        trace.append(info["metrics"])
+        state = unwrapped.world.state_hash()
+        everything.update(json.dumps([task_id, state, trace], sort_keys=True, default=str).encode())
+        if task_id in named:
+            pins[task_id] = state
+    pins["all"] = everything.hexdigest()
+    return pins
+
+
+def _check(name: str, env_id: str, kwargs: dict, every: int) -> None:
+    assert episode_pins(env_id, kwargs, every) == PINS[name]
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_builtin_episodes_match_their_pins(name):
+    _check(name, *CONFIGS[name])
+
+
+@pytest.mark.parametrize("name", sorted(OFFICIAL_CONFIGS))
+def test_official_episodes_match_their_pins(name, official_data):
+    env_id, kwargs, every = OFFICIAL_CONFIGS[name]
+    _check(name, env_id, {**kwargs, "data_dir": str(official_data)}, every)
+
+
+if __name__ == "__main__":
+    import os
+
+    from conftest import official_data_root
+
+    computed = {name: episode_pins(*config) for name, config in CONFIGS.items()}
+    root = official_data_root()
+    if root is not None:
+        for name, (env_id, kwargs, every) in OFFICIAL_CONFIGS.items():
+            computed[name] = episode_pins(env_id, {**kwargs, "data_dir": os.fspath(root)}, every)
+    print("PINS: dict[str, dict[str, str]] = {")
+    for name, pins in computed.items():
+        print(f"    {name!r}: {{")
+        for task_id, digest in pins.items():
+            print(f"        {task_id!r}: {digest!r},")
+        print("    },")
+    print("}")

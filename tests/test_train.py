@@ -1,0 +1,141 @@
+"""toolgym.train with TRL: prompt datasets, env rewards, the multi-turn rollout_func, the GRPO example."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import types
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("trl")
+pytest.importorskip("datasets")
+
+import torch  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+
+from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func, prompt_key  # noqa: E402
+from toolgym.train.dataset import task_prompt  # noqa: E402
+
+SINGLE = "CatAPI-v0"
+SINGLE_KWARGS = {"k_shot": 0}
+MULTI = "HomeSearch-v0"
+MULTI_KWARGS = {"mode": "multi_step", "num_demos": 0}
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "grpo_toolgym.py"
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("grpo_toolgym", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_prompt_dataset_has_the_env_prompt_of_every_task():
+    dataset = build_prompt_dataset(SINGLE, SINGLE_KWARGS, episodes=3)
+    env = gym.make(SINGLE, **SINGLE_KWARGS)
+    assert dataset["task_id"] == env.unwrapped.task_ids()[:3]
+    _, info = env.reset(seed=0, options={"task_id": dataset[1]["task_id"]})
+    assert dataset[1]["prompt"] == info["messages"]  # the ToolBench prompt, as the LLM agent sends it
+    assert len({prompt_key(p) for p in dataset["prompt"]}) == 3
+    # native tools are written into the system message, so a row stands alone
+    (row,) = build_prompt_dataset("ToolTalk-v0", episodes=1)
+    assert row["prompt"][0]["role"] == "system" and '"name": "AddAlarm"' in row["prompt"][0]["content"]
+
+
+def test_env_reward_scores_each_completion_on_its_own_env_in_parallel():
+    env = gym.make(SINGLE, **SINGLE_KWARGS)
+    task_ids = env.unwrapped.task_ids()[:4]
+    oracle = {}
+    for t in task_ids:
+        env.reset(seed=0, options={"task_id": t})
+        oracle[t] = env.unwrapped.oracle_action()
+    # a GRPO group per task: the oracle's command (as chat and as text), gibberish, a half-right call
+    ids, completions = [], []
+    for t in task_ids:
+        half = oracle[t].split("?")[0] + "'"
+        for text in (oracle[t], "qwerty", half):
+            ids.append(t)
+            completions.append([{"role": "assistant", "content": f"Action: {text}"}])
+        ids.append(t)
+        completions.append(oracle[t])
+    prompts = [None] * len(ids)
+    reward = EnvReward(SINGLE, SINGLE_KWARGS, workers=4)
+    scores = reward(prompts, completions, task_id=ids)
+    assert scores == [1.0, 0.0, 0.0, 1.0] * len(task_ids)
+    assert reward(prompts, completions, task_id=ids) == scores  # no state carried over
+    assert EnvReward(SINGLE, SINGLE_KWARGS, workers=1)(prompts, completions, task_id=ids) == scores
+    f1 = EnvReward(SINGLE, SINGLE_KWARGS, metric="key_f1")(prompts, completions, task_id=ids)
+    assert f1[0] == 1.0 and f1[1] == 0.0 and all(0.0 <= s <= 1.0 for s in f1)
+    assert reward.__name__ == "catapi_return"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    env = gym.make(MULTI, **MULTI_KWARGS)
+    corpus = [m["content"] for t in env.unwrapped.task_ids()[:2] for m in task_prompt(env, t)]
+    path = build_tiny_model(tmp_path_factory.mktemp("tiny"), seed=1, corpus=corpus)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    return AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device), tokenizer
+
+
+def test_rollout_func_returns_whole_episodes_with_the_env_tokens_masked(tiny):
+    model, tokenizer = tiny
+    dataset = build_prompt_dataset(MULTI, MULTI_KWARGS, episodes=2)
+    rollout = make_rollout_func(MULTI, dataset, MULTI_KWARGS, batch_size=4, max_steps=3)
+    trainer = types.SimpleNamespace(
+        model=model, processing_class=tokenizer,
+        accelerator=types.SimpleNamespace(unwrap_model=lambda m: m),
+        args=types.SimpleNamespace(temperature=1.0, top_p=1.0, max_completion_length=6))
+    prompts = [dataset[0]["prompt"]] * 2 + [dataset[1]["prompt"]] * 2  # two GRPO groups of two
+    model.train()
+    out = rollout(prompts, trainer)
+    assert model.training  # the trainer's mode is put back
+    assert set(out) == {"prompt_ids", "completion_ids", "logprobs", "env_mask", "env_reward"}
+    assert all(len(out[k]) == 4 for k in out)
+    for prompt_ids, completion, mask, logprobs in zip(out["prompt_ids"], out["completion_ids"], out["env_mask"],
+                                                      out["logprobs"]):
+        assert len(completion) == len(mask) == len(logprobs) and mask[0] == 1
+        assert all(lp < 0 for lp, m in zip(logprobs, mask) if m) and all(lp == 0 for lp, m in zip(logprobs, mask)
+                                                                         if not m)
+        # the logprobs are the model's: recompute them on the whole sequence
+        ids = torch.tensor([prompt_ids + completion], device=model.device)
+        with torch.no_grad():
+            logits = model(input_ids=ids).logits[0, len(prompt_ids) - 1:-1].float().log_softmax(-1)
+        recomputed = logits.gather(1, ids[0, len(prompt_ids):, None])[:, 0].tolist()
+        for got, want, m in zip(logprobs, recomputed, mask):
+            if m:
+                assert got == pytest.approx(want, abs=1e-3)
+    assert out["prompt_ids"][0] == out["prompt_ids"][1] != out["prompt_ids"][2]
+    assert env_reward(completions=[None] * 4, env_reward=out["env_reward"]) == out["env_reward"]
+    assert all(isinstance(r, float) for r in out["env_reward"])
+
+
+@pytest.mark.slow
+def test_grpo_example_trains_on_a_single_step_env(tmp_path):
+    plot = tmp_path / "curve.png"
+    summary = _example().main(["--env", SINGLE, "--env-kwarg", "k_shot=0", "--metric", "key_f1", "--tasks", "2",
+                               "--prompts-per-step", "1", "--max-steps", "2", "--sft-steps", "60",
+                               "--learning-rate", "3e-3", "--temperature", "0.8", "--max-completion-length", "32",
+                               "--output-dir", str(tmp_path), "--plot", str(plot)])
+    assert summary["multi_turn"] is False and summary["steps"] == 2
+    assert summary["losses_finite"] and all(math.isfinite(r) for r in summary["rewards"])
+    assert summary["sft_loss_first_last"][1] < summary["sft_loss_first_last"][0]
+    assert max(summary["rewards"]) > 0  # the env's scores arrive
+    assert summary["max_weight_change"] > 0
+    assert plot.stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_grpo_example_trains_on_a_multi_turn_env(tmp_path):
+    summary = _example().main(["--env", MULTI, "--env-kwarg", "mode=multi_step", "--env-kwarg", "num_demos=0",
+                               "--tasks", "2", "--prompts-per-step", "1", "--max-steps", "1",
+                               "--max-completion-length", "12",
+                               "--episode-steps", "3", "--output-dir", str(tmp_path)])
+    assert summary["multi_turn"] is True and summary["steps"] == 1
+    assert summary["losses_finite"] and summary["rewards"] == [pytest.approx(summary["rewards"][0])]

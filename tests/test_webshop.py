@@ -1,0 +1,468 @@
+"""WebShop-v0: reward formula, pages token for token, the shop's transitions, goals, oracle, official loader."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import toolgym  # noqa: F401  (registers the envs)
+from toolgym.envs.webshop.pages import done_page, item_page, results_page, search_page, sub_page
+from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
+from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
+from toolgym.worlds.webshop.world import WebShopWorld
+
+INSTRUCTION = "i need a long lasting red lipstick, and price lower than 30.00 dollars"
+
+
+@pytest.fixture(scope="module")
+def env():
+    return gym.make("WebShop-v0").unwrapped
+
+
+def product(**changes) -> dict:
+    base = {"asin": "B0TEST0001", "Title": "Velora Matte Lipstick Set", "name": "Velora Matte Lipstick Set",
+            "query": "lipstick", "product_category": "Beauty & Personal Care › Makeup › Lips › Lipstick",
+            "BulletPoints": ["CRUELTY FREE - made without animal testing"],
+            "Description": "A velvet lipstick that is easy to apply.", "Attributes": ["long lasting", "paraben free"],
+            "title_nouns": ["velora", "lipstick", "set"], "Price": "$19.99", "Rating": "4.5",
+            "options": {"color": ["ruby red", "nude pink"], "size": ["small", "x-large"]},
+            "Reviews": [{"title": "Lovely", "score": 5, "body": "Great colour."}]}
+    base.update(changes)
+    return base
+
+
+def goal(**changes) -> dict:
+    base = {"query": "lipstick", "product_category": "Beauty & Personal Care › Makeup › Lips › Lipstick",
+            "title_nouns": ["velora", "lipstick", "set"], "attributes": ["long lasting", "cruelty free", "vegan"],
+            "goal_options": {"color": "red", "size": "small"}, "price_upper": 30.0}
+    base.update(changes)
+    return base
+
+
+# -- reward -----------------------------------------------------------------------------------
+def test_reward_components_by_hand():
+    # attributes: "long lasting" in Attributes (fuzzy 100), "cruelty free" a substring of the
+    # bullet points, "vegan" nowhere: 2 of 3. Options: "ruby red" normalises to "red" = goal's
+    # "red"; size "small" exact: 2 of 2. Price 19.99 <= 30: 1. r_type 1 (same query).
+    r, info = get_reward(product(), goal(), 19.99, {"color": "ruby red", "size": "small"})
+    assert r == pytest.approx((2 + 2 + 1) / (3 + 2 + 1))
+    assert (info["r_type"], info["r_att"], info["r_option"], info["r_price"]) == (1.0, 2 / 3, 1.0, 1.0)
+    assert (info["w_att"], info["w_option"], info["w_price"]) == (3 / 6, 2 / 6, 1 / 6)
+    # over the price bound and a wrong colour: (2 + 1 + 0) / 6
+    r, info = get_reward(product(), goal(), 31.0, {"color": "nude pink", "size": "small"})
+    assert r == pytest.approx(3 / 6) and info["r_price"] == 0.0 and info["r_option"] == 0.5
+    # no option chosen: (2 + 0 + 1) / 6
+    assert get_reward(product(), goal(), 19.99, {})[0] == pytest.approx(3 / 6)
+
+
+def test_size_is_exact_in_paper_and_fuzzy_in_paper_compat():
+    human = goal(goal_options=["large"])  # human goals list option values
+    chosen = {"size": "x-large"}
+    assert token_set_ratio("large", "x-large") == 100  # why the released code buys x-large for large
+    assert get_reward(product(), human, 19.99, chosen)[1]["option_matches"] == 0
+    assert get_reward(product(), human, 19.99, chosen, scoring="paper_compat")[1]["option_matches"] == 1
+    # a synthetic goal's dict: the released code compares "('size', 'large')" with "x-large": 83, no match
+    synthetic = goal(goal_options={"size": "large"})
+    assert token_set_ratio(("size", "large"), "x-large") == 83
+    assert get_reward(product(), synthetic, 19.99, chosen, scoring="paper_compat")[1]["option_matches"] == 0
+    # paper_compat reads a dict goal's options as (name, value) pairs: "('color', 'red')"
+    assert normalize_color(("color", "red")) == "red"
+    assert normalize_color(("color", "dark red")) == ("color", "dark red")  # no exact tuple item
+    r_compat, _ = get_reward(product(), goal(goal_options={"color": "dark red"}), 19.99, {"color": "dark red"},
+                             scoring="paper_compat")
+    assert r_compat == pytest.approx((2 + 1 + 1) / 5)  # "dark red" within "('color', 'dark red')": token subset
+
+
+def test_fuzzy_threshold_is_on_the_rounded_ratio():
+    assert token_set_ratio("machine wash", "machine washable") == 86  # 85.7 rounds up: a match
+    assert token_set_ratio("", "anything") == 0 and token_set_ratio("!!", "x") == 0
+    r, info = get_reward(product(Attributes=["machine washable"], BulletPoints=[], Description=""),
+                         goal(attributes=["machine wash"], goal_options={}), 5.0, {})
+    assert info["attribute_matches"] == 1 and r == 1.0
+
+
+@pytest.mark.parametrize("purchased_nouns, desired_nouns, query, category, expected", [
+    (["a", "b"], ["a", "b", "c", "d", "e"], "lipstick", "X › Y", 1.0),         # 0.4 > 0.2
+    (["a"], ["a", "b", "c", "d", "e"], "other", "X › Y", 0.5),                # 0.2: not > 0.2, no match
+    (["a"], ["a", "b", "c", "d", "e"], "lipstick", "X › Y", 1.0),             # 0.2 but the query matches
+    (["a"], ["a", "b", "c", "d", "e"], "other", "Beauty & Personal Care › Makeup", 1.0),  # 2 shared levels
+    (["a"], ["a"] + [f"n{i}" for i in range(10)], "lipstick", "X › Y", 0.1),  # 1/11 < 0.1
+    (["z"], ["a", "b"], "lipstick", "X › Y", 0.0),                            # title score 0
+    (["z"], [], "other", "X › Y", 0.5),                                       # no desired nouns: 0.2
+])
+def test_type_reward_thresholds(purchased_nouns, desired_nouns, query, category, expected):
+    purchased = product(title_nouns=purchased_nouns, query=query, product_category=category)
+    wanted = goal(title_nouns=desired_nouns)
+    assert type_reward(purchased, wanted)["r_type"] == expected
+
+
+def test_price_bound_procedure():
+    assert price_upper_for(1500.0, random.Random(0)) == (1_000_000, "")
+    assert price_upper_for(985.0, random.Random(0)) == (1_000_000, "")  # only 990 above: fewer than 2
+    assert price_upper_for(975.0, random.Random(0))[0] == 990.0  # 980 and 990: the larger
+    upper, text = price_upper_for(21.5, random.Random(0))
+    assert upper in (40.0, 50.0, 60.0) and text == f", and price lower than {upper:.2f} dollars"
+
+
+# -- pages, token for token --------------------------------------------------------------------
+def test_page_texts_token_for_token():
+    p = product()
+    assert search_page(INSTRUCTION).text() == f"WebShop [SEP] Instruction: [SEP] {INSTRUCTION} [SEP] Search"
+    assert results_page(INSTRUCTION, [p], 2, 11, frozenset()).text() == (
+        f"Instruction: [SEP] {INSTRUCTION} [SEP] Back to Search [SEP] Page 2 (Total results: 11) [SEP] < Prev [SEP] "
+        "Next > [SEP] B0TEST0001 [SEP] Velora Matte Lipstick Set [SEP] $19.99")
+    assert item_page(INSTRUCTION, p, {}).text() == (
+        f"Instruction: [SEP] {INSTRUCTION} [SEP] Back to Search [SEP] < Prev [SEP] color [SEP] ruby red [SEP] "
+        "nude pink [SEP] size [SEP] small [SEP] x-large [SEP] Velora Matte Lipstick Set [SEP] Price: $19.99 [SEP] "
+        "Rating: 4.5 [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now")
+    assert sub_page(INSTRUCTION, p, "Reviews").text().endswith(
+        'Back to Search [SEP] < Prev [SEP] "Lovely" [SEP] 5 [SEP] Great colour.')
+    assert sub_page(INSTRUCTION, p, "Features").text().endswith(
+        "< Prev [SEP] CRUELTY FREE - made without animal testing")
+    assert done_page("B0TEST0001", {"size": "small", "color": "ruby red"}, 0.5).text() == (
+        "Thank you for shopping with us! [SEP] Your code: [SEP] None [SEP] (Paste it in your MTurk interface.) "
+        "[SEP] Purchased [SEP] asin [SEP] B0TEST0001 [SEP] options [SEP] {\"color\": \"ruby red\", \"size\": "
+        "\"small\"} [SEP] attrs [SEP] None [SEP] category [SEP] None [SEP] query [SEP] None [SEP] product category "
+        "[SEP] None [SEP] Target [SEP] asin [SEP] options [SEP] attrs [SEP] price upper [SEP] instuction text [SEP] "
+        "category [SEP] product category [SEP] query [SEP] Goal [SEP] None [SEP] Reward [SEP] Your score (min 0.0, "
+        "max 1.0) [SEP] 0.5 [SEP] Reward Details [SEP] None")
+
+
+def test_text_rich_marks_buttons_and_choices():
+    page = item_page(INSTRUCTION, product(), {"color": "ruby red"})
+    rich = page.text_rich()
+    assert rich.startswith("You have clicked ruby red.\nInstruction:\n")
+    assert "  [clicked button] ruby red [clicked button_]\n  [button] nude pink [button_]\n" in rich
+    assert rich.endswith("[button] Reviews [button_]\n[button] Buy Now [button_]\n")
+    results = results_page(INSTRUCTION, [product()], 1, 1, frozenset({"B0TEST0001"})).text_rich()
+    assert "\n[clicked button] B0TEST0001 [clicked button_]\n" in results
+    assert page.clickables() == ["back to search", "< prev", "description", "features", "reviews", "buy now",
+                                 "ruby red", "nude pink", "small", "x-large"]
+
+
+class _VisibleText(HTMLParser):
+    """The visible text nodes that WebShop's ``convert_html_to_text`` (BeautifulSoup) reads."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.nodes = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("br", "img", "input", "link", "meta", "hr"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.stack:
+            while self.stack and self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if (self.stack[-1] if self.stack else None) not in ("style", "script", "head", "title") and data.strip():
+            self.nodes.append(data.strip())
+
+
+def _webshop_text(path: Path) -> list[str]:
+    parser = _VisibleText()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.nodes
+
+
+@pytest.mark.official
+def test_pages_match_webshops_rendered_pages(official_data):
+    folder = official_data / "webshop"
+    instruction = ("i want an xx-small sized slim fit button down shirt with long sleeves. pick something in white, "
+                   "and price lower than 50.00 dollars")
+    shoe = product(asin="B09P87V3LZ", Title="PMUYBHF Womens Fashion Flat Shoes Comfortable Running Shoes Sneakers "
+                   "Tennis Athletic Shoe Casual Walking Shoes", Price="$100.0", Rating="N.A.",
+                   options={"color": ["black", "purple", "red"], "size": ["6.5", "7.5", "8", "8.5", "9"]})
+    assert item_page(instruction, shoe, {}).text().split(" [SEP] ") == _webshop_text(folder / "mock_parse_item_page_ws")
+    nodes = _webshop_text(folder / "mock_parse_results_ws")
+    start = nodes.index("Next >") + 1
+    listed = [{"asin": nodes[i], "Title": nodes[i + 1], "Price": nodes[i + 2]} for i in range(start, len(nodes), 3)]
+    assert len(listed) == 10 and listed[2]["asin"] == "B09P87V3LZ"
+    assert results_page(instruction, listed, 1, 50, frozenset()).text().split(" [SEP] ") == nodes
+
+
+# -- the shop ----------------------------------------------------------------------------------
+def test_episode_transitions_and_invalid_actions(env):
+    task_id = env.task_ids()[0]
+    obs, info = env.reset(seed=0, options={"task_id": task_id})
+    target, query = env.goal["asin"], env.goal["query"]
+    assert info["available_actions"] == {"has_search_bar": True, "clickables": ["search"]}
+    assert [t["function"]["name"] for t in info["tools"]] == ["search", "click"]
+    before = env.world.state_hash()
+    for bad in ("click[buy now]", "click[search]", "buy it", "search[]", "click[]", {"name": "click"},
+                {"name": "fly", "arguments": {}}, "search[   ]", 42):
+        obs, reward, terminated, truncated, info = env.step(bad)
+        assert reward == 0.0 and not terminated and "Invalid action" in obs and "error" in info
+        assert env.world.state_hash() == before
+    env.reset(seed=0, options={"task_id": task_id})
+    obs, *_ , info = env.step({"name": "search", "arguments": {"query": query.upper()}})
+    assert env.session["keywords"] == query and obs.startswith("Instruction: [SEP]")
+    assert "Page 1 (Total results: " in obs and info["available_actions"]["clickables"][:2] == ["back to search", "next >"]
+    # paper: no search off the search page; paper_compat (the released env) runs it
+    assert "no search bar" in env.step(f"search[{query}]")[0]
+    obs = env.step("click[next >]")[0]
+    assert "Page 2" in obs and "< Prev [SEP] Next >" in obs
+    assert "Page 1" in env.step("click[< prev]")[0]
+    first = info["available_actions"]["clickables"][2]
+    obs = env.step(f"click[{first.upper()}]")[0]  # arguments are lower-cased
+    assert env.session["page"] == "item" and env.session["asin"] == first.upper()
+    assert "Buy Now" in obs
+    obs = env.step("click[Description]")[0]
+    assert env.session["page"] == "sub" and obs.split(" [SEP] ")[-1] == env.product(first.upper())["Description"]
+    env.step("click[< prev]")
+    assert env.session["page"] == "item"
+    env.step("click[back to search]")
+    assert env.session == {"page": "search", "keywords": None, "page_no": None, "asin": None, "options": {},
+                           "asins": [], "sub": None, "reward": None}
+    assert target  # the goal's product exists in the catalogue
+    assert env.product(target) is not None
+
+
+def test_search_anywhere_in_paper_compat_and_truncation():
+    env = gym.make("WebShop-v0", scoring="paper_compat", max_steps=3).unwrapped
+    env.reset(seed=0, options={"task_index": 0})
+    env.step("search[shirt]")
+    _, _, terminated, truncated, _ = env.step("search[dress]")
+    assert env.session["keywords"] == "dress" and not (terminated or truncated)
+    _, reward, terminated, truncated, info = env.step("click[nothing here]")
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert info["metrics"]["score"] == 0.0 and info["metrics"]["purchased"] == 0 and info["metrics"]["steps"] == 3
+
+
+def test_oracle_scores_one_on_every_built_in_goal(env):
+    for task_id in env.task_ids():
+        env.reset(seed=0, options={"task_id": task_id})
+        total, done = 0.0, False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(env.oracle_action())
+            total += reward
+            done = terminated or truncated
+        metrics = info["metrics"]
+        assert (metrics["score"], metrics["success"], metrics["purchased"], total) == (1.0, 1, 1, 1.0), task_id
+        assert metrics["steps"] <= env.max_steps
+    assert env.oracle_action() is None
+
+
+def test_buying_another_option_or_product_scores_less(env):
+    task_id = next(t for t in env.task_ids() if env.goal_set.goals[t]["goal_options"])
+    env.reset(seed=0, options={"task_id": task_id})
+    wanted = env.goal["goal_options"]
+    while True:
+        action = env.oracle_action()
+        if action == "click[buy now]":
+            break
+        env.step(action)
+    name = next(iter(wanted))
+    others = [v for v in env.product(env.goal["asin"])["options"][name] if v != wanted[name]]
+    env.step(f"click[{others[0]}]")
+    _, reward, terminated, _, info = env.step("click[buy now]")
+    n = len(env.goal["attributes"]) + len(wanted) + 1
+    assert terminated and reward == pytest.approx((n - 1) / n) and info["metrics"]["success"] == 0
+
+
+def test_observation_modes():
+    for mode, marker in (("text_rich", "[button] Search [button_]"), ("html", 'id="search_input"')):
+        env = gym.make("WebShop-v0", observation_mode=mode).unwrapped
+        obs, _ = env.reset(seed=0, options={"task_index": 0})
+        assert marker in obs and env.goal["instruction_text"].replace("'", "&#x27;") in obs
+    with pytest.raises(ValueError, match="observation_mode must be one of"):
+        gym.make("WebShop-v0", observation_mode="pixels")
+
+
+def test_demonstrations_and_prompt(env):
+    _, info = env.reset(seed=0, options={"task_index": 0})
+    assert info["demos"]["long"].count("Instruction:") >= 2 and "Action: click[buy now]" in info["demos"]["short"]
+    assert len(info["demos"]["short"]) < len(info["demos"]["long"])
+    assert info["demos"]["short"] in info["messages"][0]["content"]
+    assert info["messages"][1]["content"].startswith("WebShop [SEP] Instruction:")
+    demo_ids = {g["task_id"] for g in env.goal_set.demos}
+    assert demo_ids and not demo_ids & set(env.task_ids())
+
+
+def test_reset_is_deterministic_across_processes():
+    code = ("import gymnasium as gym, hashlib, toolgym; e = gym.make('WebShop-v0').unwrapped; "
+            "o, _ = e.reset(seed=3); a = e.oracle_action(); o2 = e.step(a)[0]; "
+            "print(e.task_id, hashlib.sha256((o + a + o2).encode()).hexdigest(), e.world.state_hash())")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    here = gym.make("WebShop-v0").unwrapped
+    obs, _ = here.reset(seed=3)
+    action = here.oracle_action()
+    digest = hashlib.sha256((obs + action + here.step(action)[0]).encode()).hexdigest()
+    assert other.split() == [here.task_id, digest, here.world.state_hash()]
+
+
+# -- world and goals ---------------------------------------------------------------------------
+def test_generated_catalogue_and_goals():
+    world = WebShopWorld(num_products=200, seed=5)
+    rows = world.all_rows("asin", "category", "options", "price", "pricing", "price_tag", "instruction")
+    assert len(rows) == 200 and len({r[0] for r in rows}) == 200
+    assert {r[1] for r in rows} == {"beauty", "food", "fashion", "furniture", "electronics"}
+    for _, _, options, price, pricing, tag, instruction in rows:
+        pricing = json.loads(pricing)
+        assert pricing[0] <= price <= pricing[-1] and tag == "$" + " to $".join(map(str, pricing))
+        assert instruction == instruction.lower()
+    products = [{"asin": "B1", "name": "X Lamp", "query": "lamp", "category": "furniture", "product_category": "a › b",
+                 "options": {"size": ["s", "m"], "color": ["red", "blue"]}, "price": 21.0, "title_nouns": ["lamp"],
+                 "instruction": "i want a lamp", "instruction_attributes": ["easy clean"]},
+                {"asin": "B2", "name": "Y Lamp", "query": "lamp", "category": "furniture", "product_category": "a › b",
+                 "options": {}, "price": 5.0, "title_nouns": ["lamp"], "instruction": "i need a quiet lamp",
+                 "instruction_attributes": ["easy clean", "quiet"]}]
+    goals = synthetic_goals(products, seed=0)
+    assert len(goals) == 5  # 2 x 2 combinations + 1 without options
+    first = goals[0]
+    assert first["goal_options"] == {"color": "red", "size": "s"}
+    assert first["instruction_text"].startswith("i want a lamp with color: red, and size: s, and price lower than ")
+    # weights: "easy clean" appears in 5 goals, "quiet" in 1
+    assert first["weight"] == pytest.approx(1 / 5) and goals[4]["weight"] == pytest.approx((1 / 5 + 1) / 2)
+    with pytest.raises(ValueError, match="num_products must be an int from 1"):
+        WebShopWorld(num_products=0)
+
+
+# -- official data -----------------------------------------------------------------------------
+def _write_official(folder: Path, n: int = 30) -> None:
+    folder.mkdir(parents=True)
+    items, attributes, human = [], {}, {}
+    for i in range(n):
+        asin = f"B0OFF{i:05d}"
+        items.append({"asin": asin, "name": f"Acme Ceramic Coffee Mug {i}", "full_description": "a sturdy mug",
+                      "small_description": ["dishwasher safe stoneware"], "pricing": "$12.5" if i % 2 else "$10.0 - $20.0",
+                      "customization_options": {"Color": [{"value": "Dark/Blue", "image": None}, {"value": "White"}]},
+                      "images": ["http://img/x.jpg"], "category": "home", "query": "Coffee Mug ",
+                      "product_category": "Home & Kitchen › Kitchen › Mugs"})
+        attributes[asin] = {"attributes": ["dishwasher safe", "microwave safe"], "instruction": "i want a mug",
+                            "instruction_attributes": ["dishwasher safe"]}
+        human[asin] = [{"instruction": f"i want a coffee mug number {i}.", "instruction_attributes": ["dishwasher safe"],
+                        "instruction_options": ["white"]},
+                       {"instruction": "skipped: no attributes", "instruction_attributes": [], "instruction_options": []}]
+    items.append(dict(items[0]))  # a repeated asin is skipped
+    (folder / "items_shuffle_1000.json").write_text(json.dumps(items))
+    (folder / "items_ins_v2_1000.json").write_text(json.dumps(attributes))
+    (folder / "items_human_ins.json").write_text(json.dumps(human))
+
+
+def test_official_loader_on_webshop_format_files(tmp_path):
+    _write_official(tmp_path / "webshop")
+    env = gym.make("WebShop-v0", tasks="official", data_dir=str(tmp_path)).unwrapped
+    assert env.task_ids() == [str(i) for i in range(30)]  # 30 goals with attributes, numbered after the shuffle
+    expected = list(range(30))
+    random.Random(233).shuffle(expected)
+    assert [env.goal_set.goals[str(k)]["asin"] for k in range(30)] == [f"B0OFF{i:05d}" for i in expected]
+    first = env.product("B0OFF00001")
+    assert first["options"] == {"color": ["dark | blue", "white"]} and first["Price"] == "$12.5"
+    assert env.product("B0OFF00000")["Price"] == "$10.0 to $20.0" and first["query"] == "coffee mug"
+    env.reset(seed=0, options={"task_id": "0"})
+    assert env.goal["instruction_text"].startswith(f"i want a coffee mug number {expected[0]}")
+    done = False
+    while not done:
+        _, reward, terminated, truncated, info = env.step(env.oracle_action())
+        done = terminated or truncated
+    assert info["metrics"]["purchased"] == 1 and info["metrics"]["r_att"] == 1.0 and info["metrics"]["r_option"] == 1.0
+    toolbench = gym.make("WebShop-v0", tasks="official", split="toolbench", data_dir=str(tmp_path / "webshop")).unwrapped
+    assert toolbench.task_ids() == [str(i) for i in range(30)]
+    with pytest.raises(Exception, match="has no tasks of split 'dev'"):
+        gym.make("WebShop-v0", tasks="official", split="dev", data_dir=str(tmp_path))
+
+
+def test_official_loader_errors_name_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="items_shuffle\\*.json"):
+        gym.make("WebShop-v0", tasks="official", data_dir=str(tmp_path))
+    _write_official(tmp_path / "webshop")
+    (tmp_path / "webshop" / "items_human_ins.json").write_text("{not json")
+    with pytest.raises(ValueError, match="items_human_ins.json:1: invalid JSON"):
+        gym.make("WebShop-v0", tasks="official", data_dir=str(tmp_path))
+
+
+@pytest.mark.slow
+def test_ten_thousand_fuzzed_actions_never_raise():
+    from toolgym.agents.fuzz import fuzz_run
+
+    env = gym.make("WebShop-v0")
+    stats = fuzz_run(env, 10_000, seed=3)
+    assert stats["exceptions"] == []
+    base = env.unwrapped
+    rng = random.Random(0)
+    pieces = ["search[", "click[", "]", "[", "buy now", "next >", "< prev", "\ud800", "b0", "x" * 500, " ", "\n"]
+    base.reset(seed=0, options={"task_index": 1})
+    rows = base.world.state_hash()
+    for _ in range(3000):
+        if base._done:
+            base.reset(seed=0, options={"task_index": 1})
+        before = json.dumps(base.world.aux, sort_keys=True)  # the session: the rows never change
+        action = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        obs, reward, *_ , info = base.step(action)
+        if "error" in info:
+            assert reward == 0.0 and json.dumps(base.world.aux, sort_keys=True) == before
+    base.reset(seed=0, options={"task_index": 1})
+    assert base.world.state_hash() == rows
+
+
+# -- serving the html pages --------------------------------------------------------------------
+def test_serve_lets_a_person_shop_over_http():
+    import threading
+    import urllib.parse
+    import urllib.request
+
+    from toolgym.envs.webshop.serve import make_server
+
+    env = gym.make("WebShop-v0", observation_mode="html")
+    server = make_server(env, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    root = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        base = env.unwrapped
+        task_id = base.task_ids()[0]
+        page = urllib.request.urlopen(f"{root}/?task_id={task_id}").read().decode()
+        assert 'id="search_input"' in page and base.goal["instruction_text"].split(",")[0] in page
+        while True:
+            action = base.oracle_action()
+            kind, argument = action[:-1].split("[", 1)
+            if kind == "search":
+                request = urllib.request.Request(f"{root}/{task_id}/search",
+                                                 data=urllib.parse.urlencode({"search_query": argument}).encode())
+            else:
+                request = urllib.request.Request(f"{root}/{task_id}/click/{urllib.parse.quote(argument, safe='')}",
+                                                 data=b"")
+            page = urllib.request.urlopen(request).read().decode()
+            if action == "click[buy now]":
+                break
+        assert "Thank you for shopping with us!" in page and "Score 1.000" in page
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_in_a_headless_browser():
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright (headless Chromium) is not installed")
+    import threading
+
+    from toolgym.envs.webshop.serve import make_server
+
+    env = gym.make("WebShop-v0", observation_mode="html")
+    server = make_server(env, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with playwright.sync_playwright() as p:
+            try:
+                browser = p.chromium.launch()
+            except Exception as error:  # no browser binary installed
+                pytest.skip(f"headless Chromium is not available: {error}")
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/?task_id={env.unwrapped.task_ids()[0]}")
+            page.fill("#search_input", env.unwrapped.goal["query"])
+            page.click("text=Search")
+            assert "Total results" in page.content()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,460 @@
+"""ToolLLM-v0: multi-step function calling over a RapidAPI-style world (Qin et al. 2024)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.base import ToolEnv
+from toolgym.envs.metrics import Column, safe_div
+from toolgym.envs.toolllm.tasks import load_official
+from toolgym.worlds.base import Snapshot
+from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, standardize
+from toolgym.worlds.rapidapi.tasks import GROUPS, ToolLLMTask, builtin_tasks
+from toolgym.worlds.rapidapi.world import (
+    STATUS_ARGUMENTS, STATUS_NO_FUNCTION, STATUS_OK, STATUS_PARSE, CallResult, RapidAPIWorld, example_arguments,
+)
+
+#: ToolLLM's system prompt of the function-calling setting (``FORMAT_INSTRUCTIONS_SYSTEM_FUNCTION``).
+SYSTEM_PROMPT = """You are AutoGPT, you can use many tools(functions) to do the following task.
+First I will give you the task description, and your task start.
+At each step, you need to give your thought to analyze the status now and what to do next, with a function call to actually excute your step.
+After the call, you will get the call result, and you are now in a new state.
+Then you will analyze your status now, then decide what to do next...
+After many (Thought-call) pairs, you finally perform the task, then you can give your finial answer.
+Remember: 
+1.the state change is irreversible, you can't go back to one of the former state, if you want to restart the task, say "I give up and restart".
+2.All the thought is short, at most in 5 sentence.
+3.You can do more then one trys, so if your plan is to continusly try some conditions, you can do one of the conditions per try.
+Let's Begin!
+Task description: You should use functions to help handle the real time user querys. Remember:
+1.ALWAYS call "Finish" function at the end of the task. And the final answer should contain enough information to show to the user,If you can't handle the task, or you find that function calls always fail(the function is not valid now), use function Finish->give_up_and_restart.
+2.Do not use origin tool names, use only subfunctions' names.
+You have access of the following tools:
+"""
+# ToolBench's answers to Finish, verbatim (the malformed ones are not JSON in the original either).
+FINISH_ANSWERED = '{"response":"successfully giving the final answer."}'
+FINISH_GAVE_UP = '{"response":"chose to give up and restart"}'
+FINISH_NO_RETURN_TYPE = '{error:"must have "return_type""}'
+FINISH_NO_ANSWER = '{error:"must have "final_answer""}'
+FINISH_BAD_RETURN_TYPE = '{error:""return_type" is not a valid choice"}'
+RETURN_TYPES = ("give_answer", "give_up_and_restart")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
+@dataclass
+class CallRecord:
+    """One step of the agent: a function call (or an action that was not one) and its outcome."""
+
+    function: str
+    arguments: Any
+    status: int
+    ok: bool
+    api_id: int | None = None
+    canonical: dict | None = None
+    fault: bool = False
+
+
+@dataclass
+class Episode:
+    """Everything an episode has done so far (copied by :meth:`ToolLLMEnv.snapshot`)."""
+
+    messages: list[dict]
+    calls: list[CallRecord] = field(default_factory=list)
+    steps: int = 0
+    done: bool = False
+    final_answer: str | None = None
+    gave_up: bool = False
+
+
+@dataclass(frozen=True)
+class EnvSnapshot:
+    """A point of an episode to come back to: the world's state and the episode's history."""
+
+    task_id: str
+    world: Snapshot
+    episode: Episode
+
+
+class ToolLLMEnv(ToolEnv):
+    """
+    ## Description
+    ToolLLM (Qin et al. 2024, "ToolLLM: Facilitating Large Language Models to Master 16000+
+    Real-world APIs"; data of StableToolBench, Guo et al. 2024): the agent answers a user's
+    instruction by calling REST APIs of RapidAPI tools, offered as functions, and ends with
+    ``Finish``. toolgym simulates the API world deterministically over a SQLite database
+    (:class:`~toolgym.worlds.rapidapi.RapidAPIWorld`): generated tools read and write entity
+    tables (ids a search returns resolve in a details call; a POST creates a row later calls
+    see); official APIs answer with a response of their ``template_response``'s shape derived
+    from the arguments, or with the recorded response of the same request where the data holds
+    one. Same request, same state, same response, in any process.
+
+    ## Action Space
+    A string (or dict): one function call as JSON ``{"name": "search_movies_for_flixo_movies_api",
+    "arguments": {"query": "Kalo"}}``, an OpenAI ``tool_call`` or ``name(key=value)``. Function
+    names are ToolBench's ``<api>_for_<tool>`` (standardised, at most 64 characters), and
+    ``Finish(return_type="give_answer", final_answer="...")`` or
+    ``Finish(return_type="give_up_and_restart")`` ends the episode. Unknown functions, arguments
+    that are not a JSON object, missing, unexpected or mistyped parameters get ToolBench's error
+    observations and change nothing; plain text (no call) is answered with an error too. Every
+    action counts as a step.
+
+    ## Observation Space
+    A string: ToolBench's ``{"error": "...", "response": "..."}`` with the response as text cut
+    at 1,024 characters; after reset, the instruction. ``info["tools"]`` holds the episode's
+    function schemas (the query's APIs plus ``Finish``, with ToolBench's ``example_value`` and
+    ``optional`` fields) and ``info["messages"]`` the conversation: ToolLLM's system prompt
+    with the tools' list, the user's instruction ending ``Begin!``, assistant ``tool_calls``
+    and ``tool`` results.
+
+    ## Rewards
+    Paper metric: **pass** rate. A built-in task passes when the agent calls
+    ``Finish(give_answer)`` with an answer that holds every required fact (numbers on word
+    boundaries, thousands separators allowed, case ignored) and made every required call with
+    matching arguments (ids, names and values the solution needs; extra calls are allowed);
+    ``give_up_and_restart`` scores 0. The reward is the pass (0 or 1) at ``Finish``, 0 before,
+    so the return equals the metric. ``info["metrics"]`` at the end holds ``pass``,
+    ``success`` (= pass), ``calls`` (function calls other than Finish, valid or not),
+    ``invalid_calls`` (unknown functions, unreadable or wrong arguments, text without a call),
+    ``faults`` (injected timeouts and rate limits), ``answered``, ``gave_up``,
+    ``relevant_api_recall`` (the share of the relevant APIs the calls named) and, for built-in
+    tasks, ``facts_found`` and ``required_calls_made`` (shares).
+
+    **Official queries cannot be scored here**: their answers are unknown, so ``pass`` and
+    ``success`` are None (the episode's return is 0) and only a ToolEval judge can say whether
+    the answer solves the query; every other metric is computed. Only ``scoring="paper"``
+    exists.
+
+    ## Starting State
+    The task's world: the generated catalogue of ``world_seed`` and ``catalogue_size`` with its
+    entities (built-in tasks), or the catalogue of the 2,490 APIs the official queries carry
+    (official tasks), restored to its initial state at every reset.
+
+    ## Episode End
+    Terminated at ``Finish(give_answer)`` or ``Finish(give_up_and_restart)``; truncated after
+    ``max_calls`` steps without Finish (pass 0). ``snapshot()`` / ``restore()`` return to an
+    earlier point of the episode (world and history), for tree search.
+
+    ## Arguments
+    - ``tasks``: ``"built-in"`` (765 generated instructions in the six groups, with
+      StableToolBench's sizes) or ``"official"`` (StableToolBench's 765 solvable queries, from
+      ``data_dir`` or ``$TOOLGYM_DATA``; task ids are the ``query_id``).
+    - ``split``: ``G1_instruction``, ``G1_category``, ``G1_tool``, ``G2_instruction``,
+      ``G2_category``, ``G3_instruction``, or None for all.
+    - ``world_seed``: seed of the generated catalogue, its entities and the built-in tasks, and
+      of the official APIs' responses.
+    - ``catalogue_size``: ``"small"`` (default: 14 categories, 112 tools, about 540 APIs),
+      ``"medium"`` (30, 600, about 2,900) or ``"full"`` (49 categories, 3,451 tools, about
+      16,800 APIs, the real catalogue's size; a few seconds to build).
+    - ``max_calls``: steps per episode (default 12, ToolLLM's per-chain limit).
+    - ``fault_rate``: probability of a timeout or rate-limit error per valid call (default 0).
+    - ``db_url``: the world database: in-memory SQLite, or ``sqlite:///path.db`` (built once).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    env_id = "ToolLLM-v0"
+    splits = {"built-in": GROUPS, "official": GROUPS}
+    scorings = ("paper",)
+    prompt_format, action_format = "chat", "tool_call"  # the shared LLM agent: messages + OpenAI tools
+    action_hint = 'a function call, e.g. {"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": "..."}}'
+    table_columns = (
+        Column("Pass rate", "mean", ("pass",)),
+        Column("Relevant API recall", "mean", ("relevant_api_recall",)),
+        Column("Gave up", "mean", ("gave_up",)),
+        Column("Invalid calls", "ratio", ("invalid_calls", "calls")),
+        Column("Calls", "mean", ("calls",), percent=False),
+    )
+
+    def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
+                 scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
+                 world_seed: int = 0, catalogue_size: str = "small", max_calls: int = 12, fault_rate: float = 0.0,
+                 db_url: str = "sqlite://"):
+        super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
+                         render_mode=render_mode)
+        if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1:
+            raise ValueError(f"{self.env_id}: max_calls must be an int of at least 1, got {max_calls!r}")
+        if not isinstance(world_seed, int) or isinstance(world_seed, bool):
+            raise ValueError(f"{self.env_id}: world_seed must be an int, got {world_seed!r}")
+        self.max_calls = max_calls
+        try:
+            if tasks == "official":
+                data = load_official(self.env_id, data_dir, split)
+                self.world = RapidAPIWorld(url=db_url, seed=world_seed, documents=data.documents,
+                                           fault_rate=fault_rate)
+                for function, arguments, response in data.recordings:
+                    self.world.record(function, arguments, json.loads(response))
+                self.tasks = {q.query_id: self._official_task(q) for q in data.queries}
+                # No pass rate without a judge: the table shows what can be measured.
+                self.table_columns = tuple(c for c in type(self).table_columns if c.keys != ("pass",))
+            else:
+                self.world = RapidAPIWorld(url=db_url, seed=world_seed, catalogue_size=catalogue_size,
+                                           fault_rate=fault_rate)
+                self.tasks = {t.query_id: t for t in _builtin(self.world, world_seed) if split is None or t.group == split}
+        except ValueError as error:
+            if "RapidAPIWorld" in str(error) or "catalogue" in str(error):
+                raise ValueError(f"{self.env_id}: {error}") from None
+            raise
+        self._initial = self.world.snapshot()
+        self._initial_volatile = self.world.volatile_state()
+        self._clean_at = self.world.writes  # the world's write count when it was last the initial state
+        self._task_ids = list(self.tasks)
+        self.task_id: str | None = None
+        self.task: ToolLLMTask | None = None
+        self._done = True
+
+    def _official_task(self, query) -> ToolLLMTask:
+        ids: list[int] = []
+        for doc in query.api_list:
+            api_id = self.world.api_id(doc["category_name"], doc["tool_name"], doc["api_name"])
+            if api_id is not None and api_id not in ids:
+                ids.append(api_id)
+        return ToolLLMTask(query_id=query.query_id, group=query.group, query=query.query, api_ids=tuple(ids),
+                           relevant=query.relevant)
+
+    # -- tasks -----------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        return list(self._task_ids)
+
+    def task_split(self, task_id: str) -> str:
+        return self.tasks[task_id].group
+
+    # -- episode ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.task_id = self._choose_task(options)
+        task = self.task = self.tasks[self.task_id]
+        if self.world.writes != self._clean_at:  # an image costs milliseconds at full size; most episodes only read
+            self.world.restore(self._initial)
+            self._clean_at = self.world.writes
+        else:
+            self.world.restore_volatile_state(self._initial_volatile)
+        self._functions: dict[str, int] = {}
+        for api_id in task.api_ids:
+            self._functions.setdefault(self.world.api(api_id).function, api_id)
+        self.tools = [{"type": "function", "function": self.world.api(a).schema()} for a in self._functions.values()]
+        self.tools.append({"type": "function", "function": copy.deepcopy(FINISH_SCHEMA)})
+        self._signatures = {t["function"]["name"]: list(t["function"]["parameters"]["properties"]) for t in self.tools}
+        wanted = set(task.relevant)
+        self._relevant = {a for a in task.api_ids if (self.world.api(a).tool_name, self.world.api(a).name) in wanted}
+        self._required = [(r["api_id"], r["arguments"]) for r in task.required]
+        self._plan = [(p["api_id"], self.world.canonical(p["api_id"], p["arguments"]) or {}, p["arguments"])
+                      for p in task.plan]
+        self.episode = Episode(messages=[{"role": "system", "content": self._system_prompt()},
+                                         {"role": "user", "content": f"\n{task.query}\nBegin!\n"}])
+        self._done = False
+        return task.query, self._info()
+
+    def _system_prompt(self) -> str:
+        tools: dict[str, str] = {}
+        for api_id in self._functions.values():
+            api = self.world.api(api_id)
+            tools.setdefault(standardize(api.tool_name), self._tool_description(api.tool_id))
+        return SYSTEM_PROMPT + "".join(f"{i}.{name}: {text}\n" for i, (name, text) in enumerate(tools.items(), 1))
+
+    def _tool_description(self, tool_id: int) -> str:
+        row = self.world._raw_sqlite().execute("SELECT description FROM tools WHERE id = ?", (tool_id,)).fetchone()
+        return row[0] if row else ""
+
+    def step(self, action: Any):
+        if (refused := self._guard_step(action)) is not None:
+            return refused
+        parsed = parse_action(action, self._signatures)
+        episode = self.episode
+        episode.steps += 1
+        call_id = f"call_{episode.steps}"
+        reward = 0.0
+        if isinstance(parsed, ToolCall) and parsed.name == "Finish":
+            observation = self._finish(parsed, call_id)
+            if episode.done:
+                self._done = True
+                metrics = self._metrics()
+                info = self._info()
+                info.update(metrics=metrics, final_answer=episode.final_answer)
+                reward = float(metrics["pass"] or 0.0)
+                return observation, reward, True, False, info
+        elif isinstance(parsed, ToolCall):
+            observation = self._call(parsed, call_id)
+        else:
+            text = parsed.text if isinstance(parsed, TextReply) else "(unreadable function call)"
+            error = (f"Tool input parse error...\n{parsed.error[:300]}" if isinstance(parsed, Unparseable) else
+                     "No function call: call one of the functions, or Finish to answer or give up.")
+            observation = json.dumps({"error": error, "response": ""})
+            episode.calls.append(CallRecord(function="", arguments=None, status=STATUS_PARSE, ok=False))
+            episode.messages.append({"role": "assistant", "content": text[:2000]})
+            episode.messages.append({"role": "user", "content": observation})
+        if episode.steps >= self.max_calls:
+            self._done = episode.done = True
+            info = self._info()
+            info.update(metrics=self._metrics(), final_answer=None)
+            return observation, reward, False, True, info
+        return observation, reward, False, False, self._info()
+
+    def _refuse_action(self, error: str):
+        return self.step(Unparseable("(action not shown)", error))
+
+    def _append_call(self, name: str, arguments: Any, call_id: str, observation: str) -> None:
+        shown = arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
+        self.episode.messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": call_id, "type": "function", "function": {"name": name[:200], "arguments": shown}}]})
+        self.episode.messages.append({"role": "tool", "tool_call_id": call_id, "name": name[:200],
+                                      "content": observation})
+
+    def _call(self, call: ToolCall, call_id: str) -> str:
+        api_id = self._functions.get(call.name)
+        if api_id is None:
+            result = CallResult(call.name[:200], {}, error=f"No such function name: {call.name[:200]}",
+                                status=STATUS_NO_FUNCTION)
+        else:
+            result = self.world.call(api_id, call.arguments)
+        observation = result.observation()
+        self.episode.calls.append(CallRecord(
+            function=result.function, arguments=result.arguments, status=result.status, ok=result.ok, api_id=api_id,
+            canonical=result.arguments if result.ok else None,
+            fault=result.status not in (STATUS_OK, STATUS_NO_FUNCTION, STATUS_PARSE, STATUS_ARGUMENTS)))
+        self._append_call(result.function, result.arguments if api_id is not None else call.arguments, call_id,
+                          observation)
+        return observation
+
+    def _finish(self, call: ToolCall, call_id: str) -> str:
+        """ToolBench's Finish: ends the episode, or answers an error in ToolBench's (non-JSON) words."""
+        arguments = call.arguments
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments, strict=False)
+            except ValueError:
+                arguments = {}
+        if not isinstance(arguments, dict) or "return_type" not in arguments:
+            observation = FINISH_NO_RETURN_TYPE
+        elif arguments["return_type"] == "give_up_and_restart":
+            observation = FINISH_GAVE_UP
+            self.episode.gave_up = self.episode.done = True
+        elif arguments["return_type"] == "give_answer":
+            if "final_answer" not in arguments:
+                observation = FINISH_NO_ANSWER
+            else:
+                observation = FINISH_ANSWERED
+                answer = arguments["final_answer"]
+                self.episode.final_answer = answer if isinstance(answer, str) else json.dumps(answer, default=str)
+                self.episode.done = True
+        else:
+            observation = FINISH_BAD_RETURN_TYPE
+        if not self.episode.done:
+            self.episode.calls.append(CallRecord(function="Finish", arguments=None, status=STATUS_PARSE, ok=False))
+        shown = {k: v for k, v in arguments.items()} if isinstance(arguments, dict) else {}
+        self._append_call("Finish", json.dumps(shown, default=str, ensure_ascii=True)[:20_000], call_id, observation)
+        return observation
+
+    # -- scoring ---------------------------------------------------------------------------
+    def _metrics(self) -> dict:
+        episode, task = self.episode, self.task
+        calls = [c for c in episode.calls if c.function != "Finish"]
+        invalid = sum(1 for c in episode.calls if not c.ok and not c.fault)
+        named = {c.api_id for c in calls if c.api_id is not None}
+        metrics: dict[str, Any] = {
+            "calls": len(calls), "invalid_calls": invalid, "faults": sum(1 for c in calls if c.fault),
+            "answered": float(episode.final_answer is not None), "gave_up": float(episode.gave_up),
+            "relevant_api_recall": safe_div(len(named & self._relevant), len(self._relevant), 1.0),
+            "steps": episode.steps,
+        }
+        if not task.solvable_offline:
+            metrics.update({"pass": None, "success": None, "scored": False})
+            return metrics
+        facts = [f for f in task.facts if episode.final_answer is not None and contains_fact(episode.final_answer, f)]
+        required = [r for r in self._required if self._made(*r)]
+        metrics["facts_found"] = safe_div(len(facts), len(task.facts), 1.0)
+        metrics["required_calls_made"] = safe_div(len(required), len(self._required), 1.0)
+        passed = (episode.final_answer is not None and len(facts) == len(task.facts)
+                  and len(required) == len(self._required))
+        metrics.update({"pass": float(passed), "success": float(passed), "scored": True})
+        return metrics
+
+    def _made(self, api_id: int, arguments: dict) -> bool:
+        """Whether a successful call of ``api_id`` had these (canonical) argument values."""
+        return any(c.ok and c.api_id == api_id and all(_same(c.canonical.get(k), v) for k, v in arguments.items())
+                   for c in self.episode.calls)
+
+    def _info(self) -> dict:
+        info = self.base_info(self.task_id)
+        info.update(tools=self.tools, messages=[dict(m) for m in self.episode.messages],
+                    steps=self.episode.steps, max_calls=self.max_calls,
+                    relevant_apis=[list(r) for r in self.task.relevant])
+        return info
+
+    # -- tree search -----------------------------------------------------------------------
+    def snapshot(self) -> EnvSnapshot:
+        """The current point of the episode (world state and history), for :meth:`restore`.
+
+        Raises:
+            RuntimeError: No episode has started.
+        """
+        if self.task_id is None:
+            raise RuntimeError(f"{self.env_id}: snapshot() needs an episode; call reset() first")
+        return EnvSnapshot(task_id=self.task_id, world=self.world.snapshot(), episode=copy.deepcopy(self.episode))
+
+    def restore(self, snapshot: EnvSnapshot) -> None:
+        """Go back to a point of the current episode: later calls, writes and messages are undone.
+
+        Raises:
+            ValueError: The snapshot was taken in another task's episode.
+        """
+        if not isinstance(snapshot, EnvSnapshot) or snapshot.task_id != self.task_id:
+            raise ValueError(f"{self.env_id}: restore() takes a snapshot of the current episode's task")
+        self.world.restore(snapshot.world)
+        self.episode = copy.deepcopy(snapshot.episode)
+        self._done = self.episode.done
+
+    # -- oracle ----------------------------------------------------------------------------
+    def oracle_action(self) -> Any:
+        task = self.task
+        if task.solvable_offline:
+            for api_id, canonical, arguments in self._plan:
+                if not self._made(api_id, canonical):
+                    return {"name": self.world.api(api_id).function, "arguments": arguments}
+            return {"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": task.answer}}
+        # Official queries: call each relevant API once with its example values, then answer
+        # with what came back (a baseline for the judge, not a known solution).
+        for api_id in sorted(self._relevant):
+            if api_id in self._functions.values() and not any(c.api_id == api_id for c in self.episode.calls):
+                api = self.world.api(api_id)
+                return {"name": api.function, "arguments": example_arguments(api)}
+        responses = [m["content"] for m in self.episode.messages if m["role"] == "tool"]
+        return {"name": "Finish", "arguments": {"return_type": "give_answer",
+                                                "final_answer": " ".join(r[:300] for r in responses) or "No result."}}
+
+    def render(self):
+        if self.render_mode == "ansi" and self.task_id is not None:
+            return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
+                             for m in self.episode.messages)
+        return None
+
+
+def contains_fact(answer: str, fact: str) -> bool:
+    """Whether ``answer`` states ``fact``: case ignored, numbers and words on boundaries, 1,234 = 1234."""
+    text = _THOUSANDS.sub("", answer).lower()
+    fact = fact.lower().strip()
+    if not fact:
+        return True
+    return re.search(r"(?<![0-9a-z.\-])" + re.escape(fact) + r"(?![0-9a-z]|\.[0-9])", text) is not None
+
+
+def _same(value: Any, expected: Any) -> bool:
+    if isinstance(value, str) and isinstance(expected, str):
+        return value.strip().lower() == expected.strip().lower()
+    return value == expected
+
+
+_BUILTIN: dict[str, list[ToolLLMTask]] = {}
+
+
+def _builtin(world: RapidAPIWorld, seed: int) -> list[ToolLLMTask]:
+    """The built-in tasks of a world, generated once per process."""
+    key = json.dumps(world.fingerprint(), sort_keys=True)
+    if key not in _BUILTIN:
+        _BUILTIN[key] = builtin_tasks(world, seed)
+    return _BUILTIN[key]

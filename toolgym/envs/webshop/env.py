@@ -1,0 +1,497 @@
+"""WebShop-v0: shopping on WebShop's pages over a generated (or the official) catalogue."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from typing import Any, ClassVar
+
+from toolgym.envs.actions import ToolCall, Unparseable, parse_action
+from toolgym.envs.base import ToolEnv
+from toolgym.envs.metrics import Column
+from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
+                                        Page, done_page, item_page, results_page, search_page, sub_page)
+from toolgym.worlds.webshop.reward import get_reward
+from toolgym.worlds.webshop.search import ProductSearch, document_text
+from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
+from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
+
+OBSERVATION_MODES = ("text", "text_rich", "html")
+DEMO_VARIANTS = ("short", "long")
+#: WebShop's ``parse_action`` pattern: ``name[argument]`` at the start of the action.
+ACTION_PATTERN = re.compile(r"(.+)\[(.+)\]")
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "search", "description": "Search the shop (only on the search page); the same as search[query].",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "keywords"}},
+                       "required": ["query"]}}},
+    {"type": "function", "function": {
+        "name": "click", "description": "Click a button, product or option on the page; the same as click[button].",
+        "parameters": {"type": "object", "properties": {"button": {"type": "string", "description":
+                       "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
+                       "required": ["button"]}}},
+]
+SYSTEM_PROMPT = (
+    "You are shopping on WebShop for the instruction shown on every page. Each turn, answer with one action:\n"
+    "- search[keywords] on the search page;\n"
+    "- click[button] with a button, product id or option shown on the page (Back to Search, Next >, < Prev, "
+    "a product's id, an option value, Description, Features, Reviews, Buy Now).\n"
+    "Choose the product and its options that fit the instruction, then click[Buy Now]. "
+    "You have {max_steps} actions.")
+_SEARCH_INDEXES: dict[str, ProductSearch] = {}  # world fingerprint -> index, per process
+
+
+class WebShopEnv(ToolEnv):
+    """
+    ## Description
+    WebShop (Yao et al. 2022, "WebShop: Towards Scalable Real-World Web Interaction with
+    Grounded Language Agents"), as the SambaNova ToolBench uses it (appendix A.7). The agent
+    reads a shopping instruction, searches the shop, browses result pages and item pages,
+    chooses options and buys; the reward says how well the purchase fits the instruction.
+
+    The shop is WebShop's, page for page: the search page, result pages (10 of the top 50
+    BM25 hits each), item pages (options grouped by name, title, price, rating and the
+    Description / Features / Reviews sub-pages) and the done page, with the original's action
+    grammar and reward formula. WebShop's product dump, Lucene index and spaCy model cannot be
+    had offline, so the built-in catalogue is generated (:mod:`toolgym.worlds.webshop`: a
+    seeded catalogue in WebShop's product schema, ``num_products`` products in WebShop's five
+    categories) and searched with ``bm25s``.
+
+    ## Action Space
+    A string, as in WebShop: ``search[keywords]`` or ``click[button]`` (the argument is
+    lower-cased, as the original does), read with the original's pattern ``(.+)\\[(.+)\\]``.
+    ``click`` takes one of ``info["available_actions"]["clickables"]`` (``back to search``,
+    ``next >``, ``< prev``, a product's asin, an option value, ``description``, ``features``,
+    ``reviews``, ``buy now``). A call of the tools in ``info["tools"]``
+    (``{"name": "click", "arguments": {"button": "buy now"}}``, as a dict, JSON text or
+    ``click(button="buy now")``) is the same action. Anything else, a click on something not
+    on the page, or a search off the search page (``paper``) changes nothing: the reward is 0,
+    the observation says why and repeats the page, and the step counts.
+
+    ## Observation Space
+    A string: the page in ``observation_mode`` ``"text"`` (WebShop's "simple" mode, the
+    ToolBench's: visible texts joined with ``" [SEP] "``), ``"text_rich"`` (``[button] ...
+    [button_]`` markers) or ``"html"``. The instruction is on every page but the done page
+    (as in WebShop). ``info["available_actions"]`` is WebShop's ``get_available_actions()``:
+    ``has_search_bar`` and ``clickables``. ``info["messages"]`` holds a system prompt (the
+    action grammar and, with ``k_shot`` > 0, oracle demonstrations) and the first page;
+    ``info["demos"]`` the demonstrations in their ``short`` and ``long`` variants.
+
+    ## Rewards
+    Paper metric: **score** (the average reward, reported ×100) and **success rate** (the
+    share of episodes with reward 1). The only non-zero reward comes with Buy Now and is
+    WebShop's ``get_reward``::
+
+        r = r_type * (attribute matches + option matches + [price <= upper]) / (|attributes| + |options| + 1)
+
+    (:mod:`toolgym.worlds.webshop.reward`: attribute and option matching by ``thefuzz``'s
+    token-set ratio above 85, or, for attributes, a substring of the title, bullet points or
+    description; colour normalisation; ``r_type`` from the query match, at least 2 shared
+    category levels and the title-noun score with thresholds 0.2 / 0.1 / 0). So the return is
+    the score. ``info["metrics"]`` at the end: ``score``, ``success`` (score = 1), ``purchased``,
+    ``toolbench_success`` (a purchase within the step limit, as the SambaNova evaluator
+    counts), the components ``r_type``, ``r_att``, ``r_option`` (None for a goal without
+    options), ``r_price``, ``query_match``, ``category_match``, ``title_score``, and ``steps``.
+
+    Title nouns: built-in products know their names' nouns by construction. For official
+    products the nouns come from spaCy (``en_core_web_lg``, else ``en_core_web_sm``) when it is
+    installed, else from an offline fallback that takes every alphabetic word of the name that
+    is not an English stop word or a number, adjectives included: desired-noun sets are larger,
+    so title scores are lower than spaCy's when names share adjectives, and ``r_type`` can
+    differ from the original on official goals.
+
+    Scoring: ``"paper"`` (default) and ``"paper_compat"`` (the released ``web_agent_site``
+    code) differ in:
+
+    - sizes: ``paper`` matches a ``size`` option exactly; the released code matches it
+      fuzzily, so "large" counts for "x-large" and "size 7" for "size 7.5";
+    - synthetic goals' options: the released code passes the goal's option dict as
+      ``(name, value)`` pairs to the colour normalisation and ``thefuzz`` (which read them as
+      the text ``"('color', 'black')"``); ``paper`` compares the values;
+    - search: ``paper`` allows ``search[...]`` on the search page only (the page with the search
+      bar, as the paper describes); the released text env runs a search from any page.
+
+    Both scorings differ from the released code where it is not deterministic: WebShop draws
+    price bounds and the price of a product with a price range from Python's unseeded global
+    ``random``; here they come from generators seeded with the world seed and the asin.
+
+    ## Starting State
+    The search page of the task's goal. Goals (``tasks="built-in"``) are WebShop's synthetic
+    goals over the catalogue (:mod:`toolgym.worlds.webshop.tasks`): ``num_goals`` of them,
+    drawn in proportion to their weights after WebShop's seed-233 shuffle.
+
+    ## Episode End
+    Buy Now ends the episode (terminated) with the reward. After ``max_steps`` actions
+    (15, WebShop's ReAct setting; the ToolBench uses 25) without a purchase the episode is
+    truncated with score 0.
+
+    ## Arguments
+    - ``tasks``: ``"built-in"`` or ``"official"`` (WebShop's ``items_shuffle*.json``,
+      ``items_ins_v2*.json`` and ``items_human_ins.json`` under ``data_dir`` / ``$TOOLGYM_DATA``,
+      human goals; see :mod:`toolgym.envs.webshop.official`).
+    - ``split``: official only: ``test`` (goals 0-499 after the seed-233 shuffle, as WebShop's
+      baselines), ``dev`` (500-1499), ``train`` (1500 on), ``toolbench`` (sessions 0-99).
+    - ``scoring``: ``"paper"`` or ``"paper_compat"``.
+    - ``observation_mode``: ``"text"``, ``"text_rich"`` or ``"html"``.
+    - ``max_steps``: actions per episode (15).
+    - ``num_products``: size of the generated catalogue (1,000; up to 1,000,000).
+    - ``num_goals``: built-in goals (500).
+    - ``world_seed``: seed of the catalogue and goals.
+    - ``k_shot`` (2) and ``demo_variant`` (``"short"`` or ``"long"``): demonstrations in the prompt.
+    - ``db_url``: the world database (in-memory SQLite, or a SQLite file built once).
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    env_id = "WebShop-v0"
+    splits = {"built-in": (), "official": ("test", "dev", "train", "toolbench")}
+    scorings = ("paper", "paper_compat")
+    table_columns = (
+        Column("Score", "mean", ("score",)),
+        Column("SR", "mean", ("success",)),
+        Column("ToolBench success", "mean", ("toolbench_success",)),
+    )
+    max_action_chars: ClassVar[int] = 10_000
+    action_hint = "search[keywords] or click[button] (e.g. click[buy now], click[next >], click[<asin>])"
+
+    def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
+                 scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
+                 observation_mode: str = "text", max_steps: int = 15, num_products: int = 1000,
+                 num_goals: int = 500, world_seed: int = 0, k_shot: int = 2, demo_variant: str = "short",
+                 db_url: str = "sqlite://"):
+        super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
+                         render_mode=render_mode)
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"{self.env_id}: observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
+        for name, value, low in (("max_steps", max_steps, 1), ("num_goals", num_goals, 1), ("k_shot", k_shot, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f"{self.env_id}: {name} must be an int of at least {low}, got {value!r}")
+        if demo_variant not in DEMO_VARIANTS:
+            raise ValueError(f"{self.env_id}: demo_variant must be one of {DEMO_VARIANTS}, got {demo_variant!r}")
+        self.observation_mode = observation_mode
+        self.max_steps = max_steps
+        self.k_shot = k_shot
+        self.demo_variant = demo_variant
+        if tasks == "official":
+            from toolgym.envs.webshop.official import load_official
+
+            official = load_official(self.env_id, data_dir, split, world_seed)
+            self.world = WebShopWorld(url=db_url, seed=world_seed, products=official.products, source=official.source)
+            self.goal_set = GoalSet(official.goals, official.demos)
+        else:
+            self.world = WebShopWorld(url=db_url, seed=world_seed, num_products=num_products)
+            rows = self.world.all_rows("asin", "name", "query", "category", "product_category", "options", "price",
+                                       "title_nouns", "instruction", "instruction_attributes")
+            products = [{"asin": a, "name": n, "query": q, "category": c, "product_category": pc,
+                         "options": json.loads(o), "price": p, "title_nouns": json.loads(tn), "instruction": i,
+                         "instruction_attributes": json.loads(ia) if ia else None}
+                        for a, n, q, c, pc, o, p, tn, i, ia in rows]
+            self.goal_set = builtin_goals(products, world_seed, num_goals)
+        self.search_engine = self._search_index()
+        self._products: OrderedDict[str, dict] = OrderedDict()  # asin -> WebShop dict, LRU
+        self._prices: dict[str, float] = {}
+        self.task_id = None
+        self.goal: dict | None = None
+        self._done = True
+        self._steps = 0
+        self._page: Page | None = None
+        self._observation = ""
+        self._demos: dict[str, str] | None = None
+
+    # -- setup ------------------------------------------------------------------------------
+    def _search_index(self) -> ProductSearch:
+        key = json.dumps(self.world.fingerprint(), sort_keys=True)
+        index = _SEARCH_INDEXES.get(key)
+        if index is None:
+            rows = self.world.all_rows("asin", "name", "description", "bullet_points", "options")
+            index = ProductSearch([r[0] for r in rows],
+                                  [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows])
+            _SEARCH_INDEXES[key] = index
+        return index
+
+    def task_ids(self) -> list[str]:
+        return list(self.goal_set.goals)
+
+    def product(self, asin: str) -> dict | None:
+        """The product in WebShop's dict form (cached), or None."""
+        cached = self._products.get(asin)
+        if cached is not None:
+            self._products.move_to_end(asin)
+            return cached
+        row = self.world.product(asin)
+        if row is None:
+            return None
+        product = webshop_dict(row)
+        self._prices[asin] = row.price
+        self._products[asin] = product
+        if len(self._products) > 2000:
+            self._products.popitem(last=False)
+        return product
+
+    # -- episode ----------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        task_id = self._choose_task(options)
+        self.goal = self.goal_set.goals[task_id]
+        self._start_session()
+        self._done = False
+        self._steps = 0
+        demos = self.demonstrations()
+        self._observation = self._render()
+        info = {**self.base_info(task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
+                "available_actions": self.available_actions(), "instruction": self.goal["instruction_text"],
+                "demos": dict(demos)}
+        system = SYSTEM_PROMPT.format(max_steps=self.max_steps)
+        if self.k_shot and demos[self.demo_variant]:
+            system += "\n\nExamples:\n\n" + demos[self.demo_variant]
+        info["messages"] = [{"role": "system", "content": system}, {"role": "user", "content": self._observation}]
+        return self._observation, info
+
+    def _start_session(self) -> None:
+        self.world.aux["session"] = {"page": "search", "keywords": None, "page_no": None, "asin": None,
+                                     "options": {}, "asins": [], "sub": None, "reward": None}
+        self._page = None
+
+    @property
+    def session(self) -> dict:
+        return self.world.aux["session"]
+
+    def step(self, action: Any):
+        if (refused := self._guard_step(action)) is not None:
+            return refused
+        self._steps += 1
+        command, error = self._read(action)
+        reward, terminated = 0.0, False
+        if error is None:
+            error = self._apply(*command)
+        if error is None and self.session["page"] == "done":
+            reward, terminated = float(self.session["reward"]), True
+        self._observation = self._render()
+        observation = self._observation if error is None else self._invalid(error)
+        truncated = not terminated and self._steps >= self.max_steps
+        info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
+                "page": self.session["page"]}
+        if error is not None:
+            info["error"] = error
+        if terminated or truncated:
+            self._done = True
+            info["metrics"] = self._metrics()
+        return observation, reward, terminated, truncated, info
+
+    def _invalid(self, error: str) -> str:
+        return f"Invalid action: {error}. Nothing changed; the page is still:\n{self._observation}"
+
+    def _refuse_action(self, error: str):
+        self._steps += 1
+        truncated = self._steps >= self.max_steps
+        info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
+                "page": self.session["page"], "error": error}
+        if truncated:
+            self._done = True
+            info["metrics"] = self._metrics()
+        return self._invalid(error), 0.0, False, truncated, info
+
+    def _read(self, action: Any) -> tuple[tuple[str, str] | None, str | None]:
+        """``(("search" | "click", argument), None)``, or ``(None, why not)``."""
+        if isinstance(action, str) and not action.lstrip().startswith("{"):
+            try:
+                match = ACTION_PATTERN.match(action)
+            except (TypeError, ValueError):
+                match = None
+            if match is None:
+                call = parse_action(action)
+                if isinstance(call, ToolCall):
+                    return self._from_call(call)
+                return None, "expected search[keywords] or click[button]"
+            name, argument = match.groups()
+        else:
+            call = parse_action(action)
+            if isinstance(call, Unparseable):
+                return None, call.error
+            if not isinstance(call, ToolCall):
+                return None, "expected search[keywords] or click[button]"
+            return self._from_call(call)
+        return self._checked(name, argument)
+
+    def _from_call(self, call: ToolCall) -> tuple[tuple[str, str] | None, str | None]:
+        key = {"search": "query", "click": "button"}.get(call.name)
+        if key is None:
+            return None, f"unknown tool {str(call.name)[:50]!r}; the tools are search and click"
+        argument = call.arguments.get(key) if isinstance(call.arguments, dict) else None
+        if not isinstance(argument, str) or not argument:
+            return None, f"{call.name} needs a non-empty string argument {key!r}"
+        return self._checked(call.name, argument)
+
+    def _checked(self, name: str, argument: str) -> tuple[tuple[str, str] | None, str | None]:
+        argument = argument.lower()
+        if name == "search":
+            if not argument.strip():
+                return None, "search[...] needs keywords"
+            if self.scoring == "paper" and not self._current_page().has_search_bar:
+                return None, "there is no search bar on this page (click[back to search] first)"
+            return ("search", argument), None
+        if name == "click":
+            if argument == "search" or argument not in self._current_page().clickables():
+                shown = argument if len(argument) <= 60 else argument[:60] + "..."
+                return None, f"{shown!r} is not a button on this page"
+            return ("click", argument), None
+        return None, f"unknown action {name[:30]!r}; the actions are search[keywords] and click[button]"
+
+    def _apply(self, kind: str, argument: str) -> str | None:
+        """Move the session as WebShop's ``SimServer.receive`` does."""
+        session, page = self.session, self._current_page()
+        if kind == "search":
+            session.update(page="results", keywords=argument, page_no=1, asin=None, options={}, sub=None)
+        elif argument == END_BUTTON.lower():
+            product = self.product(session["asin"])
+            score, details = get_reward(product, self.goal, self._prices[session["asin"]], session["options"],
+                                        self.scoring)
+            session.update(page="done", reward=score, details=details)
+        elif argument == BACK_TO_SEARCH.lower():
+            session.update(page="search", keywords=None, page_no=None, asin=None, options={}, asins=[], sub=None)
+        elif argument == NEXT_PAGE.lower() and page.kind == "results":
+            session["page_no"] += 1
+        elif argument == PREV_PAGE.lower() and page.kind == "results":
+            session["page_no"] -= 1
+        elif argument == PREV_PAGE.lower() and page.kind == "sub":
+            session.update(page="item", sub=None)
+        elif argument == PREV_PAGE.lower() and page.kind == "item":
+            session.update(page="results", asin=None, options={})
+        elif argument in [s.lower() for s in SUB_PAGES]:
+            session.update(page="sub", sub=argument.capitalize())
+        elif page.kind == "results":  # a product link
+            asin = argument.upper()
+            session.update(page="item", asin=asin)
+            if asin not in session["asins"]:
+                session["asins"].append(asin)
+        elif page.kind == "item" and argument in page.option_names:
+            session["options"][page.option_names[argument]] = argument
+        self._page = None
+        return None
+
+    # -- pages ------------------------------------------------------------------------------
+    def _current_page(self) -> Page:
+        if self._page is None:
+            self._page = self._build_page()
+        return self._page
+
+    def _build_page(self) -> Page:
+        session, instruction = self.session, self.goal["instruction_text"]
+        kind = session["page"]
+        if kind == "search":
+            return search_page(instruction)
+        if kind == "results":
+            hits = self.search_engine.search(session["keywords"])
+            start = (session["page_no"] - 1) * PRODUCT_WINDOW
+            window = hits[start:start + PRODUCT_WINDOW] if start >= 0 else []
+            products = [self.product(asin) for asin in window]
+            return results_page(instruction, [p for p in products if p], session["page_no"], len(hits),
+                                frozenset(session["asins"]))
+        product = self.product(session["asin"])
+        if kind == "item":
+            return item_page(instruction, product, session["options"])
+        if kind == "sub":
+            return sub_page(instruction, product, session["sub"])
+        return done_page(session["asin"], session["options"], session["reward"])
+
+    def _render(self) -> str:
+        return self._current_page().render(self.observation_mode, session=str(self.task_id))
+
+    def available_actions(self) -> dict:
+        """WebShop's ``get_available_actions()``."""
+        page = self._current_page()
+        return {"has_search_bar": page.has_search_bar, "clickables": page.clickables()}
+
+    def _metrics(self) -> dict:
+        session = self.session
+        purchased = session["page"] == "done"
+        details = session.get("details") or {}
+        score = float(session["reward"]) if purchased else 0.0
+        return {"score": score, "success": int(purchased and score == 1.0), "purchased": int(purchased),
+                "toolbench_success": int(purchased and self._steps <= self.max_steps),
+                "r_type": details.get("r_type"), "r_att": details.get("r_att"), "r_option": details.get("r_option"),
+                "r_price": details.get("r_price"), "query_match": details.get("query_match"),
+                "category_match": details.get("category_match"), "title_score": details.get("title_score"),
+                "steps": self._steps}
+
+    def render(self) -> str | None:
+        return self._observation if self.render_mode == "ansi" else None
+
+    # -- oracle -----------------------------------------------------------------------------
+    def oracle_action(self) -> str:
+        """Search with the goal's query (its title when the query misses it), open the target,
+        choose the goal's options, buy."""
+        goal, session, page = self.goal, self.session, self._current_page()
+        target = goal["asin"]
+        if page.kind == "search":
+            if target in self.search_engine.search(goal["query"]):
+                return f"search[{goal['query']}]"
+            return f"search[{self.product(target)['Title'].lower()}]"
+        if page.kind == "results":
+            if target.lower() in page.clickables():
+                return f"click[{target.lower()}]"
+            hits = self.search_engine.search(session["keywords"])
+            if target in hits[session["page_no"] * PRODUCT_WINDOW:]:
+                return "click[next >]"
+            return "click[back to search]"
+        if page.kind == "sub" or (page.kind == "item" and session["asin"] != target):
+            return "click[< prev]"
+        for name, value in self._wanted_options():
+            if session["options"].get(name) != value:
+                return f"click[{value}]"
+        return "click[buy now]"
+
+    def _wanted_options(self) -> list[tuple[str, str]]:
+        """The target's (option name, value) pairs the goal asks for."""
+        options = self.product(self.goal["asin"])["options"]
+        wanted = self.goal["goal_options"]
+        if isinstance(wanted, dict):
+            return [(n, v) for n, v in wanted.items() if v in options.get(n, ())]
+        pairs = []
+        for value in wanted:
+            for name, values in options.items():
+                if value in values:
+                    pairs.append((name, value))
+                    break
+        return pairs
+
+    # -- demonstrations ---------------------------------------------------------------------
+    def demonstrations(self) -> dict[str, str]:
+        """The oracle over the demonstration goals as text, ``short`` and ``long`` (cached).
+
+        ``long``: every page in full, then the action. ``short``: the instruction once, each
+        page cut to its first 200 characters after the instruction. Both have at most
+        ``k_shot`` examples.
+        """
+        if self._demos is not None:
+            return self._demos
+        saved = (self.goal, self.task_id, self._done, self._steps, self._page, self._observation,
+                 json.loads(json.dumps(self.world.aux.get("session"))))
+        long, short = [], []
+        try:
+            for goal in self.goal_set.demos[:self.k_shot]:
+                self.goal, self.task_id, self._done, self._steps = goal, goal["task_id"], False, 0
+                self._start_session()
+                lines_long = [f"Instruction: {goal['instruction_text']}"]
+                lines_short = list(lines_long)
+                for _ in range(self.max_steps):
+                    observation = self._current_page().text()
+                    action = self.oracle_action.__wrapped__(self)
+                    lines_long += [f"Observation: {observation}", f"Action: {action}"]
+                    cut = observation.replace(f"Instruction: [SEP] {goal['instruction_text']} [SEP] ", "")
+                    lines_short += [f"Observation: {cut[:200]}{'...' if len(cut) > 200 else ''}", f"Action: {action}"]
+                    command, error = self._read(action)
+                    if error is not None or self._apply(*command) is not None or self.session["page"] == "done":
+                        break
+                long.append("\n".join(lines_long))
+                short.append("\n".join(lines_short))
+        finally:
+            self.goal, self.task_id, self._done, self._steps, self._page, self._observation, session = saved
+            if session is None:
+                self.world.aux.pop("session", None)
+            else:
+                self.world.aux["session"] = session
+        self._demos = {"short": "\n\n".join(short), "long": "\n\n".join(long)}
+        return self._demos

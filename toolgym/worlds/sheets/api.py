@@ -1,0 +1,1375 @@
+"""A simulated Google Sheets API v4 over the world's database.
+
+:class:`SheetsService` answers the REST calls that gspread 6, gspread-dataframe and
+gspread-formatting make for the task's operations::
+
+    GET  /v4/spreadsheets/{id}                      spreadsheets.get (includeGridData, ranges, fields)
+    POST /v4/spreadsheets/{id}:batchUpdate          spreadsheets.batchUpdate (request types below)
+    GET  /v4/spreadsheets/{id}/values/{range}       values.get
+    PUT  /v4/spreadsheets/{id}/values/{range}       values.update
+    POST /v4/spreadsheets/{id}/values/{range}:append  values.append
+    POST /v4/spreadsheets/{id}/values/{range}:clear   values.clear
+    GET  /v4/spreadsheets/{id}/values:batchGet      values.batchGet
+    POST /v4/spreadsheets/{id}/values:batchUpdate   values.batchUpdate
+    POST /v4/spreadsheets/{id}/values:batchClear    values.batchClear
+
+batchUpdate request types: updateCells, repeatCell, insertDimension, deleteDimension,
+appendDimension, updateSheetProperties, sortRange, mergeCells, unmergeCells, setBasicFilter,
+clearBasicFilter, addSheet, deleteSheet, updateSpreadsheetProperties (pivot tables are
+``pivotTable`` cells written with updateCells, as the API does). A request the service does
+not know, or a malformed one, is answered with the API's error shape
+(``{"error": {"code": 400, "message": ..., "status": "INVALID_ARGUMENT"}}``) and the whole
+batch is rolled back, as in Sheets.
+
+Simplifications (documented, deliberate): no dates (a date-like text stays text), number
+formats of the NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a
+currency prefix; merges keep the top-left value and clear the rest (as Sheets does); values.append
+appends after the last non-empty row of the range's columns; a spreadsheet holds at most
+:data:`MAX_CELLS` cells (Sheets: ten million).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from typing import Any
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from sqlalchemy import delete, insert, select
+
+from toolgym.worlds.sheets.a1 import Bounds, RangeError, bounds_label, col_letters, parse_bounds, quote_title, split_sheet
+from toolgym.worlds.sheets.formula import FormulaError, evaluate
+from toolgym.worlds.sheets.models import Cell, Sheet, Spreadsheet
+
+#: Cells a simulated spreadsheet may hold in all its sheets.
+MAX_CELLS = 200_000
+#: Characters of one cell's text (Sheets' own limit).
+MAX_CELL_CHARS = 50_000
+
+DEFAULT_FORMAT: dict = {
+    "backgroundColor": {"red": 1, "green": 1, "blue": 1},
+    "padding": {"top": 2, "right": 3, "bottom": 2, "left": 3},
+    "verticalAlignment": "BOTTOM",
+    "wrapStrategy": "OVERFLOW_CELL",
+    "textFormat": {"foregroundColor": {}, "fontFamily": "arial,sans,sans-serif", "fontSize": 10, "bold": False,
+                   "italic": False, "strikethrough": False, "underline": False,
+                   "foregroundColorStyle": {"rgbColor": {}}},
+    "backgroundColorStyle": {"rgbColor": {"red": 1, "green": 1, "blue": 1}},
+}
+
+
+class ApiError(Exception):
+    """An error the API answers with ``{"error": {...}}``."""
+
+    STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT"}
+
+    def __init__(self, message: str, code: int = 400):
+        super().__init__(message)
+        self.code = code
+
+    def payload(self) -> dict:
+        return {"error": {"code": self.code, "message": str(self), "status": self.STATUS.get(self.code, "UNKNOWN")}}
+
+
+# -- values ---------------------------------------------------------------------------------------
+_NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?([eE][+-]?\d+)?$")
+
+
+def parse_user_entered(value: Any) -> dict | None:
+    """What a value sent with valueInputOption=USER_ENTERED becomes (None: the cell is emptied)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, (int, float)):
+        return {"numberValue": value}
+    text = str(value)
+    if text.startswith("'"):
+        return {"stringValue": text[1:]}
+    if text.startswith("=") and len(text) > 1:
+        return {"formulaValue": text}
+    if text.upper() in ("TRUE", "FALSE"):
+        return {"boolValue": text.upper() == "TRUE"}
+    stripped = text.strip()
+    percent = stripped.endswith("%")
+    core = stripped[:-1] if percent else stripped
+    currency = core.startswith("$") or core.startswith("-$")
+    core = core.replace("$", "", 1) if currency else core
+    if core and any(ch.isdigit() for ch in core) and _NUMBER.match(core):
+        number = float(core.replace(",", ""))
+        number = number / 100 if percent else number
+        return {"numberValue": int(number) if number.is_integer() and abs(number) < 2 ** 53 else number}
+    return {"stringValue": text}
+
+
+def parse_raw(value: Any) -> dict | None:
+    """What a value sent with valueInputOption=RAW becomes."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, (int, float)):
+        return {"numberValue": value}
+    return {"stringValue": str(value)}
+
+
+def _number_json(value: float) -> int | float:
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value
+
+
+def format_number(value: float, number_format: dict | None) -> str:
+    """A number as Sheets shows it under a NUMBER / CURRENCY / PERCENT pattern (else the General format)."""
+    pattern = (number_format or {}).get("pattern", "")
+    kind = (number_format or {}).get("type", "")
+    if not pattern and kind in ("", "TEXT", "NUMBER_FORMAT_TYPE_UNSPECIFIED"):
+        if float(value).is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.10g}" if abs(value) >= 1e-4 else f"{value:.6g}"
+    if not pattern:
+        pattern = {"PERCENT": "0.00%", "CURRENCY": "$#,##0.00", "NUMBER": "#,##0.00"}.get(kind, "0.##")
+    percent = pattern.endswith("%")
+    prefix = re.match(r'^[^#0.]*', pattern).group(0).strip('"')
+    body = pattern[len(re.match(r'^[^#0.]*', pattern).group(0)):].rstrip("%")
+    decimals = len(body.split(".")[1]) if "." in body else 0
+    number = value * 100 if percent else value
+    text = f"{abs(number):,.{decimals}f}" if "," in body else f"{abs(number):.{decimals}f}"
+    sign = "-" if number < 0 and float(text.replace(",", "")) != 0 else ""
+    return f"{sign}{prefix}{text}{'%' if percent else ''}"
+
+
+def _merge_dicts(base: dict, over: dict) -> dict:
+    merged = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge_dicts(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def effective_format(user_format: dict | None) -> dict:
+    """The default format with the user's format over it (what ``effectiveFormat`` answers)."""
+    merged = _merge_dicts(DEFAULT_FORMAT, user_format or {})
+    if "backgroundColor" in (user_format or {}):
+        merged["backgroundColorStyle"] = {"rgbColor": merged["backgroundColor"]}
+    if "foregroundColor" in (user_format or {}).get("textFormat", {}):
+        merged["textFormat"]["foregroundColorStyle"] = {"rgbColor": merged["textFormat"]["foregroundColor"]}
+    return merged
+
+
+# -- field masks ----------------------------------------------------------------------------------
+def parse_fields(mask: str) -> list[list[str]]:
+    """'userEnteredFormat(textFormat,backgroundColor)' -> [['userEnteredFormat', 'textFormat'], ...]."""
+    paths: list[list[str]] = []
+
+    def split_top(text: str) -> list[str]:
+        parts, depth, current = [], 0, ""
+        for char in text:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+                if depth < 0:
+                    raise ApiError(f"Invalid field mask: {mask}")
+            if char == "," and depth == 0:
+                parts.append(current)
+                current = ""
+            else:
+                current += char
+        if depth:
+            raise ApiError(f"Invalid field mask: {mask}")
+        parts.append(current)
+        return [p.strip() for p in parts if p.strip()]
+
+    def expand(text: str, prefix: list[str]) -> None:
+        if "(" in text:
+            head, _, inner = text.partition("(")
+            if not inner.endswith(")"):
+                raise ApiError(f"Invalid field mask: {mask}")
+            head_path = prefix + [p for p in re.split(r"[./]", head) if p]
+            for part in split_top(inner[:-1]):
+                expand(part, head_path)
+        else:
+            paths.append(prefix + [p for p in re.split(r"[./]", text) if p])
+
+    for part in split_top(mask):
+        expand(part, [])
+    return paths
+
+
+def apply_mask(target: dict, source: dict, paths: list[list[str]]) -> dict:
+    """Copy the masked fields of ``source`` into ``target`` (a field absent from source is cleared)."""
+    result = copy.deepcopy(target)
+    for path in paths:
+        if path == ["*"]:
+            return copy.deepcopy(source)
+        src: Any = source
+        for key in path:
+            src = src.get(key) if isinstance(src, dict) else None
+        node = result
+        for key in path[:-1]:
+            node = node.setdefault(key, {}) if isinstance(node.get(key), dict) or key not in node else node[key]
+            if not isinstance(node, dict):
+                break
+        else:
+            if src is None:
+                node.pop(path[-1], None)
+            else:
+                node[path[-1]] = copy.deepcopy(src)
+    return _prune(result)
+
+
+def _prune(value: dict) -> dict:
+    return {k: (_prune(v) if isinstance(v, dict) else v) for k, v in value.items()
+            if not (isinstance(v, dict) and not _prune(v)) or k in ("foregroundColor", "rgbColor")}
+
+
+def filter_fields(value: Any, paths: list[list[str]]) -> Any:
+    """Keep only the fields of a response that a ``fields`` mask names."""
+    if not paths or any(not p for p in paths):
+        return value
+    if isinstance(value, list):
+        return [filter_fields(item, paths) for item in value]
+    if not isinstance(value, dict):
+        return value
+    kept = {}
+    for key, item in value.items():
+        sub = [p[1:] for p in paths if p[0] in (key, "*")]
+        if not sub:
+            continue
+        kept[key] = item if any(not p for p in sub) else filter_fields(item, sub)
+    return kept
+
+
+# -- the grid of one sheet ------------------------------------------------------------------------
+class Grid:
+    """The cells of one sheet, loaded for one request: (row, col) -> [value, format, pivot]."""
+
+    def __init__(self, sheet: Sheet, cells: dict[tuple[int, int], list]):
+        self.sheet = sheet
+        self.cells = cells
+
+    def get(self, row: int, col: int) -> list:
+        return self.cells.get((row, col), [None, None, None])
+
+    def put(self, row: int, col: int, value: Any = ..., fmt: Any = ..., pivot: Any = ...) -> None:
+        cell = list(self.get(row, col))
+        if value is not ...:
+            cell[0] = value
+        if fmt is not ...:
+            cell[1] = fmt or None
+        if pivot is not ...:
+            cell[2] = pivot
+        if cell == [None, None, None]:
+            self.cells.pop((row, col), None)
+        else:
+            self.cells[(row, col)] = cell
+
+    def shift(self, dimension: str, start: int, delta: int) -> None:
+        """Move every cell at or after ``start`` by ``delta`` rows (or columns); deleted ones vanish."""
+        axis = 0 if dimension == "ROWS" else 1
+        moved = {}
+        for key, cell in self.cells.items():
+            index = key[axis]
+            if delta < 0 and start <= index < start - delta:
+                continue
+            if index >= start:
+                key = (key[0] + delta, key[1]) if axis == 0 else (key[0], key[1] + delta)
+            moved[key] = cell
+        self.cells = moved
+
+
+class SheetsService:
+    """Answers Sheets API v4 requests against a :class:`SheetsWorld`'s database.
+
+    ``handle(method, path, query, body)`` returns ``(status, json)``. One request is one
+    transaction: it is committed when it succeeds and rolled back when it fails.
+    """
+
+    def __init__(self, world):
+        self.world = world
+        self.requests = 0
+        # Grids and effective values stay loaded between requests until a request fails or the
+        # world is restored (``forget``); a request that writes saves its grids and recomputes.
+        self._grids: dict[int, Grid] = {}
+        self._dirty: set[int] = set()
+        self._effective: dict[int, dict] = {}
+        #: Requests still allowed (None: no limit); past it the service answers 429, as Sheets' quota does.
+        self.quota: int | None = None
+
+    # -- entry point ------------------------------------------------------------------------
+    def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, dict]:
+        self.requests += 1
+        self._sheet_lists: dict[str, list[Sheet]] = {}
+        if self.quota is not None:
+            if self.quota <= 0:
+                return 429, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message":
+                                       "Quota exceeded: this program has made too many requests to the "
+                                       "simulated Sheets API."}}
+            self.quota -= 1
+        session = self.world.session
+        try:
+            result = self._route(method.upper(), path, query, body)
+            for sheet_id in self._dirty:
+                if sheet_id in self._grids:
+                    self._save(self._grids[sheet_id])
+            session.commit()
+            self._dirty.clear()
+            return 200, result
+        except ApiError as error:
+            session.rollback()
+            self.forget()
+            return error.code, error.payload()
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
+            session.rollback()
+            self.forget()
+            return 400, ApiError(f"Invalid request: {type(error).__name__}: {str(error)[:200]}").payload()
+        except BaseException:
+            session.rollback()
+            self.forget()
+            raise
+
+    def forget(self) -> None:
+        """Drop the loaded grids (after a failed request, or when the world's database was replaced)."""
+        self._grids, self._dirty, self._effective, self._sheet_lists = {}, set(), {}, {}
+
+    _ROUTES = [
+        ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)$"), "spreadsheets_get"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+):batchUpdate$"), "batch_update"),
+        ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)/values:batchGet$"), "values_batch_get"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/values:batchUpdate$"), "values_batch_update"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/values:batchClear$"), "values_batch_clear"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+):append$"), "values_append"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+):clear$"), "values_clear"),
+        ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+)$"), "values_get"),
+        ("PUT", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+)$"), "values_update"),
+    ]
+
+    def _route(self, method: str, path: str, query: dict, body: Any) -> dict:
+        for verb, pattern, name in self._ROUTES:
+            match = pattern.match(path)
+            if match and verb == method:
+                spreadsheet = self.world.session.get(Spreadsheet, unquote(match.group(1)))
+                if spreadsheet is None:
+                    raise ApiError("Requested entity was not found.", 404)
+                args = [unquote(g) for g in match.groups()[1:]]
+                if body is not None and not isinstance(body, dict):
+                    raise ApiError("Invalid JSON payload received. Expected an object.")
+                return getattr(self, name)(spreadsheet, *args, query=query, body=body or {})
+        raise ApiError(f"Method {method} {path} is not supported by the simulated Sheets API.", 404)
+
+    # -- loading and saving ---------------------------------------------------------------------
+    def sheets(self, spreadsheet: Spreadsheet) -> list[Sheet]:
+        """The spreadsheet's sheets in order (queried once per request; adding, deleting or
+        moving a sheet forgets the list)."""
+        lists = getattr(self, "_sheet_lists", None)
+        if lists is None:
+            lists = self._sheet_lists = {}
+        if spreadsheet.id not in lists:
+            rows = self.world.session.scalars(select(Sheet).where(Sheet.spreadsheet_id == spreadsheet.id))
+            lists[spreadsheet.id] = sorted(rows, key=lambda s: s.index)
+        return list(lists[spreadsheet.id])
+
+    def grid(self, sheet: Sheet) -> Grid:
+        if sheet.sheet_id not in self._grids:
+            rows = self.world.session.execute(
+                select(Cell.row, Cell.col, Cell.value, Cell.format, Cell.pivot).where(Cell.sheet_id == sheet.sheet_id))
+            self._grids[sheet.sheet_id] = Grid(sheet, {(r, c): [v, f, p] for r, c, v, f, p in rows})
+        return self._grids[sheet.sheet_id]
+
+    def touch(self, grid: Grid) -> Grid:
+        """Mark a grid changed (saved at the end of the request; effective values recomputed)."""
+        self._dirty.add(grid.sheet.sheet_id)
+        self._effective.clear()
+        return grid
+
+    def _save(self, grid: Grid) -> None:
+        session, sheet = self.world.session, grid.sheet
+        session.execute(delete(Cell).where(Cell.sheet_id == sheet.sheet_id))
+        rows = [{"sheet_id": sheet.sheet_id, "row": r, "col": c, "value": v, "format": f, "pivot": p}
+                for (r, c), (v, f, p) in grid.cells.items()
+                if r < sheet.row_count and c < sheet.column_count]
+        if rows:
+            session.execute(insert(Cell), rows)
+
+    def sheet_by_title(self, spreadsheet: Spreadsheet, title: str | None) -> Sheet:
+        sheets = self.sheets(spreadsheet)
+        if title is None:
+            return sheets[0]
+        for sheet in sheets:
+            if sheet.title == title:
+                return sheet
+        for sheet in sheets:
+            if sheet.title.lower() == title.lower():
+                return sheet
+        raise ApiError(f"Unable to parse range: {quote_title(title)}")
+
+    def sheet_by_id(self, spreadsheet: Spreadsheet, sheet_id: Any) -> Sheet:
+        for sheet in self.sheets(spreadsheet):
+            if sheet.sheet_id == (sheet_id or 0) or (sheet_id is None and sheet.index == 0):
+                return sheet
+        raise ApiError(f"No grid with id: {sheet_id}")
+
+    def a1(self, spreadsheet: Spreadsheet, text: str, check_grid: bool = True) -> tuple[Sheet, tuple[int, int, int, int]]:
+        """An A1 range -> its sheet and 0-based end-exclusive bounds (open ends clipped to the grid)."""
+        if not isinstance(text, str) or not text.strip():
+            raise ApiError("Unable to parse range: " + str(text)[:100])
+        try:
+            title, cells = split_sheet(text)
+            sheet = self.sheet_by_title(spreadsheet, title) if title is not None or cells else None
+            if sheet is None:
+                raise RangeError(text)
+            try:
+                bounds = parse_bounds(cells)
+            except RangeError:
+                if title is None:  # 'Sheet1' alone is a sheet's name
+                    sheet, bounds = self.sheet_by_title(spreadsheet, cells), None
+                else:
+                    raise
+        except RangeError:
+            raise ApiError(f"Unable to parse range: {text[:200]}") from None
+        rect = (bounds or Bounds(None, None, None, None)).clip(sheet.row_count, sheet.column_count)
+        if check_grid and (rect[1] > sheet.row_count or rect[3] > sheet.column_count):
+            raise ApiError(f"Range ({quote_title(sheet.title)}!{cells}) exceeds grid limits. Max rows: "
+                           f"{sheet.row_count}, max columns: {sheet.column_count}")
+        return sheet, rect
+
+    def grid_range(self, spreadsheet: Spreadsheet, value: Any) -> tuple[Sheet, tuple[int, int, int, int]]:
+        """A GridRange dict -> its sheet and bounds (missing indexes: the grid's edge)."""
+        if not isinstance(value, dict):
+            raise ApiError("Invalid GridRange: expected an object")
+        sheet = self.sheet_by_id(spreadsheet, value.get("sheetId", 0))
+        rect = (int(value.get("startRowIndex", 0)), int(value.get("endRowIndex", sheet.row_count)),
+                int(value.get("startColumnIndex", 0)), int(value.get("endColumnIndex", sheet.column_count)))
+        if rect[0] < 0 or rect[2] < 0 or rect[1] < rect[0] or rect[3] < rect[2]:
+            raise ApiError(f"Invalid GridRange: {value}")
+        if rect[1] > sheet.row_count or rect[3] > sheet.column_count:
+            raise ApiError(f"Range ({rect}) exceeds grid limits. Max rows: {sheet.row_count}, max columns: "
+                           f"{sheet.column_count}")
+        return sheet, rect
+
+    def check_size(self, spreadsheet: Spreadsheet, extra: int = 0) -> None:
+        total = sum(s.row_count * s.column_count for s in self.sheets(spreadsheet)) + extra
+        if total > MAX_CELLS:
+            raise ApiError(f"This action would increase the number of cells in the workbook above the limit of "
+                           f"{MAX_CELLS} cells (simulated service).")
+
+    # -- effective values ---------------------------------------------------------------------
+    def effective(self, sheet: Sheet) -> dict[tuple[int, int], Any]:
+        """(row, col) -> effective value (float, str, bool, FormulaError) of every non-empty cell."""
+        if sheet.sheet_id in self._effective:
+            return self._effective[sheet.sheet_id]
+        grid = self.grid(sheet)
+        values: dict[tuple[int, int], Any] = {}
+        self._effective[sheet.sheet_id] = values
+        pending: set[tuple[int, int]] = set()
+        spreadsheet_id = sheet.spreadsheet_id
+
+        def value_of(key: tuple[int, int]) -> Any:
+            if key in values:
+                return values[key]
+            user = grid.cells.get(key, [None])[0]
+            if user is None:
+                return None
+            if "formulaValue" in user:
+                if key in pending:
+                    return FormulaError("#REF!")
+                pending.add(key)
+                result = evaluate(user["formulaValue"], resolve)
+                pending.discard(key)
+            else:
+                result = _user_value(user)
+            values[key] = result
+            return result
+
+        def resolve(title: str | None, r1: int, r2: int | None, c1: int, c2: int | None) -> list[list[Any]]:
+            if title is not None and title.lower() != sheet.title.lower():
+                other = self.sheet_by_title(self.world.session.get(Spreadsheet, spreadsheet_id), title)
+                other_values = self.effective(other)
+                r2 = other.row_count if r2 is None else r2
+                c2 = other.column_count if c2 is None else c2
+                return [[other_values.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+            r2 = sheet.row_count if r2 is None else r2
+            c2 = sheet.column_count if c2 is None else c2
+            if (r2 - r1) * (c2 - c1) > MAX_CELLS:
+                raise RangeError("too large")
+            return [[value_of((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+
+        try:
+            for key in sorted(grid.cells):
+                value_of(key)
+        except ApiError:
+            raise
+        for (row, col), cell in sorted(grid.cells.items()):
+            if cell[2]:
+                for (r, c), v in self.pivot_output(sheet, cell[2]).items():
+                    if row + r < sheet.row_count and col + c < sheet.column_count:
+                        values[(row + r, col + c)] = v
+        for key in [k for k, v in values.items() if v is None]:
+            del values[key]
+        return values
+
+    def pivot_output(self, sheet: Sheet, pivot: dict) -> dict[tuple[int, int], Any]:
+        """The cells a pivot table shows, relative to its anchor (see ``pivot_table``)."""
+        spreadsheet = self.world.session.get(Spreadsheet, sheet.spreadsheet_id)
+        try:
+            source_sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, pivot.get("source", {}))
+        except ApiError:
+            return {(0, 0): FormulaError("#REF!")}
+        source = self.effective(source_sheet) if source_sheet.sheet_id != sheet.sheet_id else {
+            k: v for k, v in self._effective[sheet.sheet_id].items()}
+        table = [[source.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+        return pivot_table(table, pivot)
+
+    # -- values.* --------------------------------------------------------------------------------
+    def render(self, sheet: Sheet, row: int, col: int, option: str) -> Any:
+        """One cell's value as values.get answers it (None: empty)."""
+        grid, values = self.grid(sheet), self.effective(sheet)
+        user = grid.get(row, col)[0]
+        if option == "FORMULA" and user is not None and "formulaValue" in user:
+            return user["formulaValue"]
+        value = values.get((row, col))
+        if value is None:
+            return None
+        if isinstance(value, FormulaError):
+            return str(value)
+        if option in ("UNFORMATTED_VALUE", "FORMULA"):
+            return _number_json(value) if isinstance(value, float) else value
+        return formatted(value, grid.get(row, col)[1])
+
+    def value_range(self, sheet: Sheet, rect: tuple[int, int, int, int], option: str, major: str) -> dict:
+        r1, r2, c1, c2 = rect
+        by_row: dict[int, dict[int, Any]] = {}
+        for (r, c) in self.effective(sheet):  # only the cells that hold something
+            if r1 <= r < r2 and c1 <= c < c2:
+                by_row.setdefault(r, {})[c] = self.render(sheet, r, c, option)
+        rows = []
+        for r in range(r1, max(by_row, default=r1 - 1) + 1):
+            cells = by_row.get(r, {})
+            rows.append([cells.get(c, "") for c in range(c1, max(cells, default=c1 - 1) + 1)])
+        if major == "COLUMNS":
+            width = max((len(r) for r in rows), default=0)
+            rows = [[row[c] if c < len(row) else "" for row in rows] for c in range(width)]
+            for column in rows:
+                while column and column[-1] == "":
+                    column.pop()
+        label = f"{quote_title(sheet.title)}!{bounds_label(*rect)}" if r2 > r1 and c2 > c1 else quote_title(sheet.title)
+        result = {"range": label, "majorDimension": major}
+        if rows:
+            result["values"] = rows
+        return result
+
+    def values_get(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
+        sheet, rect = self.a1(spreadsheet, range_)
+        return self.value_range(sheet, rect, _param(query, "valueRenderOption", "FORMATTED_VALUE"),
+                                _param(query, "majorDimension", "ROWS"))
+
+    def values_batch_get(self, spreadsheet, query: dict, body: dict) -> dict:
+        ranges = query.get("ranges", [])
+        option, major = _param(query, "valueRenderOption", "FORMATTED_VALUE"), _param(query, "majorDimension", "ROWS")
+        value_ranges = []
+        for text in ranges:
+            sheet, rect = self.a1(spreadsheet, text)
+            value_ranges.append(self.value_range(sheet, rect, option, major))
+        return {"spreadsheetId": spreadsheet.id, "valueRanges": value_ranges}
+
+    def write_values(self, spreadsheet, range_: str, values: Any, input_option: str, major: str = "ROWS",
+                     start: tuple[Sheet, int, int] | None = None) -> dict:
+        if input_option not in ("RAW", "USER_ENTERED"):
+            raise ApiError("Invalid valueInputOption: must be RAW or USER_ENTERED")
+        if not isinstance(values, list) or not all(isinstance(row, list) for row in values):
+            raise ApiError("Invalid values: expected a list of lists")
+        if major == "COLUMNS":
+            width = max((len(r) for r in values), default=0)
+            values = [[col[i] if i < len(col) else None for col in values] for i in range(width)]
+        if start is None:
+            sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_, check_grid=False)
+        else:
+            sheet, r1, c1 = start
+            r2, c2 = r1 + len(values), c1 + max((len(r) for r in values), default=0)
+        height, width = len(values), max((len(r) for r in values), default=0)
+        if height > max(r2 - r1, 1) and ":" in range_.rpartition("!")[2] and start is None:
+            raise ApiError(f"Requested writing within range [{range_}], but tried writing to row [{r1 + height}]")
+        if r1 + height > sheet.row_count or c1 + width > sheet.column_count:
+            raise ApiError(f"Range ({quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}) "
+                           f"exceeds grid limits. Max rows: {sheet.row_count}, max columns: {sheet.column_count}")
+        parse = parse_raw if input_option == "RAW" else parse_user_entered
+        grid = self.touch(self.grid(sheet))
+        updated = 0
+        for i, row in enumerate(values):
+            for j, value in enumerate(row):
+                if value is None:
+                    continue
+                if isinstance(value, (dict, list)):
+                    raise ApiError(f"Invalid values[{i}][{j}]: {str(value)[:80]}")
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ApiError(f"Invalid values[{i}][{j}]: {value}")
+                if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
+                    raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters "
+                                   f"in a single cell.")
+                grid.put(r1 + i, c1 + j, value=parse(value))
+                updated += 1
+        label = f"{quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}"
+        return {"spreadsheetId": spreadsheet.id, "updatedRange": label, "updatedRows": height,
+                "updatedColumns": width, "updatedCells": updated}
+
+    def values_update(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
+        result = self.write_values(spreadsheet, range_, body.get("values", []), _param(query, "valueInputOption", ""),
+                                   body.get("majorDimension", "ROWS"))
+        return self._with_values(spreadsheet, result, query)
+
+    def _with_values(self, spreadsheet, result: dict, query: dict) -> dict:
+        if _param(query, "includeValuesInResponse", "false").lower() == "true":
+            self._effective.clear()
+            sheet, rect = self.a1(spreadsheet, result["updatedRange"])
+            result["updatedData"] = self.value_range(sheet, rect, _param(query, "responseValueRenderOption",
+                                                                            "FORMATTED_VALUE"), "ROWS")
+        return result
+
+    def values_batch_update(self, spreadsheet, query: dict, body: dict) -> dict:
+        option = body.get("valueInputOption", "")
+        responses = [self.write_values(spreadsheet, item["range"], item.get("values", []), option,
+                                       item.get("majorDimension", "ROWS")) for item in body.get("data", [])]
+        return {"spreadsheetId": spreadsheet.id, "totalUpdatedCells": sum(r["updatedCells"] for r in responses),
+                "totalUpdatedRows": sum(r["updatedRows"] for r in responses), "responses": responses}
+
+    def values_append(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
+        sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_)
+        values = body.get("values", [])
+        if not isinstance(values, list) or not all(isinstance(row, list) for row in values):
+            raise ApiError("Invalid values: expected a list of lists")
+        grid = self.grid(sheet)
+        # The "table" is searched within the range: it starts at the range's first row and runs over
+        # the following rows that hold a value in the range's columns (gspread's insert_row appends
+        # at 'A5' of a blank row just inserted, insert_cols at 'A1' of a blank column).
+        used = {r for (r, c), cell in grid.cells.items() if cell[0] is not None and c1 <= c < c2}
+        last = r1 - 1
+        while last + 1 in used:
+            last += 1
+        target = last + 1
+        height = len(values)
+        width = max((len(r) for r in values), default=0)
+        if c1 + width > sheet.column_count:
+            raise ApiError(f"Range exceeds grid limits. Max columns: {sheet.column_count}")
+        if _param(query, "insertDataOption", "OVERWRITE") == "INSERT_ROWS":
+            self.check_size(spreadsheet, height * sheet.column_count)
+            self.touch(grid).shift("ROWS", target, height)
+            sheet.row_count += height
+        elif target + height > sheet.row_count:
+            self.check_size(spreadsheet, (target + height - sheet.row_count) * sheet.column_count)
+            sheet.row_count = target + height
+        table = f"{quote_title(sheet.title)}!{bounds_label(r1, max(last + 1, r1 + 1), c1, max(c2, c1 + 1))}"
+        updates = self.write_values(spreadsheet, range_, values, _param(query, "valueInputOption", ""),
+                                    body.get("majorDimension", "ROWS"), start=(sheet, target, c1))
+        return {"spreadsheetId": spreadsheet.id, "tableRange": table, "updates": updates}
+
+    def clear_range(self, spreadsheet, range_: str) -> str:
+        sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_)
+        grid = self.touch(self.grid(sheet))
+        for (r, c) in list(grid.cells):
+            if r1 <= r < r2 and c1 <= c < c2:
+                grid.put(r, c, value=None)
+        return f"{quote_title(sheet.title)}!{bounds_label(r1, r2, c1, c2)}"
+
+    def values_clear(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
+        return {"spreadsheetId": spreadsheet.id, "clearedRange": self.clear_range(spreadsheet, range_)}
+
+    def values_batch_clear(self, spreadsheet, query: dict, body: dict) -> dict:
+        return {"spreadsheetId": spreadsheet.id,
+                "clearedRanges": [self.clear_range(spreadsheet, r) for r in body.get("ranges", [])]}
+
+    # -- spreadsheets.get -----------------------------------------------------------------------
+    def sheet_properties(self, sheet: Sheet) -> dict:
+        grid = {"rowCount": sheet.row_count, "columnCount": sheet.column_count}
+        if sheet.frozen_rows:
+            grid["frozenRowCount"] = sheet.frozen_rows
+        if sheet.frozen_columns:
+            grid["frozenColumnCount"] = sheet.frozen_columns
+        return {"sheetId": sheet.sheet_id, "title": sheet.title, "index": sheet.index, "sheetType": "GRID",
+                "gridProperties": grid}
+
+    def sheet_resource(self, sheet: Sheet, rects: list[tuple[int, int, int, int]] | None) -> dict:
+        resource: dict = {"properties": self.sheet_properties(sheet)}
+        if sheet.merges:
+            resource["merges"] = [{"sheetId": sheet.sheet_id, **m} for m in sheet.merges]
+        if sheet.basic_filter:
+            resource["basicFilter"] = _with_sheet(sheet.basic_filter, sheet.sheet_id)
+        if rects is not None:
+            resource["data"] = [self.grid_data(sheet, rect) for rect in rects]
+        return resource
+
+    def cell_data(self, sheet: Sheet, row: int, col: int) -> dict:
+        grid, values = self.grid(sheet), self.effective(sheet)
+        user, fmt, pivot = grid.get(row, col)
+        data: dict = {}
+        if user is not None:
+            data["userEnteredValue"] = user
+        value = values.get((row, col))
+        if value is not None:
+            data["effectiveValue"] = _effective_value(value)
+            data["formattedValue"] = str(value) if isinstance(value, FormulaError) else formatted(value, fmt)
+        if fmt:
+            data["userEnteredFormat"] = copy.deepcopy(fmt)
+        data["effectiveFormat"] = effective_format(fmt)
+        if pivot:
+            data["pivotTable"] = _with_sheet(pivot, None)
+        return data
+
+    def grid_data(self, sheet: Sheet, rect: tuple[int, int, int, int]) -> dict:
+        r1, r2, c1, c2 = rect
+        used = [k for k in self.grid(sheet).cells] + list(self.effective(sheet))
+        last_row = min(r2, max((r + 1 for r, c in used if c1 <= c < c2), default=r1))
+        last_col = min(c2, max((c + 1 for r, c in used if r1 <= r < r2), default=c1))
+        if last_row - r1 == 0:  # an empty range still answers its format (gspread-formatting reads it)
+            last_row, last_col = min(r1 + 1, r2), min(c1 + 1, c2)
+        if (last_row - r1) * (last_col - c1) > MAX_CELLS:
+            raise ApiError("The requested grid data is too large.")
+        rows = [{"values": [self.cell_data(sheet, r, c) for c in range(c1, max(last_col, c1 + 1))]}
+                for r in range(r1, last_row)]
+        return {"startRow": r1, "startColumn": c1, "rowData": rows}
+
+    def spreadsheets_get(self, spreadsheet, query: dict, body: dict) -> dict:
+        include = _param(query, "includeGridData", "false").lower() == "true"
+        wanted: dict[int, list] = {}
+        for text in query.get("ranges", []):
+            sheet, rect = self.a1(spreadsheet, text)
+            wanted.setdefault(sheet.sheet_id, []).append(rect)
+        sheets = []
+        for sheet in self.sheets(spreadsheet):
+            if wanted and sheet.sheet_id not in wanted:
+                continue
+            rects = None
+            if include:
+                rects = wanted.get(sheet.sheet_id) or [(0, sheet.row_count, 0, sheet.column_count)]
+            sheets.append(self.sheet_resource(sheet, rects))
+        result = {"spreadsheetId": spreadsheet.id,
+                  "properties": {"title": spreadsheet.title, "locale": spreadsheet.locale, "autoRecalc": "ON_CHANGE",
+                                 "timeZone": spreadsheet.time_zone, "defaultFormat": copy.deepcopy(DEFAULT_FORMAT)},
+                  "sheets": sheets,
+                  "spreadsheetUrl": f"https://docs.google.com/spreadsheets/d/{spreadsheet.id}/edit"}
+        fields = _param(query, "fields", "")
+        return filter_fields(result, parse_fields(fields)) if fields else result
+
+    # -- spreadsheets.batchUpdate ------------------------------------------------------------------
+    def batch_update(self, spreadsheet, query: dict, body: dict) -> dict:
+        requests = body.get("requests", [])
+        if not isinstance(requests, list):
+            raise ApiError("Invalid requests: expected a list")
+        replies = []
+        for index, request in enumerate(requests):
+            if not isinstance(request, dict) or len(request) != 1:
+                raise ApiError(f"Invalid requests[{index}]: a request has exactly one kind")
+            (kind, spec), = request.items()
+            handler = getattr(self, f"req_{kind}", None) if kind.isidentifier() else None
+            if handler is None:
+                raise ApiError(f"Invalid requests[{index}]: unknown or unsupported request type {kind!r}")
+            if not isinstance(spec, dict):
+                raise ApiError(f"Invalid requests[{index}].{kind}: expected an object")
+            try:
+                replies.append(handler(spreadsheet, spec) or {})
+            except ApiError as error:
+                raise ApiError(f"Invalid requests[{index}].{kind}: {error}", error.code) from None
+        result = {"spreadsheetId": spreadsheet.id, "replies": replies}
+        if body.get("includeSpreadsheetInResponse"):
+            result["updatedSpreadsheet"] = self.spreadsheets_get(spreadsheet, {}, {})
+        return result
+
+    def req_updateSpreadsheetProperties(self, spreadsheet, spec):
+        props = spec.get("properties", {})
+        for path in parse_fields(spec.get("fields", "")):
+            if path == ["title"] or path == ["*"]:
+                spreadsheet.title = str(props.get("title", spreadsheet.title))
+
+    def req_updateSheetProperties(self, spreadsheet, spec):
+        props = spec.get("properties", {})
+        sheet = self.sheet_by_id(spreadsheet, props.get("sheetId", 0))
+        fields = parse_fields(spec.get("fields", ""))
+        if not fields:
+            raise ApiError("At least one field must be updated, but none was specified.")
+        grid_props = props.get("gridProperties", {})
+        for path in fields:
+            name = ".".join(path)
+            if name in ("title", "*"):
+                title = str(props.get("title", ""))
+                if not title or any(s.title.lower() == title.lower() and s is not sheet for s in self.sheets(spreadsheet)):
+                    raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
+                sheet.title = title
+            if name in ("index", "*") and "index" in props:
+                self._move_sheet(spreadsheet, sheet, int(props["index"]))
+            if name in ("gridProperties", "*", "gridProperties.rowCount", "gridProperties.columnCount"):
+                rows = int(grid_props.get("rowCount", sheet.row_count))
+                cols = int(grid_props.get("columnCount", sheet.column_count))
+                if name == "gridProperties.rowCount":
+                    cols = sheet.column_count
+                if name == "gridProperties.columnCount":
+                    rows = sheet.row_count
+                self._resize(spreadsheet, sheet, rows, cols)
+            if name in ("gridProperties", "*", "gridProperties.frozenRowCount"):
+                sheet.frozen_rows = int(grid_props.get("frozenRowCount", 0))
+            if name in ("gridProperties", "*", "gridProperties.frozenColumnCount"):
+                sheet.frozen_columns = int(grid_props.get("frozenColumnCount", 0))
+            if sheet.frozen_rows < 0 or sheet.frozen_columns < 0 or sheet.frozen_rows >= sheet.row_count \
+                    or sheet.frozen_columns >= sheet.column_count:
+                raise ApiError("Invalid frozen row or column count.")
+
+    def _resize(self, spreadsheet, sheet: Sheet, rows: int, cols: int) -> None:
+        if rows < 1 or cols < 1:
+            raise ApiError("Invalid grid size: a sheet needs at least one row and one column.")
+        self.check_size(spreadsheet, rows * cols - sheet.row_count * sheet.column_count)
+        grid = self.touch(self.grid(sheet))
+        grid.cells = {k: v for k, v in grid.cells.items() if k[0] < rows and k[1] < cols}
+        sheet.merges = [m for m in sheet.merges if m["endRowIndex"] <= rows and m["endColumnIndex"] <= cols]
+        sheet.row_count, sheet.column_count = rows, cols
+
+    def _move_sheet(self, spreadsheet, sheet: Sheet, index: int) -> None:
+        others = [s for s in self.sheets(spreadsheet) if s is not sheet]
+        self._sheet_lists = {}
+        index = max(0, min(index, len(others)))
+        others.insert(index, sheet)
+        for position, item in enumerate(others):
+            item.index = position
+
+    def req_addSheet(self, spreadsheet, spec):
+        props = spec.get("properties", {})
+        sheets = self.sheets(spreadsheet)
+        title = str(props.get("title") or f"Sheet{len(sheets) + 1}")
+        if any(s.title.lower() == title.lower() for s in sheets):
+            raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
+        grid = props.get("gridProperties", {})
+        rows, cols = int(grid.get("rowCount", 1000)), int(grid.get("columnCount", 26))
+        if rows < 1 or cols < 1:
+            raise ApiError("Invalid grid size.")
+        self.check_size(spreadsheet, rows * cols)
+        sheet_id = int(props.get("sheetId", spreadsheet.next_sheet_id + _sheet_id_base(spreadsheet.id)))
+        if self.world.session.get(Sheet, sheet_id) is not None:
+            raise ApiError(f"A sheet with the id {sheet_id} already exists.")
+        spreadsheet.next_sheet_id += 1
+        sheet = Sheet(sheet_id=sheet_id, spreadsheet_id=spreadsheet.id, title=title, index=len(sheets),
+                      row_count=rows, column_count=cols, frozen_rows=0, frozen_columns=0, merges=[], basic_filter=None)
+        self.world.session.add(sheet)
+        self.world.session.flush()
+        self._sheet_lists = {}
+        if "index" in props:
+            self._move_sheet(spreadsheet, sheet, int(props["index"]))
+        return {"addSheet": {"properties": self.sheet_properties(sheet)}}
+
+    def req_deleteSheet(self, spreadsheet, spec):
+        sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId"))
+        sheets = self.sheets(spreadsheet)
+        if len(sheets) == 1:
+            raise ApiError("You can't remove all the sheets in a document.")
+        self.world.session.execute(delete(Cell).where(Cell.sheet_id == sheet.sheet_id))
+        self._grids.pop(sheet.sheet_id, None)
+        self._dirty.discard(sheet.sheet_id)
+        self._effective.clear()
+        self.world.session.delete(sheet)
+        self.world.session.flush()
+        self._sheet_lists = {}
+        for position, item in enumerate(s for s in sheets if s is not sheet):
+            item.index = position
+
+    def _dimension(self, spreadsheet, spec: dict) -> tuple[Sheet, str, int, int]:
+        sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
+        dimension = spec.get("dimension")
+        if dimension not in ("ROWS", "COLUMNS"):
+            raise ApiError("Invalid dimension: must be ROWS or COLUMNS")
+        start, end = int(spec.get("startIndex", 0)), spec.get("endIndex")
+        limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
+        end = limit if end is None else int(end)
+        if start < 0 or end <= start:
+            raise ApiError(f"Invalid dimension range: startIndex {start}, endIndex {end}")
+        return sheet, dimension, start, end
+
+    def req_insertDimension(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        count = end - start
+        limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
+        if start > limit:
+            raise ApiError(f"Invalid dimension range: startIndex {start} is past the end of the grid ({limit})")
+        other = sheet.column_count if dimension == "ROWS" else sheet.row_count
+        self.check_size(spreadsheet, count * other)
+        grid = self.touch(self.grid(sheet))
+        grid.shift(dimension, start, count)
+        self._shift_formulas(spreadsheet, sheet, dimension, start, count)
+        inherit = spec.get("inheritFromBefore", False)
+        source = start - 1 if inherit else end
+        if (inherit and start > 0) or (not inherit and start < limit):
+            for index in range(start, end):  # new rows take the neighbour's format, as in Sheets
+                for other_index in range(other):
+                    key = (source, other_index) if dimension == "ROWS" else (other_index, source)
+                    fmt = grid.cells.get(key, [None, None])[1]
+                    if fmt:
+                        new = (index, other_index) if dimension == "ROWS" else (other_index, index)
+                        grid.put(*new, fmt=copy.deepcopy(fmt))
+        axis = "Row" if dimension == "ROWS" else "Column"
+        merges = []
+        for merge in sheet.merges:
+            merge = dict(merge)
+            if merge[f"start{axis}Index"] >= start:
+                merge[f"start{axis}Index"] += count
+                merge[f"end{axis}Index"] += count
+            elif merge[f"end{axis}Index"] > start:
+                merge[f"end{axis}Index"] += count
+            merges.append(merge)
+        sheet.merges = merges
+        self._shift_filter(sheet, axis, start, count)
+        if dimension == "ROWS":
+            sheet.row_count += count
+        else:
+            sheet.column_count += count
+
+    def req_deleteDimension(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
+        end = min(end, limit)
+        if start >= limit:
+            raise ApiError(f"Invalid dimension range: startIndex {start} is past the end of the grid ({limit})")
+        count = end - start
+        if count >= limit:
+            raise ApiError("You can't delete all the rows on the sheet." if dimension == "ROWS"
+                           else "You can't delete all the columns on the sheet.")
+        grid = self.touch(self.grid(sheet))
+        grid.shift(dimension, start, -count)
+        self._shift_formulas(spreadsheet, sheet, dimension, start, -count)
+        axis = "Row" if dimension == "ROWS" else "Column"
+        merges = []
+        for merge in sheet.merges:
+            merge = dict(merge)
+            s, e = merge[f"start{axis}Index"], merge[f"end{axis}Index"]
+            kept_before = max(0, min(e, start) - s)
+            kept_after = max(0, e - max(s, end))
+            if kept_before + kept_after == 0:
+                continue
+            merge[f"start{axis}Index"] = s if s < start else max(start, s - count)
+            merge[f"end{axis}Index"] = merge[f"start{axis}Index"] + kept_before + kept_after
+            if merge["endRowIndex"] - merge["startRowIndex"] + merge["endColumnIndex"] - merge["startColumnIndex"] > 2:
+                merges.append(merge)
+        sheet.merges = merges
+        self._shift_filter(sheet, axis, start, -count)
+        if dimension == "ROWS":
+            sheet.row_count -= count
+            sheet.frozen_rows = min(sheet.frozen_rows, sheet.row_count - 1)
+        else:
+            sheet.column_count -= count
+            sheet.frozen_columns = min(sheet.frozen_columns, sheet.column_count - 1)
+
+    def _shift_formulas(self, spreadsheet, changed: Sheet, dimension: str, start: int, delta: int) -> None:
+        for sheet in self.sheets(spreadsheet):
+            grid = self.grid(sheet)
+
+            def targets(title: str | None, sheet=sheet) -> bool:
+                return sheet is changed if title is None else title.lower() == changed.title.lower()
+
+            for key, cell in list(grid.cells.items()):
+                if cell[0] and "formulaValue" in cell[0]:
+                    new = shift_references(cell[0]["formulaValue"], targets, dimension, start, delta)
+                    if new != cell[0]["formulaValue"]:
+                        self.touch(grid)
+                        grid.cells[key] = [{"formulaValue": new}, cell[1], cell[2]]
+
+    def _shift_filter(self, sheet: Sheet, axis: str, start: int, delta: int) -> None:
+        if not sheet.basic_filter:
+            return
+        flt = copy.deepcopy(sheet.basic_filter)
+        rng = flt["range"]
+        s, e = rng.get(f"start{axis}Index", 0), rng.get(f"end{axis}Index")
+        if e is None:
+            return
+        if delta > 0:
+            if s >= start:
+                s += delta
+            if e > start:
+                e += delta
+        else:
+            count = -delta
+            s = s if s < start else max(start, s - count)
+            e = e - max(0, min(e, start + count) - max(s, start)) if e > start else e
+        if e <= s:
+            sheet.basic_filter = None
+            return
+        rng[f"start{axis}Index"], rng[f"end{axis}Index"] = s, e
+        sheet.basic_filter = flt
+
+    def req_appendDimension(self, spreadsheet, spec):
+        sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
+        length = int(spec.get("length", 0))
+        if length < 1:
+            raise ApiError("Invalid length: must be positive")
+        if spec.get("dimension") == "ROWS":
+            self._resize(spreadsheet, sheet, sheet.row_count + length, sheet.column_count)
+        elif spec.get("dimension") == "COLUMNS":
+            self._resize(spreadsheet, sheet, sheet.row_count, sheet.column_count + length)
+        else:
+            raise ApiError("Invalid dimension: must be ROWS or COLUMNS")
+
+    def req_updateCells(self, spreadsheet, spec):
+        fields = parse_fields(spec.get("fields", ""))
+        if not fields:
+            raise ApiError("At least one field must be updated, but none was specified.")
+        rows = spec.get("rows", [])
+        if "range" in spec:
+            sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec["range"])
+        elif "start" in spec:
+            start = spec["start"]
+            sheet = self.sheet_by_id(spreadsheet, start.get("sheetId", 0))
+            r1, c1 = int(start.get("rowIndex", 0)), int(start.get("columnIndex", 0))
+            r2 = r1 + len(rows)
+            c2 = c1 + max((len(row.get("values", [])) for row in rows), default=0)
+            if r2 > sheet.row_count or c2 > sheet.column_count:
+                raise ApiError(f"Range exceeds grid limits. Max rows: {sheet.row_count}, max columns: "
+                               f"{sheet.column_count}")
+        else:
+            raise ApiError("updateCells needs a range or a start")
+        grid = self.touch(self.grid(sheet))
+        for r in range(r1, r2):
+            row = rows[r - r1] if r - r1 < len(rows) else {}
+            values = row.get("values", []) if isinstance(row, dict) else []
+            for c in range(c1, c2):
+                cell = values[c - c1] if c - c1 < len(values) else {}
+                self._write_cell(grid, r, c, cell if isinstance(cell, dict) else {}, fields)
+
+    def _write_cell(self, grid: Grid, row: int, col: int, data: dict, fields: list[list[str]]) -> None:
+        user, fmt, pivot = grid.get(row, col)
+        current = {k: v for k, v in (("userEnteredValue", user), ("userEnteredFormat", fmt), ("pivotTable", pivot)) if v}
+        new = apply_mask(current, data, fields)
+        value = new.get("userEnteredValue")
+        if value is not None:
+            if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in (
+                    "numberValue", "stringValue", "boolValue", "formulaValue"):
+                raise ApiError(f"Invalid userEnteredValue: {str(value)[:100]}")
+            if "formulaValue" in value and not str(value["formulaValue"]).startswith("="):
+                raise ApiError("Invalid formulaValue: a formula starts with '='")
+        table = new.get("pivotTable")
+        if table is not None:
+            table = _check_pivot(table)
+        grid.put(row, col, value=value, fmt=new.get("userEnteredFormat") or None, pivot=table)
+
+    def req_repeatCell(self, spreadsheet, spec):
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
+        fields = parse_fields(spec.get("fields", ""))
+        if not fields:
+            raise ApiError("At least one field must be updated, but none was specified.")
+        cell = spec.get("cell", {})
+        grid = self.touch(self.grid(sheet))
+        for r in range(r1, r2):
+            for c in range(c1, c2):
+                self._write_cell(grid, r, c, cell, fields)
+
+    def req_sortRange(self, spreadsheet, spec):
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
+        specs = spec.get("sortSpecs", [])
+        if not specs:
+            raise ApiError("sortSpecs must not be empty")
+        grid, values = self.grid(sheet), self.effective(sheet)
+        rows = list(range(r1, r2))
+        for sort in reversed(specs):
+            col = int(sort.get("dimensionIndex", 0))
+            if not c1 <= col < c2:
+                raise ApiError(f"Invalid sortSpec: dimensionIndex {col} is outside the range")
+            descending = sort.get("sortOrder", "ASCENDING") == "DESCENDING"
+            present = [r for r in rows if values.get((r, col)) is not None]
+            empty = [r for r in rows if values.get((r, col)) is None]
+            present.sort(key=lambda r: _sort_key(values[(r, col)]), reverse=descending)
+            rows = present + empty  # empty cells always last, as in Sheets
+        old = {(r, c): grid.get(r, c) for r in range(r1, r2) for c in range(c1, c2)}
+        self.touch(grid)
+        for target, source in zip(range(r1, r2), rows):
+            for c in range(c1, c2):
+                value, fmt, pivot = old[(source, c)]
+                grid.put(target, c, value=_moved_formula(value, source, target), fmt=fmt, pivot=pivot)
+
+    def req_mergeCells(self, spreadsheet, spec):
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
+        kind = spec.get("mergeType", "MERGE_ALL")
+        if kind == "MERGE_ALL":
+            blocks = [(r1, r2, c1, c2)]
+        elif kind == "MERGE_ROWS":
+            blocks = [(r, r + 1, c1, c2) for r in range(r1, r2)]
+        elif kind == "MERGE_COLUMNS":
+            blocks = [(r1, r2, c, c + 1) for c in range(c1, c2)]
+        else:
+            raise ApiError(f"Invalid mergeType: {kind}")
+        merges = list(sheet.merges)
+        grid = self.touch(self.grid(sheet))
+        for a, b, c, d in blocks:
+            if (b - a) * (d - c) < 2:
+                continue
+            for m in merges:
+                if a < m["endRowIndex"] and m["startRowIndex"] < b and c < m["endColumnIndex"] and m["startColumnIndex"] < d:
+                    raise ApiError("You can't merge cells that overlap an existing merge; unmerge them first.")
+            for r in range(a, b):  # Sheets keeps the top-left value only
+                for col in range(c, d):
+                    if (r, col) != (a, c):
+                        grid.put(r, col, value=None)
+            merges.append({"startRowIndex": a, "endRowIndex": b, "startColumnIndex": c, "endColumnIndex": d})
+        sheet.merges = sorted(merges, key=lambda m: (m["startRowIndex"], m["startColumnIndex"]))
+
+    def req_unmergeCells(self, spreadsheet, spec):
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
+        kept = []
+        for m in sheet.merges:
+            overlaps = r1 < m["endRowIndex"] and m["startRowIndex"] < r2 and c1 < m["endColumnIndex"] \
+                and m["startColumnIndex"] < c2
+            inside = r1 <= m["startRowIndex"] and m["endRowIndex"] <= r2 and c1 <= m["startColumnIndex"] \
+                and m["endColumnIndex"] <= c2
+            if overlaps and not inside:
+                raise ApiError("You must select all cells in a merged range to unmerge it.")
+            if not overlaps:
+                kept.append(m)
+        sheet.merges = kept
+
+    def req_setBasicFilter(self, spreadsheet, spec):
+        flt = spec.get("filter")
+        if not isinstance(flt, dict):
+            raise ApiError("setBasicFilter needs a filter")
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, flt.get("range", {}))
+        stored = {"range": {"startRowIndex": r1, "endRowIndex": r2, "startColumnIndex": c1, "endColumnIndex": c2}}
+        for key in ("sortSpecs", "criteria", "filterSpecs"):
+            if key in flt:
+                stored[key] = copy.deepcopy(flt[key])
+        if flt.get("sortSpecs"):
+            self.req_sortRange(spreadsheet, {"range": {"sheetId": sheet.sheet_id, "startRowIndex": r1 + 1,
+                                                       "endRowIndex": r2, "startColumnIndex": c1,
+                                                       "endColumnIndex": c2}, "sortSpecs": flt["sortSpecs"]})
+        sheet.basic_filter = stored
+
+    def req_clearBasicFilter(self, spreadsheet, spec):
+        sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
+        sheet.basic_filter = None
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _param(query: dict, name: str, default: str) -> str:
+    values = query.get(name)
+    return values[-1] if values else default
+
+
+def _sheet_id_base(spreadsheet_id: str) -> int:
+    """Sheet ids are unique across the world's spreadsheets: each spreadsheet has its own block."""
+    return (sum(ord(ch) * 31 ** i for i, ch in enumerate(spreadsheet_id)) % 9973) * 1000
+
+
+def _with_sheet(value: dict, sheet_id: int | None) -> dict:
+    value = copy.deepcopy(value)
+    if "range" in value and sheet_id is not None:
+        value["range"] = {"sheetId": sheet_id, **value["range"]}
+    return value
+
+
+def _user_value(user: dict) -> Any:
+    if "numberValue" in user:
+        return float(user["numberValue"])
+    if "boolValue" in user:
+        return bool(user["boolValue"])
+    return str(user.get("stringValue", ""))
+
+
+def _effective_value(value: Any) -> dict:
+    if isinstance(value, FormulaError):
+        return {"errorValue": {"type": "ERROR", "message": str(value)}}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, float):
+        return {"numberValue": _number_json(value)}
+    return {"stringValue": value}
+
+
+def formatted(value: Any, fmt: dict | None) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return format_number(value, (fmt or {}).get("numberFormat"))
+    return str(value)
+
+
+def _sort_key(value: Any) -> tuple:
+    # Sheets orders numbers before text before booleans; text case-insensitively.
+    if isinstance(value, bool):
+        return (2, value, "")
+    if isinstance(value, float):
+        return (0, value, "")
+    return (1, 0, str(value).lower())
+
+
+_REFERENCE = re.compile(r"(\$?)([A-Z]{1,3})(\$?)(\d+)(?![\w(])")
+
+
+def _moved_formula(value: dict | None, source: int, target: int) -> dict | None:
+    """A formula moved from row ``source`` to ``target`` by a sort: relative row references follow."""
+    if not value or "formulaValue" not in value or source == target:
+        return value
+    delta = target - source
+
+    def shift(match: re.Match) -> str:
+        if match.group(3):
+            return match.group(0)
+        return f"{match.group(1)}{match.group(2)}{max(1, int(match.group(4)) + delta)}"
+
+    return {"formulaValue": _REFERENCE.sub(shift, value["formulaValue"])}
+
+
+_A1_REF = re.compile(
+    r"(?P<sheet>(?:'(?:[^']|'')*'|[A-Za-z_][A-Za-z0-9_.]*)!)?"
+    r"(?P<c1>\$?)(?P<col1>[A-Z]{1,3})(?P<r1>\$?)(?P<row1>\d+)"
+    r"(?::(?P<c2>\$?)(?P<col2>[A-Z]{1,3})(?P<r2>\$?)(?P<row2>\d+))?(?![\w(])")
+
+
+def shift_references(formula: str, targets_sheet: Callable[[str | None], bool], dimension: str, start: int,
+                     delta: int) -> str:
+    """A formula after rows (or columns) were inserted (``delta`` > 0) at ``start`` or deleted
+    (``delta`` < 0) from ``start``: references to the changed sheet follow their cells, as in
+    Sheets; a reference to a deleted cell becomes ``#REF!``. Text in double quotes is left alone."""
+    from toolgym.worlds.sheets.a1 import letters_col
+
+    def move(index: int, is_end: bool) -> int | None:
+        if delta > 0:
+            return index + delta if index >= start else index
+        end = start - delta
+        if start <= index < end:
+            return start - 1 if is_end else start
+        return index + delta if index >= end else index
+
+    def replace(match: re.Match) -> str:
+        sheet = match.group("sheet")
+        title = None
+        if sheet:
+            title = sheet[:-1]
+            title = title[1:-1].replace("''", "'") if title.startswith("'") else title
+        if not targets_sheet(title):
+            return match.group(0)
+        corners = [(match.group("c1"), match.group("col1"), match.group("r1"), match.group("row1"))]
+        if match.group("col2"):
+            corners.append((match.group("c2"), match.group("col2"), match.group("r2"), match.group("row2")))
+        moved = []
+        for number, (cabs, col, rabs, row) in enumerate(corners):
+            index = int(row) - 1 if dimension == "ROWS" else letters_col(col)
+            new = move(index, is_end=number == 1)
+            if len(corners) == 1 and delta < 0 and start <= index < start - delta:
+                return "#REF!"
+            moved.append(new)
+        if len(moved) == 2 and moved[1] < moved[0]:
+            return "#REF!"
+        parts = []
+        for (cabs, col, rabs, row), index in zip(corners, moved):
+            if dimension == "ROWS":
+                parts.append(f"{cabs}{col}{rabs}{index + 1}")
+            else:
+                parts.append(f"{cabs}{col_letters(index)}{rabs}{row}")
+        return (sheet or "") + ":".join(parts)
+
+    pieces = formula.split('"')
+    for i in range(0, len(pieces), 2):  # outside string literals
+        pieces[i] = _A1_REF.sub(replace, pieces[i])
+    return '"'.join(pieces)
+
+
+_SUMMARIZE = ("SUM", "COUNTA", "COUNT", "AVERAGE", "MAX", "MIN")
+
+
+def _check_pivot(table: Any) -> dict:
+    if not isinstance(table, dict) or not isinstance(table.get("source"), dict):
+        raise ApiError("Invalid pivotTable: a source range is required")
+    for group in table.get("rows", []) + table.get("columns", []):
+        if not isinstance(group, dict) or not isinstance(group.get("sourceColumnOffset"), int):
+            raise ApiError("Invalid pivotTable group: sourceColumnOffset is required")
+    values = table.get("values", [])
+    if not values:
+        raise ApiError("Invalid pivotTable: at least one value is required")
+    for value in values:
+        if not isinstance(value, dict) or not isinstance(value.get("sourceColumnOffset"), int) \
+                or value.get("summarizeFunction", "SUM") not in _SUMMARIZE:
+            raise ApiError(f"Invalid pivotTable value (summarizeFunction one of {', '.join(_SUMMARIZE)})")
+    if len(table.get("rows", [])) > 1 or len(table.get("columns", [])) > 1:
+        raise ApiError("The simulated service supports pivot tables with at most one row group and one column group")
+    return copy.deepcopy(table)
+
+
+def _summarize(function: str, items: list) -> Any:
+    numbers = [v for v in items if isinstance(v, float)]
+    if function == "COUNTA":
+        return float(len([v for v in items if v is not None and v != ""]))
+    if function == "COUNT":
+        return float(len(numbers))
+    if function == "SUM":
+        return float(sum(numbers))
+    if not numbers:
+        return FormulaError("#DIV/0!") if function == "AVERAGE" else 0.0
+    return {"AVERAGE": sum(numbers) / len(numbers), "MAX": max(numbers), "MIN": min(numbers)}[function]
+
+
+def pivot_table(table: list[list[Any]], pivot: dict) -> dict[tuple[int, int], Any]:
+    """The cells of a pivot table over ``table`` (its first row the headers), relative to the anchor.
+
+    Layout, as Sheets draws it: with a row group, a header row (the group's header, then one
+    column per value named ``"SUM of Sales"``), one row per group value in ascending order
+    (or ``sortOrder: DESCENDING``) and a ``Grand Total`` row. With a column group as well,
+    the first row names the value and the column group's header, the second the row group's
+    header, each column value and ``Grand Total``.
+    """
+    if not table:
+        return {}
+    headers, data = table[0], table[1:]
+    width = len(headers)
+
+    def header(offset: int) -> str:
+        return str(headers[offset]) if 0 <= offset < width and headers[offset] is not None else ""
+
+    def field(group: dict) -> int:
+        offset = group["sourceColumnOffset"]
+        if not 0 <= offset < width:
+            raise ApiError(f"sourceColumnOffset {offset} is outside the source range")
+        return offset
+
+    def ordered(keys: set, group: dict) -> list:
+        keys = sorted(keys, key=lambda v: _sort_key(v) if v is not None else (3, 0, ""))
+        return keys[::-1] if group.get("sortOrder") == "DESCENDING" else keys
+
+    values = pivot.get("values", [])
+    rows, columns = pivot.get("rows", []), pivot.get("columns", [])
+    data = [row for row in data if any(v is not None for v in row)]
+    labels = [f"{v.get('summarizeFunction', 'SUM')} of {header(field(v))}" for v in values]
+    out: dict[tuple[int, int], Any] = {}
+    row_field = field(rows[0]) if rows else None
+    col_field = field(columns[0]) if columns else None
+    row_keys = ordered({r[row_field] for r in data}, rows[0]) if rows else [None]
+    if col_field is None:
+        out[(0, 0)] = header(row_field) if rows else None
+        for j, label in enumerate(labels):
+            out[(0, (1 if rows else 0) + j)] = label
+        line = 1
+        for key in row_keys if rows else []:
+            out[(line, 0)] = key
+            for j, value in enumerate(values):
+                out[(line, 1 + j)] = _summarize(value.get("summarizeFunction", "SUM"),
+                                                [r[field(value)] for r in data if r[row_field] == key])
+            line += 1
+        out[(line, 0)] = "Grand Total" if rows else None
+        for j, value in enumerate(values):
+            out[(line, (1 if rows else 0) + j)] = _summarize(value.get("summarizeFunction", "SUM"),
+                                                            [r[field(value)] for r in data])
+        return {k: v for k, v in out.items() if v is not None}
+    value = values[0]
+    function, source = value.get("summarizeFunction", "SUM"), field(value)
+    col_keys = ordered({r[col_field] for r in data}, columns[0])
+    out[(0, 0)], out[(0, 1)] = labels[0], header(col_field)
+    out[(1, 0)] = header(row_field) if rows else None
+    for j, key in enumerate(col_keys):
+        out[(1, 1 + j)] = key
+    out[(1, 1 + len(col_keys))] = "Grand Total"
+    line = 2
+    for key in row_keys if rows else []:
+        out[(line, 0)] = key
+        selected = [r for r in data if r[row_field] == key]
+        for j, col_key in enumerate(col_keys):
+            cells = [r[source] for r in selected if r[col_field] == col_key]
+            if cells:
+                out[(line, 1 + j)] = _summarize(function, cells)
+        out[(line, 1 + len(col_keys))] = _summarize(function, [r[source] for r in selected])
+        line += 1
+    out[(line, 0)] = "Grand Total"
+    for j, col_key in enumerate(col_keys):
+        out[(line, 1 + j)] = _summarize(function, [r[source] for r in data if r[col_field] == col_key])
+    out[(line, 1 + len(col_keys))] = _summarize(function, [r[source] for r in data])
+    return {k: v for k, v in out.items() if v is not None}

@@ -1,0 +1,56 @@
+"""The tables of the simulated Google Sheets service.
+
+A spreadsheet has sheets; a sheet has its grid properties, its merges and its basic filter;
+a cell holds what the user entered (``userEnteredValue``, in the API's shape, e.g.
+``{"numberValue": 3}`` or ``{"formulaValue": "=SUM(A1:A3)"}``), its user-entered format
+and, for the anchor of a pivot table, the pivot table's definition. Effective values
+(formula results, pivot table output) and effective formats are derived when read.
+Rows and columns are 0-based, as in the API's ``GridRange``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from toolgym.worlds.base import Record
+
+
+class SheetsBase(DeclarativeBase):
+    pass
+
+
+class Spreadsheet(SheetsBase, Record):
+    __tablename__ = "spreadsheets"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    title: Mapped[str] = mapped_column(String)
+    locale: Mapped[str] = mapped_column(String, default="en_US")
+    time_zone: Mapped[str] = mapped_column(String, default="Etc/GMT")
+    next_sheet_id: Mapped[int] = mapped_column(Integer, default=1)
+
+
+class Sheet(SheetsBase, Record):
+    __tablename__ = "sheets"
+
+    sheet_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    spreadsheet_id: Mapped[str] = mapped_column(ForeignKey("spreadsheets.id"), index=True)
+    title: Mapped[str] = mapped_column(String)
+    index: Mapped[int] = mapped_column(Integer)
+    row_count: Mapped[int] = mapped_column(Integer, default=1000)
+    column_count: Mapped[int] = mapped_column(Integer, default=26)
+    frozen_rows: Mapped[int] = mapped_column(Integer, default=0)
+    frozen_columns: Mapped[int] = mapped_column(Integer, default=0)
+    merges: Mapped[list] = mapped_column(JSON, default=list)  # GridRange dicts without sheetId
+    basic_filter: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+
+
+class Cell(SheetsBase, Record):
+    __tablename__ = "cells"
+
+    sheet_id: Mapped[int] = mapped_column(ForeignKey("sheets.sheet_id"), primary_key=True)
+    row: Mapped[int] = mapped_column(Integer, primary_key=True)
+    col: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # userEnteredValue
+    format: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # userEnteredFormat
+    pivot: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # pivotTable anchored here

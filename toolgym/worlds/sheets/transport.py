@@ -1,0 +1,92 @@
+"""The simulated service plugged into gspread: a ``requests`` transport adapter.
+
+:func:`make_session` returns a ``requests.Session`` whose ``https://sheets.googleapis.com/``
+requests are answered by a :class:`~toolgym.worlds.sheets.api.SheetsService` in process, and
+whose every other request (Drive, OAuth, any host) is answered 403 without touching the
+network. :func:`make_client` gives ``gspread.Client(auth=None, session=...)`` that session:
+gspread itself is not patched. gspread is imported only here, on the first client.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+SHEETS_HOST = "https://sheets.googleapis.com/"
+
+
+def _response(request: Any, status: int, payload: dict):
+    import requests
+
+    response = requests.Response()
+    response.status_code = status
+    response._content = json.dumps(payload).encode("utf-8")
+    response.headers["Content-Type"] = "application/json; charset=UTF-8"
+    response.encoding = "utf-8"
+    response.url = request.url
+    response.request = request
+    response.reason = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}.get(status, "Error")
+    return response
+
+
+def _adapter_classes():
+    from requests.adapters import BaseAdapter
+
+    class SheetsAdapter(BaseAdapter):
+        """Answers Sheets API v4 requests from the simulated service."""
+
+        def __init__(self, service):
+            super().__init__()
+            self.service = service
+
+        def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
+            url = urlsplit(request.url)
+            query = parse_qs(url.query, keep_blank_values=True)
+            body = request.body
+            if isinstance(body, bytes):
+                body = body.decode("utf-8", errors="replace")
+            try:
+                payload = json.loads(body) if body else None
+            except ValueError:
+                return _response(request, 400, {"error": {"code": 400, "message": "Invalid JSON payload received.",
+                                                          "status": "INVALID_ARGUMENT"}})
+            status, result = self.service.handle(request.method, url.path, query, payload)
+            return _response(request, status, result)
+
+        def close(self):
+            pass
+
+    class OfflineAdapter(BaseAdapter):
+        """Answers every other request 403: the simulated world has no network."""
+
+        def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
+            host = urlsplit(request.url).netloc
+            return _response(request, 403, {"error": {
+                "code": 403, "status": "PERMISSION_DENIED",
+                "message": f"{host} is not reachable: only the simulated Sheets API answers in this environment."}})
+
+        def close(self):
+            pass
+
+    return SheetsAdapter, OfflineAdapter
+
+
+def make_session(service):
+    """A ``requests.Session`` answered by ``service`` (Sheets) and offline for everything else."""
+    import requests
+
+    sheets_adapter, offline_adapter = _adapter_classes()
+    session = requests.Session()
+    session.trust_env = False  # no proxies, .netrc or CA bundles from the environment: nothing leaves
+    session.mount("http://", offline_adapter())
+    session.mount("https://", offline_adapter())
+    session.mount(SHEETS_HOST, sheets_adapter(service))
+    return session
+
+
+def make_client(service):
+    """A real ``gspread.Client`` whose HTTP session is answered by ``service``."""
+    import gspread
+
+    return gspread.Client(auth=None, session=make_session(service))

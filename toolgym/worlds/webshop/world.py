@@ -1,0 +1,230 @@
+"""The WebShop world: a seeded product catalogue in SQLite, in WebShop's product schema.
+
+The catalogue is generated (WebShop's own is an Amazon scrape on a file host): ``num_products``
+products spread over WebShop's five categories, each of a :class:`ProductType` with a made-up
+brand, a title, a description, bullet points, attribute phrases, customization options, a
+price or price range, reviews and a rating, and a synthetic instruction (WebShop's
+``items_ins_v2`` entry) from which :mod:`toolgym.worlds.webshop.tasks` makes the goals.
+
+Official products (WebShop's ``items_shuffle*.json``) can be loaded instead (``products=``):
+the env's official loader turns them into rows first.
+
+The shop itself never changes during an episode: the browsing session (the page, the search
+keywords, the product and the options chosen) lives in ``aux["session"]``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from datetime import datetime
+from typing import Any
+
+from faker import Faker
+from sqlalchemy import JSON, select
+
+from toolgym.worlds.base import World
+from toolgym.worlds.webshop.catalogue import BRAND_SYLLABLES, CATEGORIES, OPENERS, PRODUCT_TYPES, ProductType
+from toolgym.worlds.webshop.data_model import Product, WebShopBase
+from toolgym.worlds.webshop.reward import fuzzy_match, normalize_color
+
+MAX_PRODUCTS = 1_000_000
+ASIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+PRICE_RANGES = {"beauty": (6, 60), "food": (4, 45), "fashion": (12, 90), "furniture": (18, 380),
+                "electronics": (7, 250)}
+_NOT_NOUNS = {"for", "with", "and", "of", "the", "a", "in", "to"}
+
+
+class WebShopWorld(World):
+    """A WebShop catalogue.
+
+    Args:
+        url: SQLAlchemy URL of the database (in-memory SQLite by default, or a SQLite file).
+        seed: Seed of the generated catalogue.
+        now: Start of the simulated clock (unused by the shop; kept for the World contract).
+        num_products: How many products to generate (1 to 1,000,000).
+        products: Rows (dicts of :class:`Product` columns) to load instead of generating, with
+            ``source``: a JSON-able description of where they come from, for the fingerprint.
+    """
+
+    Base = WebShopBase
+    generator_modules = ("toolgym.worlds.webshop.catalogue", "toolgym.worlds.webshop.reward")
+
+    def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9),
+                 num_products: int = 1000, products: list[dict] | None = None, source: Any = None):
+        if products is None and not (isinstance(num_products, int) and 1 <= num_products <= MAX_PRODUCTS):
+            raise ValueError(f"WebShopWorld: num_products must be an int from 1 to {MAX_PRODUCTS:,}, "
+                             f"got {num_products!r}")
+        self.num_products = len(products) if products is not None else num_products
+        self._given_products = products
+        self._source = source
+        super().__init__(url=url, seed=seed, now=now)
+        self._given_products = None  # only populate needs them
+
+    def generator_parameters(self) -> dict:
+        if self._source is not None:
+            return {"source": self._source, "num_products": self.num_products}
+        return {"num_products": self.num_products}
+
+    def populate(self) -> None:
+        rows = self._given_products if self._given_products is not None else iter_products(
+            self.seed, self.num_products)
+        columns = [c.name for c in Product.__table__.columns]
+        json_columns = {c.name for c in Product.__table__.columns if isinstance(c.type, JSON)}
+        statement = f"INSERT INTO products ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        raw = self._raw_sqlite()
+
+        def encoded(row: dict) -> tuple:
+            return tuple(json.dumps(row[c]) if c in json_columns and row[c] is not None else row[c] for c in columns)
+        batch = []
+        for row in rows:  # in batches: 100,000 generated products are never all in memory as dicts
+            batch.append(encoded(row))
+            if len(batch) == 10_000:
+                raw.executemany(statement, batch)
+                batch = []
+        raw.executemany(statement, batch)
+        raw.commit()
+
+    # -- reads ------------------------------------------------------------------------------
+    def products(self, asins: list[str]) -> dict[str, Product]:
+        """The products with these asins (absent ones left out)."""
+        found = self.session.scalars(select(Product).where(Product.asin.in_(asins))).all()
+        return {p.asin: p for p in found}
+
+    def product(self, asin: str) -> Product | None:
+        return self.session.get(Product, asin)
+
+    def all_rows(self, *columns: str) -> list[tuple]:
+        """The given columns of every product in catalogue order."""
+        cols = ", ".join(f'"{c}"' for c in columns)
+        return self._raw_sqlite().execute(f'SELECT {cols} FROM products ORDER BY seq').fetchall()
+
+
+def webshop_dict(product: Product) -> dict:
+    """The product as WebShop's ``load_products`` gives it (the keys the pages and reward read)."""
+    return {"asin": product.asin, "name": product.name, "Title": product.name, "Description": product.description,
+            "BulletPoints": list(product.bullet_points), "category": product.category,
+            "product_category": product.product_category, "query": product.query, "pricing": list(product.pricing),
+            "Price": product.price_tag, "options": {k: list(v) for k, v in product.options.items()},
+            "Attributes": list(product.attributes), "Reviews": list(product.reviews), "Rating": product.rating,
+            "MainImage": product.main_image, "title_nouns": list(product.title_nouns)}
+
+
+# -- generation --------------------------------------------------------------------------------
+def _text_pools(seed: int) -> dict[str, list[str]]:
+    """Sentences and review texts from a seeded faker, drawn once and then sampled (fast at 100,000)."""
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    return {"sentences": [fake.sentence(nb_words=12).lower() for _ in range(600)],
+            "review_titles": [fake.sentence(nb_words=4).rstrip(".") for _ in range(300)],
+            "review_bodies": [fake.paragraph(nb_sentences=2) for _ in range(600)]}
+
+
+def _brand(rng: random.Random) -> str:
+    return "".join(rng.choice(BRAND_SYLLABLES) for _ in range(rng.choice((2, 2, 3)))).capitalize()
+
+
+def _asin(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        asin = "B0" + "".join(rng.choice(ASIN_CHARS) for _ in range(8))
+        if asin not in taken:
+            taken.add(asin)
+            return asin
+
+
+@functools.lru_cache(maxsize=50_000)
+def _distinct(values: tuple[str, ...], name: str) -> list[str]:
+    """Values no two of which the reward would take for one another (so option choices discriminate)."""
+    kept: list[str] = []
+    for value in values:
+        if name == "size":
+            clash = value in kept
+        else:
+            clash = any(fuzzy_match(normalize_color(value), normalize_color(k)) for k in kept)
+        if not clash:
+            kept.append(value)
+    return kept
+
+
+def _join(phrases: list[str]) -> str:
+    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def instruction_for(rng: random.Random, ptype: ProductType, attributes: list[str]) -> str:
+    """A synthetic instruction in one of several templates, lower-case as WebShop's are."""
+    noun, attrs = ptype.noun, _join(attributes)
+    first, rest = attributes[0], attributes[1:]
+    opener = rng.choice(OPENERS)
+    template = rng.randrange(5)
+    if template == 0:
+        text = f"{opener} {_article(noun)} {noun} that is {attrs}"
+    elif template == 1:
+        text = f"{opener} {_article(first)} {first} {noun}" + (f" with {_join(rest)}" if rest else "")
+    elif template == 2:
+        text = f"{opener} {ptype.query} which are {attrs}"
+    elif template == 3:
+        text = f"{opener} {_article(noun)} {noun}, {attrs}"
+    else:
+        text = f"{opener} some {ptype.query}. they should be {attrs}"
+    return text.lower()
+
+
+def iter_products(seed: int, count: int):
+    """``count`` product rows, one at a time, a function of ``seed`` and ``count`` only."""
+    rng = random.Random(f"webshop-catalogue-{seed}")
+    pools = _text_pools(seed)
+    taken: set[str] = set()
+    types = [(category, ptype) for category in CATEGORIES for ptype in PRODUCT_TYPES[category]]
+    for seq in range(count):
+        category, ptype = types[rng.randrange(len(types))]
+        yield _product(rng, pools, seq, category, ptype, _asin(rng, taken))
+
+
+def generate_products(seed: int, count: int) -> list[dict]:
+    """``count`` product rows, a function of ``seed`` and ``count`` only."""
+    return list(iter_products(seed, count))
+
+
+def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: ProductType, asin: str) -> dict:
+    brand = _brand(rng)
+    adjectives = rng.sample(ptype.adjectives, rng.choice((1, 1, 2))) if ptype.adjectives else []
+    attributes = sorted(rng.sample(ptype.attributes, min(len(ptype.attributes), rng.randint(3, 5))),
+                        key=ptype.attributes.index)
+    detail = rng.choice(ptype.details) if ptype.details and rng.random() < 0.7 else ""
+    featured = attributes[0] if rng.random() < 0.4 else ""
+    words = [brand, featured, *adjectives, ptype.noun, detail]
+    title = " ".join(w.title() if i else w for i, w in enumerate(words) if w)
+    detail_nouns = [w for w in detail.split() if w.isalpha() and w not in _NOT_NOUNS][-1:]
+    title_nouns = [brand.lower(), *ptype.noun.split(), *detail_nouns]
+    options = {}
+    for name, pool in sorted(ptype.options.items()):
+        chosen = sorted(rng.sample(pool, min(len(pool), rng.randint(2, 5))), key=pool.index)
+        options[name] = list(_distinct(tuple(chosen), name))
+    low, high = PRICE_RANGES[category]
+    first = round(round(rng.uniform(low, high)) - 0.01, 2)
+    if rng.random() < 0.3:
+        second = round(round(first * rng.uniform(1.1, 1.6)) + 0.99, 2)
+        pricing, price_tag = [first, second], f"${first} to ${second}"
+        price = round(rng.uniform(first, second), 2)
+    else:
+        pricing, price_tag, price = [first], f"${first}", first
+    sentences = rng.sample(pools["sentences"], 3)
+    description = (f"{title}. " + " ".join(s.capitalize() for s in sentences[:2])
+                   + f" Made to be {_join(rng.sample(attributes, min(2, len(attributes))))}. {sentences[2].capitalize()}")
+    bullets = [f"{a.upper()} - {rng.choice(pools['sentences']).capitalize()}" for a in attributes[:rng.randint(2, 4)]]
+    bullets.append(f"WHAT YOU GET - {ptype.noun}, {rng.choice(pools['sentences'])}")
+    reviews = [{"title": rng.choice(pools["review_titles"]), "score": rng.choices((1, 2, 3, 4, 5), cum_weights=(1, 2, 4, 8, 14))[0],
+                "body": rng.choice(pools["review_bodies"])} for _ in range(rng.choice((0, 1, 2, 3, 4)))]
+    rating = f"{sum(r['score'] for r in reviews) / len(reviews):.1f}" if reviews else "N.A."
+    goal_attributes = sorted(rng.sample(attributes, min(len(attributes), rng.randint(1, 3))), key=attributes.index)
+    return {"asin": asin, "seq": seq, "name": title, "description": description, "bullet_points": bullets,
+            "category": category, "product_category": ptype.path, "query": ptype.query, "pricing": pricing,
+            "price_tag": price_tag, "price": price, "options": options, "attributes": attributes,
+            "reviews": reviews, "rating": rating, "main_image": f"https://images.toolgym.invalid/{asin}.jpg",
+            "title_nouns": title_nouns, "instruction": instruction_for(rng, ptype, goal_attributes),
+            "instruction_attributes": goal_attributes}
