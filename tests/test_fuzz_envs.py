@@ -14,6 +14,7 @@ from gymnasium.envs.registration import load_env_creator
 
 import toolgym
 from toolgym.agents.fuzz import fuzz_run, retime
+from conftest import play_oracle
 
 # Each env in each of its modes; AppBench with a smaller built-in set so that it makes quickly.
 SMALL = {"AppBench-v0": {"tasks_per_category": 10}}
@@ -37,11 +38,5 @@ def test_fuzzed_actions_never_raise_and_stay_bounded(env_id, kwargs):
     assert [(s, a) for s, a in retimed if s >= MAX_STEP_SECONDS] == []
     assert stats["peak_bytes"] < MAX_STEP_PEAK_BYTES
     # The env is still usable: the oracle solves a task after the fuzzing.
-    base = env.unwrapped
-    obs, info = env.reset(seed=0, options={"task_id": base.task_ids()[0]})
-    total, done = 0.0, False
-    while not done:
-        obs, reward, terminated, truncated, info = env.step(base.oracle_action())
-        total += reward
-        done = terminated or truncated
+    total, info, _ = play_oracle(env, env.unwrapped.task_ids()[0])
     assert info["metrics"]["success"] == 1 and total == pytest.approx(1)

@@ -17,6 +17,8 @@ from toolgym.worlds.rapidapi.naming import argument_name, function_name, standar
 from toolgym.worlds.rapidapi.tasks import GROUP_SIZES
 from toolgym.worlds.rapidapi.world import RapidAPIWorld, example_arguments, matches_template, request_key
 
+from conftest import play_oracle
+
 _ENV: list = []
 
 
@@ -54,12 +56,7 @@ def _lookup_task(env):
 def test_oracle_passes_every_builtin_task_and_groups_have_the_papers_sizes(env):
     groups = {}
     for task_id in env.task_ids():
-        env.reset(seed=0, options={"task_id": task_id})
-        total, done = 0.0, False
-        while not done:
-            _, reward, terminated, truncated, info = env.step(env.oracle_action())
-            total += reward
-            done = terminated or truncated
+        total, info, terminated = play_oracle(env, task_id)
         assert terminated and info["metrics"]["pass"] == 1.0 == total, (task_id, info["metrics"])
         assert info["metrics"]["relevant_api_recall"] == 1.0 and info["metrics"]["invalid_calls"] == 0
         groups[env.task_split(task_id)] = groups.get(env.task_split(task_id), 0) + 1

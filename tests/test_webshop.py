@@ -19,6 +19,8 @@ from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set
 from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
 from toolgym.worlds.webshop.world import WebShopWorld
 
+from conftest import play_oracle
+
 INSTRUCTION = "i need a long lasting red lipstick, and price lower than 30.00 dollars"
 
 
@@ -241,12 +243,7 @@ def test_search_anywhere_in_paper_compat_and_truncation():
 
 def test_oracle_scores_one_on_every_built_in_goal(env):
     for task_id in env.task_ids():
-        env.reset(seed=0, options={"task_id": task_id})
-        total, done = 0.0, False
-        while not done:
-            _, reward, terminated, truncated, info = env.step(env.oracle_action())
-            total += reward
-            done = terminated or truncated
+        total, info, _ = play_oracle(env, task_id)
         metrics = info["metrics"]
         assert (metrics["score"], metrics["success"], metrics["purchased"], total) == (1.0, 1, 1, 1.0), task_id
         assert metrics["steps"] <= env.max_steps
