@@ -3,12 +3,14 @@
     python examples/grpo_toolgym.py --env OpenWeather-v0 --model tiny --max-steps 20 --sft-steps 60 \
         --env-kwarg k_shot=0 --metric key_f1 --plot docs/grpo_reward_curve.png
     python examples/grpo_toolgym.py --env ToolTalk-v0 --model tiny --max-steps 4
+    python examples/grpo_toolgym.py --env HomeSearch-v0 --env-kwarg mode=multi_step --env-kwarg num_demos=0 \
+        --model tiny --max-steps 4 --sft-steps 150 --metric f1
 
 Single-step envs (one curl command, program or plan per episode) train with TRL's own
 generation and :class:`toolgym.train.EnvReward`, which plays each completion on a fresh env.
 Multi-turn envs (ToolTalk, AppBench interactive, the step modes) train with
 :func:`toolgym.train.make_rollout_func`: whole episodes with the trainer's model, the env's
-tokens masked out, the episode return as the reward.
+tokens masked out, the episode return (or ``--metric``) as the reward.
 
 ``--model tiny`` builds a tiny random Llama model (toolgym.agents.llm.tiny) whose tokenizer is
 trained on the env's prompts; ``--sft-steps N`` first fits it for N steps to oracle episodes
@@ -66,11 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--learning-rate", type=float, default=5e-4, help="GRPO learning rate (default 5e-4)")
     p.add_argument("--sft-learning-rate", type=float, default=3e-3, help="warm-up learning rate (default 3e-3)")
     p.add_argument("--temperature", type=float, default=1.0)
-    p.add_argument("--metric", help="score with this info['metrics'] key instead of the return "
-                                    "(single-step envs), e.g. key_f1")
+    p.add_argument("--metric", help="score with this info['metrics'] key instead of the return, "
+                                    "e.g. key_f1 (ToolBench REST envs) or f1 (HomeSearch)")
     p.add_argument("--episode-steps", type=int, default=8, help="multi-turn: steps after which an episode is cut")
     p.add_argument("--sft-steps", type=int, default=0, help="warm-up steps on oracle episodes before GRPO")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", choices=["cuda", "cpu"],
+                   help="where the model trains (default: cuda when available, else cpu)")
     p.add_argument("--output-dir", help="trainer output (default: a temporary folder)")
     p.add_argument("--plot", help="write the reward curve to this PNG")
     p.add_argument("--hidden-size", type=int, default=32, help="tiny model width (default 32)")
@@ -95,7 +99,7 @@ def load_model(args, env: gym.Env, workdir: Path):
             corpus += [json.dumps(oracle) if isinstance(oracle, dict) else str(oracle or "")] * 5
         path = build_tiny_model(workdir / "tiny", seed=args.seed, corpus=corpus, hidden_size=args.hidden_size,
                                 num_layers=args.num_layers)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=torch.float32).to(device)
     return model, tokenizer
@@ -145,11 +149,11 @@ def train(args) -> dict:
         per_device_train_batch_size=args.prompts_per_step * args.num_generations,
         num_generations=args.num_generations, max_completion_length=args.max_completion_length,
         temperature=args.temperature, logging_steps=1, report_to="none", save_strategy="no", seed=args.seed,
-        use_cpu=not torch.cuda.is_available(), bf16=False, dataloader_num_workers=0, disable_tqdm=True)
+        use_cpu=next(model.parameters()).device.type == "cpu", bf16=False, dataloader_num_workers=0, disable_tqdm=True)
     if multi_turn:
         rollout_func = make_rollout_func(args.env, dataset, env_kwargs, seed=args.seed,
                                          batch_size=args.prompts_per_step * args.num_generations,
-                                         max_steps=args.episode_steps)
+                                         max_steps=args.episode_steps, metric=args.metric)
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[env_reward], args=config,
                               train_dataset=dataset, rollout_func=rollout_func)
     else:

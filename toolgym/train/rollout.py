@@ -55,7 +55,7 @@ class TrainerModelBackend(TransformersBackend):
 
 def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed: int = 0,
                       batch_size: int = 8, max_steps: int = MAX_STEPS, prompt_format: str | None = None,
-                      parser: str | None = None):
+                      parser: str | None = None, metric: str | None = None):
     """A ``rollout_func(prompts, trainer)`` that plays each prompt's task as a whole episode.
 
     Each prompt (TRL passes one per completion: a GRPO group is its prompt repeated) is looked
@@ -65,7 +65,8 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
     Prompts are token chains (:class:`~toolgym.eval.rollouts.TokenChain`), so an episode is one
     sequence: ``prompt_ids`` the first prompt, ``completion_ids`` everything after it, with
     ``env_mask`` 1 on exactly the model's tokens and ``logprobs`` (the model's, 0 on env
-    tokens), and ``env_reward`` the episode return, for :func:`~toolgym.train.env_reward`.
+    tokens), and ``env_reward`` the episode return (or ``metric``), for
+    :func:`~toolgym.train.env_reward`.
 
     Args:
         env_id: A toolgym env id.
@@ -76,6 +77,9 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
         max_steps: Steps after which an episode is cut.
         prompt_format: The agent's prompt format; default: the env's.
         parser: The agent's parser; default: the format's, else the env's.
+        metric: A key of the final ``info["metrics"]`` to use instead of the return, for
+            partial credit (e.g. ``f1`` of HomeSearch's statements); an episode cut before
+            it ends scores 0.
     """
     env_kwargs = dict(env_kwargs or {})
     task_of = {prompt_key(row["prompt"]): row["task_id"] for row in dataset}
@@ -105,7 +109,10 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
             out["completion_ids"].append(segment.completion_ids)
             out["logprobs"].append(segment.completion_logprobs)
             out["env_mask"].append(segment.completion_mask)
-            out["env_reward"].append(episode.episode_return)
+            if metric is None:
+                out["env_reward"].append(episode.episode_return)
+            else:
+                out["env_reward"].append(float((episode.metrics or {}).get(metric, 0.0)))
         return out
 
     return rollout_func
