@@ -248,6 +248,18 @@ def read_json(path: Path) -> Any:
         raise OfficialDataError(f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})") from None
 
 
+def read_json_list(path: Path, items: str) -> list:
+    """A JSON file that holds a list of ``items`` (e.g. "samples").
+
+    Raises:
+        OfficialDataError: The file is not JSON, or not a list; the message names the file.
+    """
+    value = read_json(path)
+    if not isinstance(value, list):
+        raise OfficialDataError(f"{path}: expected a JSON list of {items}, got {type(value).__name__}")
+    return value
+
+
 def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     """The records of a JSON Lines file as ``(line number from 1, record)``, blank lines skipped.
 

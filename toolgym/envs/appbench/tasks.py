@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from toolgym.envs.appbench.scoring import dependency_structure
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json_list, require_key
 from toolgym.worlds.appbench.plan import Call, Ref, parse_plan_text
 from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask
 from toolgym.worlds.appbench.tools import AppBenchTools
@@ -46,9 +46,7 @@ def official_tasks(folder: Path, splits: tuple[str, ...] = CATEGORIES) -> list[A
         path = folder / f"test_{split}.json"
         if not path.exists():
             raise FileNotFoundError(f"official AppBench file not found: {path}")
-        samples = read_json(path)
-        if not isinstance(samples, list):
-            raise OfficialDataError(f"{path}: expected a JSON list of samples, got {type(samples).__name__}")
+        samples = read_json_list(path, "samples")
         for index, sample in enumerate(samples):
             where = f"{path}: sample {index}"
             instruction = require_key(sample, "input", where)

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json_list, require_key
 from toolgym.worlds.rapidapi.tasks import GROUPS
 
 LAYOUT = OfficialLayout(
@@ -65,9 +65,7 @@ def load_official(env_id: str, data_dir, split: str | None) -> OfficialData:
 def _load(env_id: str, folder: str, files: tuple) -> OfficialData:
     queries, documents = [], []
     for group, path, _ in files:
-        records = read_json(path)
-        if not isinstance(records, list):
-            raise OfficialDataError(f"{path}: expected a JSON list of queries, got {type(records).__name__}")
+        records = read_json_list(path, "queries")
         for index, record in enumerate(records):
             where = f"{path}: query {index}"
             api_list = require_key(record, "api_list", where)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json
+from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, read_json_list
 from toolgym.worlds.webshop.tasks import price_upper_for
 
 SPLITS = {"test": (0, 500), "dev": (500, 1500), "train": (1500, None), "toolbench": (0, 100)}
@@ -104,10 +104,8 @@ def _price(pricing_text, where: str) -> tuple[list[float], str]:
 
 def load_products(items_path: Path, attributes_path: Path, seed: int) -> list[dict]:
     """Product rows from WebShop's item and attribute files (``load_products``)."""
-    items = read_json(items_path)
+    items = read_json_list(items_path, "products")
     attributes = read_json(attributes_path)
-    if not isinstance(items, list):
-        raise OfficialDataError(f"{items_path}: expected a JSON list of products, got {type(items).__name__}")
     if not isinstance(attributes, dict):
         raise OfficialDataError(f"{attributes_path}: expected a JSON object keyed by asin")
     rows, seen = [], set()

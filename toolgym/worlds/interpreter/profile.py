@@ -163,6 +163,13 @@ CODE_AS_POLICIES_BUILTINS: dict[str, Callable] = {
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.USub, ast.UAdd, ast.Not,
               ast.And, ast.Or, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is,
               ast.IsNot)
+# The Python subset of Code-as-Policies programs; other profiles of that style extend it.
+SCRIPT_STATEMENTS = frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.For, ast.If, ast.Break, ast.Continue,
+                               ast.Pass})
+SCRIPT_EXPRESSIONS = frozenset({ast.Constant, ast.Name, ast.Load, ast.Store, ast.List, ast.Tuple, ast.Dict,
+                                ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword,
+                                ast.Subscript, ast.Slice, ast.ListComp, ast.comprehension, ast.JoinedStr,
+                                ast.FormattedValue, *_OPERATORS})
 
 
 def code_as_policies(functions: Collection[str], budgets: Budgets = Budgets()) -> Profile:
@@ -171,12 +178,8 @@ def code_as_policies(functions: Collection[str], budgets: Budgets = Budgets()) -
     of the env's ``functions`` and of a few pure builtins (``str`` is checked before it prints)."""
     return Profile(
         name="Code as Policies",
-        statements=frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.For, ast.If, ast.Break, ast.Continue,
-                              ast.Pass}),
-        expressions=frozenset({ast.Constant, ast.Name, ast.Load, ast.Store, ast.List, ast.Tuple, ast.Dict,
-                               ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword,
-                               ast.Subscript, ast.Slice, ast.ListComp, ast.comprehension, ast.JoinedStr,
-                               ast.FormattedValue, *_OPERATORS}),
+        statements=SCRIPT_STATEMENTS,
+        expressions=SCRIPT_EXPRESSIONS,
         functions=frozenset(functions),
         builtins=CODE_AS_POLICIES_BUILTINS,
         budgets=budgets,

@@ -35,7 +35,7 @@ import re
 from typing import Any
 
 from toolgym.worlds.interpreter import Budgets, Profile, ProgramError
-from toolgym.worlds.interpreter.profile import CODE_AS_POLICIES_BUILTINS, _OPERATORS
+from toolgym.worlds.interpreter.profile import CODE_AS_POLICIES_BUILTINS, SCRIPT_EXPRESSIONS, SCRIPT_STATEMENTS
 
 BUDGETS = Budgets(max_program_chars=20_000, max_steps=100_000, max_work=20_000_000, max_allocated=2_000_000,
                   max_length=10_000, max_size=400_000, max_depth=50, max_int_bits=256)
@@ -367,12 +367,8 @@ def sheets_profile() -> Profile:
     }
     return Profile(
         name="Google Sheets (gspread + pandas)",
-        statements=frozenset({ast.Expr, ast.Assign, ast.AugAssign, ast.For, ast.If, ast.Break, ast.Continue,
-                              ast.Pass}),
-        expressions=frozenset({ast.Constant, ast.Name, ast.Load, ast.Store, ast.List, ast.Tuple, ast.Dict,
-                               ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword,
-                               ast.Subscript, ast.Slice, ast.ListComp, ast.comprehension, ast.JoinedStr,
-                               ast.FormattedValue, ast.BitAnd, ast.BitOr, ast.Invert, *_OPERATORS}),
+        statements=SCRIPT_STATEMENTS,
+        expressions=SCRIPT_EXPRESSIONS | {ast.BitAnd, ast.BitOr, ast.Invert},  # pandas masks: a & b, ~a
         functions=frozenset({"get_as_dataframe", "set_with_dataframe"}),
         methods=methods,
         attributes=attributes,
