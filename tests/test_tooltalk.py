@@ -301,7 +301,7 @@ def test_builtin_task_set_cache_round_trip(tmp_path, monkeypatch):
     worlds[1].restore(cached.initial_state)
     assert worlds[0].state_hash() == worlds[1].state_hash()
     monkeypatch.setenv("TOOLGYM_CACHE", "")
-    assert tasks._cache_file(1, 50) is None
+    assert tasks._cache_entry(1, 50) is None
 
 
 def test_final_info_lists_predictions_with_match_flags(env):

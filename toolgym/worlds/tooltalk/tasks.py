@@ -12,20 +12,18 @@ reads an old set.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-import toolgym
-from toolgym.worlds import base as world_base
 from toolgym.worlds.base import Snapshot
-from toolgym.worlds.cache import write_atomically
-from toolgym.worlds.tooltalk import data_model, tools, world as world_module
+from toolgym.worlds.cache import entry_path, write_atomically
+
+# The modules whose source decides the generated set (and this one: the cache's format).
+_GENERATOR_MODULES = ("toolgym.worlds.base", "toolgym.worlds.tooltalk.data_model", "toolgym.worlds.tooltalk.tools",
+                      "toolgym.worlds.tooltalk.world", "toolgym.worlds.tooltalk.scenarios", __name__)
 
 
 @dataclass(frozen=True)
@@ -40,7 +38,7 @@ class TaskSet:
 @lru_cache(maxsize=8)
 def builtin_task_set(world_seed: int, num_hard: int) -> TaskSet:
     """The generated easy and ``num_hard`` hard conversations over the world of ``world_seed``."""
-    cache = _cache_file(world_seed, num_hard)
+    cache = _cache_entry(world_seed, num_hard)
     if cache is not None and (cache / "tasks.json").exists():
         return _read(cache)
     from toolgym.worlds.tooltalk import scenarios  # faker is needed only to generate
@@ -54,17 +52,9 @@ def builtin_task_set(world_seed: int, num_hard: int) -> TaskSet:
     return task_set
 
 
-def _cache_file(world_seed: int, num_hard: int) -> Path | None:
-    folder = os.environ.get("TOOLGYM_CACHE", str(Path.home() / ".cache" / "toolgym"))
-    if not folder:
-        return None
-    digest = hashlib.sha256(toolgym.__version__.encode())
-    sources = [Path(m.__file__) for m in (world_base, data_model, tools, world_module)]
-    sources.append(Path(importlib.util.find_spec("toolgym.worlds.tooltalk.scenarios").origin))
-    sources.append(Path(__file__))  # the cache's own format
-    for source in sources:
-        digest.update(source.read_bytes())
-    return Path(folder) / f"tooltalk-{world_seed}-{num_hard}-{digest.hexdigest()[:16]}"
+def _cache_entry(world_seed: int, num_hard: int) -> Path | None:
+    """The cache folder of a generated set: a database image and ``tasks.json``."""
+    return entry_path(f"tooltalk-{world_seed}-{num_hard}", [world_seed, num_hard], _GENERATOR_MODULES, suffix="")
 
 
 def _write(path: Path, task_set: TaskSet) -> None:
