@@ -24,13 +24,3 @@ def official_data() -> Path:
         pytest.skip("official data not found: set TOOLGYM_DATA or place it at ../shared/data")
     return root
 
-
-def play_oracle(env, task_id: str, seed: int = 0) -> tuple[float, dict, bool]:
-    """Play one task with the env's oracle: (return, last info, terminated)."""
-    base = env.unwrapped
-    env.reset(seed=seed, options={"task_id": task_id})
-    total, terminated, truncated = 0.0, False, False
-    while not (terminated or truncated):
-        _, reward, terminated, truncated, info = env.step(base.oracle_action())
-        total += reward
-    return total, info, terminated

@@ -14,7 +14,7 @@ from gymnasium.envs.registration import load_env_creator
 
 import toolgym
 from toolgym.agents.fuzz import fuzz_run, retime
-from conftest import play_oracle
+from toolgym.agents import play_oracle
 
 # Each env in each of its modes; AppBench with a smaller built-in set so that it makes quickly.
 SMALL = {"AppBench-v0": {"tasks_per_category": 10}}

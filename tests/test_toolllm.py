@@ -17,7 +17,7 @@ from toolgym.worlds.rapidapi.naming import argument_name, function_name, standar
 from toolgym.worlds.rapidapi.tasks import GROUP_SIZES
 from toolgym.worlds.rapidapi.world import RapidAPIWorld, example_arguments, matches_template, request_key
 
-from conftest import play_oracle
+from toolgym.agents import play_oracle
 
 _ENV: list = []
 

@@ -19,7 +19,7 @@ from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set
 from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
 from toolgym.worlds.webshop.world import WebShopWorld
 
-from conftest import play_oracle
+from toolgym.agents import play_oracle
 
 INSTRUCTION = "i need a long lasting red lipstick, and price lower than 30.00 dollars"
 

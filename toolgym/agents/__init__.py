@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from toolgym.agents.base import Agent, MissingReplay, OracleAgent, RandomAgent, ReplayAgent
+from toolgym.agents.base import Agent, MissingReplay, OracleAgent, RandomAgent, ReplayAgent, play_oracle
 from toolgym.agents.fuzz import FuzzAgent
 
 # prefix -> factory(argument, env, options).
@@ -99,5 +99,5 @@ def make_agent(spec: str, env, **options) -> Agent:
                      f"or your own class as module:Class or path/to/file.py:Class")
 
 
-__all__ = ["Agent", "FuzzAgent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent",
+__all__ = ["Agent", "FuzzAgent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent", "play_oracle",
            "make_custom_agent", "load_agent_class", "AGENT_FACTORIES"]

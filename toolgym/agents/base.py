@@ -34,6 +34,17 @@ class OracleAgent:
         return self.env.oracle_action()
 
 
+def play_oracle(env, task_id: str, seed: int = 0) -> tuple[float, dict, bool]:
+    """Play one task with the env's oracle: (return, last info, terminated)."""
+    base = env.unwrapped
+    env.reset(seed=seed, options={"task_id": task_id})
+    total, terminated, truncated = 0.0, False, False
+    while not (terminated or truncated):
+        _, reward, terminated, truncated, info = env.step(base.oracle_action())
+        total += reward
+    return total, info, terminated
+
+
 class MissingReplay(KeyError):
     """The replay file has no line for a task of the run."""
 

@@ -20,6 +20,8 @@ import tracemalloc
 from dataclasses import dataclass
 from typing import Any
 
+from toolgym.agents.base import play_oracle
+
 # Values that a database, a JSON encoder or a naive size check cannot hold.
 HOSTILE_VALUES: tuple = (
     10**30, -(2**70), 2**63, float("nan"), float("inf"), float("-inf"), "\ud800", "a\udfffb",
@@ -165,7 +167,7 @@ def fuzz_run(env, actions: int, seed: int = 0, max_episode_steps: int = 40, slow
     """
     agent = FuzzAgent(env, seed=seed)
     task_ids = env.unwrapped.task_ids()
-    _play_oracle_episode(env, task_ids[0])  # loads what the env loads lazily (e.g. a text model), untimed
+    _warm_up(env, task_ids[0])  # loads what the env loads lazily (e.g. a text model), untimed
     stats: dict = {"steps": 0, "episodes": 0, "worst_step_s": 0.0, "worst_step_action": None,
                    "peak_bytes": 0, "exceptions": [], "slow_steps": []}
     tracemalloc.start()
@@ -222,12 +224,8 @@ def retime(env, slow: SlowStep) -> float:
     return time.perf_counter() - start
 
 
-def _play_oracle_episode(env, task_id: str) -> None:
+def _warm_up(env, task_id: str) -> None:
     comparator = getattr(env.unwrapped, "text_similarity", None)
     if comparator is not None:
         comparator.score("warm up", "warm up")  # an embedding model loads on first use
-    obs, info = env.reset(seed=0, options={"task_id": task_id})
-    done = False
-    while not done:
-        obs, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
-        done = terminated or truncated
+    play_oracle(env, task_id)
