@@ -31,7 +31,7 @@ else:
     world = RapidAPIWorld(catalogue_size=size)
 build = time.perf_counter() - start
 world._load_apis()
-raw = world._raw_sqlite()
+raw = world.sql()
 counts = {t: raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("categories", "tools", "apis", "entities")}
 snap = world.snapshot()  # the first one also commits and warms up
 start = time.perf_counter()

@@ -229,6 +229,42 @@ def test_snapshot_restore_and_hash(world, tmp_path):
     assert other.clock.now() == world.clock.now() == datetime(2023, 9, 11, 9)
 
 
+def test_a_snapshots_random_streams_stay_as_they_were(world):
+    # A snapshot shares the world's generators until the next draw copies them: draws after it,
+    # a restore and more draws must never change what the snapshot restores.
+    world.rng("ids").random()
+    snap = world.snapshot()
+    first = [world.rng("ids").random() for _ in range(3)]
+    volatile = world.volatile_state()
+    after = world.rng("ids").random()
+    world.restore_volatile_state(volatile)
+    assert world.rng("ids").random() == after
+    for _ in range(2):
+        world.restore(snap)
+        assert [world.rng("ids").random() for _ in range(3)] == first
+    other = NoteWorld()
+    other.restore(snap)
+    assert [other.rng("ids").random() for _ in range(3)] == first
+
+
+def test_statements_on_sql_end_with_the_worlds_commit_and_rollback(world):
+    db = world.sql()
+    db.execute("INSERT INTO notes (text) VALUES ('raw')")
+    assert world.has_pending_writes()
+    world.rollback()
+    assert not world.has_pending_writes() and db.execute("SELECT count(*) FROM notes").fetchone() == (0,)
+    db.execute("INSERT INTO notes (text) VALUES ('raw')")
+    world.session.add(Note(text="orm"))
+    world.commit()
+    assert not world.has_pending_writes()
+    assert sorted(t for (t,) in db.execute("SELECT text FROM notes")) == ["orm", "raw"]
+    with world.transaction() as tx:  # a failed transaction undoes both kinds of write
+        db.execute("INSERT INTO notes (text) VALUES ('raw 2')")
+        world.session.add(Note(text="orm 2"))
+        tx.fail()
+    assert sorted(t for (t,) in db.execute("SELECT text FROM notes")) == ["orm", "raw"]
+
+
 @pytest.mark.parametrize("action, expected", [
     ('{"name": "A", "arguments": {"x": 1}}', ToolCall("A", {"x": 1})),
     ({"name": "A", "arguments": {"x": 1}}, ToolCall("A", {"x": 1})),

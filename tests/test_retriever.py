@@ -30,7 +30,7 @@ def test_training_pairs_use_training_tools_only(env):
     world = base.world
     test_queries = {t.query for t in base.tasks.values()}
     pairs = training_pairs(world, seed=1, sizes={"G1_instruction": 40, "G3_instruction": 10}, exclude=test_queries)
-    split_of = {api_document(world.api(i)): world._raw_sqlite().execute(
+    split_of = {api_document(world.api(i)): world.sql().execute(
         "SELECT split FROM tools WHERE id = ?", (world.api(i).tool_id,)).fetchone()[0] for i in world._apis}
     assert len(pairs) >= 80 and {split_of[d] for _, d in pairs} == {"train"}
     assert not {q for q, _ in pairs} & test_queries

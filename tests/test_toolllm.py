@@ -110,7 +110,7 @@ def test_malformed_finish_and_call_limit(env):
 
 def test_generalisation_splits_hold_out_tools_and_categories(env):
     world = env.world
-    tools = {row[0]: row[1:] for row in world._raw_sqlite().execute(
+    tools = {row[0]: row[1:] for row in world.sql().execute(
         "SELECT name, split, category_id, collection_id FROM tools")}
     expected = {"G1_instruction": "train", "G1_tool": "test_tool", "G1_category": "test_category",
                 "G2_instruction": "train", "G2_category": "test_category", "G3_instruction": "train"}

@@ -315,3 +315,45 @@ def test_final_info_lists_predictions_with_match_flags(env):
     flags = [(p["name"], p["turn"], p["match"], p["incorrect_action"]) for p in info["predictions"]]
     assert flags == [("FindAlarms", 0, True, False), ("DeleteAlarm", 2, True, False),
                      ("AddAlarm", 2, False, True), ("CurrentWeather", 3, True, False)]
+
+
+def _turn_start_hashes(env, task_id, replay: bool) -> list[str]:
+    """The world's state hash at the start of every turn of an oracle episode; with ``replay``
+    no turn's calls count as the ground truth's, so every turn's ground truth is replayed."""
+    inner, agent = env.unwrapped, OracleAgent(env.unwrapped)
+    obs, info = env.reset(seed=0, options={"task_id": task_id})
+    if replay:
+        inner._truth_calls = [[object()] for _ in inner._truth_calls]
+    hashes, turn, done = [inner.world.state_hash()], 0, False
+    while not done:
+        obs, reward, done, _, info = env.step(agent.act(obs, info))
+        if not done and info["turn"] != turn:
+            turn = info["turn"]
+            hashes.append(inner.world.state_hash())
+    assert info["metrics"]["success"] == 1.0
+    return hashes
+
+
+def test_a_turn_that_ran_the_ground_truths_calls_needs_no_replay(env):
+    # After a turn whose calls were exactly the ground truth's, the env keeps the world as it is
+    # instead of restoring the turn's start and replaying the ground truth: every later turn
+    # must start from the same state either way, in every multi-turn conversation.
+    multi_turn = [t for t in env.unwrapped.task_ids() if len(ground_truth(env, t)) > 1]
+    assert len(multi_turn) >= 50
+    for task_id in multi_turn:
+        assert _turn_start_hashes(env, task_id, replay=False) == _turn_start_hashes(env, task_id, replay=True), task_id
+
+
+def test_reset_seed_picks_tasks_as_gymnasium_seeding_does(env):
+    # The generator is made on first use; the draws are those of gymnasium's eager seeding.
+    from gymnasium.utils import seeding
+
+    ids = env.unwrapped.task_ids()
+    generator, _ = seeding.np_random(11)
+    expected = [ids[int(generator.integers(len(ids)))] for _ in range(3)]
+    chosen = [env.reset(seed=11)[1]["task_id"], env.reset()[1]["task_id"], env.reset()[1]["task_id"]]
+    assert chosen == expected and env.unwrapped.np_random_seed == 11
+    env.reset(seed=11, options={"task_id": ids[0]})  # a task picked by id draws nothing
+    assert env.reset()[1]["task_id"] == expected[0]
+    with pytest.raises(gym.error.Error, match="Seed must be greater or equal to zero"):
+        env.reset(seed=-1)

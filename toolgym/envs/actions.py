@@ -82,8 +82,13 @@ def _from_mapping(value: dict, text: str) -> Action:
 
 def parse_call(text: str, signatures: dict[str, Sequence[str]] | None = None) -> Action | None:
     """Parse ``Name(k=v, ...)``; None if the text is not a single call expression."""
+    text = text.strip()
+    # A call has a parenthesis and starts with a name, an opening parenthesis or a comment;
+    # a plain reply is turned away here, before the parser (a tenth of a ToolTalk step).
+    if "(" not in text or not (text[0].isidentifier() or text[0] in "(#"):
+        return None
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     node = tree.body

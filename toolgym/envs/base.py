@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from toolgym.envs.metrics import Column
@@ -365,6 +366,29 @@ class ToolEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = TextSpace()
         self.action_space = TextSpace()
+
+    # -- seeding ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> None:
+        """Seed the env's random generator as gymnasium does; subclasses then start the episode.
+
+        The generator is made on first use, from the last seed given: seeding numpy costs
+        more than a ToolTalk step, and episodes that pick their task by id never draw from it.
+        """
+        if seed is not None:
+            if not (isinstance(seed, int) and seed >= 0):
+                seeding.np_random(seed)  # raises gymnasium's error for a seed it refuses, as reset always did
+            self._np_random, self._np_random_seed = None, seed
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator, seeded by the last ``reset(seed=...)`` (from entropy if none was given)."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random(self._np_random_seed)
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random, self._np_random_seed = value, -1  # gymnasium's convention: the seed is unknown
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:

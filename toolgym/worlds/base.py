@@ -69,7 +69,7 @@ class Snapshot:
 
     database: bytes | None  # the serialized SQLite working copy; None from volatile_state
     aux: dict
-    rng_states: dict  # stream -> random.Random state (immutable tuples, shared safely)
+    rng_states: dict  # stream -> random.Random, never drawn from: the world draws from a copy
     now: datetime
 
 
@@ -125,9 +125,13 @@ class World:
         # One connection for the world's lifetime: transactions then cost no pool round trip.
         self.connection = self.engine.connect()
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
+        self._sqlite: sqlite3.Connection = self.connection.connection.driver_connection
         self.clock = SimClock(now)
         self.aux: dict = {}
         self._rngs: dict[str, random.Random] = {}
+        # Streams whose generator a snapshot also holds: copied before the next draw. Copying a
+        # Mersenne Twister's state costs more than a ToolTalk tool, and most calls draw nothing.
+        self._shared_rngs: set[str] = set()
         # (snapshot, SQLite's total_changes) when the database last held that snapshot's image
         self._database_image: tuple[Snapshot | None, int] = (None, -1)
         if database_file is not None and database_file.exists():
@@ -221,7 +225,7 @@ class World:
         try:
             target = sqlite3.connect(building)
             try:
-                self._raw_sqlite().backup(target)
+                self._sqlite.backup(target)
                 target.execute(f"CREATE TABLE {BUILD_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 target.executemany(f"INSERT INTO {BUILD_TABLE} VALUES (?, ?)", [
                     ("fingerprint", json.dumps(self.fingerprint(), sort_keys=True)),
@@ -242,14 +246,14 @@ class World:
         """Copy a built database file into the working copy, after checking its fingerprint."""
         source, state = self._read_build(path)
         try:
-            source.backup(self._raw_sqlite())
+            source.backup(self._sqlite)
         finally:
             source.close()
-        raw = self._raw_sqlite()
+        raw = self._sqlite
         raw.execute(f"DROP TABLE {BUILD_TABLE}")
         raw.commit()
         self.aux = state["aux"]
-        self._rngs = {}
+        self._rngs, self._shared_rngs = {}, set()
         for stream, (version, internal, gauss) in state["rng_states"].items():
             self._rngs[stream] = _random_in_state((version, tuple(internal), gauss))
         self.clock.set(datetime.fromisoformat(state["now"]))
@@ -286,24 +290,36 @@ class World:
 
     # -- random streams -------------------------------------------------------------------
     def rng(self, stream: str, seed: int | None = None) -> random.Random:
-        """A named random stream, created on first use and part of the snapshot."""
-        if stream not in self._rngs:
-            self._rngs[stream] = random.Random(self.seed if seed is None else seed)
-        return self._rngs[stream]
+        """A named random stream, created on first use and part of the snapshot.
+
+        Take it from here at each use, not once: a restore replaces it.
+        """
+        rng = self._rngs.get(stream)
+        if rng is None:
+            rng = self._rngs[stream] = random.Random(self.seed if seed is None else seed)
+        elif stream in self._shared_rngs:
+            rng = self._rngs[stream] = _random_in_state(rng.getstate())
+            self._shared_rngs.discard(stream)
+        return rng
 
     def reset_rngs(self) -> None:
         self._rngs.clear()
+        self._shared_rngs.clear()
+
+    def _share_rngs(self) -> dict[str, random.Random]:
+        """The streams, for a snapshot to hold: from now on each is copied before it draws."""
+        self._shared_rngs = set(self._rngs)
+        return dict(self._rngs)
 
     def volatile_state(self) -> Snapshot:
         """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
-        return Snapshot(database=None, aux=_copy_state(self.aux),
-                        rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
+        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now())
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
         self.aux.clear()
         self.aux.update(state.aux)  # in place: holders of ``aux`` keep seeing the world's state
-        self._rngs = {key: _random_in_state(rng_state) for key, rng_state in state.rng_states.items()}
+        self._rngs, self._shared_rngs = dict(state.rng_states), set(state.rng_states)
         self.clock.set(state.now)
 
     # -- transactions ---------------------------------------------------------------------
@@ -318,26 +334,45 @@ class World:
         try:
             yield tx
         except BaseException:
-            self.session.rollback()
+            self.rollback()
             raise
-        if tx.failed or (not write and self.session.dirty | self.session.new | self.session.deleted):
-            self.session.rollback()
+        if tx.failed or (not write and self.has_pending_writes()):
+            self.rollback()
         elif write:
+            self.commit()
+
+    def commit(self) -> None:
+        """Commit the session's ORM work and the statements run on :meth:`sql`."""
+        if self.session.in_transaction():
             self.session.commit()
+        if self._sqlite.in_transaction:  # statements on sql() outside the session's transaction
+            self._sqlite.commit()
+
+    def rollback(self) -> None:
+        """Undo the session's ORM work and the statements run on :meth:`sql` since the last commit."""
+        if self.session.in_transaction():
+            self.session.rollback()
+        if self._sqlite.in_transaction:
+            self._sqlite.rollback()
+
+    def has_pending_writes(self) -> bool:
+        """Whether anything was written since the last commit (ORM objects or statements on :meth:`sql`)."""
+        session = self.session
+        return bool(session.dirty or session.new or session.deleted) or self._sqlite.in_transaction
 
     # -- snapshots ------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        self.session.commit()
-        raw = self._raw_sqlite()
-        snap = Snapshot(database=raw.serialize(), aux=_copy_state(self.aux),
-                        rng_states={k: r.getstate() for k, r in self._rngs.items()}, now=self.clock.now())
+        self.commit()
+        raw = self._sqlite
+        snap = Snapshot(database=raw.serialize(), aux=_copy_state(self.aux), rng_states=self._share_rngs(),
+                        now=self.clock.now())
         self._database_image = (snap, raw.total_changes)
         return snap
 
     def restore(self, snap: Snapshot) -> None:
-        self.session.rollback()
+        self.rollback()
         self.session.expunge_all()
-        raw = self._raw_sqlite()
+        raw = self._sqlite
         # The database is not replaced when it already holds this snapshot's image: SQLite's
         # count of changed rows (which only grows, rolled-back changes included) has not
         # moved since that image was taken or restored. Copying the image in costs more than
@@ -347,12 +382,12 @@ class World:
             raw.deserialize(snap.database)
             self._database_image = (snap, raw.total_changes)
         self.aux = _copy_state(snap.aux)
-        self._rngs = {key: _random_in_state(state) for key, state in snap.rng_states.items()}
+        self._rngs, self._shared_rngs = dict(snap.rng_states), set(snap.rng_states)
         self.clock.set(snap.now)
 
     def state_hash(self) -> str:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""
-        self.session.commit()
+        self.commit()
         h = hashlib.sha256()
         for table in self.Base.metadata.sorted_tables:
             h.update(f"{table.name}:{self._table_rows(table)!r}".encode())
@@ -364,21 +399,19 @@ class World:
     def _table_rows(self, table) -> list[tuple]:
         """All rows of a table in primary-key order, read straight from SQLite."""
         order = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
-        return self._raw_sqlite().execute(f'SELECT * FROM "{table.name}" ORDER BY {order}').fetchall()
+        return self._sqlite.execute(f'SELECT * FROM "{table.name}" ORDER BY {order}').fetchall()
 
     def sql(self) -> sqlite3.Connection:
         """The working copy's sqlite3 connection, for hot paths that need no ORM objects.
 
-        Statements run on it are part of the session's transaction: the session's commit and
-        rollback (so :meth:`transaction`, a toolkit's commit of an action and its rollback of a
-        failing call) cover them. ORM objects already loaded do not see its writes; load them
-        again (``populate_existing``) after writing here.
+        Its writes open SQLite's own transaction (Python's sqlite3 begins one before the first
+        write), which :meth:`commit` and :meth:`rollback` end together with the session's, so
+        a toolkit's commit of an action and its rollback of a failing call cover them. The
+        session is not involved: joining its transaction on every statement cost more than
+        the statement. ORM objects already loaded do not see these writes; load them again
+        (``populate_existing``) after writing here.
         """
-        self.session.connection()  # begins the session's transaction on the world's connection
-        return self._raw_sqlite()
-
-    def _raw_sqlite(self) -> sqlite3.Connection:
-        return self.connection.connection.driver_connection
+        return self._sqlite
 
 
 _BUILT: dict[str, Snapshot] = {}  # fingerprint (JSON) -> the freshly built world, per process

@@ -264,7 +264,7 @@ class Toolkit:
         The argument values are checked with :func:`argument_problem` first. Actions commit
         when they return; read-only tools commit nothing. Any exception in the tool or at
         commit (a :class:`ToolError`, or an error of the data such as an integrity error)
-        becomes the result's error, after the database session is rolled back and the world's
+        becomes the result's error, after the world's transaction is rolled back and its
         aux state, random streams and clock are put back as they were before the call.
 
         Args:
@@ -282,14 +282,13 @@ class Toolkit:
         if problem is not None:
             return failed(f"Invalid arguments for {spec.name}: {problem}")
         world = self.world
-        session = world.session
         before = world.volatile_state()  # cheap (no database image); used only on failure
         try:
             response = getattr(self, spec.method_name)(**arguments)
             if spec.is_action:
-                session.commit()
-            elif session.dirty or session.new or session.deleted:
-                session.rollback()  # a read-only tool never writes
+                world.commit()
+            elif world.has_pending_writes():
+                world.rollback()  # a read-only tool never writes
         except ToolError as exc:
             error = str(exc)
         except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
@@ -298,12 +297,12 @@ class Toolkit:
             lines = str(exc).strip().splitlines()
             error = f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
         except BaseException:
-            session.rollback()
+            world.rollback()
             world.restore_volatile_state(before)
             raise
         else:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
-        session.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
+        world.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
         world.restore_volatile_state(before)
         return failed(error)
 

@@ -258,7 +258,7 @@ class ToolLLMEnv(ToolEnv):
         return SYSTEM_PROMPT + "".join(f"{i}.{name}: {text}\n" for i, (name, text) in enumerate(tools.items(), 1))
 
     def _tool_description(self, tool_id: int) -> str:
-        row = self.world._raw_sqlite().execute("SELECT description FROM tools WHERE id = ?", (tool_id,)).fetchone()
+        row = self.world.sql().execute("SELECT description FROM tools WHERE id = ?", (tool_id,)).fetchone()
         return row[0] if row else ""
 
     def step(self, action: Any):

@@ -134,6 +134,7 @@ class ToolTalkEnv(ToolEnv):
         self._compare = Comparator(scoring, self.text_similarity,
                                    {n for n, s in ToolTalkTools.specs.items() if s.is_action})
         self._conversation: dict | None = None
+        self._ground_truth_texts: dict[tuple[str, str], tuple[str, str]] = {}  # (task, call id) -> arguments, result
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -150,6 +151,7 @@ class ToolTalkEnv(ToolEnv):
         turns = conv["conversation"]
         self._assistant_turns = [i for i, t in enumerate(turns) if t["role"] == "assistant"]
         ground_truth = []
+        self._truth_calls = [[] for _ in self._assistant_turns]  # per turn, the calls replaying its ground truth runs
         for k, i in enumerate(self._assistant_turns):
             for api in turns[i].get("apis", []):
                 request = api["request"]
@@ -157,6 +159,7 @@ class ToolTalkEnv(ToolEnv):
                     name=request["api_name"], arguments=request["parameters"], response=api["response"],
                     error=api["exception"], is_action=request["api_name"] in self._compare.action_tools,
                     turn=k))
+                self._truth_calls[k].append((request["api_name"], json.dumps(_without_session(request["parameters"]))))
         self._score = ConversationScore(ground_truth, self._compare)
         self._metric_so_far = 0.0
         meta = conv["metadata"]
@@ -166,7 +169,8 @@ class ToolTalkEnv(ToolEnv):
 
         self.world.restore(self.task_data.initial_state)
         self.world.begin_conversation(meta, conv.get("user"))
-        self._turn_states = [self.world.snapshot()]
+        self._turn_states: list = []
+        self._keep_turn_state()
         self._turn = 0
         self._done = False
         return self._start_turn(), self._info()
@@ -179,9 +183,12 @@ class ToolTalkEnv(ToolEnv):
             for record in self._score.ground_truth:
                 if record.turn == len(self._turn_states) - 1:
                     self.world.execute(record.name, _without_session(record.arguments))
-            self._turn_states.append(self.world.snapshot())
-        self.world.restore(self._turn_states[k])
+            self._keep_turn_state()
+        if self._turn_states[k] is not None:
+            self.world.restore(self._turn_states[k])
         self._calls_this_turn = 0
+        # This turn's calls that ran, as (name, JSON arguments), to compare with _truth_calls.
+        self._successful_calls: list[tuple[str, str] | object] = []
         shown = []
         turns = self._conversation["conversation"]
         for i in range(self._next_message, self._assistant_turns[k]):
@@ -200,12 +207,16 @@ class ToolTalkEnv(ToolEnv):
         for j, api in enumerate(turn.get("apis", [])):
             call_id = f"gt_{index}_{j}"
             request = api["request"]
+            key = (self.task_id, call_id)
+            texts = self._ground_truth_texts.get(key)
+            if texts is None:  # the same in every episode of the task
+                texts = self._ground_truth_texts[key] = (
+                    json.dumps(_without_session(request["parameters"])),
+                    json.dumps({"response": api["response"], "exception": api["exception"]}))
             self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
-                "id": call_id, "type": "function",
-                "function": {"name": request["api_name"],
-                             "arguments": json.dumps(_without_session(request["parameters"]))}}]})
+                "id": call_id, "type": "function", "function": {"name": request["api_name"], "arguments": texts[0]}}]})
             self._messages.append({"role": "tool", "tool_call_id": call_id, "name": request["api_name"],
-                                   "content": json.dumps({"response": api["response"], "exception": api["exception"]})})
+                                   "content": texts[1]})
         self._messages.append({"role": "assistant", "content": turn["text"]})
 
     def step(self, action: Any):
@@ -238,9 +249,17 @@ class ToolTalkEnv(ToolEnv):
         self._score.add(CallRecord(name=result.name, arguments=result.arguments, response=result.response,
                                    error=result.error, is_action=result.is_action, turn=self._turn))
         shown_args = _without_session(result.arguments)
+        try:
+            shown = json.dumps(shown_args)
+        except (TypeError, ValueError):
+            shown = None
+        if result.error is None:  # a failed call leaves the world as it was
+            # The session token is always the world's (every tool that takes one has it injected).
+            self._successful_calls.append((result.name, shown) if shown is not None else object())
         self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
             "id": call_id, "type": "function",
-            "function": {"name": result.name, "arguments": json.dumps(shown_args, default=str)}}]})
+            "function": {"name": result.name, "arguments": shown if shown is not None else
+                         json.dumps(shown_args, default=str)}}]})
         observation = result.observation()
         self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation})
         return observation
@@ -260,7 +279,18 @@ class ToolTalkEnv(ToolEnv):
             info["metrics"] = self._final_metrics()
             info["predictions"] = [p.as_dict() for p in self._score.predictions]  # for error analysis
             return "", reward, True, False, info
+        if len(self._turn_states) == self._turn and self._successful_calls == self._truth_calls[self._turn - 1]:
+            # The agent ran exactly the ground truth's calls from the turn's starting state, and
+            # tools are deterministic in the world's state: the world already holds what
+            # replaying the ground truth would give.
+            self._keep_turn_state()
         return self._start_turn(), reward, False, False, self._info()
+
+    def _keep_turn_state(self) -> None:
+        """Record the world as the state the next turn starts from, which the end of that turn
+        restores. Nothing follows the last turn, so its state is never restored, nor copied."""
+        last = len(self._turn_states) == len(self._assistant_turns) - 1
+        self._turn_states.append(None if last else self.world.snapshot())
 
     def _update_reward(self) -> float:
         value = self._score.metrics()[self.reward_metric]

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from toolgym.envs.metrics import safe_div
 from toolgym.envs.text_similarity import TextSimilarity, similar
+from toolgym.worlds.tooltalk.tools import parse_time
 
 
 @dataclass
@@ -187,9 +187,11 @@ class Comparator:
 
 
 def _date(value: Any):
+    if not isinstance(value, str):
+        return None
     try:
-        return datetime.strptime(value, "%Y-%m-%d %H:%M:%S").date()
-    except (TypeError, ValueError):
+        return parse_time(value).date()
+    except ValueError:
         return None
 
 

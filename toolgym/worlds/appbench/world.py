@@ -128,7 +128,7 @@ class AppBenchWorld(World):
     def effects(self) -> Counter:
         """The rows that transactional APIs wrote (without their ids), as a multiset."""
         self.session.flush()
-        raw = self._raw_sqlite()  # plain SQL: these reads need no objects, and run twice per episode
+        raw = self.sql()  # plain SQL: these reads need no objects, and run twice per episode
         rows: Counter = Counter()
         for table, query in _EFFECT_QUERIES:
             for row in raw.execute(query):

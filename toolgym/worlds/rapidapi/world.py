@@ -184,7 +184,7 @@ class RapidAPIWorld(World):
 
     def _load_apis(self) -> None:
         if not self._apis:
-            rows = self._raw_sqlite().execute(
+            rows = self.sql().execute(
                 "SELECT a.id, a.name, a.tool_id, t.name, c.name, a.kind, a.field, a.method, a.required_parameters, "
                 "a.optional_parameters, a.template_response, t.entity_kind, a.description FROM apis a "
                 "JOIN tools t ON a.tool_id = t.id JOIN categories c ON t.category_id = c.id").fetchall()
@@ -294,15 +294,15 @@ class RapidAPIWorld(World):
             else:
                 response, wrote = self._generated_response(api, canonical)
             if wrote:
-                self._raw_sqlite().commit()
+                self.commit()
                 self.writes += 1
         except _ArgumentError as exc:
-            self._rollback()
+            self.rollback()
             self.restore_volatile_state(before)
             return CallResult(name, canonical, error=self._executing_error(api, str(exc)),
                               status=STATUS_ARGUMENTS, api_id=api_id)
         except Exception as exc:  # noqa: BLE001 - a data error is the call's error, never the caller's
-            self._rollback()
+            self.rollback()
             self.restore_volatile_state(before)
             lines = str(exc).strip().splitlines()
             return CallResult(name, canonical, error=self._executing_error(
@@ -313,10 +313,6 @@ class RapidAPIWorld(World):
     def restore(self, snap) -> None:
         super().restore(snap)
         self.writes += 1  # the rows may differ from before the restore
-
-    def _rollback(self) -> None:
-        self._raw_sqlite().rollback()
-        self.session.rollback()
 
     @staticmethod
     def _executing_error(api: ApiInfo, reason: str) -> str:
@@ -347,17 +343,17 @@ class RapidAPIWorld(World):
     # Entity rows are read and written with plain SQL on the world's connection: a call costs
     # tens of microseconds instead of an ORM round trip, and no ORM object outlives a restore.
     def _rows(self, tool_id: int) -> list[tuple[str, str, dict]]:
-        rows = self._raw_sqlite().execute(
+        rows = self.sql().execute(
             "SELECT key, name, data FROM entities WHERE tool_id = ? ORDER BY name, key", (tool_id,)).fetchall()
         return [(k, n, json.loads(d)) for k, n, d in rows]
 
     def _entity(self, api: ApiInfo, key: Any) -> tuple[str, str, dict] | None:
-        row = self._raw_sqlite().execute("SELECT key, name, data FROM entities WHERE tool_id = ? AND key = ?",
-                                         (api.tool_id, str(key))).fetchone()
+        row = self.sql().execute("SELECT key, name, data FROM entities WHERE tool_id = ? AND key = ?",
+                                 (api.tool_id, str(key))).fetchone()
         return (row[0], row[1], json.loads(row[2])) if row else None
 
     def _generated_response(self, api: ApiInfo, args: dict) -> tuple[Any, bool]:
-        kind, field_name, raw = api.entity_kind, api.field, self._raw_sqlite()
+        kind, field_name, raw = api.entity_kind, api.field, self.sql()
         id_arg = f"{kind}_id"
         if api.kind == "search":
             query = str(args["query"]).strip().lower()
@@ -421,8 +417,8 @@ class RapidAPIWorld(World):
     # -- reading the world (for tasks and tests) ---------------------------------------------
     def entities(self, tool_id: int) -> list[Entity]:
         """The tool's entities in id order (detached copies)."""
-        rows = self._raw_sqlite().execute("SELECT id, key, name, data FROM entities WHERE tool_id = ? ORDER BY id",
-                                          (tool_id,)).fetchall()
+        rows = self.sql().execute("SELECT id, key, name, data FROM entities WHERE tool_id = ? ORDER BY id",
+                                  (tool_id,)).fetchall()
         return [Entity(id=i, tool_id=tool_id, key=k, name=n, data=json.loads(d)) for i, k, n, d in rows]
 
 

@@ -5,9 +5,9 @@ shapes and generated ids (each tool draws its ids from its own ``Random(489)`` s
 restarted with the conversation, as ToolTalk's executor does).
 
 The models of ``data_model`` are the schema; the tools run plain SQL on the world's
-connection (:meth:`~toolgym.worlds.base.World.sql`), in the session's transaction, because
-the ORM's statement compilation, identity map and object loading were three quarters of a
-step's time. Writes store what the ORM stored (JSON columns as ``json.dumps`` text, ``None``
+connection (:meth:`~toolgym.worlds.base.World.sql`), which the world commits and rolls back,
+because the ORM's statement compilation, identity map and object loading were three quarters
+of a step's time. Writes store what the ORM stored (JSON columns as ``json.dumps`` text, ``None``
 as ``'null'``), and a constraint violation fails the call with the ORM's error text.
 """
 
@@ -69,7 +69,7 @@ _MONTHLY_FIELDS = ("min_temp", "max_temp", "record_min_temp", "record_max_temp",
 
 
 @functools.lru_cache(maxsize=8192)
-def _parse_time(text: str) -> datetime:
+def parse_time(text: str) -> datetime:
     """``text`` read with ``TIME_FORMAT`` (cached: searches read every record's date at every call)."""
     return datetime.strptime(text, TIME_FORMAT)
 
@@ -355,8 +355,8 @@ class ToolTalkTools(Toolkit):
         if event_type == "meeting" and not attendees:
             raise ToolError("Meeting must have attendees.")
         user = self._user(session_token)
-        start = _parse_time(start_time)
-        end = _parse_time(end_time)
+        start = parse_time(start_time)
+        end = parse_time(end_time)
         if start > end:
             raise ToolError("Start time must be before end time.")
         if start < self._now() or end < self._now():
@@ -412,8 +412,8 @@ class ToolTalkTools(Toolkit):
         if new_start_time is not None:
             if new_end_time is None:
                 raise ToolError("new_end_time must be provided if new_start_time is provided.")
-            start = _parse_time(new_start_time)
-            end = _parse_time(new_end_time)
+            start = parse_time(new_start_time)
+            end = parse_time(new_end_time)
             if start > end:
                 raise ToolError("Start time must be before end time.")
             if start < self._now() or end < self._now():
@@ -449,14 +449,14 @@ class ToolTalkTools(Toolkit):
             f"SELECT {', '.join(_EVENT_FIELDS)} FROM events WHERE owner = ? ORDER BY pk", (user.username,))]
         if not events:
             raise ToolError(f"User {user.username} has no events.")
-        start = _parse_time(start_time)
-        end = _parse_time(end_time)
+        start = parse_time(start_time)
+        end = parse_time(end_time)
         if start > end:
             raise ToolError("Start time must be before end time.")
         found = []
         for event in events:
-            ev_start = _parse_time(event["start_time"])
-            ev_end = _parse_time(event["end_time"])
+            ev_start = parse_time(event["start_time"])
+            ev_end = parse_time(event["end_time"])
             if start <= ev_start <= end or start <= ev_end <= end or (ev_start <= start and ev_end >= end):
                 event["attendees"] = _json_column(event["attendees"])
                 found.append(event)
@@ -492,14 +492,14 @@ class ToolTalkTools(Toolkit):
             raise ToolError("At least one of query, sender, start_date, end_date must be provided.")
         if match_type not in ("any", "all"):
             raise ToolError('match_type must be either "any" or "all".')
-        start = _parse_time(start_date) if start_date is not None else None
-        end = _parse_time(end_date) if end_date is not None else None
+        start = parse_time(start_date) if start_date is not None else None
+        end = parse_time(end_date) if end_date is not None else None
         if start is not None and end is not None and start > end:
             raise ToolError("Start date must be earlier than end date.")
         keywords = query.lower().split() if query else None
         found = []
         for record in records:
-            at = _parse_time(record[date_key])
+            at = parse_time(record[date_key])
             if at > self._now():
                 continue  # not yet received
             if sender is not None and sender != record["sender"]:
@@ -512,7 +512,7 @@ class ToolTalkTools(Toolkit):
                 if not (any(hits) if match_type == "any" else all(hits)):
                     continue
             found.append(record)
-        found.sort(key=lambda r: _parse_time(r[date_key]), reverse=True)
+        found.sort(key=lambda r: parse_time(r[date_key]), reverse=True)
         return found[:5]
 
     @tool("SendEmail", kind=ACTION, app="Email", needs_login=True, injected=SESSION)
@@ -586,7 +586,7 @@ class ToolTalkTools(Toolkit):
         user = self._user(session_token)
         if due_date is not None:
             try:
-                _parse_time(due_date)
+                parse_time(due_date)
             except ValueError:
                 raise ToolError(f"Invalid due_date: {due_date}") from None
         reminder_id = self._new_id("AddReminder", 2, 4)

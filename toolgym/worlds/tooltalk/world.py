@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import ToolResult
 from toolgym.worlds.tooltalk.data_model import (
     Account, Alarm, Base, DailyWeather, Email, Event, Message, MonthlyWeather, Reminder,
 )
-from toolgym.worlds.tooltalk.tools import TIME_FORMAT, ToolTalkTools
+from toolgym.worlds.tooltalk.tools import ToolTalkTools, parse_time
 
 
 class ToolTalkWorld(World):
@@ -51,7 +49,7 @@ class ToolTalkWorld(World):
 
     def begin_conversation(self, metadata: dict, user: dict | None) -> None:
         """Set clock, session and id streams as ToolTalk does at the start of every turn."""
-        self.clock.set(datetime.strptime(metadata["timestamp"], TIME_FORMAT))
+        self.clock.set(parse_time(metadata["timestamp"]))
         self.reset_rngs()
         self.aux = {"session_token": None, "outbox": []}
         user = user or {}
@@ -64,7 +62,7 @@ class ToolTalkWorld(World):
             self.session_token = user["session_token"]
         if account is not None and user.get("verification_code"):
             db.execute("UPDATE accounts SET verification_code = ? WHERE pk = ?", (user["verification_code"], account[0]))
-        self.session.commit()
+        self.commit()
 
     # -- loading ---------------------------------------------------------------------------
     def load_databases(self, data: dict[str, dict]) -> None:

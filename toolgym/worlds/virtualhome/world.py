@@ -270,11 +270,10 @@ class VirtualHomeWorld(World):
     @property
     def state(self) -> _State:
         if self._state is None:
-            self.session.connection()  # the session's transaction, which the writes join
             snap, key = self._restored, id(getattr(self._restored, "database", None))
             cached = self._templates.get(key) if snap is not None else None
             if cached is None or cached[0] is not snap:
-                connection = self._raw_sqlite()
+                connection = self.sql()
                 things = _rows(connection, "vh_object", self._THING_COLUMNS)
                 [agent] = _rows(connection, "vh_agent", self._AGENT_COLUMNS)
                 close = {name for (name,) in connection.execute("SELECT name FROM vh_close")}

@@ -73,7 +73,7 @@ class WebShopWorld(World):
         columns = [c.name for c in Product.__table__.columns]
         json_columns = {c.name for c in Product.__table__.columns if isinstance(c.type, JSON)}
         statement = f"INSERT INTO products ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
-        raw = self._raw_sqlite()
+        raw = self.sql()
 
         def encoded(row: dict) -> tuple:
             return tuple(json.dumps(row[c]) if c in json_columns and row[c] is not None else row[c] for c in columns)
@@ -98,7 +98,7 @@ class WebShopWorld(World):
     def all_rows(self, *columns: str) -> list[tuple]:
         """The given columns of every product in catalogue order."""
         cols = ", ".join(f'"{c}"' for c in columns)
-        return self._raw_sqlite().execute(f'SELECT {cols} FROM products ORDER BY seq').fetchall()
+        return self.sql().execute(f'SELECT {cols} FROM products ORDER BY seq').fetchall()
 
 
 def webshop_dict(product: Product) -> dict:
