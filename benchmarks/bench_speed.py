@@ -1,4 +1,4 @@
-"""Speed of every text env, as one table: make time, per-step time, episodes per second.
+"""Speed of every env, as one table: make time, per-step time, episodes per second.
 
 - make: ``import toolgym`` + ``gym.make(env_id)`` in a fresh process, once the env's cache
   (``$TOOLGYM_CACHE``) is warm: one run fills it, then the median of ``--repeats`` runs.
@@ -27,6 +27,12 @@ CONFIGS = [
     ("TripBooking", "TripBooking-v0", {}, None),
     ("OpenWeather", "OpenWeather-v0", {}, None),
     ("CatAPI", "CatAPI-v0", {}, None),
+    ("Tabletop", "Tabletop-v0", {}, 20),
+    ("ToolLLM", "ToolLLM-v0", {}, 200),
+    ("WebShop", "WebShop-v0", {}, 200),
+    ("VirtualHome program", "VirtualHome-v0", {}, None),
+    ("VirtualHome step", "VirtualHome-v0", {"mode": "step"}, None),
+    ("GoogleSheets", "GoogleSheets-v0", {}, None),
 ]
 
 

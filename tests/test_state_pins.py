@@ -1,9 +1,11 @@
 """Pins of what the envs do: the world's state hash after the oracle, and a digest of the episode.
 
 The pins were computed on the code before the speed work of issue 9 (caches on disk, hot
-paths off the ORM), so they show that none of it changed an env's behaviour: the same
-rows, aux state, random streams and clock at the end of each pinned episode, and the same
-observations, rewards and metrics along the way.
+paths off the ORM; those of VirtualHome, GoogleSheets, WebShop and ToolLLM before its second
+round: the world's own commit, shared random streams, cached task sets and indexes), so they
+show that none of it changed an env's behaviour: the same rows, aux state, random streams and
+clock at the end of each pinned episode, and the same observations, rewards and metrics
+along the way.
 
 Regenerate (only for an intended change of behaviour) with
 ``python tests/test_state_pins.py`` and paste its output below.
@@ -28,6 +30,11 @@ CONFIGS = {
     "tripbooking": ("TripBooking-v0", {}, 1),
     "openweather": ("OpenWeather-v0", {}, 1),
     "catapi": ("CatAPI-v0", {}, 1),
+    "virtualhome-program": ("VirtualHome-v0", {}, 1),
+    "virtualhome-step": ("VirtualHome-v0", {"mode": "step"}, 1),
+    "googlesheets": ("GoogleSheets-v0", {}, 1),
+    "webshop": ("WebShop-v0", {}, 5),
+    "toolllm": ("ToolLLM-v0", {}, 5),
 }
 OFFICIAL_CONFIGS = {
     "tooltalk-official": ("ToolTalk-v0", {"tasks": "official"}, 1),
@@ -75,6 +82,36 @@ PINS: dict[str, dict[str, str]] = {
         '51': '75a72da0a0bbfed2f5cbb559e9f1bb57d0bb5a62b29d3b0d4c96461527a5f8d9',
         '101': '08d49142493b120ebb60ee05ace706d9681f889fcbda2365486b06e6df4ab8b4',
         'all': '36395423820960e98ca854291cf94532a43e5bf09cc0e4b0d7824f01f8eedbda',
+    },
+    'virtualhome-program': {
+        'Read folder': 'c5fdd945d288c022a351e654736fce9b12a3298aab321d3e8b7c3d9466ff70cb',
+        'Put food cereal in freezer': '3b5d92fd83e02e39d4be11f9f518af8a1f78461dac8039dd6f5b402964905b8a',
+        'Take a nap on bed': '12ff4d5940caeb20b0316f138195670a4664a3b915c5899320e73ad2c9071d3e',
+        'all': '02a8743d1c7fd4c0a58ecb4a5cec0b6b4167cd8e319f83c0f0d86edef16519e6',
+    },
+    'virtualhome-step': {
+        'Read folder': 'c5fdd945d288c022a351e654736fce9b12a3298aab321d3e8b7c3d9466ff70cb',
+        'Put food cereal in freezer': '3b5d92fd83e02e39d4be11f9f518af8a1f78461dac8039dd6f5b402964905b8a',
+        'Take a nap on bed': '12ff4d5940caeb20b0316f138195670a4664a3b915c5899320e73ad2c9071d3e',
+        'all': 'f7bf8043b5e73703fb0b18700c3041a8083ecfaa424416231a30d1edebeae1ed',
+    },
+    'googlesheets': {
+        'employees-basic_filter': '435d42f1c5516bb151a6284e2d27c054988c3fb12cdcc137925b40db8a9b1422',
+        'inventory-append_row': '67e31a6464588a5b81676e059de77aec1ff0d871e6c9d524f6026a45cbaa0ac7',
+        'sales-update_cell': '5e7fc803ba4db02383be2cf80fd6181406c2a29b9f7eef0cc7787c759c7ca4df',
+        'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
+    },
+    'webshop': {
+        'B0BDJ0MZ2Q-7': '44cb3815f877d51bb388537c8877d8d5b6384cf8aa723fc89637397b2cbed5f2',
+        'B04RTZ9AT4-12': '9c79b1f6ca626d001dfae624aa78a29eaf2dcd0488c1486acff1d5f25670db9a',
+        'B02F1JYLNU-3': 'f7179a69edade61d08f0aa0ab4c9093c96cb97e9730f826eea1be5a92d185e86',
+        'all': 'b19ec04b0bef351f680a883b96c9342c4fb464d125e2eacb8f89114e7cf18cbd',
+    },
+    'toolllm': {
+        'G1_instruction-000': '67720c7772eb37ddfe0e03a610d22730dad6f87f4c206da9f5f9f16c5ccf0a4c',
+        'G1_tool-064': '5dba76066d2b93a78aadadcfb518aef9fc736f74f10610453be15b5eccfb3666',
+        'G3_instruction-056': 'beb1034beec119a536e80fc73f7c8d1ff7a1d3ff1cd258213fe4d1c87c52dbcf',
+        'all': 'f43600e773b2c0257e255a5e793f3638e4318b0fa296251a7e7918b6737c992f',
     },
     'tooltalk-official': {
         'AddAlarm-easy': 'db9f3e589625ed669e04f84dfef864afbecb02dbbad9129b57b6fb6720f68e50',

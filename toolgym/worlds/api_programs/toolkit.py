@@ -8,6 +8,7 @@ Also the helpers ``Loc`` and ``Date`` of the programs and their profile: a state
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import typing
 from dataclasses import dataclass
@@ -91,15 +92,21 @@ class ProgramToolkit(Toolkit):
         spec = self.specs.get(name)
         if spec is None:
             raise ProgramError(f"API has no function {name!r}")
-        method = getattr(self, spec.method_name)
         try:
-            bound = inspect.signature(method).bind(*args, **kwargs)
+            bound = self._call_signature(spec.method_name).bind(*args, **kwargs)
         except TypeError as exc:
             raise ProgramError(str(exc)) from None
         result = self.run(spec, dict(bound.arguments))  # checks the values; rolls back on failure
         if not result.ok:
             raise ProgramError(result.error)
         return result.response
+
+    @classmethod
+    @functools.cache
+    def _call_signature(cls, method_name: str) -> inspect.Signature:
+        """The parameters a program passes to a method (``self`` left out), read once per class."""
+        signature = inspect.signature(getattr(cls, method_name))
+        return signature.replace(parameters=list(signature.parameters.values())[1:])
 
     @classmethod
     def call_source(cls, name: Any, arguments: Any) -> str:

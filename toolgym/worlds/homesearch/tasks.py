@@ -15,6 +15,9 @@ from collections.abc import Callable
 from toolgym.worlds.cache import cached_json
 from toolgym.worlds.homesearch.data_model import BUY_HOME_TYPES, RENT_HOME_TYPES, _listing_rows
 
+# The modules whose source decides the generated pairs (the key of their cache entries).
+_GENERATOR_MODULES = ("toolgym.worlds.homesearch.tasks", "toolgym.worlds.homesearch.data_model",
+                      "toolgym.worlds.api_programs.places")
 NUM_TEST_TASKS = 100
 NUM_DEMOS = 10
 HELD_OUT_FUNCTIONS = ("set_floor_number", "set_max_commute_time", "set_num_balconies")
@@ -156,4 +159,4 @@ def demo_pool(seed: int = 0) -> list[tuple[str, str]]:
 def _cached(kind: str, seed: int, generate: Callable[[], list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """(query, program) pairs from the cache folder, generated once per generator source and seed:
     generating draws every listing with faker, which is most of the env's make time."""
-    return cached_json(kind, seed, ("toolgym.worlds.homesearch.tasks", "toolgym.worlds.homesearch.data_model", "toolgym.worlds.api_programs.places"), generate, list, lambda pairs: [(q, p) for q, p in pairs])
+    return cached_json(kind, seed, _GENERATOR_MODULES, generate, list, lambda pairs: [(q, p) for q, p in pairs])

@@ -15,6 +15,9 @@ from datetime import date
 from toolgym.worlds.cache import cached_json
 from toolgym.worlds.tripbooking.data_model import _rows
 
+# The modules whose source decides the generated pairs (the key of their cache entries).
+_GENERATOR_MODULES = ("toolgym.worlds.tripbooking.tasks", "toolgym.worlds.tripbooking.data_model",
+                      "toolgym.worlds.api_programs.places")
 NUM_TEST_TASKS = 120
 NUM_DEMOS = 11
 BOOKING_TYPES = ("trip tickets", "hotels", "both")
@@ -150,4 +153,4 @@ def demo_pool(seed: int = 0) -> list[tuple[str, str]]:
 def _cached(kind: str, seed: int, generate: Callable[[], list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """(query, program) pairs from the cache folder, generated once per generator source and seed:
     generating draws every listing with faker, which is most of the env's make time."""
-    return cached_json(kind, seed, ("toolgym.worlds.tripbooking.tasks", "toolgym.worlds.tripbooking.data_model", "toolgym.worlds.api_programs.places"), generate, list, lambda pairs: [(q, p) for q, p in pairs])
+    return cached_json(kind, seed, _GENERATOR_MODULES, generate, list, lambda pairs: [(q, p) for q, p in pairs])
