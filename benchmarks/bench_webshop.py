@@ -117,8 +117,7 @@ def bench_size(size: int, n_queries: int, compare_rank_bm25: bool) -> None:
           f"p99 {percentile(times, 99):.2f} ms, mean {statistics.mean(times):.2f} ms")
     if compare_rank_bm25:
         start = time.perf_counter()
-        other = rank_bm25_search(asins, texts, lambda t: [w for w in index.tokenizer.tokenize(
-            [t], update_vocab=False, return_as="string", show_progress=False)[0] if w])
+        other = rank_bm25_search(asins, texts, index.query_words)
         build = time.perf_counter() - start
         sample = queries[:min(len(queries), 100 if size > 10_000 else len(queries))]
         times_other = time_queries(other, sample)

@@ -183,3 +183,25 @@ def test_import_toolgym_is_light():
     code = "import sys, toolgym; print(any(m in sys.modules for m in ('gspread', 'pandas', 'formulas')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_make_leaves_the_client_libraries_to_the_first_program():
+    # Importing gspread and pandas was most of what gym.make cost; the profile that names their
+    # types is built on the first reset instead, and one is shared by every env of a process.
+    code = ("import sys, gymnasium as gym, toolgym; env = gym.make('GoogleSheets-v0').unwrapped; "
+            "print(any(m in sys.modules for m in ('gspread', 'pandas'))); env.reset(seed=0); "
+            "print(env.profile is gym.make('GoogleSheets-v0').unwrapped.profile)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
+
+
+def test_make_without_the_sheets_extra_fails_at_make(monkeypatch):
+    import importlib.util
+
+    def find_spec(name, *args):  # gspread looks uninstalled
+        return None if name == "gspread" else installed(name, *args)
+
+    installed = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    with pytest.raises(ModuleNotFoundError, match=r"toolgym\[sheets\]"):
+        gym.make("GoogleSheets-v0")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 
@@ -10,6 +12,7 @@ from toolgym.envs.virtualhome import VirtualHomeEnv, corpus_step
 from toolgym.worlds.virtualhome.program import (
     best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line, script_to_agent,
 )
+from toolgym.worlds.virtualhome import tasks
 from toolgym.worlds.virtualhome.tasks import builtin_tasks
 from toolgym.worlds.virtualhome.vocabulary import ACTIONS, valid_object_lists
 from toolgym.worlds.virtualhome.world import PreconditionFailed, VirtualHomeWorld
@@ -190,6 +193,28 @@ def test_every_builtin_solution_reaches_its_goal_from_the_start(world):
             world.restore(start)
             assert execute(world, solution) is None
             assert set(activity.goal) <= world.facts()
+
+
+def test_the_cached_activities_are_the_generated_ones(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    generated = tasks.generate_activities(0)
+    builtin_tasks.cache_clear()  # no earlier set in this process: the make below fills the cache
+    filled = gym.make("VirtualHome-v0").unwrapped
+    (entry,) = tmp_path.glob("virtualhome-activities-*.json")
+    assert len(json.loads(entry.read_text())) == len(generated)
+    builtin_tasks.cache_clear()
+    monkeypatch.setattr(tasks, "generate_activities", lambda seed: pytest.fail("the activities were generated again"))
+    read = gym.make("VirtualHome-v0").unwrapped
+    task_set = builtin_tasks(0)
+    assert [*task_set.test, *task_set.demos] == generated  # the same order, titles, goal tuples, solutions
+    assert read.task_ids() == filled.task_ids() == [a.title for a in generated[:100]]
+    assert read.activities == filled.activities and read.demo_pool == filled.demo_pool
+    for task_id in read.task_ids()[::25]:
+        episodes = []
+        for env in (filled, read):
+            env.reset(seed=0, options={"task_id": task_id})
+            episodes.append(env.step(env.oracle_action()))
+        assert episodes[0] == episodes[1] and episodes[0][4]["metrics"]["goal_success"] == 1
 
 
 # -- the env --------------------------------------------------------------------------------

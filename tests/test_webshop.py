@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
@@ -323,6 +324,82 @@ def test_generated_catalogue_and_goals():
     assert first["weight"] == pytest.approx(1 / 5) and goals[4]["weight"] == pytest.approx((1 / 5 + 1) / 2)
     with pytest.raises(ValueError, match="num_products must be an int from 1"):
         WebShopWorld(num_products=0)
+
+
+# -- search ------------------------------------------------------------------------------------
+def _queries(world: WebShopWorld, count: int) -> list[str]:
+    """Queries of 1 to 6 catalogue words, stop words, repeats and unknown words among them."""
+    words = " ".join(n + " " + d for n, d in world.all_rows("name", "description")).lower().split()
+    rng = random.Random(4)
+    drawn = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(count)]
+    return drawn + ["", "the and of", "zzqx unknownword", "RED Red red!!", "a 1 22 b3"]
+
+
+def test_search_index_read_from_the_cache_gives_the_same_results(tmp_path, monkeypatch):
+    from toolgym.worlds.webshop import search
+
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    monkeypatch.setattr(search, "_SEARCHES", {})  # no earlier index in this process
+    world = WebShopWorld(num_products=300, seed=6)
+    built = search.catalogue_search(world)
+    (entry,) = tmp_path.glob("webshop-search-*.npz")
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the cached index was built again"))
+    read = search.catalogue_search(world)
+    assert read is not built and read.asins == built.asins and read.index.words == built.index.words
+    for name in ("data", "indices", "indptr"):
+        stored, fresh = getattr(read.index, name), getattr(built.index, name)
+        assert stored.dtype == fresh.dtype and (stored == fresh).all()
+    for query in _queries(world, 500):
+        assert read.search(query) == built.search(query)
+        assert read.search(query, 7) == built.search(query, 7)
+    assert entry.exists()
+
+
+def test_an_unreadable_or_pickled_search_entry_is_a_miss(tmp_path, monkeypatch):
+    from toolgym.worlds.webshop import search
+
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    world = WebShopWorld(num_products=50, seed=6)
+    query = world.all_rows("name")[0][0]
+    for unreadable in (b"PK not an npz", None):
+        monkeypatch.setattr(search, "_SEARCHES", {})
+        built = search.catalogue_search(world)
+        (entry,) = tmp_path.glob("webshop-search-*.npz")
+        if unreadable is None:  # an object array, which only pickle could read
+            with entry.open("wb") as file:
+                np.savez(file, asins=np.array(built.asins, dtype=object), words=np.array(built.index.words),
+                         data=built.index.data, indices=built.index.indices, indptr=built.index.indptr)
+        else:
+            entry.write_bytes(unreadable)
+        assert search.BM25Index.read(entry) is None
+        monkeypatch.setattr(search, "_SEARCHES", {})
+        assert search.catalogue_search(world).search(query) == built.search(query) != []
+        assert search.BM25Index.read(entry) is not None  # written again
+
+
+def test_search_scores_are_bm25s_scores():
+    import bm25s
+    from bm25s.tokenization import Tokenizer
+
+    from toolgym.worlds.webshop.search import ProductSearch, document_text
+
+    world = WebShopWorld(num_products=400, seed=8)
+    rows = world.all_rows("asin", "name", "description", "bullet_points", "options")
+    texts = [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows]
+    ours = ProductSearch([r[0] for r in rows], texts)
+    tokenizer = Tokenizer(stopwords="english")  # bm25s's own query path over the same index
+    retriever = bm25s.BM25(k1=1.2, b=0.75)
+    retriever.index(tokenizer.tokenize(texts, return_as="ids", show_progress=False), show_progress=False)
+    empty = tokenizer.get_vocab_dict()[""]
+    for query in _queries(world, 300):
+        ids = tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)[0]
+        ids = [i for i in ids if i != empty]
+        scores = ours.scores(query)
+        if not ids:
+            assert scores is None
+        else:
+            assert scores.dtype == np.float32 and scores.tobytes() == retriever.get_scores(ids).tobytes()
 
 
 # -- official data -----------------------------------------------------------------------------

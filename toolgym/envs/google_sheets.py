@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +13,7 @@ from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
-from toolgym.worlds.interpreter import Interpreter, ProgramError, shorten
+from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
@@ -178,7 +179,11 @@ class GoogleSheetsEnv(ToolEnv):
             if not isinstance(value, int) or isinstance(value, bool) or (low is not None and value < low):
                 raise ValueError(f"GoogleSheets-v0: {name} must be an int" + (f" >= {low}" if low is not None else "")
                                  + f", got {value!r}")
-        from toolgym.worlds.sheets.profile import sheets_profile
+        # The profile and the programs import these on first use; a missing one still fails at make.
+        for library in ("gspread", "pandas"):
+            if importlib.util.find_spec(library) is None:
+                raise ModuleNotFoundError(f"GoogleSheets-v0 needs {library}: pip install 'toolgym[sheets]'",
+                                          name=library)
         from toolgym.worlds.sheets.world import SheetsWorld
 
         self.world_seed = world_seed
@@ -187,7 +192,6 @@ class GoogleSheetsEnv(ToolEnv):
         self.tasks: dict[str, SheetTask] = {k: t for k, t in builtin_tasks(world_seed).items()
                                             if split is None or t.category == split}
         self.demo_pool = [Demo(query, program) for _, query, program in demo_pool(world_seed)]
-        self.profile = sheets_profile()
         self.world = SheetsWorld(url=db_url, seed=world_seed)
         self._initial = self.world.snapshot()
         self._expected: dict[str, list[SheetState]] = {}
@@ -196,6 +200,17 @@ class GoogleSheetsEnv(ToolEnv):
         self.tools = TOOLS
         self.task_id: str | None = None
         self._done = True
+
+    @property
+    def profile(self) -> Profile:
+        """The interpreter profile of the programs (``toolgym.worlds.sheets.profile``).
+
+        Built on first use, once per process: it names gspread's and pandas' types, and importing
+        those libraries is most of what ``gym.make`` would otherwise cost.
+        """
+        from toolgym.worlds.sheets.profile import sheets_profile
+
+        return sheets_profile()
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:

@@ -191,14 +191,13 @@ class VirtualHomeEnv(ToolEnv):
             task_set = builtin_tasks(world_seed, num_test)
             self.activities = {a.title: Activity(a.title, a.solutions, a.goal) for a in task_set.test}
             self.demo_pool = task_set.demo_pool()
-            self.valid = valid_object_lists()
+            self.valid = _BUILTIN_VALID
         else:
             self.activities, self.demo_pool, self.valid = self._load_official(num_test, split_seed)
-        self.profile = profile(ACTIONS)
-        self._labels = {title: self._label_lines(a.solutions) for title, a in self.activities.items()}
+        self.profile = _PROFILE
+        self._labels: dict[str, list[list[str]]] = {}
         self._goals: dict[str, tuple | None] = {}
-        self.api_docs = "\n".join(f"Agent.{s.name}({', '.join(_argument_names(s.arity))})\n    {s.doc}"
-                                  for s in ACTIONS.values()) + "\n"
+        self.api_docs = _API_DOCS
         self.tools = [_schema(spec) for spec in ACTIONS.values()]
         self._prompts: dict[str, dict] = {}
         self.task_id = None
@@ -295,6 +294,13 @@ class VirtualHomeEnv(ToolEnv):
     def _goal(self, title: str) -> tuple | None:
         activity = self.activities[title]
         return activity.goal if self.task_set == "built-in" else self.official_goal(title)
+
+    def _task_labels(self, title: str) -> list[list[str]]:
+        """The lines of a task's solutions as the LCS compares them, read when the task is first scored:
+        reading every task's solutions at make would cost more than the rest of make."""
+        if title not in self._labels:
+            self._labels[title] = self._label_lines(self.activities[title].solutions)
+        return self._labels[title]
 
     def _label_lines(self, solutions: tuple[str, ...]) -> list[list[str]]:
         if self.scoring == "paper_compat":
@@ -427,7 +433,7 @@ class VirtualHomeEnv(ToolEnv):
         return "\n".join(out)
 
     def _metrics(self) -> dict:
-        labels = self._labels[self.task_id]
+        labels = self._task_labels(self.task_id)
         if self.scoring == "paper_compat":
             raw = [r for r in self._raw if r]
             executable = all(compat_ground_line(r, self.valid) for r in raw) and len(raw) == len(self._raw)
@@ -487,6 +493,15 @@ class VirtualHomeEnv(ToolEnv):
 
 def _argument_names(arity: int) -> list[str]:
     return ["object"] if arity == 1 else [f"object{i + 1}" for i in range(arity)]
+
+
+# Pure functions of the vocabulary, built once rather than at every make. Every built-in env
+# shares the object lists, read-only: the grounding caches its sets by the lists' identity, so
+# one shared dict also keeps that cache from growing with every make.
+_BUILTIN_VALID = valid_object_lists()
+_PROFILE = profile(ACTIONS)
+_API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(_argument_names(s.arity))})\n    {s.doc}"
+                      for s in ACTIONS.values()) + "\n"
 
 
 def _schema(spec) -> dict:

@@ -13,7 +13,7 @@ from toolgym.envs.metrics import Column
 from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
                                         Page, done_page, item_page, results_page, search_page, sub_page)
 from toolgym.worlds.webshop.reward import get_reward
-from toolgym.worlds.webshop.search import ProductSearch, document_text
+from toolgym.worlds.webshop.search import catalogue_search
 from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
 from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
 
@@ -39,7 +39,6 @@ SYSTEM_PROMPT = (
     "a product's id, an option value, Description, Features, Reviews, Buy Now).\n"
     "Choose the product and its options that fit the instruction, then click[Buy Now]. "
     "You have {max_steps} actions.")
-_SEARCH_INDEXES: dict[str, ProductSearch] = {}  # world fingerprint -> index, per process
 
 
 class WebShopEnv(ToolEnv):
@@ -189,7 +188,7 @@ class WebShopEnv(ToolEnv):
                          "instruction_attributes": json.loads(ia) if ia else None}
                         for a, n, q, c, pc, o, p, tn, i, ia in rows]
             self.goal_set = builtin_goals(products, world_seed, num_goals)
-        self.search_engine = self._search_index()
+        self.search_engine = catalogue_search(self.world)
         self._products: OrderedDict[str, dict] = OrderedDict()  # asin -> WebShop dict, LRU
         self._prices: dict[str, float] = {}
         self.task_id = None
@@ -201,16 +200,6 @@ class WebShopEnv(ToolEnv):
         self._demos: dict[str, str] | None = None
 
     # -- setup ------------------------------------------------------------------------------
-    def _search_index(self) -> ProductSearch:
-        key = json.dumps(self.world.fingerprint(), sort_keys=True)
-        index = _SEARCH_INDEXES.get(key)
-        if index is None:
-            rows = self.world.all_rows("asin", "name", "description", "bullet_points", "options")
-            index = ProductSearch([r[0] for r in rows],
-                                  [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows])
-            _SEARCH_INDEXES[key] = index
-        return index
-
     def task_ids(self) -> list[str]:
         return list(self.goal_set.goals)
 

@@ -30,6 +30,7 @@ metacharacters must pass ``regex=False``). Each program may make at most
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from typing import Any
@@ -341,8 +342,14 @@ def guard(operation: str, operands: tuple) -> None:
                                f"(regular expressions are not allowed)")
 
 
+@functools.cache
 def sheets_profile() -> Profile:
-    """The GoogleSheets-v0 profile (imports gspread, pandas and numpy)."""
+    """The GoogleSheets-v0 profile (imports gspread, pandas and numpy).
+
+    Built once per process and shared by every env (the interpreter only reads a profile).
+    The env asks for it when it first builds an interpreter (at reset), not at make: importing the
+    libraries whose types it names takes most of a second.
+    """
     import gspread
     import numpy
     import pandas

@@ -8,6 +8,10 @@ object and turning to it). Every solution is executed in the home from its start
 solution that fails a precondition or misses the goal is dropped, and so is an activity left
 with fewer than two solutions or whose goal holds at the start. The activities are split with
 a seeded shuffle into test activities and a demonstration pool, as the paper splits the corpus.
+
+Executing every solution is most of the env's make time, and its outcome is a pure function of
+this generator's source and the home's seed, so the shuffled activities of each home are kept in
+the on-disk cache (:mod:`toolgym.worlds.cache`).
 """
 
 from __future__ import annotations
@@ -15,10 +19,17 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass
+from typing import Any
 
+from toolgym.worlds.cache import cached_json
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.virtualhome.vocabulary import OBJECTS, PROPERTIES
 from toolgym.worlds.virtualhome.world import PreconditionFailed, VirtualHomeWorld, layout
+
+#: The modules whose source decides the activities: the planner, the home and its actions, the
+#: vocabulary, and the world base whose snapshots the verification restores.
+_GENERATOR_MODULES = ("toolgym.worlds.virtualhome.tasks", "toolgym.worlds.virtualhome.world",
+                      "toolgym.worlds.virtualhome.vocabulary", "toolgym.worlds.base")
 
 
 @dataclass(frozen=True)
@@ -174,20 +185,39 @@ def verified(world: VirtualHomeWorld, title: str, goal: tuple, candidates: list[
     return Activity(title, goal, tuple(solutions)) if len(solutions) >= 2 else None
 
 
-@functools.lru_cache(maxsize=8)
-def builtin_tasks(world_seed: int = 0, num_test: int = 100) -> TaskSet:
-    """The built-in activities of home ``world_seed``: ``num_test`` test activities, the rest demonstrations.
-
-    Raises:
-        ValueError: The home has fewer than ``num_test + 1`` activities.
-    """
+def generate_activities(world_seed: int) -> list[Activity]:
+    """Every verified activity of home ``world_seed``, in the seeded order of the split."""
     world = VirtualHomeWorld(seed=world_seed)
     activities = [a for title, goal, candidates in _Planner(world_seed).activities()
                   if (a := verified(world, title, goal, candidates)) is not None]
     activities.sort(key=lambda a: a.title)
+    random.Random(f"virtualhome-split:{world_seed}").shuffle(activities)
+    return activities
+
+
+def _encode(activities: list[Activity]) -> list:
+    """Activities as JSON values: ``[title, goal facts, solutions]`` each."""
+    return [[a.title, [list(fact) for fact in a.goal], list(a.solutions)] for a in activities]
+
+
+def _decode(entries: list[Any]) -> list[Activity]:
+    """The activities :func:`_encode` wrote (JSON has no tuples: goals and solutions become tuples again)."""
+    return [Activity(title, tuple(tuple(fact) for fact in goal), tuple(solutions))
+            for title, goal, solutions in entries]
+
+
+@functools.lru_cache(maxsize=8)
+def builtin_tasks(world_seed: int = 0, num_test: int = 100) -> TaskSet:
+    """The built-in activities of home ``world_seed``: ``num_test`` test activities, the rest demonstrations.
+
+    The activities come from the on-disk cache when it holds them (see the module docstring).
+
+    Raises:
+        ValueError: The home has fewer than ``num_test + 1`` activities.
+    """
+    activities = cached_json("virtualhome-activities", world_seed, _GENERATOR_MODULES,
+                             lambda: generate_activities(world_seed), _encode, _decode)
     if len(activities) <= num_test:
         raise ValueError(f"VirtualHome-v0: home {world_seed} has {len(activities)} activities; num_test must be "
                          f"less than that, got {num_test}")
-    random.Random(f"virtualhome-split:{world_seed}").shuffle(activities)
     return TaskSet(tuple(activities[:num_test]), tuple(activities[num_test:]))
-

@@ -6,13 +6,40 @@ and returns the top 50. Here the same text is indexed with ``bm25s`` (Okapi BM25
 b 0.75 as Lucene's defaults; words of two or more letters or digits, English stop words removed,
 no stemming). Results are the documents with a positive score, best first, ties in catalogue
 order, so a search is a pure function of the catalogue and the query.
+
+The index is a pure function of the catalogue, so it is kept in the on-disk cache
+(:mod:`toolgym.worlds.cache`) as an ``.npz`` file of plain arrays (read with
+``allow_pickle=False``), keyed by the world's fingerprint and the source of bm25s. Queries
+are answered from those arrays with bm25s's query procedure done here (its tokenizer's word
+lookup and its numpy scorer), so that only building an index imports bm25s and scipy (a
+tenth of a second or more): a process with a cached index never imports them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from toolgym.worlds import cache
+
+if TYPE_CHECKING:
+    from toolgym.worlds.webshop.world import WebShopWorld
+
 SEARCH_RETURN_N = 50
+#: bm25s's tokenizer's default splitter: words of two or more letters or digits.
+WORD_PATTERN = re.compile(r"(?u)\b\w\w+\b")
+#: The bm25s modules whose source decides an index: the BM25 class, its scoring, the tokenizer, its stop words.
+BM25S_SOURCES = ("__init__.py", "scoring.py", "tokenization.py", "stopwords.py")
+_SEARCHES: dict[str, ProductSearch] = {}  # world fingerprint -> search, per process
 
 
 def document_text(title: str, description: str, bullet_points: list[str], options: dict[str, list[str]]) -> str:
@@ -22,32 +49,121 @@ def document_text(title: str, description: str, bullet_points: list[str], option
     return " ".join([title, description, first_bullet, option_text]).lower()
 
 
-class ProductSearch:
-    """A BM25 index of product texts; :meth:`search` gives the asins of the top hits."""
+@dataclass(frozen=True)
+class BM25Index:
+    """A catalogue's BM25 index as bm25s builds it: every (word, product) pair's term score.
 
-    def __init__(self, asins: list[str], texts: list[str]):
+    Attributes:
+        asins: The products, in catalogue order (product ``j`` is row ``j`` of the scores).
+        words: The vocabulary in bm25s's tokenizer's id order: ``words[i]`` has id ``i``, the
+            column of its scores (id 0 is ``""``, bm25s's empty document, never a query word).
+        data: The term scores (float32), column after column.
+        indices: The product of each score.
+        indptr: Column ``i``'s scores are ``data[indptr[i]:indptr[i + 1]]``.
+    """
+
+    asins: list[str]
+    words: list[str]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+
+    @classmethod
+    def build(cls, asins: list[str], texts: list[str]) -> BM25Index:
+        """Index ``texts``, those of the products ``asins``, with bm25s."""
         import bm25s
         from bm25s.tokenization import Tokenizer
 
-        self.asins = list(asins)
-        self.tokenizer = Tokenizer(stopwords="english")
-        corpus = self.tokenizer.tokenize(texts, return_as="ids", show_progress=False)
-        self.retriever = bm25s.BM25(k1=1.2, b=0.75)
-        self.retriever.index(corpus, show_progress=False)
-        self._empty = self.tokenizer.get_vocab_dict().get("", -1)
+        tokenizer = Tokenizer(stopwords="english")
+        corpus = tokenizer.tokenize(texts, return_as="ids", show_progress=False)
+        retriever = bm25s.BM25(k1=1.2, b=0.75)
+        retriever.index(corpus, show_progress=False)
+        word_ids = tokenizer.get_vocab_dict()
+        words = list(word_ids)
+        if [word_ids[w] for w in words] != list(range(len(words))):  # ids are score columns: words[i] must have id i
+            raise RuntimeError("bm25s's tokenizer gave word ids that are not 0, 1, 2, ... in order of appearance")
+        scores = retriever.scores
+        return cls(list(asins), words, scores["data"], scores["indices"], scores["indptr"])
+
+    def to_npz(self) -> bytes:
+        """The index as an ``.npz`` file of plain arrays (strings as fixed-width unicode, no pickle)."""
+        buffer = io.BytesIO()
+        np.savez(buffer, asins=np.array(self.asins, dtype=str), words=np.array(self.words, dtype=str),
+                 data=self.data, indices=self.indices, indptr=self.indptr)
+        return buffer.getvalue()
+
+    @classmethod
+    def read(cls, path: Path | None) -> BM25Index | None:
+        """The index stored at ``path`` by :meth:`to_npz`, or None when it is missing or unreadable."""
+        if path is None:
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                index = cls(stored["asins"].tolist(), stored["words"].tolist(), stored["data"], stored["indices"],
+                            stored["indptr"])
+        except (OSError, EOFError, KeyError, TypeError, ValueError, zipfile.BadZipFile):
+            return None
+        if len(index.indptr) <= len(index.words):  # a word without a column
+            return None
+        return index if int(index.indptr[-1]) == len(index.data) == len(index.indices) else None
+
+
+class ProductSearch:
+    """Search over a :class:`BM25Index`: :meth:`search` gives the asins of the top hits.
+
+    Args:
+        asins: The products, in catalogue order.
+        texts: Their texts (:func:`document_text`), indexed here with bm25s.
+    """
+
+    def __init__(self, asins: list[str], texts: list[str]):
+        self._serve(BM25Index.build(asins, texts))
+
+    @classmethod
+    def over(cls, index: BM25Index) -> ProductSearch:
+        """A search over an index built earlier (one read from the cache)."""
+        search = cls.__new__(cls)
+        search._serve(index)
+        return search
+
+    def _serve(self, index: BM25Index) -> None:
+        self.index = index
+        self.asins = index.asins
+        self._word_ids = {word: i for i, word in enumerate(index.words)}
         self._cache: dict[str, list[str]] = {}
+
+    def query_words(self, keywords: str) -> list[str]:
+        """The words of ``keywords`` that the index holds, in order, as bm25s's tokenizer gives them.
+
+        It keeps the lower-cased words that are in the vocabulary; stop words never are.
+        """
+        return [w for w in WORD_PATTERN.findall(keywords.lower()) if w in self._word_ids]
+
+    def scores(self, keywords: str) -> np.ndarray | None:
+        """Each product's BM25 score (float32) for ``keywords``, or None when no word of them is indexed.
+
+        bm25s's numpy scorer: each query word's scores are added in query order, a repeated
+        word's again (float32 sums depend on that order).
+        """
+        words = self.query_words(keywords)
+        if not words:
+            return None
+        index, scores = self.index, np.zeros(len(self.asins), dtype=np.float32)
+        for word in words:
+            column = self._word_ids[word]
+            start, end = index.indptr[column], index.indptr[column + 1]
+            np.add.at(scores, index.indices[start:end], index.data[start:end])
+        return scores
 
     def search(self, keywords: str, k: int = SEARCH_RETURN_N) -> list[str]:
         """The asins of the ``k`` best products for ``keywords`` (fewer when fewer match)."""
         cached = self._cache.get(keywords)
         if cached is not None:
             return cached[:k]
-        ids = self.tokenizer.tokenize([keywords], update_vocab=False, return_as="ids", show_progress=False)[0]
-        ids = [i for i in ids if i != self._empty]  # bm25s answers a query of unknown words with ""
-        if not ids:
+        scores = self.scores(keywords)
+        if scores is None:
             hits: list[str] = []
         else:
-            scores = self.retriever.get_scores(ids)
             positive = np.flatnonzero(scores > 0)
             if len(positive) > k:
                 top = positive[np.argpartition(-scores[positive], k - 1)[:k]]
@@ -58,3 +174,41 @@ class ProductSearch:
         if len(self._cache) < 10_000:
             self._cache[keywords] = hits
         return hits
+
+
+def catalogue_search(world: WebShopWorld) -> ProductSearch:
+    """The search over ``world``'s catalogue: this process's, the cache's, or built (and cached)."""
+    fingerprint = world.fingerprint()
+    key = json.dumps(fingerprint, sort_keys=True)
+    search = _SEARCHES.get(key)
+    if search is not None:
+        return search
+    path = cache.entry_path("webshop-search", {"catalogue": fingerprint, "bm25s": _bm25s_digest()}, (__name__,),
+                            suffix=".npz")
+    index = BM25Index.read(path)
+    if index is None:
+        rows = world.all_rows("asin", "name", "description", "bullet_points", "options")
+        index = BM25Index.build([r[0] for r in rows],
+                                [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows])
+        if path is not None:
+            cache.write_atomically(path, index.to_npz())
+    search = _SEARCHES[key] = ProductSearch.over(index)
+    return search
+
+
+def _bm25s_digest() -> str:
+    """What stands for the bm25s version in a search entry's key: sha256 of :data:`BM25S_SOURCES`.
+
+    "" without bm25s. The package is found, not imported: importing it imports scipy.
+    """
+    spec = importlib.util.find_spec("bm25s")
+    if spec is None or spec.origin is None:
+        return ""
+    folder = Path(spec.origin).parent
+    digest = hashlib.sha256()
+    for name in BM25S_SOURCES:
+        source = folder / name
+        digest.update(name.encode())
+        if source.is_file():
+            digest.update(source.read_bytes())
+    return digest.hexdigest()

@@ -21,7 +21,6 @@ import random
 from datetime import datetime
 from typing import Any
 
-from faker import Faker
 from sqlalchemy import JSON, select
 
 from toolgym.worlds.base import World
@@ -114,6 +113,8 @@ def webshop_dict(product: Product) -> dict:
 # -- generation --------------------------------------------------------------------------------
 def _text_pools(seed: int) -> dict[str, list[str]]:
     """Sentences and review texts from a seeded faker, drawn once and then sampled (fast at 100,000)."""
+    from faker import Faker  # here: importing faker takes a twentieth of a second, and a cached world needs none
+
     fake = Faker("en_US")
     fake.seed_instance(seed)
     return {"sentences": [fake.sentence(nb_words=12).lower() for _ in range(600)],
