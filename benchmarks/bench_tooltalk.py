@@ -1,16 +1,40 @@
-"""ToolTalk-v0 speed and memory: import, make, reset, step, full oracle passes, memory per env.
+"""ToolTalk-v0 speed and memory: import, make, reset, step, full oracle passes, memory per env;
+with ``--original``, oracle passes side by side with ToolTalk's own simulator.
 
-Run: .venv/bin/python benchmarks/bench_tooltalk.py [--data-dir ../shared/data]
+The original is not a dependency: ``--original`` is a checkout of
+https://github.com/microsoft/ToolTalk (``git clone`` it anywhere). Both sides then play the
+official conversations of that checkout's ``data/`` with a perfect predictor, in this process,
+alternating, and the median time of a full pass per split is printed with the ratio:
+
+- the original: ``ToolExecutor.run_conversation`` with a ground-truth predictor, then
+  ``evaluate_predictions``, per conversation file, as its ``tests/test_oracle.py`` does. Its
+  text embedding (sent2vec, which downloads a model) is replaced by a constant vector, so a
+  free-text comparison costs a dot product;
+- toolgym: ``reset`` and ``step`` of ``ToolTalk-v0`` (``tasks="official"``, the lexical text
+  comparator, which identical texts never reach) driven by ``OracleAgent``.
+
+Every pass must succeed on every conversation, or the script stops.
+
+Run: .venv/bin/python benchmarks/bench_tooltalk.py [--data-dir ../shared/data] [--original /path/to/ToolTalk]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import os
+import statistics
 import subprocess
 import sys
 import time
 import tracemalloc
+import types
+from pathlib import Path
+
+import numpy as np
+
+ORIGINAL_SPLITS = {"easy": "easy", "hard": "tooltalk"}  # toolgym's split -> the original's folder
 
 
 def timed_subprocess(code: str) -> float:
@@ -35,7 +59,11 @@ def oracle_pass(env, task_ids) -> tuple[float, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default=os.environ.get("TOOLGYM_DATA", "../shared/data"))
+    parser.add_argument("--original", type=Path, help="a checkout of microsoft/ToolTalk, to compare with")
+    parser.add_argument("--reps", type=int, default=11, help="with --original: alternating passes per side and split")
     args = parser.parse_args()
+    if args.original is not None:
+        compare_with_original(args.original, args.reps)
 
     imp = min(timed_subprocess("import time; t=time.perf_counter(); import toolgym; print(time.perf_counter()-t)")
               for _ in range(3))
@@ -100,6 +128,93 @@ def main() -> None:
     after = tracemalloc.take_snapshot()
     per_env = sum(s.size_diff for s in after.compare_to(before, "filename")) / len(extra)
     print(f"memory per additional env (task set shared): {per_env / 1024:.0f} KiB")
+
+
+# -- side by side with the original -------------------------------------------------------
+def stub_sent2vec() -> None:
+    """Install a ``sent2vec.vectorizer`` whose vectors are all the same unit vector."""
+
+    class Vectorizer:
+        def __init__(self):
+            self.vectors: list = []
+
+        def run(self, texts: list[str]) -> None:
+            self.vectors = [np.ones(8) / np.sqrt(8) for _ in texts]
+
+    module = types.ModuleType("sent2vec.vectorizer")
+    module.Vectorizer = Vectorizer
+    sys.modules["sent2vec"] = types.ModuleType("sent2vec")
+    sys.modules["sent2vec.vectorizer"] = module
+
+
+class GroundTruthPredictor:
+    """The original's predictor interface: the next ground-truth call of the current turn,
+    then the turn's reply. The turn is found by counting the user and assistant messages in
+    the history the simulator passes; the calls made in it, by counting the api entries after them."""
+
+    def __init__(self, conversation: dict):
+        self.turns = conversation["conversation"]
+
+    def __call__(self, metadata: dict, history: list[dict]) -> dict:
+        turn_index = sum(entry["role"] in ("user", "assistant") for entry in history)
+        calls_made = 0
+        for entry in reversed(history):
+            if entry["role"] != "api":
+                break
+            calls_made += 1
+        turn = self.turns[turn_index]
+        apis = turn.get("apis", [])
+        if calls_made == len(apis):
+            return {"role": "assistant", "text": turn["text"]}
+        request = apis[calls_made]["request"]
+        parameters = {k: copy.deepcopy(v) for k, v in request["parameters"].items() if k != "session_token"}
+        return {"role": "api", "request": {"api_name": request["api_name"], "parameters": parameters}}
+
+
+def original_pass(executor, texts: list[str]) -> float:
+    """Seconds of the original's oracle pass over the conversation files' ``texts``."""
+    start = time.perf_counter()
+    for text in texts:
+        conversation = json.loads(text)
+        played = executor.run_conversation(conversation, GroundTruthPredictor(conversation))
+        if not executor.evaluate_predictions(played)["metrics"]["success"]:
+            raise SystemExit(f"the original's oracle failed on {conversation['name']}")
+    return time.perf_counter() - start
+
+
+def compare_with_original(checkout: Path, reps: int) -> None:
+    """Print the median oracle pass of each official split, the original's and toolgym's."""
+    data = checkout / "data"
+    if not (checkout / "src" / "tooltalk").is_dir() or not (data / "databases").is_dir():
+        raise SystemExit(f"{checkout} is not a ToolTalk checkout (no src/tooltalk/ and data/databases/): "
+                         "git clone https://github.com/microsoft/ToolTalk and pass its folder")
+    stub_sent2vec()
+    sys.path.insert(0, str(checkout / "src"))
+    from tooltalk.evaluation.tool_executor import ToolExecutor
+
+    import gymnasium as gym
+
+    import toolgym  # noqa: F401
+
+    executor = ToolExecutor(init_database_dir=str(data / "databases"))
+    print(f"{'split':<6} {'conversations':>13} {'original (ms)':>14} {'toolgym (ms)':>13} {'toolgym faster':>15}")
+    for split, folder in ORIGINAL_SPLITS.items():
+        texts = [path.read_text(encoding="utf-8") for path in sorted((data / folder).glob("*.json"))]
+        env = gym.make("ToolTalk-v0", tasks="official", data_dir=str(data), split=split, text_similarity="lexical")
+        task_ids = env.unwrapped.task_ids()
+        if len(task_ids) != len(texts):
+            raise SystemExit(f"{split}: toolgym read {len(task_ids)} conversations, the original {len(texts)}")
+        original_pass(executor, texts), oracle_pass(env, task_ids)  # warm-up
+        original, ours = [], []
+        for _ in range(reps):
+            original.append(original_pass(executor, texts))
+            seconds, _, success = oracle_pass(env, task_ids)
+            if success != 1.0:
+                raise SystemExit(f"{split}: toolgym's oracle failed on a conversation")
+            ours.append(seconds)
+        a, b = statistics.median(original), statistics.median(ours)
+        print(f"{split:<6} {len(texts):>13} {a * 1000:>14.1f} {b * 1000:>13.1f} {a / b:>14.2f}x")
+    print()
 
 
 if __name__ == "__main__":
