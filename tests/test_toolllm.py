@@ -94,6 +94,26 @@ def test_create_task_needs_the_write_and_reports_the_new_id(env):
     assert env.world.state_hash() == initial  # reset undid the write
 
 
+def test_the_cached_task_set_is_the_generated_one(tmp_path, monkeypatch):
+    # The built-in tasks are kept in the cache folder: read back, they equal a fresh
+    # generation, and a second process reads them instead of running every solution again.
+    from toolgym.worlds.rapidapi import tasks
+
+    world = RapidAPIWorld()
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    generated = tasks.builtin_tasks(world)
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    assert tasks.builtin_tasks(world) == generated
+    assert [p.name.split("-")[:2] for p in tmp_path.glob("toolllm-tasks-*.json")] == [["toolllm", "tasks"]]
+
+    def fail(*args):
+        raise AssertionError("generated again instead of read from the cache")
+
+    monkeypatch.setattr(tasks, "_generate", fail)
+    cached = tasks.builtin_tasks(world)
+    assert cached == generated and isinstance(cached[0].relevant[0], tuple)
+
+
 def test_malformed_finish_and_call_limit(env):
     task = _lookup_task(env)
     env.reset(seed=0, options={"task_id": task.query_id})

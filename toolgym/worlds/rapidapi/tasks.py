@@ -17,6 +17,7 @@ G1 (one tool), G2 (two tools of one category), G3 (two or three tools of one col
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import defaultdict
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from toolgym.worlds.cache import cached_json
 from toolgym.worlds.rapidapi.catalogue import entity_name
 from toolgym.worlds.rapidapi.domains import KINDS
 from toolgym.worlds.rapidapi.models import Api, Tool
@@ -213,19 +215,33 @@ class _Generator:
 
 
 def builtin_tasks(world: RapidAPIWorld, seed: int = 0, sizes: dict[str, int] | None = None) -> list[ToolLLMTask]:
-    """The built-in instructions of a generated world, every group (a pure function of world and seed).
+    """The built-in instructions of a generated world, every group.
 
-    The world is left as it was.
+    They are a pure function of the world's fingerprint, the seed, the sizes and this module's
+    source, and generating them runs every solution, so they are kept in the on-disk cache
+    (:mod:`toolgym.worlds.cache`). The world is left as it was.
 
     Raises:
         ValueError: The catalogue is too small for a group (it needs held-out categories with
             two tools, collections with two training tools).
     """
-    fault_rate, world.fault_rate = world.fault_rate, 0.0  # solutions are read from a world without faults
-    try:
-        return _generate(world, seed, sizes)
-    finally:
-        world.fault_rate = fault_rate
+    def generate() -> list[ToolLLMTask]:
+        fault_rate, world.fault_rate = world.fault_rate, 0.0  # solutions are read from a world without faults
+        try:
+            return _generate(world, seed, sizes)
+        finally:
+            world.fault_rate = fault_rate
+
+    return cached_json("toolllm-tasks", [world.fingerprint(), seed, sizes], (__name__,), generate,
+                       lambda tasks: [dataclasses.asdict(task) for task in tasks], _decode_tasks)
+
+
+def _decode_tasks(entries: list[dict]) -> list[ToolLLMTask]:
+    """The tasks ``dataclasses.asdict`` wrote (JSON has no tuples: they become tuples again)."""
+    return [ToolLLMTask(**{**entry, "api_ids": tuple(entry["api_ids"]),
+                           "relevant": tuple(tuple(pair) for pair in entry["relevant"]),
+                           "plan": tuple(entry["plan"]), "required": tuple(entry["required"]),
+                           "facts": tuple(entry["facts"])}) for entry in entries]
 
 
 def _generate(world: RapidAPIWorld, seed: int, sizes: dict[str, int] | None) -> list[ToolLLMTask]:
