@@ -273,6 +273,11 @@ def test_statements_on_sql_end_with_the_worlds_commit_and_rollback(world):
     ('A(x=1, y=[1, "b"], z={"k": None})', ToolCall("A", {"x": 1, "y": [1, "b"], "z": {"k": None}})),
     ('A(-1.5)', ToolCall("A", {"x": -1.5})),
     ("Sure, I'll do that.", TextReply("Sure, I'll do that.")),
+    # A reply is told from a call before parsing; these are still read as Python reads them.
+    ("Sure (see below).", TextReply("Sure (see below).")),
+    ("1 + A(x=1)", TextReply("1 + A(x=1)")),
+    ("(A(x=1))", ToolCall("A", {"x": 1})),
+    ("# a comment\nA (x=1)", ToolCall("A", {"x": 1})),
     ("", TextReply("")),
     ("__import__('os').system('ls')", TextReply("__import__('os').system('ls')")),
     (Unparseable("(not shown)", "too long"), Unparseable("(not shown)", "too long")),  # already read
