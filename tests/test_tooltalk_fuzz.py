@@ -18,7 +18,7 @@ from toolgym.worlds.tooltalk.tools import ToolTalkTools
 
 ENV = gym.make("ToolTalk-v0", text_similarity=LexicalSimilarity())
 NAMES = sorted(ToolTalkTools.specs) + ["Unknown", "", "__class__", "addalarm"]
-ARG_NAMES = sorted({k for s in ToolTalkTools.specs.values() for k in s.arguments_model.model_fields}) + ["x", "session_token"]
+ARG_NAMES = sorted({k for s in ToolTalkTools.specs.values() for k in s.parameters}) + ["x", "session_token"]
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=30),
                     st.sampled_from(["07:30:00", "2023-09-20 10:00:00", "london", "a@b.co", "0b-5119"]),
                     # values the database cannot hold: refused before any write

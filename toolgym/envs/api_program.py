@@ -120,8 +120,7 @@ class ApiProgramEnv(ToolEnv):
         self.functions = tuple(self.api_class.specs)
         self.profile = self.api_class.profile()
         # parameter names in order, for positional arguments of a Name(...) tool call
-        self._signatures = {name: list(spec.arguments_model.model_fields)
-                            for name, spec in self.api_class.specs.items()}
+        self._signatures = {name: list(spec.parameters) for name, spec in self.api_class.specs.items()}
         self.api_docs = self.api_class.api_docs()
         self.tools = self.api_class.schemas()
         self.world = self.world_class(url=db_url, seed=world_seed)

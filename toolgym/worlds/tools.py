@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import json
 import math
@@ -39,6 +40,17 @@ READ = ToolKind.READ
 ACTION = ToolKind.ACTION
 
 
+class ToolParameter(typing.NamedTuple):
+    """A parameter of a tool as its signature declares it."""
+
+    annotation: Any
+    default: Any  # ``...`` when the parameter is required
+
+    @property
+    def required(self) -> bool:
+        return self.default is ...
+
+
 class ToolError(Exception):
     """An expected failure of a tool; its message is what the agent sees."""
 
@@ -54,22 +66,30 @@ class ToolSpec:
     description: str
     param_docs: dict[str, str]
     method_name: str
-    arguments_model: type[pydantic.BaseModel]
+    #: The parameters an agent passes, in order (the injected ones are left out).
+    parameters: dict[str, ToolParameter]
     injected: tuple[str, ...]
 
     @property
     def is_action(self) -> bool:
         return self.kind is ToolKind.ACTION
 
+    @functools.cached_property
+    def arguments_model(self) -> type[pydantic.BaseModel]:
+        """The pydantic model that validates a call's arguments, built at the tool's first call:
+        building every tool's model when its toolkit is defined was a tenth of ``gym.make``."""
+        return pydantic.create_model(f"{self.name}Arguments", __config__=pydantic.ConfigDict(extra="forbid"),
+                                     **{name: tuple(parameter) for name, parameter in self.parameters.items()})
+
     def schema(self) -> dict:
         """The tool in OpenAI function-calling format (injected arguments hidden)."""
         properties, required = {}, []
-        for name, field in self.arguments_model.model_fields.items():
-            prop = _json_type(field.annotation)
+        for name, parameter in self.parameters.items():
+            prop = _json_type(parameter.annotation)
             if self.param_docs.get(name):
                 prop["description"] = self.param_docs[name]
             properties[name] = prop
-            if field.is_required():
+            if parameter.required:
                 required.append(name)
         return {
             "type": "function",
@@ -310,18 +330,11 @@ class Toolkit:
 def _build_spec(fn: Callable, method_name: str, meta: dict) -> ToolSpec:
     description, param_docs = parse_docstring(inspect.getdoc(fn) or "")
     hints = typing.get_type_hints(fn)
-    fields: dict[str, Any] = {}
-    for pname, param in inspect.signature(fn).parameters.items():
-        if pname == "self" or pname in meta["injected"]:
-            continue
-        annotation = hints.get(pname, Any)
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (annotation, default)
-    model = pydantic.create_model(
-        f"{meta['name']}Arguments", __config__=pydantic.ConfigDict(extra="forbid"), **fields
-    )
-    return ToolSpec(description=description, param_docs=param_docs, method_name=method_name,
-                    arguments_model=model, **meta)
+    parameters = {
+        name: ToolParameter(hints.get(name, Any), ... if param.default is inspect.Parameter.empty else param.default)
+        for name, param in inspect.signature(fn).parameters.items() if name != "self" and name not in meta["injected"]}
+    return ToolSpec(description=description, param_docs=param_docs, method_name=method_name, parameters=parameters,
+                    **meta)
 
 
 _SECTION = re.compile(r"^(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")

@@ -36,10 +36,10 @@ A JSON list of {{"app", "api", "arguments", "returns"}} objects is also accepted
 def _describe_api(tool_name: str) -> str:
     spec = AppBenchTools.specs[tool_name]
     args = []
-    for name, field in spec.arguments_model.model_fields.items():
+    for name, parameter in spec.parameters.items():
         public = _PUBLIC.get(name, name)
         doc = spec.param_docs.get(name, "").rstrip(".")
-        args.append(f"{public} ({'required' if field.is_required() else 'optional'}): {doc}")
+        args.append(f"{public} ({'required' if parameter.required else 'optional'}): {doc}")
     api = tool_name.split("_", 1)[1]
     return (f"  - {api}: {spec.description}\n      arguments: " + "; ".join(args) +
             f"\n      returns: {', '.join(RETURNS[tool_name])}")
@@ -445,9 +445,9 @@ def _static_problems(calls: list[Call]) -> dict[int, list[str]]:
         if tool_name is None:
             problems[i] = [f"call {i}: {error}"]
             continue
-        fields = AppBenchTools.specs[tool_name].arguments_model.model_fields
-        known = {_PUBLIC.get(k, k) for k in fields}
-        required = {_PUBLIC.get(k, k) for k, f in fields.items() if f.is_required()}
+        parameters = AppBenchTools.specs[tool_name].parameters
+        known = {_PUBLIC.get(k, k) for k in parameters}
+        required = {_PUBLIC.get(k, k) for k, p in parameters.items() if p.required}
         unknown = sorted(set(call.arguments) - known)
         missing = sorted(required - set(call.arguments))
         if unknown:

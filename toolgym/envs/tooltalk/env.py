@@ -130,7 +130,7 @@ class ToolTalkEnv(ToolEnv):
         self.text_similarity = make_text_similarity(text_similarity)
         self.world = ToolTalkWorld(url=db_url, seed=world_seed)
         self.tools = [spec.schema() for spec in ToolTalkTools.specs.values()]
-        self._signatures = {n: list(s.arguments_model.model_fields) for n, s in ToolTalkTools.specs.items()}
+        self._signatures = {n: list(s.parameters) for n, s in ToolTalkTools.specs.items()}
         self._compare = Comparator(scoring, self.text_similarity,
                                    {n for n, s in ToolTalkTools.specs.items() if s.is_action})
         self._conversation: dict | None = None

@@ -151,10 +151,10 @@ class RestService:
             raise CurlError(f"unknown tool {name!r}; the tools are {known}")
         if not isinstance(arguments, dict):
             raise CurlError(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
-        fields = self.toolkit.specs[name].arguments_model.model_fields
-        unknown = sorted(str(k) for k in arguments if k not in fields)
+        parameters = self.toolkit.specs[name].parameters
+        unknown = sorted(str(k) for k in arguments if k not in parameters)
         if unknown:
-            raise CurlError(f"unknown argument(s) of {name}: {', '.join(unknown)} (known: {', '.join(fields)})")
+            raise CurlError(f"unknown argument(s) of {name}: {', '.join(unknown)} (known: {', '.join(parameters)})")
         values = {k: v for k, v in arguments.items() if v is not None}
         path = route.path
         for group in re.compile(route.path).groupindex:
@@ -179,13 +179,13 @@ class RestService:
         """The API a request calls, as ``Tool(param,...)`` with the query parameters it sets."""
         for route, pattern in self.routes:
             if route.method == request.method and pattern.fullmatch(request.path.rstrip("/") or "/"):
-                known = set(self.toolkit.specs[route.tool].arguments_model.model_fields)
+                known = set(self.toolkit.specs[route.tool].parameters)
                 return f"{route.tool}({','.join(sorted(k for k in request.params() if k in known))})"
         return None
 
     def _call(self, route: Route, path_args: dict, request: HttpRequest) -> HttpResponse:
         spec = self.toolkit.specs[route.tool]
-        known = set(spec.arguments_model.model_fields)
+        known = set(spec.parameters)
         args = {k: v for k, v in request.params().items() if k in known}
         if route.json_body:
             if not request.body:
