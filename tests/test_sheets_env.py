@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -80,6 +81,22 @@ def test_observation_and_info():
     env.reset(options={"task_id": env.task_ids()[0]})
     _, _, _, _, info = env.step("Sure.\n```python\nworksheet.update_acell('A2', 'Yu')\n```\nDone.")
     assert info["sheet"]["Sheet1"][1][0] == "Yu" and info["metrics"]["executable"] == 1
+
+
+def test_tool_calls_are_read_by_the_shared_action_parser():
+    env = make(mode="multi_step")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    # The OpenAI tool-call shape, with its arguments as JSON text.
+    call = {"type": "function", "function": {"name": "run_program",
+                                             "arguments": json.dumps({"program": "worksheet.update_acell('A2', 'Zed')"})}}
+    _, _, _, _, info = env.step(call)
+    assert info["sheet"]["Sheet1"][1][0] == "Zed"
+    shape = 'Error: a tool call must be {"name": "run_program", "arguments": {"program": ...}}'
+    assert env.step({"name": "other", "arguments": {}})[0] == shape
+    assert env.step('{"name": "run_program", "arguments": "{bad"}')[0] == shape
+    # JSON nested past Python's recursion limit is program text, refused by the interpreter.
+    deep = '{"a":' * 3000 + "1" + "}" * 3000
+    assert env.step(deep)[0] == "Error: line 1: syntax error: too many nested parentheses"
 
 
 def test_multi_step_looks_then_submits():

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from toolgym.envs.actions import extract_program
+from toolgym.envs.actions import ToolCall, extract_program, parse_action
 from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
@@ -318,19 +318,14 @@ class GoogleSheetsEnv(ToolEnv):
         if isinstance(action, str) and action.lstrip().startswith("{"):
             try:
                 action = json.loads(action)
-            except ValueError:
-                pass
+            except (ValueError, RecursionError):
+                pass  # not JSON: the text is the program, and the interpreter says what is wrong with it
         if isinstance(action, dict):
-            arguments = action.get("arguments")
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except ValueError:
-                    arguments = None
-            if action.get("name") != "run_program" or not isinstance(arguments, dict) \
-                    or not isinstance(arguments.get("program"), str):
+            call = parse_action(action)
+            if not (isinstance(call, ToolCall) and call.name == "run_program" and isinstance(call.arguments, dict)
+                    and isinstance(call.arguments.get("program"), str)):
                 raise ProgramError("a tool call must be {\"name\": \"run_program\", \"arguments\": {\"program\": ...}}")
-            return arguments["program"]
+            return call.arguments["program"]
         if not isinstance(action, str):
             raise ProgramError(f"the action must be a program (text), got {type(action).__name__}")
         return extract_program(action) if ("Action:" in action or "```" in action) else action
