@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from toolgym.envs.appbench.scoring import dependency_structure, score_paper, score_paper_compat
+from toolgym.envs.actions import ToolCall, parse_action
 from toolgym.envs.appbench.tasks import load_official
 from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
@@ -478,17 +479,13 @@ def _read_one_call(action: Any) -> tuple[Call | None, str | None]:
         if isinstance(action.get("function"), dict):
             action = action["function"]
         if "name" in action and "api" not in action:
-            name = action.get("name")
-            arguments = action.get("arguments", {})
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments or "{}")
-                except (json.JSONDecodeError, RecursionError):
-                    return None, "the arguments of a call must be a JSON object"
-            if not isinstance(name, str) or "_" not in name:
+            call = parse_action(action)  # the shared reading of a call by name (arguments as JSON text too)
+            if isinstance(call, ToolCall) and isinstance(call.arguments, str):
+                return None, "the arguments of a call must be a JSON object"
+            if not isinstance(call, ToolCall) or "_" not in call.name:
                 return None, "a call by name needs a tool name <App>_<api> from info['tools']"
-            app, api = name.split("_", 1)
-            action = {"app": app, "api": api, "arguments": arguments}
+            app, api = call.name.split("_", 1)
+            action = {"app": app, "api": api, "arguments": call.arguments}
         parsed: ParsedPlan = parse_plan_json([action])
     elif isinstance(action, str):
         parsed = parse_plan(action)
