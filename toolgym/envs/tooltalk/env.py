@@ -134,7 +134,7 @@ class ToolTalkEnv(ToolEnv):
         self._compare = Comparator(scoring, self.text_similarity,
                                    {n for n, s in ToolTalkTools.specs.items() if s.is_action})
         self._conversation: dict | None = None
-        self._ground_truth_texts: dict[tuple[str, str], tuple[str, str]] = {}  # (task, call id) -> arguments, result
+        self._ground_truth_json: dict[tuple[str, int, int], tuple[str, str]] = {}  # see _ground_truth_texts
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -153,13 +153,13 @@ class ToolTalkEnv(ToolEnv):
         ground_truth = []
         self._truth_calls = [[] for _ in self._assistant_turns]  # per turn, the calls replaying its ground truth runs
         for k, i in enumerate(self._assistant_turns):
-            for api in turns[i].get("apis", []):
+            for j, api in enumerate(turns[i].get("apis", [])):
                 request = api["request"]
                 ground_truth.append(CallRecord(
                     name=request["api_name"], arguments=request["parameters"], response=api["response"],
                     error=api["exception"], is_action=request["api_name"] in self._compare.action_tools,
                     turn=k))
-                self._truth_calls[k].append((request["api_name"], json.dumps(_without_session(request["parameters"]))))
+                self._truth_calls[k].append((request["api_name"], self._ground_truth_texts(i, j, api)[0]))
         self._score = ConversationScore(ground_truth, self._compare)
         self._metric_so_far = 0.0
         meta = conv["metadata"]
@@ -207,17 +207,23 @@ class ToolTalkEnv(ToolEnv):
         for j, api in enumerate(turn.get("apis", [])):
             call_id = f"gt_{index}_{j}"
             request = api["request"]
-            key = (self.task_id, call_id)
-            texts = self._ground_truth_texts.get(key)
-            if texts is None:  # the same in every episode of the task
-                texts = self._ground_truth_texts[key] = (
-                    json.dumps(_without_session(request["parameters"])),
-                    json.dumps({"response": api["response"], "exception": api["exception"]}))
+            texts = self._ground_truth_texts(index, j, api)
             self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
                 "id": call_id, "type": "function", "function": {"name": request["api_name"], "arguments": texts[0]}}]})
             self._messages.append({"role": "tool", "tool_call_id": call_id, "name": request["api_name"],
                                    "content": texts[1]})
         self._messages.append({"role": "assistant", "content": turn["text"]})
+
+    def _ground_truth_texts(self, index: int, j: int, api: dict) -> tuple[str, str]:
+        """The JSON of call ``j`` of the task's turn ``index``: its arguments (session token left
+        out) and its result; made once per task, since every episode shows them."""
+        key = (self.task_id, index, j)
+        texts = self._ground_truth_json.get(key)
+        if texts is None:
+            texts = self._ground_truth_json[key] = (
+                json.dumps(_without_session(api["request"]["parameters"])),
+                json.dumps({"response": api["response"], "exception": api["exception"]}))
+        return texts
 
     def step(self, action: Any):
         if (refused := self._guard_step(action)) is not None:
