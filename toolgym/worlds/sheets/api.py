@@ -79,13 +79,10 @@ _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?([eE][+-]?\d+)?$")
 
 def parse_user_entered(value: Any) -> dict | None:
     """What a value sent with valueInputOption=USER_ENTERED becomes (None: the cell is emptied)."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, (int, float)):
-        return {"numberValue": value}
-    text = str(value)
+    raw = parse_raw(value)
+    if raw is None or "stringValue" not in raw:
+        return raw
+    text = raw["stringValue"]  # text is read as a person typing it would be
     if text.startswith("'"):
         return {"stringValue": text[1:]}
     if text.startswith("=") and len(text) > 1:
