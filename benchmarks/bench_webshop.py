@@ -21,7 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 import toolgym  # noqa: F401
-from toolgym.worlds.webshop.search import ProductSearch, document_text
+from toolgym.worlds.webshop.search import BM25Index, ProductSearch, document_text
 from toolgym.worlds.webshop.world import WebShopWorld
 
 
@@ -100,7 +100,7 @@ def bench_size(size: int, n_queries: int, compare_rank_bm25: bool) -> None:
     build_s = time.perf_counter() - start
     asins, texts = corpus(world)
     start = time.perf_counter()
-    index = ProductSearch(asins, texts)
+    index = ProductSearch(BM25Index.build(asins, texts))
     index_s = time.perf_counter() - start
     print(f"make env {make_s:.2f} s (world build {build_s:.2f} s, bm25s index {index_s:.2f} s, world copy "
           f"{copy_s * 1000:.0f} ms); peak RSS growth {rss1 - rss0:.0f} MB (RSS {rss1:.0f} MB)")

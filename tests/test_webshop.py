@@ -382,12 +382,12 @@ def test_search_scores_are_bm25s_scores():
     import bm25s
     from bm25s.tokenization import Tokenizer
 
-    from toolgym.worlds.webshop.search import ProductSearch, document_text
+    from toolgym.worlds.webshop.search import BM25Index, ProductSearch, document_text
 
     world = WebShopWorld(num_products=400, seed=8)
     rows = world.all_rows("asin", "name", "description", "bullet_points", "options")
     texts = [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows]
-    ours = ProductSearch([r[0] for r in rows], texts)
+    ours = ProductSearch(BM25Index.build([r[0] for r in rows], texts))
     tokenizer = Tokenizer(stopwords="english")  # bm25s's own query path over the same index
     retriever = bm25s.BM25(k1=1.2, b=0.75)
     retriever.index(tokenizer.tokenize(texts, return_as="ids", show_progress=False), show_progress=False)

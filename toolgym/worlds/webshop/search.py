@@ -112,21 +112,10 @@ class ProductSearch:
     """Search over a :class:`BM25Index`: :meth:`search` gives the asins of the top hits.
 
     Args:
-        asins: The products, in catalogue order.
-        texts: Their texts (:func:`document_text`), indexed here with bm25s.
+        index: The catalogue's index, built (:meth:`BM25Index.build`) or read from the cache.
     """
 
-    def __init__(self, asins: list[str], texts: list[str]):
-        self._serve(BM25Index.build(asins, texts))
-
-    @classmethod
-    def over(cls, index: BM25Index) -> ProductSearch:
-        """A search over an index built earlier (one read from the cache)."""
-        search = cls.__new__(cls)
-        search._serve(index)
-        return search
-
-    def _serve(self, index: BM25Index) -> None:
+    def __init__(self, index: BM25Index):
         self.index = index
         self.asins = index.asins
         self._word_ids = {word: i for i, word in enumerate(index.words)}
@@ -192,7 +181,7 @@ def catalogue_search(world: WebShopWorld) -> ProductSearch:
                                 [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows])
         if path is not None:
             cache.write_atomically(path, index.to_npz())
-    search = _SEARCHES[key] = ProductSearch.over(index)
+    search = _SEARCHES[key] = ProductSearch(index)
     return search
 
 
