@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import time
-import tracemalloc
 
 import gymnasium as gym
 
 import toolgym  # noqa: F401
+from toolgym.agents.fuzz import step_costs
 from toolgym.eval.complexity import env_complexity
 from toolgym.eval.runner import evaluate
 from toolgym.worlds.interpreter import check
@@ -44,14 +44,7 @@ def reproducers() -> None:
     for name, (env_id, actions) in REPRODUCERS.items():
         env = gym.make(env_id, mode="multi_step")
         env.reset(seed=0, options={"task_id": "0"})
-        worst, peak, last = 0.0, 0, ""
-        for action in actions:
-            tracemalloc.start()
-            start = time.perf_counter()
-            last, *_ = env.step(action)
-            worst = max(worst, time.perf_counter() - start)
-            peak = max(peak, tracemalloc.get_traced_memory()[1])
-            tracemalloc.stop()
+        worst, peak, last = step_costs(env, actions)
         print(f"{name:48s} worst step {1000 * worst:7.1f} ms, peak {peak / 2**20:6.2f} MiB; last: {last[:70]}")
 
 

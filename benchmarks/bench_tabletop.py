@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-import tracemalloc
 from collections import defaultdict
 
 # Programs (single step) and statement sequences (multi step) that once ran for hours, allocated
@@ -35,18 +34,12 @@ def reproducers() -> None:
     import gymnasium as gym
 
     import toolgym  # noqa: F401
+    from toolgym.agents.fuzz import step_costs
 
     for name, (mode, actions) in REPRODUCERS.items():
         env = gym.make("Tabletop-v0", mode=mode, max_steps=len(actions) + 1).unwrapped
         env.reset(seed=0, options={"task_id": "stack_all-0"})
-        worst, peak, last = 0.0, 0, ""
-        for action in actions:
-            tracemalloc.start()
-            start = time.perf_counter()
-            last, *_ = env.step(action)
-            worst = max(worst, time.perf_counter() - start)
-            peak = max(peak, tracemalloc.get_traced_memory()[1])
-            tracemalloc.stop()
+        worst, peak, last = step_costs(env, actions)
         error = next((line for line in last.splitlines() if line.startswith("Error")), last.splitlines()[-1])
         print(f"{name:46s} worst step {1000 * worst:7.1f} ms, peak {peak / 2**20:6.2f} MiB; {error[:60]}")
         env.close()

@@ -224,6 +224,20 @@ def retime(env, slow: SlowStep) -> float:
     return time.perf_counter() - start
 
 
+def step_costs(env, actions: list) -> tuple[float, int, str]:
+    """Play ``actions`` in the current episode: the slowest step's seconds, the largest peak of
+    traced memory of one step (bytes), and the last observation."""
+    worst, peak, last = 0.0, 0, ""
+    for action in actions:
+        tracemalloc.start()
+        start = time.perf_counter()
+        last, *_ = env.step(action)
+        worst = max(worst, time.perf_counter() - start)
+        peak = max(peak, tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    return worst, peak, last
+
+
 def _warm_up(env, task_id: str) -> None:
     comparator = getattr(env.unwrapped, "text_similarity", None)
     if comparator is not None:
