@@ -151,3 +151,53 @@ def test_cli_judge_prints_pass_rate_and_win_rate(tmp_path, capsys):
     row = next(line for line in out.splitlines() if line.startswith("G1_instruction"))
     assert row.split()[1:6] == ["3", "100.0", "100.0", "100.0", "100.0"]  # n, pass, SoPR, programmatic, agreement
     assert "Win rate" in out and "both orders" in out
+
+
+# -- Finish as the env reads it, on official queries (issue 27) --------------------------------
+def _official_record(official_data, actions: list, scoring: str = "paper") -> dict:
+    """A results record of an official ToolLLM-v0 episode (query 608) that took ``actions``."""
+    import gymnasium as gym
+
+    env = gym.make("ToolLLM-v0", tasks="official", data_dir=str(official_data), scoring=scoring).unwrapped
+    query, info = env.reset(options={"task_id": "608"})
+    trajectory = []
+    for action in actions:
+        observation, _, terminated, truncated, info = env.step(action)
+        trajectory.append({"action": action, "observation": observation})
+        if terminated or truncated:
+            break
+    return {"env": "ToolLLM-v0", "task_id": "608", "split": "G1_instruction", "query": query,
+            "metrics": info.get("metrics") or {"pass": None}, "trajectory": trajectory}
+
+
+LINKS = {"name": "get_channel_links_for_kick_com_api_kick_api", "arguments": {}}
+
+
+def test_judge_reads_finish_leniently_like_the_env(official_data):
+    raw = '{"return_type": "give_answer", "final_answer": "Links:\n- twitter"}'  # a raw newline: not strict JSON
+    broken = '{"return_type": "give_answer", "final_answer": "unterminated'
+    backend = ScriptedJudge({"Links:\n- twitter": [SOLVED], "unterminated": [SOLVED]})
+    judged = ToolEvalJudge(backend, judgements=1).judge(
+        [_official_record(official_data, [LINKS, {"name": "Finish", "arguments": text}]) for text in (raw, broken)])
+    assert [q.answer_status for q in judged] == [[SOLVED], [SOLVED]] and backend.asked == ["answer", "answer"]
+
+
+def test_a_rejected_finish_followed_by_calls_is_not_an_answer(official_data):
+    rejected = {"name": "Finish", "arguments": {"final_answer": "Links: twitter"}}  # no return_type
+    record = _official_record(official_data, [rejected, LINKS] + [LINKS] * 10)
+    assert record["trajectory"][0]["observation"] == '{error:"must have "return_type""}'
+    assert record["metrics"]["answered"] == 0.0  # truncated at max_calls, never finished
+    backend = ScriptedJudge({"Links: twitter": [SOLVED]})
+    judged = ToolEvalJudge(backend, judgements=1).judge([record])[0]
+    assert judged.answer_status == [UNSOLVED] and judged.labels == [FAILED] and backend.asked == []
+
+
+def test_an_empty_final_answer_goes_raw_to_the_judge_only_under_paper_compat(official_data):
+    empty = '{"return_type": "give_answer", "final_answer": ""}'
+    record = _official_record(official_data, [LINKS, {"name": "Finish", "arguments": empty}])
+    backend = ScriptedJudge({empty: [SOLVED]})
+    assert ToolEvalJudge(backend, judgements=1).judge([record])[0].answer_status == [UNSOLVED]
+    assert "answer" not in backend.asked  # Unsolved without asking (then only "is it solvable?")
+    backend.asked.clear()
+    compat = ToolEvalJudge(backend, judgements=1, scoring="paper_compat").judge([record])[0]
+    assert compat.answer_status == [SOLVED] and backend.asked == ["answer"]

@@ -336,3 +336,93 @@ def test_official_recorded_responses_are_replayed_and_episodes_are_unscored(offi
 def test_missing_official_data_names_the_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="solvable_queries/test_instruction/G1_tool.json"):
         gym.make("ToolLLM-v0", tasks="official", split="G1_tool", data_dir=str(tmp_path))
+
+
+# -- the official queries as ToolBench's own code offers and reads them (issue 27) -------------
+_OFFICIAL: dict = {}
+
+
+def _official(official_data, scoring: str = "paper") -> ToolLLMEnv:
+    if scoring not in _OFFICIAL:
+        _OFFICIAL[scoring] = gym.make("ToolLLM-v0", tasks="official", data_dir=str(official_data),
+                                      scoring=scoring).unwrapped
+    return _OFFICIAL[scoring]
+
+
+def _queries(official_data) -> list[dict]:
+    folder = next(official_data.glob("stabletoolbench/**/solvable_queries/test_instruction"))
+    return [q for path in sorted(folder.glob("*.json")) for q in json.loads(path.read_text())]
+
+
+def test_official_apis_without_required_parameters_are_offered_no_parameters(official_data):
+    env = _official(official_data)
+    _, info = env.reset(options={"task_id": "608"})
+    links = next(t["function"] for t in info["tools"]
+                 if t["function"]["name"] == "get_channel_links_for_kick_com_api_kick_api")
+    assert links["parameters"] == {"type": "object", "properties": {}, "required": [], "optional": []}
+    polls = next(t["function"] for t in info["tools"]
+                 if t["function"]["name"] == "get_channel_polls_for_kick_com_api_kick_api")
+    assert list(polls["parameters"]["properties"]) == ["channel_name"]
+    # the optional parameter is still accepted, as ToolBench's server accepts it
+    observation, *_ = env.step({"name": "get_channel_links_for_kick_com_api_kick_api",
+                                "arguments": {"channel_name": "gmhikaru"}})
+    assert json.loads(observation)["error"] == ""
+    only_optional = [d for q in _queries(official_data) for d in q["api_list"]
+                     if not d["required_parameters"] and d["optional_parameters"]]
+    assert len(only_optional) == 402
+    for doc in only_optional[:50]:
+        api = env.world.api(env.world.api_id(doc["category_name"], doc["tool_name"], doc["api_name"]))
+        assert api.schema()["parameters"]["properties"] == {}
+
+
+def test_official_system_prompt_lists_tools_as_toolbench(official_data, monkeypatch):
+    env = _official(official_data)
+    _, info = env.reset(options={"task_id": "608"})
+    prompt = info["messages"][0]["content"]
+    assert prompt.endswith("You have access of the following tools:\n1.kick_com_api_kick_api: None\n")
+    _, info = env.reset(options={"task_id": "27847"})  # two tools in one query
+    lines = info["messages"][0]["content"].split("following tools:\n", 1)[1].splitlines()
+    assert lines and all(line == f"{i}.{line.split('.', 1)[1].split(':')[0]}: None" for i, line in enumerate(lines, 1))
+    monkeypatch.setattr(env, "_tool_description", lambda tool_id: "  Songs\nand artists " + "x" * 600)
+    _, info = env.reset(options={"task_id": "608"})
+    line = info["messages"][0]["content"].rsplit("\n", 2)[1]
+    assert line == "1.kick_com_api_kick_api: " + ("  Songs\nand artists " + "x" * 600)[:512].replace("\n", "").strip()
+
+
+@pytest.mark.parametrize("text, terminated, answer, observation", [
+    ('{"return_type": "give_answer", "final_answer": "unterminated', True, "unterminated",
+     '{"response":"successfully giving the final answer."}'),
+    ('{"return_type": "give_answer", "final_answer": "two\nlines"}', True, "two\nlines",
+     '{"response":"successfully giving the final answer."}'),
+    ('{"return_type": "give_answer", "final_answer": "said "quoted" words"}', True, 'said "quoted" words"}',
+     '{"response":"successfully giving the final answer."}'),
+    ('{"return_type": "give_up_and_restart", oops', True, None, '{"response":"chose to give up and restart"}'),
+    ('{"return_type": "give_answer", oops', False, None, '{error:"must have "final_answer""}'),
+    ('{"return_type": "maybe", "x": 1,', False, None, '{error:""return_type" is not a valid choice"}'),
+    ('{"final_answer": "no type', False, None, '{error:"must have "return_type""}'),
+    ('["give_answer"]', False, None, '{error:"must have "return_type""}'),
+])
+def test_official_finish_with_malformed_json_is_read_by_substring_as_toolbench(official_data, text, terminated,
+                                                                               answer, observation):
+    env = _official(official_data)
+    env.reset(options={"task_id": "608"})
+    got, _, done, _, info = env.step({"name": "Finish", "arguments": text})
+    assert (got, done) == (observation, terminated)
+    if done:
+        assert info["final_answer"] == answer and info["metrics"]["gave_up"] == float(answer is None)
+
+
+def test_official_paper_compat_dispatches_by_suffix_and_offers_colliding_names(official_data):
+    paper, compat = _official(official_data), _official(official_data, "paper_compat")
+    for env, runs in ((paper, "geocode_for_uganda_api"), (compat, "reverse_geocode_for_uganda_api")):
+        env.reset(options={"task_id": "22781"})
+        env.step({"name": "geocode_for_uganda_api", "arguments": {"lat": "0.3", "lon": "32.5", "city": "Kampala"}})
+        assert env.episode.calls[-1].function == runs
+    name = "e_vip_btts_goal_goal_for_get_168predict_vip_football_predictions"
+    _, info = paper.reset(options={"task_id": "27847"})
+    assert [t["function"]["name"] for t in info["tools"]].count(name) == 1
+    _, info = compat.reset(options={"task_id": "27847"})
+    assert [t["function"]["name"] for t in info["tools"]].count(name) == 3
+    compat.step({"name": name, "arguments": {}})
+    last = compat.world.api(compat.episode.calls[-1].api_id)
+    assert last.name == "Today Sure VIP BTTS/Goal Goal"  # ToolBench's api_name_reflect keeps the last one

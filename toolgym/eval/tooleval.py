@@ -3,6 +3,11 @@
 The rules are ToolEval's as StableToolBench runs them (``tooleval/eval_pass_rate.py``,
 ``eval_preference.py``, ``evaluators/registered_cls/rtl.py``):
 
+- **the answer** is the final answer of the ``Finish`` that ended the episode, read as the env
+  reads it (:func:`~toolgym.envs.toolllm.env.read_finish`: lenient JSON, then ToolBench's
+  substring search). As in ToolEval, whose answer is the terminal node's, only a Finish the
+  env accepted as the trajectory's last step counts: a rejected Finish followed by more calls
+  is not an answer.
 - **is solved?** An answer that is empty, gave up, or never called ``Finish`` is Unsolved
   without asking. Otherwise the judge reads the query and the final answer (Solved /
   Unsolved / Unsure); on Unsure it reads the whole trajectory and decides again.
@@ -19,11 +24,15 @@ The rules are ToolEval's as StableToolBench runs them (``tooleval/eval_pass_rate
   better of the tied answers (ToolEval's preference rule: fewer steps and an informative,
   accurate final answer for solvable queries). A query is won when it wins more rounds.
 
-Two differences, chosen with ``scoring``:
+Three differences, chosen with ``scoring``:
 
 - ToolEval counts an **Unsolved (or Unsure) answer to a query the judge calls Unsolvable as a
   pass**. ``scoring="paper_compat"`` reproduces it; the default ``"paper"`` never passes an
   answer that was not judged Solved or Unsure.
+- ToolEval's answer is the terminal node's raw ``Finish`` input, so a ``give_answer`` with an
+  **empty final answer** reaches the judge as that raw text
+  (``{"return_type": "give_answer", "final_answer": ""}``). ``paper_compat`` sends it so;
+  ``paper`` labels it Unsolved without asking.
 - ToolEval means to ask the preference in both orders (odd rounds swapped), but its test
   ``if i % 2 == 0 or i >= 0`` is always true, so the swap is dead code and every round asks in
   the same order, which leaves the judge's position bias in the win rate. Here the odd rounds
@@ -40,6 +49,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgym.agents.llm.backends import ChatRequest, SamplingParams
+from toolgym.envs.actions import ToolCall, parse_action
+from toolgym.envs.toolllm.env import read_finish
 
 SOLVED, UNSOLVED, UNSURE = "Solved", "Unsolved", "Unsure"
 SOLVABLE, UNSOLVABLE = "Solvable", "Unsolvable"
@@ -124,26 +135,30 @@ class JudgedQuery:
         return sum(SOPR_SCORE[s] for s in self.answer_status) / max(len(self.answer_status), 1)
 
 
-def answer_of(record: dict) -> dict:
+def answer_of(record: dict, scoring: str = "paper") -> dict:
     """A results record as ToolEval's converted answer: ``final_answer``, ``total_steps``,
-    ``answer_details`` (the calls with their responses) and whether it called ``Finish``."""
+    ``answer_details`` (the calls with their responses) and whether it ended with ``Finish``.
+
+    Only an accepted Finish as the last step answers (ToolEval's terminal node). Under
+    ``paper_compat`` a ``give_answer`` whose final answer is empty answers with the raw Finish
+    input, which ToolEval's judge reads.
+    """
     final, finished, details = "", False, []
-    for step in record.get("trajectory") or []:
-        action = step.get("action")
-        if isinstance(action, dict) and action.get("name") == "Finish":
-            finished = True
-            arguments = action.get("arguments")
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except ValueError:
-                    arguments = {}
-            if isinstance(arguments, dict):
-                if arguments.get("return_type") == "give_up_and_restart":
-                    final = "give_up_and_restart"
-                elif isinstance(arguments.get("final_answer"), str):
-                    final = arguments["final_answer"]
-        details.append({"role": "tool", "message": {"action": action, "response": step.get("observation")}})
+    trajectory = record.get("trajectory") or []
+    for step in trajectory:
+        details.append({"role": "tool", "message": {"action": step.get("action"), "response": step.get("observation")}})
+    action = parse_action(trajectory[-1].get("action")) if trajectory else None
+    if isinstance(action, ToolCall) and action.name == "Finish":
+        raw = action.arguments
+        arguments = read_finish(raw)
+        return_type = arguments.get("return_type")
+        if return_type == "give_up_and_restart":
+            final, finished = "give_up_and_restart", True
+        elif return_type == "give_answer" and "final_answer" in arguments:
+            answer = arguments["final_answer"]
+            final, finished = answer if isinstance(answer, str) else json.dumps(answer, default=str), True
+            if not final and scoring == "paper_compat":
+                final = raw if isinstance(raw, str) else json.dumps(raw)
     return {"final_answer": final, "finished": finished, "total_steps": len(details), "answer_details": details}
 
 
@@ -243,7 +258,7 @@ class ToolEvalJudge:
         records = [r for r in records if r.get("metrics") is not None and not r.get("error")]
         queries = [JudgedQuery(task_id=str(r["task_id"]), split=r.get("split"), query=query_of(r),
                                programmatic=(r["metrics"] or {}).get("pass")) for r in records]
-        answers = [answer_of(r) for r in records]
+        answers = [answer_of(r, self.scoring) for r in records]
         tools = [_tool_names(r) for r in records]
         for round_ in range(self.judgements):
             status = self.answer_statuses([(q.query, a) for q, a in zip(queries, answers)])
@@ -276,7 +291,7 @@ class ToolEvalJudge:
         for t in shared:
             if passed_c[t] != passed_r[t]:
                 points[t][1 if passed_c[t] else 0] += rounds
-        answers = {t: (answer_of(ref[t]), answer_of(cand[t])) for t in compare}
+        answers = {t: (answer_of(ref[t], self.scoring), answer_of(cand[t], self.scoring)) for t in compare}
         for round_ in range(rounds):
             swap = round_ % 2 == 1
             pairs = [(t, answers[t][::-1] if swap else answers[t]) for t in compare]

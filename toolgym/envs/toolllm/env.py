@@ -44,6 +44,7 @@ FINISH_NO_ANSWER = '{error:"must have "final_answer""}'
 FINISH_BAD_RETURN_TYPE = '{error:""return_type" is not a valid choice"}'
 RETURN_TYPES = ("give_answer", "give_up_and_restart")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+TOOL_DESCRIPTION_MAX = 512  # ToolBench cuts each tool's description in the system prompt here
 
 
 @dataclass
@@ -126,8 +127,23 @@ class ToolLLMEnv(ToolEnv):
 
     **Official queries cannot be scored here**: their answers are unknown, so ``pass`` and
     ``success`` are None (the episode's return is 0) and only a ToolEval judge can say whether
-    the answer solves the query; every other metric is computed. Only ``scoring="paper"``
-    exists.
+    the answer solves the query; every other metric is computed.
+
+    ``Finish`` is read as ToolBench reads it: JSON (control characters allowed), else, when the
+    JSON is broken, ``return_type`` and ``final_answer`` found by substring search
+    (``{"return_type": "give_answer", "final_answer": "unterminated`` answers ``unterminated``);
+    see :func:`read_finish`. A Finish the env rejects (no ``return_type``, a wrong one, no
+    ``final_answer``) does not end the episode.
+
+    ``scoring="paper_compat"`` reproduces ToolBench's ``rapidapi_wrapper`` where it differs
+    from the default (the metrics are the same):
+
+    - **suffix dispatch**: a call runs the first offered function whose name *ends with* the
+      called name, so an exact name can run another API (``geocode_for_uganda_api`` runs
+      ``reverse_geocode_for_uganda_api`` when that is offered first); ``paper`` matches exactly;
+    - **names that collide after the 64-character cut**: every API is offered, under the same
+      name, and a call of that name runs the API ToolBench's ``api_name_reflect`` keeps (the
+      last of them, in the first one's tool); ``paper`` offers the first API once.
 
     ## Starting State
     The task's world: the generated catalogue of ``world_seed`` and ``catalogue_size`` with its
@@ -140,6 +156,7 @@ class ToolLLMEnv(ToolEnv):
     earlier point of the episode (world and history), for tree search.
 
     ## Arguments
+    - ``scoring``: ``"paper"`` or ``"paper_compat"`` (above).
     - ``tasks``: ``"built-in"`` (765 generated instructions in the six groups, with
       StableToolBench's sizes) or ``"official"`` (StableToolBench's 765 solvable queries, from
       ``data_dir`` or ``$TOOLGYM_DATA``; task ids are the ``query_id``).
@@ -160,7 +177,7 @@ class ToolLLMEnv(ToolEnv):
 
     env_id = "ToolLLM-v0"
     splits = {"built-in": GROUPS, "official": GROUPS}
-    scorings = ("paper",)
+    scorings = ("paper", "paper_compat")
     prompt_format, action_format = "chat", "tool_call"  # the shared LLM agent: messages + OpenAI tools
     action_hint = 'a function call, e.g. {"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": "..."}}'
     table_columns = (
@@ -234,10 +251,20 @@ class ToolLLMEnv(ToolEnv):
             self._clean_at = self.world.writes
         else:
             self.world.restore_volatile_state(self._initial_volatile)
+        # Function name -> the API a call of it runs; ``offered``: the APIs offered, in order.
         self._functions: dict[str, int] = {}
+        offered: list[int] = []
         for api_id in task.api_ids:
-            self._functions.setdefault(self.world.api(api_id).function, api_id)
-        self.tools = [{"type": "function", "function": self.world.api(a).schema()} for a in self._functions.values()]
+            name = self.world.api(api_id).function
+            if name not in self._functions or self.scoring == "paper_compat":
+                offered.append(api_id)
+            if self.scoring == "paper_compat" and name in self._functions:
+                # ToolBench's api_name_reflect keeps the last API's name and the first one's tool
+                first = self.world.api(self._functions[name])
+                if self.world.api(api_id).tool_id == first.tool_id:
+                    self._functions[name] = api_id
+            self._functions.setdefault(name, api_id)
+        self.tools = [{"type": "function", "function": self.world.api(a).schema()} for a in offered]
         self.tools.append({"type": "function", "function": copy.deepcopy(FINISH_SCHEMA)})
         self._signatures = {t["function"]["name"]: list(t["function"]["parameters"]["properties"]) for t in self.tools}
         wanted = set(task.relevant)
@@ -251,11 +278,17 @@ class ToolLLMEnv(ToolEnv):
         return task.query, self._info()
 
     def _system_prompt(self) -> str:
+        """ToolLLM's system prompt: one line per tool, its description cut at 512 characters with
+        newlines removed, ``None`` when it has none (ToolBench's ``rapidapi_wrapper``)."""
         tools: dict[str, str] = {}
-        for api_id in self._functions.values():
+        for api_id in self.task.api_ids:
             api = self.world.api(api_id)
-            tools.setdefault(standardize(api.tool_name), self._tool_description(api.tool_id))
-        return SYSTEM_PROMPT + "".join(f"{i}.{name}: {text}\n" for i, (name, text) in enumerate(tools.items(), 1))
+            tools[standardize(api.tool_name)] = self._tool_description(api.tool_id)
+        lines = []
+        for i, (name, description) in enumerate(tools.items(), 1):
+            text = description[:TOOL_DESCRIPTION_MAX].replace("\n", "").strip()
+            lines.append(f"{i}.{name}: {text or 'None'}\n")
+        return SYSTEM_PROMPT + "".join(lines)
 
     def _tool_description(self, tool_id: int) -> str:
         row = self.world.sql().execute("SELECT description FROM tools WHERE id = ?", (tool_id,)).fetchone()
@@ -305,8 +338,14 @@ class ToolLLMEnv(ToolEnv):
         self.episode.messages.append({"role": "tool", "tool_call_id": call_id, "name": name[:200],
                                       "content": observation})
 
+    def _dispatch(self, name: str) -> int | None:
+        """The API a call of ``name`` runs (None: no such function)."""
+        if self.scoring == "paper_compat":  # ToolBench: the first function whose name ends with the called one
+            name = next((t["function"]["name"] for t in self.tools[:-1] if t["function"]["name"].endswith(name)), "")
+        return self._functions.get(name)
+
     def _call(self, call: ToolCall, call_id: str) -> str:
-        api_id = self._functions.get(call.name)
+        api_id = self._dispatch(call.name)
         if api_id is None:
             result = CallResult(call.name[:200], {}, error=f"No such function name: {call.name[:200]}",
                                 status=STATUS_NO_FUNCTION)
@@ -323,13 +362,8 @@ class ToolLLMEnv(ToolEnv):
 
     def _finish(self, call: ToolCall, call_id: str) -> str:
         """ToolBench's Finish: ends the episode, or answers an error in ToolBench's (non-JSON) words."""
-        arguments = call.arguments
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments, strict=False)
-            except ValueError:
-                arguments = {}
-        if not isinstance(arguments, dict) or "return_type" not in arguments:
+        arguments = read_finish(call.arguments)
+        if "return_type" not in arguments:
             observation = FINISH_NO_RETURN_TYPE
         elif arguments["return_type"] == "give_up_and_restart":
             observation = FINISH_GAVE_UP
@@ -346,8 +380,7 @@ class ToolLLMEnv(ToolEnv):
             observation = FINISH_BAD_RETURN_TYPE
         if not self.episode.done:
             self.episode.calls.append(CallRecord(function="Finish", arguments=None, status=STATUS_PARSE, ok=False))
-        shown = {k: v for k, v in arguments.items()} if isinstance(arguments, dict) else {}
-        self._append_call("Finish", json.dumps(shown, default=str, ensure_ascii=True)[:20_000], call_id, observation)
+        self._append_call("Finish", json.dumps(arguments, default=str, ensure_ascii=True)[:20_000], call_id, observation)
         return observation
 
     # -- scoring ---------------------------------------------------------------------------
@@ -420,8 +453,8 @@ class ToolLLMEnv(ToolEnv):
         # Official queries: call each relevant API once with its example values, then answer
         # with what came back (a baseline for the judge, not a known solution).
         for api_id in sorted(self._relevant):
-            if api_id in self._functions.values() and not any(c.api_id == api_id for c in self.episode.calls):
-                api = self.world.api(api_id)
+            api = self.world.api(api_id)
+            if self._dispatch(api.function) == api_id and not any(c.api_id == api_id for c in self.episode.calls):
                 return {"name": api.function, "arguments": example_arguments(api)}
         responses = [m["content"] for m in self.episode.messages if m["role"] == "tool"]
         return {"name": "Finish", "arguments": {"return_type": "give_answer",
@@ -432,6 +465,39 @@ class ToolLLMEnv(ToolEnv):
             return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
                              for m in self.episode.messages)
         return None
+
+
+def read_finish(arguments: Any) -> dict:
+    """Finish's arguments as ToolBench's ``_step`` reads them.
+
+    JSON text is parsed with control characters allowed; when it is not JSON, ``return_type``
+    is ``give_answer`` or ``give_up_and_restart`` if the text holds ``"return_type": "<that>"``,
+    else the text from ``"return_type": "`` to the first ``",``, and ``final_answer`` is
+    everything after ``"final_answer": "`` (closing quote and brace included, as in ToolBench).
+    Anything that is not an object reads as ``{}``.
+    """
+    if isinstance(arguments, dict):
+        return dict(arguments)
+    if not isinstance(arguments, str):
+        return {}
+    try:
+        value = json.loads(arguments, strict=False)
+    except (ValueError, RecursionError):
+        value = None
+    else:
+        return value if isinstance(value, dict) else {}
+    found: dict[str, str] = {}
+    type_key, answer_key = '"return_type": "', '"final_answer": "'
+    if type_key in arguments:
+        for choice in RETURN_TYPES:
+            if f'{type_key}{choice}"' in arguments:
+                found["return_type"] = choice
+                break
+        else:
+            found["return_type"] = arguments[arguments.find(type_key) + len(type_key):arguments.find('",')]
+    if answer_key in arguments:
+        found["final_answer"] = arguments[arguments.find(answer_key) + len(answer_key):]
+    return found
 
 
 def contains_fact(answer: str, fact: str) -> bool:

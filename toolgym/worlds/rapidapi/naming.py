@@ -66,7 +66,10 @@ def function_schema(api_name: str, tool_name: str, description: str, required: l
     """The OpenAI function of one API, built as ToolBench's ``api_json_to_openai_json``.
 
     ToolBench's extra ``optional`` list of parameter names is kept in ``parameters``; example
-    values (a parameter's ``default``) are given as ``example_value``.
+    values (a parameter's ``default``) are given as ``example_value``. As in ToolBench, whose
+    loop over the optional parameters sits inside ``if len(required_parameters) > 0``, an API
+    with no required parameter is offered with no parameters at all (its optional ones are still
+    accepted when called).
     """
     name = function_name(api_name, tool_name)
     tool = standardize(tool_name)
@@ -75,7 +78,7 @@ def function_schema(api_name: str, tool_name: str, description: str, required: l
         text += f"The description of this function is: \"{description.strip().replace(api_name, name)[:DESCRIPTION_MAX]}\""
     properties: dict[str, Any] = {}
     parameters = {"type": "object", "properties": properties, "required": [], "optional": []}
-    for group, params in (("required", required), ("optional", optional)):
+    for group, params in (("required", required), ("optional", optional if required else [])):
         for param in params:
             arg = param.get("arg") or argument_name(str(param.get("name", "")))
             prop: dict[str, Any] = {"type": SCHEMA_TYPES.get(param.get("type"), "string"),
