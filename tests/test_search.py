@@ -173,3 +173,65 @@ def test_cli_eval_with_a_strategy_writes_trees_and_resumes(tmp_path, capsys):
                  "--out", str(out), "--resume"]) == 2
     assert "other settings" in capsys.readouterr().err
     assert main(["eval", ENV, "--agent", "oracle", "--strategy", "bfs", "--episodes", "1"]) == 2
+
+
+class Scripted:
+    """Model outputs in the order they are asked for: (thought text, action) pairs."""
+
+    def __init__(self, outputs):
+        self.outputs, self.asked, self.prompts = list(outputs), 0, []
+
+    def start(self, observation, info):
+        return None
+
+    def step_batch(self, states, observations, infos):
+        steps = []
+        for info in infos:
+            self.prompts.append(info["messages"][-1].get("content") or "")
+            text, action = self.outputs[self.asked]
+            self.asked += 1
+            steps.append(Step(action=action, llm={"text": text}))
+        return steps
+
+
+def test_dfsdt_builds_toolbench_tree_in_its_order_and_counts_depth_in_its_nodes(env):
+    base = env.unwrapped
+    task = _create_task(base)
+    call = {"name": base.world.api(task.plan[0]["api_id"]).function, "arguments": task.plan[0]["arguments"]}
+    other = {"name": "no_such_function", "arguments": {}}
+    answer = {"name": "Finish", "arguments": {"return_type": "give_answer", "final_answer": "done"}}
+    outputs = [("t1", call), ("t2", other), ("t3", other), ("t4", other),  # 3 nodes each: cut at depth 12
+               ("", other), ("", GIVE_UP),  # bare calls: 2 nodes each; the give-up backs up 2 levels
+               ("let me think", "no call here"),  # text only: a Thought node
+               ("t8", answer)]
+    policy = Scripted(outputs)
+    result = run_search(env, policy, parse_strategy("dfsdt"), task.query_id)
+    assert result.answered and result.llm_calls == 8 and result.chains == 3
+    n1, = result.root.children
+    n2, = n1.children
+    n3, n7 = n2.children
+    n4, n5 = n3.children
+    n6, = n5.children
+    n8, = n7.children
+    order = [result.root, n1, n2, n3, n4, n5, n6, n7, n8]
+    assert [n.expand_num for n in order] == list(range(9))  # ToolBench's pre-order
+    assert [n.tree_depth for n in order] == [0, 3, 6, 9, 12, 11, 13, 7, 10]
+    assert n4.truncated and not n4.terminated and n6.gave_up and n6.pruned and n8.answered
+    tree = result.toolbench()["tree"]
+    assert tree["size"] == 1 + 3 * 4 + 2 * 2 + 1 + 3 and tree["max_length"] == 14
+    thoughts = [n for n in _walk_nodes(tree["tree"]) if n["node_type"] == "Thought"]
+    assert [n["description"] for n in thoughts] == ["t1", "t2", "t3", "t4", "let me think", "t8"]
+    assert thoughts[4]["depth"] == 7 and thoughts[4]["children"][0]["node_type"] == "Thought"
+    # asked again, a node shows its first child as ToolBench's diversity prompt does, action value 0
+    shown = [p for p in policy.prompts if p.startswith(DIVERSITY_START)]
+    assert len(shown) == 2 and all('"mento-carlo-action-value": 0.0' in p for p in shown)
+    # the decision that reaches the budget is not executed: 3 nodes, then the search stops
+    limited = run_search(env, Scripted(outputs), parse_strategy("dfsdt", max_llm_calls=4), task.query_id)
+    assert limited.llm_calls == 4 and [n.tree_depth for n in _walk_nodes(limited.root)] == [0, 3, 6, 9]
+
+
+def _walk_nodes(node):
+    """A search tree's nodes (or a ToolBench tree's dicts) in pre-order."""
+    yield node
+    for child in node["children"] if isinstance(node, dict) else node.children:
+        yield from _walk_nodes(child)

@@ -18,6 +18,7 @@ from typing import Any
 from toolgym.agents.llm.agent import Step
 from toolgym.agents.llm.prompts import EpisodeState
 from toolgym.agents.search.tree import Decision, Node, SearchResult, diversity_info
+from toolgym.envs.actions import ToolCall, parse_action
 
 STRATEGY_HELP = ("react (one chain), react@N (up to N chains, the first that answers is kept) or dfsdt "
                  "(ToolLLM's depth-first decision tree, width 2, 200 LLM calls)")
@@ -36,8 +37,11 @@ class Strategy:
         name: ``react``, ``react@N`` or ``dfsdt``.
         chains: Chains of ``react@N`` (1 for react).
         width: Children a DFSDT node may get (ToolBench's ``tree_beam_size``, 2).
-        max_steps: Decisions per chain (ToolBench's ``single_chain_max_step``, 12); an env's own
-            limit (ToolLLM-v0's ``max_calls``) cuts chains too.
+        max_steps: Depth of a chain in ToolBench's tree nodes (``single_chain_max_step``, 12): as in
+            ToolBench, a decision adds a ``Thought`` node when the model wrote text and an
+            ``Action`` and an ``Action Input`` node when it called a function, so a chain of
+            calls with thoughts is cut after 4 decisions, of bare calls after 6 (an end that
+            answers still answers). An env's own limit (ToolLLM-v0's ``max_calls``) cuts chains too.
         max_llm_calls: Decisions per task (ToolBench's ``max_query_count``, 200). As in ToolBench,
             the decision that reaches it is not executed and the search stops.
     """
@@ -175,9 +179,10 @@ class TreeSearch:
             raise _Stop
         observation, reward, terminated, truncated, info = self.env.step(step.action)
         metrics = info.get("metrics") or {}
+        tree_depth = node.tree_depth + tree_nodes(step)
         child = Node(depth=node.depth + 1, parent=node, action=step.action, observation=observation,
-                     reward=float(reward), info=info, llm=step.llm, terminated=bool(terminated),
-                     truncated=bool(truncated) or (not terminated and node.depth + 1 >= self.strategy.max_steps),
+                     reward=float(reward), info=info, llm=step.llm, terminated=bool(terminated), tree_depth=tree_depth,
+                     truncated=bool(truncated) or (not terminated and tree_depth >= self.strategy.max_steps),
                      gave_up=bool(terminated and metrics.get("gave_up")), policy_state=state,
                      chain=self.chains - 1)
         if child.ended:
@@ -187,6 +192,13 @@ class TreeSearch:
         node.children.append(child)
         self.env_at = self.last_created = child
         return child
+
+
+def tree_nodes(step: Step) -> int:
+    """The nodes ToolBench's tree gets for one decision: a ``Thought`` for text (or for a reply
+    with neither text nor a call), an ``Action`` and an ``Action Input`` for a function call."""
+    call = isinstance(parse_action(step.action), ToolCall)
+    return (1 if step.llm.get("text") or not call else 0) + (2 if call else 0)
 
 
 def copy_policy_state(state: Any) -> Any:

@@ -42,6 +42,8 @@ class Node:
 
     Attributes:
         depth: Decisions from the root.
+        tree_depth: Depth in ToolBench's tree (``Thought``, ``Action`` and ``Action Input``
+            nodes from the root; see :func:`~toolgym.agents.search.strategies.tree_nodes`).
         parent: The node it was expanded from (None for the root).
         action: The action taken (None for the root).
         observation: What the env answered.
@@ -75,6 +77,7 @@ class Node:
     expand_num: int = -1
     pruned: bool = False
     chain: int = 0
+    tree_depth: int = 0
 
     @property
     def answered(self) -> bool:
@@ -94,9 +97,10 @@ class Node:
         return nodes[::-1]
 
     def candidate(self) -> dict:
-        """This decision as ToolBench lists it in the diversity prompt."""
+        """This decision as ToolBench lists it in the diversity prompt (DFSDT's action value is 0)."""
         name, arguments = action_parts(self.action)
-        return {"name": name, "arguments": arguments, "function_output": self.observation}
+        return {"name": name, "arguments": arguments, "function_output": self.observation,
+                "mento-carlo-action-value": 0.0}
 
 
 def action_parts(action: Any) -> tuple[str, str]:
@@ -184,7 +188,8 @@ class SearchResult:
                 "total_tokens": tokens, "chains": self.chains, "answer_chain": self.leaf.chain if self.answered else None,
                 "train_messages": [end.info.get("messages") or [] for end in ends],
             },
-            "tree": {"size": sum(1 for _ in _walk(self.root)), "max_length": max(n.depth for n in _walk(self.root)),
+            "tree": {"size": 1 + sum(n.tree_depth - n.parent.tree_depth for n in _walk(self.root) if n.parent),
+                     "max_length": 1 + max(n.tree_depth for n in _walk(self.root)),
                      "tree": _toolbench_node(self.root)},
         }
 
@@ -206,10 +211,12 @@ def _toolbench_node(node: Node) -> dict:
             else CODE_ERROR if _has_error(node.observation) else CODE_OK)
     action_input = {"node_type": "Action Input", "description": arguments, "observation": node.observation,
                     "observation_code": code, "is_terminal": node.answered, "pruned": node.pruned,
-                    "finished": node.ended, "depth": node.depth, "expand_num": node.expand_num, "chain": node.chain,
+                    "finished": node.ended, "depth": node.tree_depth, "expand_num": node.expand_num, "chain": node.chain,
                     "children": children}
-    action = {"node_type": "Action", "description": name, "observation": "", "children": [action_input]}
     thought = node.llm.get("text") or ""
+    if node.tree_depth - node.parent.tree_depth == 1:  # no function call: ToolBench's tree has the Thought only
+        return {**action_input, "node_type": "Thought", "description": thought or arguments}
+    action = {"node_type": "Action", "description": name, "observation": "", "children": [action_input]}
     if not thought:
         return action
     return {"node_type": "Thought", "description": thought, "observation": "", "children": [action]}
