@@ -204,7 +204,7 @@ def _toolbench_node(node: Node) -> dict:
     """A node as ToolBench's ``tree_node.to_json_recursive``: Thought -> Action -> Action Input."""
     children = [_toolbench_node(c) for c in node.children]
     if node.parent is None:
-        return {"node_type": None, "description": "", "observation": node.observation, "depth": 0,
+        return {"node_type": "Action Input", "description": "", "observation": node.observation, "depth": 0,
                 "expand_num": node.expand_num, "children": children}
     name, arguments = action_parts(node.action)
     code = (CODE_GIVE_UP if node.gave_up else CODE_ANSWER if node.answered
