@@ -7,7 +7,7 @@ and model imports are replaced by stubs: the RapidAPI server is a function that 
 request and answers ``{"error": "", "response": "ok"}``, the LLM a script of model outputs, and
 ToolEval's judge a function that records what it was asked. ToolBench reads tools from a
 ``tool_root_dir`` of per-tool JSON files; one is written to a temporary folder from the API
-documents inside the queries (the data has no tool descriptions, so those are null).
+documents inside the queries (the data has no tool descriptions, so those are empty).
 
 Items compared, per query, under ``--scoring`` (``paper``, ``paper_compat`` or ``both``):
 
@@ -150,7 +150,7 @@ def tool_root(queries, folder: Path, standardize) -> Path:
     for query in queries:
         for doc in query.api_list:
             tool = tools.setdefault((doc["category_name"], standardize(doc["tool_name"])), {
-                "tool_name": doc["tool_name"], "tool_description": doc.get("tool_description"), "api_list": []})
+                "tool_name": doc["tool_name"], "tool_description": doc.get("tool_description", ""), "api_list": []})
             if all(api["name"] != doc["api_name"] for api in tool["api_list"]):
                 tool["api_list"].append({"name": doc["api_name"], "description": doc.get("api_description", ""),
                                          "required_parameters": doc.get("required_parameters", []),
@@ -396,7 +396,7 @@ def compare(code, data_dir: str, scorings: list[str], dfs_queries: int, show: in
 
 def compare_search(original, theirs_env, env, query, scoring, count) -> None:
     """The scripted searches of one query on both sides, and what ToolEval asks of their answers."""
-    first = next(f["function"]["name"] for f in theirs_env.functions)
+    first = schema_of(theirs_env.functions[0])["name"]
     for name, script in scenarios(first).items():
         theirs = original.env(query)
         tree, calls, answer = original.search(theirs, script)
