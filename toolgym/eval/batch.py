@@ -59,7 +59,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     envs = [make_env(env_id, env_kwargs)]
     task_ids = select_tasks(envs[0], episodes)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, agent)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=envs[0].unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
@@ -179,7 +180,8 @@ def evaluate_search(env_id: str, agent_spec: str, strategy, agent=None, env_kwar
         batch_size = 1
     searcher = SearchAgent(agent, strategy)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, searcher)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=envs[0].unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
