@@ -65,12 +65,13 @@ class SimClock:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """An opaque copy of a world's full state."""
+    """An opaque copy of a world's full state, and which world it is of."""
 
     database: bytes | None  # the serialized SQLite working copy; None from volatile_state
     aux: dict
     rng_states: dict  # stream -> random.Random, never drawn from: the world draws from a copy
     now: datetime
+    world: str  # the world's identity (its fingerprint as JSON): restore refuses another world's
 
 
 class _Transaction:
@@ -127,6 +128,8 @@ class World:
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
         self._sqlite: sqlite3.Connection = self.connection.connection.driver_connection
         self.clock = SimClock(now)
+        #: What the world is (its :meth:`fingerprint` as JSON), carried by each snapshot.
+        self.identity = json.dumps(self.fingerprint(), sort_keys=True)
         self.aux: dict = {}
         self._rngs: dict[str, random.Random] = {}
         # Streams whose generator a snapshot also holds: copied before the next draw. Copying a
@@ -191,7 +194,7 @@ class World:
         :meth:`fingerprint`.
         """
         fingerprint = self.fingerprint()
-        key = json.dumps(fingerprint, sort_keys=True)
+        key = self.identity
         built = _BUILT.get(key)
         if built is not None:  # generating takes up to seconds; restoring an image, milliseconds
             self.restore(built)
@@ -313,7 +316,8 @@ class World:
 
     def volatile_state(self) -> Snapshot:
         """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
-        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now())
+        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now(),
+                        world=self.identity)
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
@@ -365,11 +369,14 @@ class World:
         self.commit()
         raw = self._sqlite
         snap = Snapshot(database=raw.serialize(), aux=_copy_state(self.aux), rng_states=self._share_rngs(),
-                        now=self.clock.now())
+                        now=self.clock.now(), world=self.identity)
         self._database_image = (snap, raw.total_changes)
         return snap
 
     def restore(self, snap: Snapshot) -> None:
+        """Return to ``snap``. It may come from another world of this class: ToolTalk's task sets
+        hold a state built once and restored into worlds of any seed. A world whose state is
+        not all in the snapshot (a catalogue read into memory) calls :meth:`check_snapshot` first."""
         self.rollback()
         self.session.expunge_all()
         raw = self._sqlite
@@ -384,6 +391,19 @@ class World:
         self.aux = _copy_state(snap.aux)
         self._rngs, self._shared_rngs = dict(snap.rng_states), set(snap.rng_states)
         self.clock.set(snap.now)
+
+    def check_snapshot(self, snap: Snapshot) -> None:
+        """ValueError, saying how the worlds differ, unless ``snap`` was taken in a world like this one."""
+        if not isinstance(snap, Snapshot) or snap.database is None:
+            raise ValueError(f"{type(self).__name__}: restore() takes a snapshot() of the world, "
+                             f"not {type(snap).__name__}")
+        if snap.world == self.identity:
+            return
+        ours, theirs = json.loads(self.identity), json.loads(snap.world)
+        differences = "; ".join(f"{key} {theirs.get(key)!r} there, {ours[key]!r} here"
+                                for key in ours if key != "generator" and theirs.get(key) != ours[key])
+        raise ValueError(f"{type(self).__name__}: this snapshot was taken in another world "
+                         f"({differences or 'another generator'}); restore() takes snapshots of this world only")
 
     def state_hash(self) -> str:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""
