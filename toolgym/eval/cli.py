@@ -151,10 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                     help="backend option, e.g. device=cuda (repeatable)")
 
-    sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
-                                  "(WebShop-v0, the way its human demonstrations were collected)")
+    sv = _subparser(sub, "serve", "serve an env in a browser, a session per visitor (WebShop-v0, the way its "
+                                  "human demonstrations were collected)")
     _add_env_flags(sv)
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     sv.add_argument("--port", type=int, default=3000, help="port (default 3000)")
     return parser
 
