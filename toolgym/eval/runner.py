@@ -143,6 +143,7 @@ class _RecordFields(BaseModel):
     error: str | None = None
     metrics: dict[str, _Scalar] | None = None
     trajectory: list[Any] | None = None
+    world_diff: dict[str, dict[str, Any]] | None = None
 
 
 def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
@@ -324,9 +325,26 @@ def write_record(sink: IO[str] | None, record: dict) -> None:
         sink.flush()
 
 
+def world_image(env: gym.Env) -> bytes | None:
+    """The env's world database at this point (after reset), for :func:`record_world_diff`;
+    None for an env without a :class:`~toolgym.worlds.base.World`."""
+    from toolgym.worlds.base import World
+
+    world = getattr(env.unwrapped, "world", None)
+    return world.database_image() if isinstance(world, World) else None
+
+
+def record_world_diff(env: gym.Env, record: dict, start: bytes | None) -> None:
+    """Put in ``record["world_diff"]`` what the episode changed in the world's rows since
+    ``start`` (:meth:`World.diff`: per table, rows added, deleted and changed)."""
+    if start is not None:
+        record["world_diff"] = env.unwrapped.world.diff(start)
+
+
 def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = MAX_STEPS) -> dict:
-    """Play one task; the record has the metrics, the trajectory and the return."""
+    """Play one task; the record has the metrics, the trajectory, the return and the world diff."""
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    start = world_image(env)
     record: dict[str, Any] = {"task_id": task_id, "split": info.get("split"), "metrics": None,
                               "trajectory": [], "return": 0.0}
     try:
@@ -348,6 +366,7 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
     record["metrics"] = info.get("metrics")
     if record["metrics"] is None:
         record["error"] = f"episode did not end within {max_steps} steps"
+    record_world_diff(env, record, start)
     return record
 
 

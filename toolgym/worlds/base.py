@@ -38,6 +38,7 @@ from toolgym.worlds import cache
 
 #: Table of a world database file that records how the file was built (never in a working copy).
 BUILD_TABLE = "toolgym_world"
+DIFF_ROWS = 20  # rows of each kind that World.diff lists per table (it counts them all)
 
 
 class Record:
@@ -405,6 +406,29 @@ class World:
         raise ValueError(f"{type(self).__name__}: this snapshot was taken in another world "
                          f"({differences or 'another generator'}); restore() takes snapshots of this world only")
 
+    def database_image(self) -> bytes:
+        """The working copy's rows as one SQLite image, for :meth:`diff` (the world is not changed)."""
+        self.commit()
+        return self._sqlite.serialize()
+
+    def diff(self, before: bytes | Snapshot, limit: int = DIFF_ROWS) -> dict[str, dict]:
+        """What the rows of each table are now against ``before`` (a :meth:`database_image` or a
+        :meth:`snapshot`): ``{table: {"added": [row], "deleted": [row], "changed": [{"key", "before",
+        "after"}], "counts": {"added", "deleted", "changed"}}}`` for tables that differ, rows as
+        ``{column: value}`` (a changed row keeps its key columns and those that changed), at most
+        ``limit`` listed of each kind. SQLite compares the two images (``EXCEPT``) on a scratch
+        connection; the world's own is only read."""
+        image = before.database if isinstance(before, Snapshot) else before
+        scratch = sqlite3.connect(":memory:")
+        try:
+            scratch.deserialize(self.database_image())
+            scratch.execute("ATTACH DATABASE ':memory:' AS before")
+            scratch.deserialize(image, name="before")
+            return {table.name: changes for table in self.Base.metadata.sorted_tables
+                    if (changes := _table_diff(scratch, table, limit))}
+        finally:
+            scratch.close()
+
     def state_hash(self) -> str:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""
         self.commit()
@@ -435,6 +459,35 @@ class World:
 
 
 _BUILT: dict[str, Snapshot] = {}  # fingerprint (JSON) -> the freshly built world, per process
+
+
+def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:
+    """One table's rows added, deleted and changed between the ``before`` and ``main`` schemas."""
+    name = table.name.replace('"', '""')
+    columns = [c.name for c in table.columns]
+    keys = [columns.index(c.name) for c in table.primary_key.columns]
+    try:
+        newer = connection.execute(f'SELECT * FROM main."{name}" EXCEPT SELECT * FROM before."{name}"').fetchall()
+        older = connection.execute(f'SELECT * FROM before."{name}" EXCEPT SELECT * FROM main."{name}"').fetchall()
+    except sqlite3.OperationalError:  # a table one of the images does not have
+        return {}
+    if not newer and not older:
+        return {}
+    key_of = (lambda row: tuple(row[k] for k in keys)) if keys else tuple
+    old_by_key = {key_of(row): row for row in older}
+    added, changed = [], []
+    for row in newer:
+        old = old_by_key.pop(key_of(row), None)
+        if old is None:
+            added.append(dict(zip(columns, row)))
+        else:
+            moved = [i for i, (a, b) in enumerate(zip(old, row)) if a != b]
+            changed.append({"key": {columns[k]: row[k] for k in keys},
+                            "before": {columns[i]: old[i] for i in moved},
+                            "after": {columns[i]: row[i] for i in moved}})
+    deleted = [dict(zip(columns, row)) for row in old_by_key.values()]
+    return {"added": added[:limit], "deleted": deleted[:limit], "changed": changed[:limit],
+            "counts": {"added": len(added), "deleted": len(deleted), "changed": len(changed)}}
 
 
 _ATOMS = (str, int, float, bool, type(None), datetime)
