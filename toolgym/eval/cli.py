@@ -1,4 +1,5 @@
-"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``play`` and ``complexity``."""
+"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``view``, ``play``, ``complexity``, ``judge``
+and ``serve``."""
 
 from __future__ import annotations
 
@@ -123,6 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="make the envs with env_kwargs of the file that name paths (db_url, data_dir, ...); "
                          "without it a results file, which may come from anyone, cannot make toolgym read or "
                          "write a file it names")
+
+    vw = _subparser(sub, "view", "look at a results file in a browser: episodes with filters, each as a timeline "
+                                 "of actions, observations, rewards, LLM logprobs and what it changed in the world")
+    vw.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    vw.add_argument("--against", metavar="OTHER.jsonl", help="another run of the same tasks, shown side by side")
+    vw.add_argument("--html", metavar="OUT.html", help="write the page to one static HTML file instead of serving it")
+    vw.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    vw.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
 
     cx = _subparser(sub, "complexity", "API selection complexity of a task set and its demo pool "
                                        "(Xu et al. 2023, appendix D)")
@@ -506,6 +515,13 @@ def serve_command(args) -> int:
     return 0
 
 
+def view_command(args) -> int:
+    """``toolgym view``: see :mod:`toolgym.eval.view`."""
+    from toolgym.eval.view import view_command as run
+
+    return run(args)
+
+
 def judge_command(args) -> int:
     """``toolgym judge``: see :func:`toolgym.eval.tooleval.judge_command`."""
     from toolgym.eval.tooleval import judge_command as run
@@ -514,7 +530,7 @@ def judge_command(args) -> int:
 
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command}
 
 
 if __name__ == "__main__":

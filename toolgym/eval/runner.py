@@ -146,6 +146,9 @@ class _RecordFields(BaseModel):
     world_diff: dict[str, dict[str, Any]] | None = None
 
 
+_CHECKED_FIELDS = tuple(name for name in _RecordFields.model_fields if name != "trajectory")
+
+
 def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
     """The records of a results file, each checked (:class:`_RecordFields`, :func:`check_metrics`).
 
@@ -181,8 +184,10 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
         if line.count("[") + line.count("{") > MAX_RECORD_DEPTH and _depth_over(record, MAX_RECORD_DEPTH):
             # json reads a little deeper than it writes: such a line would fail when the file is rewritten
             raise ValueError(f"{path}:{n}: nested deeper than {MAX_RECORD_DEPTH} levels; not an episode record")
-        try:
-            _RecordFields.model_validate(record)
+        try:  # the checked fields only: copying a long trajectory into the model would cost more than reading it
+            _RecordFields.model_validate({k: record[k] for k in _CHECKED_FIELDS if k in record})
+            if not isinstance(record.get("trajectory", []), list | None):
+                _RecordFields.model_validate({"env": "", "task_id": "", "trajectory": record["trajectory"]})
         except ValidationError as exc:
             error = exc.errors(include_url=False)[0]
             field = ".".join(str(p) for p in error["loc"][:2])
