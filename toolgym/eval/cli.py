@@ -385,6 +385,45 @@ def action_hint(env: gym.Env) -> str:
     return ACTION_HINTS.get(action_format, ACTION_HINTS["text"])
 
 
+def finish_hint(env: gym.Env, tools: list[dict]) -> str | None:
+    """How a player ends the episode: the env's own ``finish_hint``, else from its tools and format."""
+    from toolgym.agents.llm.prompts import defaults_for
+
+    own = getattr(env.unwrapped, "finish_hint", None)
+    if own:
+        return own
+    names = [t.get("function", {}).get("name") for t in tools]
+    if "Finish" in names:
+        return "call Finish (return_type give_answer with final_answer, or give_up_and_restart)"
+    if defaults_for(env)[0] == "tooltalk":  # a conversation: text replies end turns, the data ends it
+        return "answer the user in plain text; the episode ends after the last user turn"
+    return None
+
+
+def _json_type(schema: dict) -> str:
+    """A JSON schema's type, short: ``string``, ``integer | null``, ``array of string``, ``"a" | "b"``."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"][:8])
+    if "anyOf" in schema or "oneOf" in schema:
+        return " | ".join(_json_type(s) for s in schema.get("anyOf", schema.get("oneOf", [])))
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        return " | ".join(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_json_type(schema['items'])}"
+    return kind
+
+
+def tool_signature(schema: dict) -> str:
+    """``name(argument: type, optional?: type)`` of an OpenAI tool schema."""
+    fn = schema.get("function", schema)
+    parameters = fn.get("parameters") or {}
+    required = set(parameters.get("required") or [])
+    arguments = [f"{name}{'' if name in required else '?'}: {_json_type(spec if isinstance(spec, dict) else {})}"
+                 for name, spec in (parameters.get("properties") or {}).items()]
+    return f"{fn.get('name')}({', '.join(arguments)})"
+
+
 def format_message(message: dict) -> str:
     """A chat message for the terminal: a role header, then its text and tool calls."""
     role = message.get("role", "?")
@@ -449,14 +488,22 @@ def play(args) -> int:
             print(format_message(message) + "\n")
         if not messages:
             print(obs + "\n")
-        if defaults_for(env)[1] == "tool_call" and info.get("tools"):
-            print("Tools:")
-            for schema in info["tools"]:
-                fn = schema["function"]
-                params = ", ".join(fn["parameters"].get("properties", {}))
-                print(f"  {fn['name']}({params}): {fn['description']}")
+        tools = info.get("tools") or []
+        if defaults_for(env)[1] == "tool_call" and tools:
+            print("Tools (argument: JSON type; ? marks an optional one):")
+            for schema in tools:
+                print(f"  {tool_signature(schema)}: {schema.get('function', schema).get('description') or ''}")
+            print()
+        elif tools:  # a program env: its functions are the names in scope (argument: JSON type)
+            print("In scope for your program (? marks an optional argument):")
+            for schema in tools:
+                about = (schema.get("function", schema).get("description") or "").strip().split("\n")[0]
+                print(f"  {tool_signature(schema)}: {about}")
             print()
         print(f"Type {action_hint(env)}. End a line with \\ to continue on the next; 'quit' stops.")
+        finish = finish_hint(env, tools)
+        if finish:
+            print(f"To finish: {finish}.")
         if not _play_episode(env, messages):
             return 0
         if not _ask("another episode? [y/N] "):
