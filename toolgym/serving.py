@@ -16,6 +16,7 @@ non-numeric or repeated one is an :class:`HttpError`, as is one over the server'
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import time
@@ -24,6 +25,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 RETRY_AFTER_S = 1
 LISTEN_BACKLOG = 1024  # the kernel caps it at net.core.somaxconn (4096 on current Linux)
 BUSY_TIMEOUT_S = 2.0  # a refused connection's read timeout: enough to read its head, never to hold on
+
+
+def is_loopback(host: str) -> bool:
+    """Whether every address ``host`` stands for is a loopback address ("" and 0.0.0.0 are not)."""
+    try:
+        infos = socket.getaddrinfo(host, None) if host else []
+    except socket.gaierror:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
 
 
 class HttpError(Exception):

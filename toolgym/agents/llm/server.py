@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import argparse
 import hmac
-import ipaddress
 import json
 import os
 import queue
-import socket
 import sys
 import threading
 import time
@@ -52,7 +50,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolgym.agents.llm.backends import BackendError, ChatRequest, SamplingParams, TransformersBackend
 from toolgym.agents.llm.parsers import parse_tool_call
-from toolgym.serving import RETRY_AFTER_S, BoundedHandler, BoundedHTTPServer, HttpError, content_length
+from toolgym.serving import (RETRY_AFTER_S, BoundedHandler, BoundedHTTPServer, HttpError, content_length,
+                             is_loopback)
 
 API_KEY_ENV = "TOOLGYM_SERVER_API_KEY"
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -460,15 +459,6 @@ class ChatHandler(BoundedHandler):
                 "model": self.server.model_name, "choices": [choice], "prompt_token_ids": result.prompt_token_ids,
                 "usage": {"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
                           "total_tokens": result.prompt_tokens + result.completion_tokens}}
-
-
-def is_loopback(host: str) -> bool:
-    """Whether every address ``host`` stands for is a loopback address ("" and 0.0.0.0 are not)."""
-    try:
-        infos = socket.getaddrinfo(host, None) if host else []
-    except socket.gaierror:
-        return False
-    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
 
 
 def make_server(backend, host: str = "127.0.0.1", port: int = 0, max_batch: int = 8, model_name: str | None = None,

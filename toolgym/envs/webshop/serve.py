@@ -44,7 +44,7 @@ from urllib.parse import parse_qs, quote, unquote, urlparse
 import gymnasium as gym
 
 from toolgym.envs.webshop.pages import END_BUTTON, SUB_PAGES
-from toolgym.serving import BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain
+from toolgym.serving import BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback
 
 MAX_BODY = 10_000
 MAX_CONNECTIONS = 32
@@ -404,6 +404,8 @@ def make_server(env, host: str = "127.0.0.1", port: int = 3000, max_connections:
 
 def serve(env, host: str = "127.0.0.1", port: int = 3000) -> None:
     server = make_server(env, host, port)
+    if not is_loopback(host):
+        print(f"warning: serving on {host!r}: other machines can reach the shop (it has no login)", flush=True)
     print(f"WebShop on http://{host}:{server.server_address[1]}/ (a session per visitor; Ctrl-C stops)")
     try:
         server.serve_forever()
