@@ -109,3 +109,44 @@ def test_report_refuses_any_kwarg_that_names_a_path(good_record, tmp_path, capsy
     out.write_text(changed(good_record, env_kwargs=kwargs) + "\n")
     assert main(["report", str(out)]) == 2
     assert f"{out}:1: env_kwargs names a path ({named});" in capsys.readouterr().err
+
+
+_WRITES: list | None = None
+
+
+def _record_writes(event: str, args: tuple) -> None:
+    if _WRITES is None:
+        return
+    if event == "open" and isinstance(args[0], str) and any(m in str(args[1] or "") for m in "wax+"):
+        _WRITES.append(args[0])
+    elif event == "sqlite3.connect":
+        _WRITES.append(str(args[0]))
+    elif event in ("subprocess.Popen", "os.system", "socket.connect"):
+        _WRITES.append(f"{event}: {args[:1]}")
+
+
+def test_report_of_a_hostile_file_writes_nothing_and_starts_nothing(good_record, tmp_path, capsys, monkeypatch):
+    """Under an audit hook: report on refused files opens no file for writing, connects to no
+    database file and starts no process or socket (the world cache is off)."""
+    global _WRITES
+    import sys
+
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    sys.addaudithook(_record_writes)  # an audit hook stays for the process; it records only while _WRITES is a list
+    out = tmp_path / "r.jsonl"
+    lines = [changed(good_record, env_kwargs={"db_url": f"sqlite:///{tmp_path / 'x.db'}"}),
+             changed(good_record, env_kwargs={"data_dir": "/etc"}), "[" * 100_000, changed(good_record, metrics=[1])]
+    _WRITES = []
+    try:
+        probe = tmp_path / "probe"
+        probe.write_text("the hook sees writes")
+        assert _WRITES == [str(probe)]
+        probe.unlink()
+        for line in lines:
+            out.write_text(line + "\n")
+            _WRITES.clear()
+            assert main(["report", str(out)]) == 2
+            assert _WRITES == [], (line[:80], _WRITES)
+    finally:
+        _WRITES = None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
