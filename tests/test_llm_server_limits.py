@@ -359,7 +359,9 @@ def test_a_busy_server_reads_the_refused_request_before_closing(backend):
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         holder = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S)  # takes the one slot, idle
-        time.sleep(0.2)
+        deadline = time.monotonic() + TIMEOUT_S
+        while server.active_connections < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
         body = json.dumps({"messages": [{"role": "user", "content": "x" * 200_000}]}).encode()
         status, error, sock = raw_request(port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                                                 b"Content-Length: %d" % len(body), body)

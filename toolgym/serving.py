@@ -137,12 +137,22 @@ class BoundedHTTPServer(ThreadingHTTPServer):
         self.max_connections = max_connections
         self.request_queue_size = max(backlog, max_connections)  # read by server_activate's listen()
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._active_lock = threading.Lock()
+        self._active = 0
         self._busy_handler = type(f"Busy{handler.__name__}", (handler,),
                                   {"busy": True, "timeout": min(handler.timeout or BUSY_TIMEOUT_S, BUSY_TIMEOUT_S)})
         super().__init__(address, handler)
 
+    @property
+    def active_connections(self) -> int:
+        """Connections being served now (refused ones not counted)."""
+        return self._active
+
     def process_request(self, request, client_address) -> None:
         served = self._slots.acquire(blocking=False)
+        if served:
+            with self._active_lock:
+                self._active += 1
         threading.Thread(target=self._serve, args=(request, client_address, served), daemon=True,
                          name="toolgym-http").start()
 
@@ -153,6 +163,8 @@ class BoundedHTTPServer(ThreadingHTTPServer):
             self.handle_error(request, client_address)
         finally:
             if served:
+                with self._active_lock:
+                    self._active -= 1
                 self._slots.release()
             self.shutdown_request(request)
 
