@@ -336,3 +336,17 @@ def test_official_recorded_responses_are_replayed_and_episodes_are_unscored(offi
 def test_missing_official_data_names_the_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="solvable_queries/test_instruction/G1_tool.json"):
         gym.make("ToolLLM-v0", tasks="official", split="G1_tool", data_dir=str(tmp_path))
+
+
+def test_a_syntax_error_says_what_the_parser_expected(env):
+    env.reset(seed=0)
+    before = env.world.state_hash()
+    unclosed = json.loads(env.step('get_details(id="x"')[0])["error"]
+    assert unclosed.startswith("Tool input parse error...\na call that does not parse: '(' was never closed (column 12)\n")
+    assert unclosed.endswith('Expected one function call: a JSON object {"name": "<function>", "arguments": {...}} or '
+                             "<function>(key=value, ...) with literal values (strings, numbers, lists, dicts).")
+    bad_json = json.loads(env.step('{"name": "f", "arguments": {"a": 1,}}')[0])["error"]
+    assert "malformed JSON: Expecting property name" in bad_json and "Expected one function call" in bad_json
+    plain = json.loads(env.step("I think so (maybe)")[0])["error"]
+    assert plain == "No function call: call one of the functions, or Finish to answer or give up."
+    assert env.world.state_hash() == before
