@@ -150,3 +150,30 @@ def test_report_of_a_hostile_file_writes_nothing_and_starts_nothing(good_record,
     finally:
         _WRITES = None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+
+
+def test_resume_on_a_hostile_file_writes_nothing_and_starts_nothing(good_record, tmp_path, capsys, monkeypatch):
+    """The same audit hook around ``eval --resume``: the run's own env (from the command line, its
+    world in memory) is made to know its task ids; the refused file opens nothing for writing (the
+    results file included), no database file and no process or socket."""
+    global _WRITES
+    import sys
+
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    sys.addaudithook(_record_writes)
+    out = tmp_path / "r.jsonl"
+    lines = [changed(good_record, env_kwargs={"db_url": f"sqlite:///{tmp_path / 'x.db'}"}),
+             changed(good_record, env="Nope-v0"), "[" * 100_000 + "]" * 100_000, changed(good_record, metrics=[1])]
+    _WRITES = []
+    try:
+        for line in lines:  # the bad line first: resume reads an unfinished last line as a torn write and drops it
+            out.write_text(json.dumps(good_record) + "\n" + line + "\n" + json.dumps(good_record) + "\n")
+            before = out.read_bytes()
+            _WRITES.clear()
+            assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--episodes", "2", "--no-progress",
+                         "--out", str(out), "--resume"]) == 2
+            assert [w for w in _WRITES if w != ":memory:"] == [], (line[:80], _WRITES)
+            assert out.read_bytes() == before
+    finally:
+        _WRITES = None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
