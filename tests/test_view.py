@@ -68,6 +68,17 @@ def test_view_writes_one_static_page(runs, tmp_path, capsys):
     assert '"name": "oracle.jsonl"' in document and '"name": "random.jsonl"' in document
 
 
+def test_records_carry_the_prompt_given_at_reset(runs):
+    import gymnasium as gym
+
+    record = json.loads(runs["appbench"].read_text().splitlines()[0])
+    env = gym.make("AppBench-v0").unwrapped
+    _, info = env.reset(seed=record["seed"], options={"task_id": record["task_id"]})
+    assert record["prompt"] == {"messages": info["messages"], "tools": [t["function"]["name"] for t in info["tools"]]}
+    sheets = json.loads(runs["sheets"].read_text().splitlines()[0])["prompt"]
+    assert sheets["messages"][0]["role"] in ("system", "user") and sheets["messages"][-1]["content"]
+
+
 def test_view_refuses_a_hostile_file_with_the_line(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"env": "ToolTalk-v0", "task_id": ["x"]}\n')
@@ -114,6 +125,10 @@ def test_the_viewer_filters_pages_and_shows_a_timeline_with_the_world_diff(brows
             assert table in changed["world_diff"]
         steps = viewer.locator("#detail .step")
         assert steps.count() == len(changed["trajectory"])
+        viewer.click("#detail .prompt summary")  # the prompt, folded above the first step
+        shown_prompt = viewer.inner_text("#detail .prompt")
+        assert changed["prompt"]["messages"][-1]["content"].strip().splitlines()[0] in shown_prompt
+        assert all(name in shown_prompt for name in changed["prompt"]["tools"])
         viewer.fill("#f-task", "")
     viewer.select_option("#f-env", "")
     viewer.select_option("#f-success", "1")

@@ -18,8 +18,8 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import (MAX_STEPS, make_env, open_results, record_world_diff, run_header, select_tasks,
-                                 world_image, write_record)
+from toolgym.eval.runner import (MAX_STEPS, make_env, open_results, record_world_diff, reset_prompt, run_header,
+                                 select_tasks, world_image, write_record)
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
 FAILURES_BEFORE_STOP = 3
@@ -128,8 +128,8 @@ def _start(slot: _Slot, task_id: str, agent, header: dict, seed: int) -> None:
     slot.start = world_image(slot.env)
     slot.state = agent.start(slot.observation, slot.info)
     slot.steps = 0
-    slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"), "metrics": None,
-                   "trajectory": [], "return": 0.0}
+    slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"),
+                   "prompt": reset_prompt(slot.observation, slot.info), "metrics": None, "trajectory": [], "return": 0.0}
 
 
 def _advance(slot: _Slot, step, max_steps: int) -> bool:

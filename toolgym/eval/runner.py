@@ -144,6 +144,7 @@ class _RecordFields(BaseModel):
     metrics: dict[str, _Scalar] | None = None
     trajectory: list[Any] | None = None
     world_diff: dict[str, dict[str, Any]] | None = None
+    prompt: dict[str, list[Any]] | None = None
 
 
 _CHECKED_FIELDS = tuple(name for name in _RecordFields.model_fields if name != "trajectory")
@@ -346,12 +347,24 @@ def record_world_diff(env: gym.Env, record: dict, start: bytes | None) -> None:
         record["world_diff"] = env.unwrapped.world.diff(start)
 
 
+def reset_prompt(observation: Any, info: dict) -> dict[str, list]:
+    """The record's ``prompt``: what the env gave at reset. ``messages`` are its
+    ``info["messages"]`` (system prompt, instructions, first user turn) or, for an env without
+    them, the reset observation as one user message; ``tools`` the names of the tools offered
+    (``info["tools"]``; their schemas are the env's and would repeat in every record)."""
+    messages = info.get("messages")
+    if not isinstance(messages, list) or not messages:
+        messages = [{"role": "user", "content": observation}]
+    tools = [t.get("function", t).get("name") for t in info.get("tools") or () if isinstance(t, dict)]
+    return {"messages": list(messages), "tools": tools}
+
+
 def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = MAX_STEPS) -> dict:
     """Play one task; the record has the metrics, the trajectory, the return and the world diff."""
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
     start = world_image(env)
-    record: dict[str, Any] = {"task_id": task_id, "split": info.get("split"), "metrics": None,
-                              "trajectory": [], "return": 0.0}
+    record: dict[str, Any] = {"task_id": task_id, "split": info.get("split"), "prompt": reset_prompt(obs, info),
+                              "metrics": None, "trajectory": [], "return": 0.0}
     try:
         agent.reset(obs, info)
     except MissingReplay as exc:
