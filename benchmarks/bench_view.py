@@ -1,5 +1,6 @@
-"""How long ``toolgym view`` takes to open a 10,000-episode results file: writing the page
-(reading and checking the records) and a headless chromium loading it to its first table.
+"""How long ``toolgym view`` takes to open a 10,000-episode results file, served and as one
+static page: reading and checking the records (wall and CPU seconds), a headless chromium
+loading the page to its first table, and opening an episode.
 
     python benchmarks/bench_view.py [--episodes 10000]
 
@@ -12,11 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from toolgym.eval.cli import main as toolgym
-from toolgym.eval.view import page
+from toolgym.eval.view import Run, make_server, page
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
@@ -36,21 +38,34 @@ def run(episodes: int) -> None:
             record = json.loads(lines[i % len(lines)])
             record["task_id"] = f"{record['task_id']}#{i}"
             file.write(json.dumps(record) + "\n")
-    start = time.perf_counter()
-    cpu = time.process_time()
+    start, cpu = time.perf_counter(), time.process_time()
     html = folder / "view.html"
     html.write_text(page(big))
     written, written_cpu = time.perf_counter() - start, time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
+    server = make_server([Run.read(big)], port=0)
+    indexed, indexed_cpu = time.perf_counter() - start, time.process_time() - cpu
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS, headless=True)
-        viewer = browser.new_page()
-        loading = time.perf_counter()
-        viewer.goto(f"file://{html}")
-        viewer.wait_for_selector("#episodes tbody tr")
-        loaded = time.perf_counter() - loading
+        for name, url, python, python_cpu in [("static", f"file://{html}", written, written_cpu),
+                                              ("served", f"http://127.0.0.1:{server.server_address[1]}/", indexed,
+                                               indexed_cpu)]:
+            viewer = browser.new_page()
+            loading = time.perf_counter()
+            viewer.goto(url)
+            viewer.wait_for_selector("#episodes tbody tr")
+            loaded = time.perf_counter() - loading
+            opening = time.perf_counter()
+            viewer.locator("#episodes tbody tr").nth(7).click()
+            viewer.wait_for_selector("#detail .run h3")
+            opened = time.perf_counter() - opening
+            print(f"{name}: {episodes} episodes, {big.stat().st_size / 1e6:.1f} MB: page made in {python:.2f} s "
+                  f"({python_cpu:.2f} s CPU), loaded by chromium in {loaded:.2f} s; total {python + loaded:.2f} s; "
+                  f"an episode opened in {opened:.2f} s")
+            viewer.close()
         browser.close()
-    print(f"{episodes} episodes, {big.stat().st_size / 1e6:.1f} MB: page written in {written:.2f} s "
-          f"({written_cpu:.2f} s CPU), loaded by chromium in {loaded:.2f} s; total {written + loaded:.2f} s")
+    server.shutdown()
 
 
 if __name__ == "__main__":
