@@ -102,10 +102,10 @@ PINS: dict[str, dict[str, str]] = {
         'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
     },
     'webshop': {
-        'B0BDJ0MZ2Q-7': '44cb3815f877d51bb388537c8877d8d5b6384cf8aa723fc89637397b2cbed5f2',
-        'B04RTZ9AT4-12': '9c79b1f6ca626d001dfae624aa78a29eaf2dcd0488c1486acff1d5f25670db9a',
-        'B02F1JYLNU-3': 'f7179a69edade61d08f0aa0ab4c9093c96cb97e9730f826eea1be5a92d185e86',
-        'all': 'b19ec04b0bef351f680a883b96c9342c4fb464d125e2eacb8f89114e7cf18cbd',
+        'B0BDJ0MZ2Q-7': '71cb199c581c8017835b9b3b9aad55e69f64356e787bb6428ec8e13c23e337a6',
+        'B04RTZ9AT4-12': 'c38a50651b43176d4033a425775a03dbaa1c468fd31063b209e03a4001487e72',
+        'B02F1JYLNU-3': 'c3a3b4b410e4d72a1a6224164ea3071123c1000b5a2659d85503864c19893a6a',
+        'all': 'bcd2b4b0f93dc38a261fea9b1fad52ca7f0ca05126a1d74dabfa46f4e7d4df66',
     },
     'toolllm': {
         'G1_instruction-000': '67720c7772eb37ddfe0e03a610d22730dad6f87f4c206da9f5f9f16c5ccf0a4c',

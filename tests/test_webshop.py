@@ -18,7 +18,8 @@ import toolgym  # noqa: F401  (registers the envs)
 from toolgym.envs.webshop.pages import done_page, item_page, results_page, search_page, sub_page
 from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
 from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
-from toolgym.worlds.webshop.world import WebShopWorld
+from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES
+from toolgym.worlds.webshop.world import WebShopWorld, generate_products
 
 from toolgym.agents import play_oracle
 
@@ -521,3 +522,38 @@ def test_serve_lets_a_person_shop_over_http():
         server.server_close()
 
 
+
+
+# -- product text ------------------------------------------------------------------------------
+def _what_the_reward_reads(count: int) -> str:
+    """A digest of what goals and rewards read of the generated products: the goals' fields, the
+    options and prices, the title nouns and which attribute phrases the product's text holds."""
+    phrases = sorted({a for types in PRODUCT_TYPES.values() for t in types for a in t.attributes})
+    digest = hashlib.sha256()
+    for p in generate_products(0, count):
+        text = [p["name"].lower(), " ".join(p["bullet_points"]).lower(), p["description"].lower()]
+        found = [a for a in phrases if any(a in t for t in text)]
+        digest.update(json.dumps([p["asin"], p["category"], p["query"], p["product_category"], p["options"],
+                                  p["price"], p["pricing"], p["attributes"], p["title_nouns"], p["instruction"],
+                                  p["instruction_attributes"], found]).encode())
+    return digest.hexdigest()
+
+
+def test_product_text_changes_no_goal_and_no_reward():
+    # The same digest as the catalogue with faker's filler text had: every goal, and the reward
+    # of buying any product for any goal, are what they were.
+    assert _what_the_reward_reads(3000) == "98781a9fdb6b67d4918d6625e4afa5178042d1e627894ac46429f3df15fae8b8"
+
+
+def test_product_text_reads_like_a_shop():
+    products = generate_products(0, 400)
+    nouns = {t.query: t.noun for types in PRODUCT_TYPES.values() for t in types}
+    for p in products:
+        category = p["category"]
+        for bullet in p["bullet_points"][1:-1]:
+            assert bullet.split(" - ", 1)[1] in BULLET_SENTENCES[category], bullet
+        assert p["bullet_points"][-1].startswith(f"WHAT YOU GET - {nouns[p['query']]} ")
+        for review in p["reviews"]:
+            assert review["title"] in REVIEW_TITLES[review["score"]]
+        assert not {"Usb", "Hdmi", "Usda", "For", "With"} & set(p["name"].split()), p["name"]
+    assert any("USB" in p["name"] for p in products)

@@ -24,7 +24,10 @@ from typing import Any
 from sqlalchemy import JSON, select
 
 from toolgym.worlds.base import World
-from toolgym.worlds.webshop.catalogue import BRAND_SYLLABLES, CATEGORIES, OPENERS, PRODUCT_TYPES, ProductType
+from toolgym.worlds.webshop.catalogue import (
+    ACRONYMS, BRAND_SYLLABLES, BULLET_SENTENCES, CATEGORIES, OPENERS, PRODUCT_TYPES, REVIEW_BODIES, REVIEW_TITLES,
+    WHAT_YOU_GET, ProductType,
+)
 from toolgym.worlds.webshop.data_model import Product, WebShopBase
 from toolgym.worlds.webshop.reward import fuzzy_match, normalize_color
 
@@ -111,15 +114,19 @@ def webshop_dict(product: Product) -> dict:
 
 
 # -- generation --------------------------------------------------------------------------------
+# Text is drawn by index from pools of these sizes (the faker pools of the first generator), so
+# the random stream, and with it every product's options, price and goals, is what it was.
+SENTENCE_POOL, REVIEW_TITLE_POOL, REVIEW_BODY_POOL = 600, 300, 600
+
+
 def _text_pools(seed: int) -> dict[str, list[str]]:
-    """Sentences and review texts from a seeded faker, drawn once and then sampled (fast at 100,000)."""
+    """Sentences from a seeded faker, drawn once and then sampled (fast at 100,000): the words of
+    descriptions and first bullet points, which the search index holds."""
     from faker import Faker  # here: importing faker takes a twentieth of a second, and a cached world needs none
 
     fake = Faker("en_US")
     fake.seed_instance(seed)
-    return {"sentences": [fake.sentence(nb_words=12).lower() for _ in range(600)],
-            "review_titles": [fake.sentence(nb_words=4).rstrip(".") for _ in range(300)],
-            "review_bodies": [fake.paragraph(nb_sentences=2) for _ in range(600)]}
+    return {"sentences": [fake.sentence(nb_words=12).lower() for _ in range(SENTENCE_POOL)]}
 
 
 def _brand(rng: random.Random) -> str:
@@ -191,6 +198,27 @@ def generate_products(seed: int, count: int) -> list[dict]:
     return list(iter_products(seed, count))
 
 
+def _title_word(word: str) -> str:
+    if word in ACRONYMS:
+        return word.upper()
+    return word if word in _NOT_NOUNS else word.title()
+
+
+def _different(draws: list[int], n: int) -> list[int]:
+    """Each draw as a position below ``n``, the next free one where two would say the same."""
+    taken: list[int] = []
+    for draw in draws:
+        position = draw % n
+        while position in taken:
+            position = (position + 1) % n
+        taken.append(position)
+    return taken
+
+
+def _fill(template: str, brand: str, ptype: ProductType) -> str:
+    return template.format(brand=brand, noun=ptype.noun, query=ptype.query)
+
+
 def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: ProductType, asin: str) -> dict:
     brand = _brand(rng)
     adjectives = rng.sample(ptype.adjectives, rng.choice((1, 1, 2))) if ptype.adjectives else []
@@ -199,7 +227,7 @@ def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: Pr
     detail = rng.choice(ptype.details) if ptype.details and rng.random() < 0.7 else ""
     featured = attributes[0] if rng.random() < 0.4 else ""
     words = [brand, featured, *adjectives, ptype.noun, detail]
-    title = " ".join(w.title() if i else w for i, w in enumerate(words) if w)
+    title = " ".join([brand, *(_title_word(w) for w in " ".join(words[1:]).split())])
     detail_nouns = [w for w in detail.split() if w.isalpha() and w not in _NOT_NOUNS][-1:]
     title_nouns = [brand.lower(), *ptype.noun.split(), *detail_nouns]
     options = {}
@@ -217,10 +245,19 @@ def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: Pr
     sentences = rng.sample(pools["sentences"], 3)
     description = (f"{title}. " + " ".join(s.capitalize() for s in sentences[:2])
                    + f" Made to be {_join(rng.sample(attributes, min(2, len(attributes))))}. {sentences[2].capitalize()}")
-    bullets = [f"{a.upper()} - {rng.choice(pools['sentences']).capitalize()}" for a in attributes[:rng.randint(2, 4)]]
-    bullets.append(f"WHAT YOU GET - {ptype.noun}, {rng.choice(pools['sentences'])}")
-    reviews = [{"title": rng.choice(pools["review_titles"]), "score": rng.choices((1, 2, 3, 4, 5), cum_weights=(1, 2, 4, 8, 14))[0],
-                "body": rng.choice(pools["review_bodies"])} for _ in range(rng.choice((0, 1, 2, 3, 4)))]
+    headed = attributes[:rng.randint(2, 4)]
+    first_sentence = rng.choice(pools["sentences"]).capitalize()  # the first bullet point is indexed
+    picks = _different([rng.randrange(SENTENCE_POOL) for _ in headed[1:]], len(BULLET_SENTENCES[category]))
+    bullets = [f"{headed[0].upper()} - {first_sentence}",
+               *(f"{a.upper()} - {BULLET_SENTENCES[category][i]}" for a, i in zip(headed[1:], picks))]
+    bullets.append(f"WHAT YOU GET - {ptype.noun} {WHAT_YOU_GET[rng.randrange(SENTENCE_POOL) % len(WHAT_YOU_GET)]}")
+    reviews = []
+    for _ in range(rng.choice((0, 1, 2, 3, 4))):
+        title_pick = rng.randrange(REVIEW_TITLE_POOL)
+        score = rng.choices((1, 2, 3, 4, 5), cum_weights=(1, 2, 4, 8, 14))[0]
+        body_pick = rng.randrange(REVIEW_BODY_POOL)
+        reviews.append({"title": REVIEW_TITLES[score][title_pick % len(REVIEW_TITLES[score])], "score": score,
+                        "body": _fill(REVIEW_BODIES[score][body_pick % len(REVIEW_BODIES[score])], brand, ptype)})
     rating = f"{sum(r['score'] for r in reviews) / len(reviews):.1f}" if reviews else "N.A."
     goal_attributes = sorted(rng.sample(attributes, min(len(attributes), rng.randint(1, 3))), key=attributes.index)
     return {"asin": asin, "seq": seq, "name": title, "description": description, "bullet_points": bullets,
