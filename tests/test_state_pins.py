@@ -102,10 +102,10 @@ PINS: dict[str, dict[str, str]] = {
         'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
     },
     'webshop': {
-        'B0BDJ0MZ2Q-7': '71cb199c581c8017835b9b3b9aad55e69f64356e787bb6428ec8e13c23e337a6',
-        'B04RTZ9AT4-12': 'c38a50651b43176d4033a425775a03dbaa1c468fd31063b209e03a4001487e72',
-        'B02F1JYLNU-3': 'c3a3b4b410e4d72a1a6224164ea3071123c1000b5a2659d85503864c19893a6a',
-        'all': 'bcd2b4b0f93dc38a261fea9b1fad52ca7f0ca05126a1d74dabfa46f4e7d4df66',
+        'B0BDJ0MZ2Q-7': '69632ca42688d21d0b94667dc195713f8a00877469fb5bf8d29b6002e594fbc6',
+        'B04RTZ9AT4-12': '16caaabe37e96dd863a8e6712fb860a3602959f811116f0b58c4edb008176898',
+        'B02F1JYLNU-3': '54d534662bb506e9d370b6c7b1c501efd1b838711bccad12e802dd7bdd3e8a47',
+        'all': '8a5fd0a9e469d49db1ce0796ef82e94a8d8e59b340f0eb748ccffd3d2f221d89',
     },
     'toolllm': {
         'G1_instruction-000': '67720c7772eb37ddfe0e03a610d22730dad6f87f4c206da9f5f9f16c5ccf0a4c',

@@ -18,7 +18,7 @@ import toolgym  # noqa: F401  (registers the envs)
 from toolgym.envs.webshop.pages import done_page, item_page, results_page, search_page, sub_page
 from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
 from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
-from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES
+from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, DESCRIPTION_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES
 from toolgym.worlds.webshop.world import WebShopWorld, generate_products
 
 from toolgym.agents import play_oracle
@@ -550,8 +550,16 @@ def test_product_text_reads_like_a_shop():
     nouns = {t.query: t.noun for types in PRODUCT_TYPES.values() for t in types}
     for p in products:
         category = p["category"]
-        for bullet in p["bullet_points"][1:-1]:
+        for bullet in p["bullet_points"][:-1]:
             assert bullet.split(" - ", 1)[1] in BULLET_SENTENCES[category], bullet
+        sentences = p["description"].removeprefix(p["name"] + ". ").split(". ")
+        assert sentences[2].startswith("Highlights: ") and len(set(sentences)) == 4, p["description"]
+        for sentence in sentences[:2] + sentences[3:]:
+            assert any(sentence.rstrip(".") == s.format(brand=p["name"].split()[0], noun=nouns[p["query"]],
+                                                        query=p["query"]).rstrip(".")
+                       for s in DESCRIPTION_SENTENCES[category]), sentence
+        said = [w.lower().rstrip("s") for w in p["name"].split(" with ")[0].split()]
+        assert len(said) == len(set(said)), p["name"]  # no word twice ("Herbal Tea Bag Tea Bags" was)
         assert p["bullet_points"][-1].startswith(f"WHAT YOU GET - {nouns[p['query']]} ")
         for review in p["reviews"]:
             assert review["title"] in REVIEW_TITLES[review["score"]]

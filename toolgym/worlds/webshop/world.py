@@ -25,8 +25,8 @@ from sqlalchemy import JSON, select
 
 from toolgym.worlds.base import World
 from toolgym.worlds.webshop.catalogue import (
-    ACRONYMS, BRAND_SYLLABLES, BULLET_SENTENCES, CATEGORIES, OPENERS, PRODUCT_TYPES, REVIEW_BODIES, REVIEW_TITLES,
-    WHAT_YOU_GET, ProductType,
+    ACRONYMS, BRAND_SYLLABLES, BULLET_SENTENCES, CATEGORIES, DESCRIPTION_SENTENCES, OPENERS, PRODUCT_TYPES, REVIEW_BODIES,
+    REVIEW_TITLES, WHAT_YOU_GET, ProductType,
 )
 from toolgym.worlds.webshop.data_model import Product, WebShopBase
 from toolgym.worlds.webshop.reward import fuzzy_match, normalize_color
@@ -114,19 +114,10 @@ def webshop_dict(product: Product) -> dict:
 
 
 # -- generation --------------------------------------------------------------------------------
-# Text is drawn by index from pools of these sizes (the faker pools of the first generator), so
-# the random stream, and with it every product's options, price and goals, is what it was.
+# The text of a product is drawn by index from pools of these sizes (the faker pools the first
+# generator drew from), so the random stream, and with it every product's options, price and
+# goals, is what it was.
 SENTENCE_POOL, REVIEW_TITLE_POOL, REVIEW_BODY_POOL = 600, 300, 600
-
-
-def _text_pools(seed: int) -> dict[str, list[str]]:
-    """Sentences from a seeded faker, drawn once and then sampled (fast at 100,000): the words of
-    descriptions and first bullet points, which the search index holds."""
-    from faker import Faker  # here: importing faker takes a twentieth of a second, and a cached world needs none
-
-    fake = Faker("en_US")
-    fake.seed_instance(seed)
-    return {"sentences": [fake.sentence(nb_words=12).lower() for _ in range(SENTENCE_POOL)]}
 
 
 def _brand(rng: random.Random) -> str:
@@ -185,17 +176,53 @@ def instruction_for(rng: random.Random, ptype: ProductType, attributes: list[str
 def iter_products(seed: int, count: int):
     """``count`` product rows, one at a time, a function of ``seed`` and ``count`` only."""
     rng = random.Random(f"webshop-catalogue-{seed}")
-    pools = _text_pools(seed)
     taken: set[str] = set()
     types = [(category, ptype) for category in CATEGORIES for ptype in PRODUCT_TYPES[category]]
     for seq in range(count):
         category, ptype = types[rng.randrange(len(types))]
-        yield _product(rng, pools, seq, category, ptype, _asin(rng, taken))
+        yield _product(rng, seq, category, ptype, _asin(rng, taken))
 
 
 def generate_products(seed: int, count: int) -> list[dict]:
     """``count`` product rows, a function of ``seed`` and ``count`` only."""
     return list(iter_products(seed, count))
+
+
+def _title(brand: str, featured: str, adjectives: list[str], noun: str, detail: str) -> str:
+    """``Brand [featured] [adjectives] noun [detail]`` without a word said twice: an adjective
+    with a word said already, or a detail whose words all are, is left out; an adjective that
+    ends with the noun's first word leaves it to the noun (``True Wireless Earbud``); a detail
+    that ends with the noun's last word takes its place (``Herbal Tea Bags``); a featured
+    attribute that shares a word with the noun follows it (``Storage Ottoman Bench with Storage
+    Space``). The words left out are phrases of the title's own type, so the attribute phrases
+    the title holds are the same."""
+    nouns = noun.split()
+    said = {_singular(w) for w in nouns}
+    front, back = [], []
+    if featured:
+        sharing = bool({_singular(w) for w in featured.split()} & said)
+        (back if sharing else front).append(featured)
+        said |= {_singular(w) for w in featured.split()}
+    for phrase in adjectives:
+        words = phrase.split()
+        if words[-1] == nouns[0] and len(words) > 1:
+            words = words[:-1]
+        if not {_singular(w) for w in words} & said:  # "Dark Roast" after "Medium Roast" would contradict it
+            front.append(" ".join(words))
+            said |= {_singular(w) for w in words}
+    details = detail.split()
+    if details and _singular(details[-1]) == _singular(nouns[-1]):
+        nouns = nouns[:-1] + [w for w in details[:-1] if _singular(w) not in said] + details[-1:]
+    elif details and not {_singular(w) for w in details if w not in _NOT_NOUNS} <= said:
+        nouns = nouns + details
+    words = [*front, *nouns]
+    if back:
+        words.append(("and " if details[:1] == ["with"] and details[-1] in nouns else "with ") + back[0])
+    return " ".join([brand, *(_title_word(w) for w in " ".join(words).split())])
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
 
 
 def _title_word(word: str) -> str:
@@ -219,15 +246,14 @@ def _fill(template: str, brand: str, ptype: ProductType) -> str:
     return template.format(brand=brand, noun=ptype.noun, query=ptype.query)
 
 
-def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: ProductType, asin: str) -> dict:
+def _product(rng: random.Random, seq: int, category: str, ptype: ProductType, asin: str) -> dict:
     brand = _brand(rng)
     adjectives = rng.sample(ptype.adjectives, rng.choice((1, 1, 2))) if ptype.adjectives else []
     attributes = sorted(rng.sample(ptype.attributes, min(len(ptype.attributes), rng.randint(3, 5))),
                         key=ptype.attributes.index)
     detail = rng.choice(ptype.details) if ptype.details and rng.random() < 0.7 else ""
     featured = attributes[0] if rng.random() < 0.4 else ""
-    words = [brand, featured, *adjectives, ptype.noun, detail]
-    title = " ".join([brand, *(_title_word(w) for w in " ".join(words[1:]).split())])
+    title = _title(brand, featured, adjectives, ptype.noun, detail)
     detail_nouns = [w for w in detail.split() if w.isalpha() and w not in _NOT_NOUNS][-1:]
     title_nouns = [brand.lower(), *ptype.noun.split(), *detail_nouns]
     options = {}
@@ -242,14 +268,14 @@ def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: Pr
         price = round(rng.uniform(first, second), 2)
     else:
         pricing, price_tag, price = [first], f"${first}", first
-    sentences = rng.sample(pools["sentences"], 3)
-    description = (f"{title}. " + " ".join(s.capitalize() for s in sentences[:2])
-                   + f" Made to be {_join(rng.sample(attributes, min(2, len(attributes))))}. {sentences[2].capitalize()}")
+    sentences, bullet_sentences = DESCRIPTION_SENTENCES[category], BULLET_SENTENCES[category]
+    opening, middle, closing = (_fill(sentences[i], brand, ptype)
+                                for i in _different(rng.sample(range(SENTENCE_POOL), 3), len(sentences)))
+    highlights = ", ".join(rng.sample(attributes, min(2, len(attributes))))
+    description = f"{title}. {opening} {middle} Highlights: {highlights}. {closing}"
     headed = attributes[:rng.randint(2, 4)]
-    first_sentence = rng.choice(pools["sentences"]).capitalize()  # the first bullet point is indexed
-    picks = _different([rng.randrange(SENTENCE_POOL) for _ in headed[1:]], len(BULLET_SENTENCES[category]))
-    bullets = [f"{headed[0].upper()} - {first_sentence}",
-               *(f"{a.upper()} - {BULLET_SENTENCES[category][i]}" for a, i in zip(headed[1:], picks))]
+    picks = _different([rng.randrange(SENTENCE_POOL) for _ in headed], len(bullet_sentences))
+    bullets = [f"{a.upper()} - {bullet_sentences[i]}" for a, i in zip(headed, picks)]
     bullets.append(f"WHAT YOU GET - {ptype.noun} {WHAT_YOU_GET[rng.randrange(SENTENCE_POOL) % len(WHAT_YOU_GET)]}")
     reviews = []
     for _ in range(rng.choice((0, 1, 2, 3, 4))):
