@@ -189,7 +189,12 @@ def generate_products(seed: int, count: int) -> list[dict]:
 
 
 def _title(brand: str, featured: str, adjectives: list[str], noun: str, detail: str) -> str:
-    """``Brand [featured] [adjectives] noun [detail]`` without a word said twice: an adjective
+    return f"{brand} {_title_after_brand(featured, tuple(adjectives), noun, detail)}"
+
+
+@functools.lru_cache(maxsize=50_000)  # few combinations: a 100,000-product catalogue composes each once
+def _title_after_brand(featured: str, adjectives: tuple[str, ...], noun: str, detail: str) -> str:
+    """``[featured] [adjectives] noun [detail]`` (after the brand) without a word said twice: an adjective
     with a word said already, or a detail whose words all are, is left out; an adjective that
     ends with the noun's first word leaves it to the noun (``True Wireless Earbud``); a detail
     that ends with the noun's last word takes its place (``Herbal Tea Bags``); a featured
@@ -218,7 +223,7 @@ def _title(brand: str, featured: str, adjectives: list[str], noun: str, detail: 
     words = [*front, *nouns]
     if back:
         words.append(("and " if details[:1] == ["with"] and details[-1] in nouns else "with ") + back[0])
-    return " ".join([brand, *(_title_word(w) for w in " ".join(words).split())])
+    return " ".join(_title_word(w) for w in " ".join(words).split())
 
 
 def _singular(word: str) -> str:
