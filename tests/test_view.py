@@ -114,6 +114,15 @@ def test_view_serves_summaries_and_each_record_on_demand(runs, tmp_path):
         server.server_close()
 
 
+def test_records_are_found_where_the_checker_numbered_their_lines(runs, tmp_path):
+    lines = runs["oracle"].read_text().splitlines()[:3]
+    odd = tmp_path / "odd.jsonl"  # str.splitlines ends a line at a form feed too: numbering must agree
+    odd.write_text("\x0c\n".join(lines) + "\r\n")
+    run = Run.read(odd)
+    assert [run.record_text(i) for i in range(3)] == lines
+    assert [run.served_record(i) for i in range(3)] == lines
+
+
 def test_served_viewer_fetches_the_episode_it_shows(browser, runs):
     server = make_server([Run.read(runs["oracle"]), Run.read(runs["random"])], port=0)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -215,6 +224,6 @@ def test_ten_thousand_episodes_open_paged(browser, runs, tmp_path):
     assert viewer.locator("#episodes tbody tr").count() == 50  # pages, not one giant DOM
     viewer.click("#next")
     assert viewer.inner_text("#page") == "page 2 of 200"
-    assert elapsed < 10  # benchmarks/bench_view.py measures it: well under 2 s on an idle machine
+    assert elapsed < 20  # a loose bound for a loaded CI machine; benchmarks/bench_view.py measures it
     document = out.read_text()
     assert document.count('"trajectory"') == 0 and document.count('\\"trajectory\\"') == 10_000  # records as strings

@@ -27,6 +27,7 @@ from pathlib import Path
 from toolgym.eval.runner import read_numbered_results
 
 PLACEHOLDER = "/*DATA*/"
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
 RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
 
 
@@ -54,11 +55,12 @@ class Run:
         path = Path(path)
         numbered = read_numbered_results(path)
         starts, plain, offset = [], [], 0
-        with path.open("rb") as file:
-            for line in file:
-                starts.append((offset, len(line.rstrip(b"\r\n"))))
-                plain.append(b"NaN" not in line and b"Infinity" not in line)
-                offset += len(line)
+        # The lines as read_numbered_results numbers them (str.splitlines: \f, \x85, ... end lines too).
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+            content = line.rstrip(LINE_BREAKS)  # a piece ends with one break ("\r\n" is one)
+            starts.append((offset, len(content.encode("utf-8"))))
+            plain.append("NaN" not in content and "Infinity" not in content)
+            offset += len(line.encode("utf-8"))
         summaries, keys = [_summary(record) for _, record in numbered], [(r["env"], r["task_id"]) for _, r in numbered]
         return cls(path, summaries, keys, [starts[n - 1] for n, _ in numbered], [plain[n - 1] for n, _ in numbered])
 
