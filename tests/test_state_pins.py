@@ -102,10 +102,10 @@ PINS: dict[str, dict[str, str]] = {
         'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
     },
     'webshop': {
-        'B0BDJ0MZ2Q-7': '44cb3815f877d51bb388537c8877d8d5b6384cf8aa723fc89637397b2cbed5f2',
-        'B04RTZ9AT4-12': '9c79b1f6ca626d001dfae624aa78a29eaf2dcd0488c1486acff1d5f25670db9a',
-        'B02F1JYLNU-3': 'f7179a69edade61d08f0aa0ab4c9093c96cb97e9730f826eea1be5a92d185e86',
-        'all': 'b19ec04b0bef351f680a883b96c9342c4fb464d125e2eacb8f89114e7cf18cbd',
+        'B0BDJ0MZ2Q-7': '69632ca42688d21d0b94667dc195713f8a00877469fb5bf8d29b6002e594fbc6',
+        'B04RTZ9AT4-12': '16caaabe37e96dd863a8e6712fb860a3602959f811116f0b58c4edb008176898',
+        'B02F1JYLNU-3': '54d534662bb506e9d370b6c7b1c501efd1b838711bccad12e802dd7bdd3e8a47',
+        'all': '8a5fd0a9e469d49db1ce0796ef82e94a8d8e59b340f0eb748ccffd3d2f221d89',
     },
     'toolllm': {
         'G1_instruction-000': '67720c7772eb37ddfe0e03a610d22730dad6f87f4c206da9f5f9f16c5ccf0a4c',

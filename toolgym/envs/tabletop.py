@@ -107,6 +107,7 @@ class TabletopEnv(ToolEnv):
     splits = {"built-in": ("seen", "unseen"), "official": ()}
     scorings = ("paper",)
     modes = (SINGLE_STEP, MULTI_STEP)
+    finish_hint = "single_step: the program is the episode; multi_step: type done when the blocks are placed"
     table_columns = (Column("Success", "mean", ("success",)), Column("Program ran", "mean", ("program_ran",)))
     max_action_chars = 20_000  # a program; the interpreter refuses longer ones too
 

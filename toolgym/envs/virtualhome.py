@@ -173,6 +173,7 @@ class VirtualHomeEnv(ToolEnv):
     max_action_chars = MAX_PROGRAM_CHARS
     prompt_format, action_format = "toolbench", "program"  # the LLM agents' defaults: Figure 5 prompt, extract_program
     action_hint = "an action program, one Agent.<Action>(<object>) per line (step mode: one action, then done)"
+    finish_hint = "program mode: the program is the episode; step mode: type done after the last action"
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,

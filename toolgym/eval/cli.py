@@ -1,4 +1,5 @@
-"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``play`` and ``complexity``."""
+"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``view``, ``play``, ``complexity``, ``judge``
+and ``serve``."""
 
 from __future__ import annotations
 
@@ -119,6 +120,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    rp.add_argument("--trust-env-kwargs", action="store_true",
+                    help="make the envs with env_kwargs of the file that name paths (db_url, data_dir, ...); "
+                         "without it a results file, which may come from anyone, cannot make toolgym read or "
+                         "write a file it names")
+
+    vw = _subparser(sub, "view", "look at a results file in a browser: episodes with filters, each as a timeline "
+                                 "of actions, observations, rewards, LLM logprobs and what it changed in the world")
+    vw.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    vw.add_argument("--against", metavar="OTHER.jsonl", help="another run of the same tasks, shown side by side")
+    vw.add_argument("--html", metavar="OUT.html", help="write the page to one static HTML file instead of serving it")
+    vw.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    vw.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
 
     cx = _subparser(sub, "complexity", "API selection complexity of a task set and its demo pool "
                                        "(Xu et al. 2023, appendix D)")
@@ -147,10 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                     help="backend option, e.g. device=cuda (repeatable)")
 
-    sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
-                                  "(WebShop-v0, the way its human demonstrations were collected)")
+    sv = _subparser(sub, "serve", "serve an env in a browser, a session per visitor (WebShop-v0, the way its "
+                                  "human demonstrations were collected)")
     _add_env_flags(sv)
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     sv.add_argument("--port", type=int, default=3000, help="port (default 3000)")
     return parser
 
@@ -293,18 +306,52 @@ def print_results(env: gym.Env, records: list[dict]) -> int:
     return 0
 
 
-def report(args) -> int:
-    """``toolgym report``: the paper's table of each run in a results file."""
-    from toolgym.eval.runner import make_env, read_results
+# Env keywords whose value names a file or folder; a results file may not choose them (see report).
+PATH_KWARGS = ("db_url", "data_dir")
 
-    runs: dict[tuple, list[dict]] = {}
-    for record in read_results(args.results):
+
+def path_kwargs(kwargs: dict) -> list[str]:
+    """The keywords of ``kwargs`` that name a path: those of :data:`PATH_KWARGS`, and any whose
+    value holds a string with a path separator."""
+
+    def names_path(value) -> bool:
+        if isinstance(value, str):
+            return "/" in value or "\\" in value
+        if isinstance(value, dict):
+            return any(names_path(v) for v in value.values())
+        if isinstance(value, list):
+            return any(names_path(v) for v in value)
+        return False
+
+    return [k for k, v in kwargs.items() if k in PATH_KWARGS or names_path(v)]
+
+
+def report(args) -> int:
+    """``toolgym report``: the paper's table of each run in a results file.
+
+    The envs are made from the ``env_kwargs`` the file stores; a results file is untrusted
+    input, so keywords that name a path (:func:`path_kwargs`: a ``db_url`` would create a
+    database file wherever it says) are refused unless ``--trust-env-kwargs``.
+    """
+    from toolgym.eval.runner import check_metrics, make_env, read_numbered_results
+
+    runs: dict[tuple, list[tuple[int, dict]]] = {}
+    for n, record in read_numbered_results(args.results):
         kwargs = record.get("env_kwargs") or {}
+        named = path_kwargs(kwargs)
+        if named and not args.trust_env_kwargs:
+            raise ValueError(f"{args.results}:{n}: env_kwargs names a path ({', '.join(named)}); a results file "
+                             "may come from anyone, so report does not make an env that reads or writes where it "
+                             "says: pass --trust-env-kwargs if you trust this file")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
-        runs.setdefault(key, []).append(record)
+        runs.setdefault(key, []).append((n, record))
     code = 0
-    for (env_id, _, agent, seed), records in runs.items():
-        env = make_env(env_id, records[0].get("env_kwargs") or {})
+    for (env_id, _, agent, seed), numbered in runs.items():
+        env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
+        for n, record in numbered:
+            if record.get("metrics") is not None:
+                check_metrics(env_id, record["metrics"], f"{args.results}:{n}", env.unwrapped.table_columns)
+        records = [record for _, record in numbered]
         print(f"{args.results}: {len(records)} episode(s), agent {agent}, seed {seed}")
         code = max(code, print_results(env, records))
         print()
@@ -336,6 +383,45 @@ def action_hint(env: gym.Env) -> str:
     if getattr(base, "mode", None) == "multi_step":
         return MULTI_STEP_HINT
     return ACTION_HINTS.get(action_format, ACTION_HINTS["text"])
+
+
+def finish_hint(env: gym.Env, tools: list[dict]) -> str | None:
+    """How a player ends the episode: the env's own ``finish_hint``, else from its tools and format."""
+    from toolgym.agents.llm.prompts import defaults_for
+
+    own = getattr(env.unwrapped, "finish_hint", None)
+    if own:
+        return own
+    names = [t.get("function", {}).get("name") for t in tools]
+    if "Finish" in names:
+        return "call Finish (return_type give_answer with final_answer, or give_up_and_restart)"
+    if defaults_for(env)[0] == "tooltalk":  # a conversation: text replies end turns, the data ends it
+        return "answer the user in plain text; the episode ends after the last user turn"
+    return None
+
+
+def _json_type(schema: dict) -> str:
+    """A JSON schema's type, short: ``string``, ``integer | null``, ``array of string``, ``"a" | "b"``."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"][:8])
+    if "anyOf" in schema or "oneOf" in schema:
+        return " | ".join(_json_type(s) for s in schema.get("anyOf", schema.get("oneOf", [])))
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        return " | ".join(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_json_type(schema['items'])}"
+    return kind
+
+
+def tool_signature(schema: dict) -> str:
+    """``name(argument: type, optional?: type)`` of an OpenAI tool schema."""
+    fn = schema.get("function", schema)
+    parameters = fn.get("parameters") or {}
+    required = set(parameters.get("required") or [])
+    arguments = [f"{name}{'' if name in required else '?'}: {_json_type(spec if isinstance(spec, dict) else {})}"
+                 for name, spec in (parameters.get("properties") or {}).items()]
+    return f"{fn.get('name')}({', '.join(arguments)})"
 
 
 def format_message(message: dict) -> str:
@@ -402,14 +488,22 @@ def play(args) -> int:
             print(format_message(message) + "\n")
         if not messages:
             print(obs + "\n")
-        if defaults_for(env)[1] == "tool_call" and info.get("tools"):
-            print("Tools:")
-            for schema in info["tools"]:
-                fn = schema["function"]
-                params = ", ".join(fn["parameters"].get("properties", {}))
-                print(f"  {fn['name']}({params}): {fn['description']}")
+        tools = info.get("tools") or []
+        if defaults_for(env)[1] == "tool_call" and tools:
+            print("Tools (argument: JSON type; ? marks an optional one):")
+            for schema in tools:
+                print(f"  {tool_signature(schema)}: {schema.get('function', schema).get('description') or ''}")
+            print()
+        elif tools:  # a program env: its functions are the names in scope (argument: JSON type)
+            print("In scope for your program (? marks an optional argument):")
+            for schema in tools:
+                about = (schema.get("function", schema).get("description") or "").strip().split("\n")[0]
+                print(f"  {tool_signature(schema)}: {about}")
             print()
         print(f"Type {action_hint(env)}. End a line with \\ to continue on the next; 'quit' stops.")
+        finish = finish_hint(env, tools)
+        if finish:
+            print(f"To finish: {finish}.")
         if not _play_episode(env, messages):
             return 0
         if not _ask("another episode? [y/N] "):
@@ -468,6 +562,13 @@ def serve_command(args) -> int:
     return 0
 
 
+def view_command(args) -> int:
+    """``toolgym view``: see :mod:`toolgym.eval.view`."""
+    from toolgym.eval.view import view_command as run
+
+    return run(args)
+
+
 def judge_command(args) -> int:
     """``toolgym judge``: see :func:`toolgym.eval.tooleval.judge_command`."""
     from toolgym.eval.tooleval import judge_command as run
@@ -476,7 +577,7 @@ def judge_command(args) -> int:
 
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command}
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -36,6 +37,11 @@ Task description: You should use functions to help handle the real time user que
 2.Do not use origin tool names, use only subfunctions' names.
 You have access of the following tools:
 """
+#: What the action parser reads, said after a parse error (ToolBench's own error stops at the exception).
+EXPECTED_CALL = ('Expected one function call: a JSON object {"name": "<function>", "arguments": {...}} or '
+                 '<function>(key=value, ...) with literal values (strings, numbers, lists, dicts).')
+#: Text that starts as a call in call syntax: a name and an opening parenthesis.
+_CALL_START = re.compile(r"\s*[A-Za-z_]\w*\s*\(")
 # ToolBench's answers to Finish, verbatim (the malformed ones are not JSON in the original either).
 FINISH_ANSWERED = '{"response":"successfully giving the final answer."}'
 FINISH_GAVE_UP = '{"response":"chose to give up and restart"}'
@@ -315,7 +321,8 @@ class ToolLLMEnv(ToolEnv):
             observation = self._call(parsed, call_id)
         else:
             text = parsed.text if isinstance(parsed, TextReply) else "(unreadable function call)"
-            error = (f"Tool input parse error...\n{parsed.error[:300]}" if isinstance(parsed, Unparseable) else
+            problem = parsed.error if isinstance(parsed, Unparseable) else _call_syntax_error(text)
+            error = (f"Tool input parse error...\n{problem[:300]}\n{EXPECTED_CALL}" if problem else
                      "No function call: call one of the functions, or Finish to answer or give up.")
             observation = json.dumps({"error": error, "response": ""})
             episode.calls.append(CallRecord(function="", arguments=None, status=STATUS_PARSE, ok=False))
@@ -434,10 +441,15 @@ class ToolLLMEnv(ToolEnv):
         """Go back to a point of the current episode: later calls, writes and messages are undone.
 
         Raises:
-            ValueError: The snapshot was taken in another task's episode.
+            ValueError: The snapshot was taken in another task's episode or in another world (other
+                ``world_seed``, catalogue or official data); nothing is changed.
         """
         if not isinstance(snapshot, EnvSnapshot) or snapshot.task_id != self.task_id:
             raise ValueError(f"{self.env_id}: restore() takes a snapshot of the current episode's task")
+        try:
+            self.world.check_snapshot(snapshot.world)
+        except ValueError as error:
+            raise ValueError(f"{self.env_id}: {error}") from None
         self.world.restore(snapshot.world)
         self.episode = copy.deepcopy(snapshot.episode)
         self._done = self.episode.done
@@ -524,3 +536,16 @@ def _builtin(world: RapidAPIWorld, seed: int) -> list[ToolLLMTask]:
     if key not in _BUILTIN:
         _BUILTIN[key] = builtin_tasks(world, seed)
     return _BUILTIN[key]
+
+
+def _call_syntax_error(text: str) -> str:
+    """Python's parser's complaint about text that starts as a call (``name(``) but does not parse; "" otherwise."""
+    if not _CALL_START.match(text) or len(text) > 20_000:
+        return ""
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        return f"a call that does not parse: {error.msg} (column {error.offset})"
+    except (ValueError, RecursionError, MemoryError):
+        return "a call that does not parse"
+    return ""
