@@ -19,7 +19,18 @@ clearBasicFilter, addSheet, deleteSheet, updateSpreadsheetProperties (pivot tabl
 ``pivotTable`` cells written with updateCells, as the API does). A request the service does
 not know, or a malformed one, is answered with the API's error shape
 (``{"error": {"code": 400, "message": ..., "status": "INVALID_ARGUMENT"}}``) and the whole
-batch is rolled back, as in Sheets.
+batch is rolled back, as in Sheets; so is a body the API's JSON cannot hold (nesting past
+:data:`MAX_JSON_DEPTH`, a number that is no finite double, an int32 field out of range, a
+``userEnteredValue`` or ``userEnteredFormat`` not of its message's types). A fault of the
+simulation itself is a 500 ``INTERNAL`` in the same shape, also rolled back: no request
+raises, and none leaves a sheet unreadable.
+
+Formulas (:mod:`~toolgym.worlds.sheets.formula`) are recalculated on read, only where a value
+they read changed, with Sheets' error values (``#REF!``, ``#DIV/0!``, ``#NAME?``, ``#VALUE!``,
+``#ERROR!``). Their work is priced before it is done: a change after which the spreadsheet's
+recalculation would exceed :data:`MAX_RECALCULATION_WORK` is refused (400), and a program's
+reads may cause at most :data:`MAX_PROGRAM_WORK` in all (then 429, as a quota). A formula
+holds at most ``formula.MAX_FORMULA_CHARS`` characters.
 
 Simplifications (documented, deliberate): no dates (a date-like text stays text), number
 formats of the NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a
@@ -40,13 +51,21 @@ from urllib.parse import unquote
 from sqlalchemy import delete, insert, select
 
 from toolgym.worlds.sheets.a1 import Bounds, RangeError, bounds_label, col_letters, parse_bounds, quote_title, split_sheet
-from toolgym.worlds.sheets.formula import FormulaError, evaluate
+from toolgym.worlds.sheets.formula import (MAX_FORMULA_CHARS, FormulaError, Recalculation, SheetCells,
+                                           recalculation_work)
 from toolgym.worlds.sheets.models import Cell, Sheet, Spreadsheet
 
 #: Cells a simulated spreadsheet may hold in all its sheets.
 MAX_CELLS = 200_000
 #: Characters of one cell's text (Sheets' own limit).
 MAX_CELL_CHARS = 50_000
+#: Recalculation work (``formula.recalculation_work`` units, about a microsecond each) a
+#: spreadsheet may need: a change after which it would need more is refused (400).
+MAX_RECALCULATION_WORK = 400_000
+#: Recalculation work one program may cause in all (its reads after its writes); then 429.
+MAX_PROGRAM_WORK = 500_000
+#: Nesting of a request body's JSON (Google's own parser stops at 100).
+MAX_JSON_DEPTH = 100
 
 DEFAULT_FORMAT: dict = {
     "backgroundColor": {"red": 1, "green": 1, "blue": 1},
@@ -63,7 +82,8 @@ DEFAULT_FORMAT: dict = {
 class ApiError(Exception):
     """An error the API answers with ``{"error": {...}}``."""
 
-    STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT"}
+    STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT",
+              429: "RESOURCE_EXHAUSTED", 500: "INTERNAL"}
 
     def __init__(self, message: str, code: int = 400):
         super().__init__(message)
@@ -71,6 +91,48 @@ class ApiError(Exception):
 
     def payload(self) -> dict:
         return {"error": {"code": self.code, "message": str(self), "status": self.STATUS.get(self.code, "UNKNOWN")}}
+
+
+def check_json(body: Any) -> None:
+    """Refuse a body the API's JSON cannot hold: nesting past :data:`MAX_JSON_DEPTH`, a number
+    that is no finite double (``1e400``, ``10**400``, NaN, Infinity)."""
+    pending = [(body, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError("Invalid JSON payload received. Nesting too deep.")
+        if isinstance(value, dict):
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise ApiError(f"Invalid JSON payload received. Number out of range: {_show(value)}")
+
+
+def _show(value: Any) -> str:
+    """A value in an error message, cut short (a 400-digit number is shown by its start)."""
+    if isinstance(value, int) and abs(value) >= 10 ** 30:
+        return f"a number of {int(value.bit_length() * 0.30103) + 1} digits"
+    return repr(value)[:100]
+
+
+def _integer(value: Any, name: str) -> int:
+    """An int32 field of a request (the API's JSON takes a number or a numeric string)."""
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and re.fullmatch(r"-?\d{1,12}", value.strip()):
+        number = int(value)
+    if number is None or not -2 ** 31 <= number < 2 ** 31:
+        raise ApiError(f"Invalid value at '{name}' (TYPE_INT32), {_show(value)}")
+    return number
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -97,6 +159,8 @@ def parse_user_entered(value: Any) -> dict | None:
     if core and any(ch.isdigit() for ch in core) and _NUMBER.match(core):
         number = float(core.replace(",", ""))
         number = number / 100 if percent else number
+        if not math.isfinite(number):  # '1e400' is no number Sheets can hold: it stays text
+            return {"stringValue": text}
         return {"numberValue": int(number) if number.is_integer() and abs(number) < 2 ** 53 else number}
     return {"stringValue": text}
 
@@ -110,6 +174,37 @@ def parse_raw(value: Any) -> dict | None:
     if isinstance(value, (int, float)):
         return {"numberValue": value}
     return {"stringValue": str(value)}
+
+
+_VALUE_TYPES = {"numberValue": (int, float), "stringValue": str, "boolValue": bool, "formulaValue": str}
+
+
+def check_user_value(value: Any, name: str) -> dict | None:
+    """A cell's ``userEnteredValue`` as the API accepts it: one of its four kinds, of its type,
+    a finite number, text within Sheets' cell limit, a formula within the simulation's."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in _VALUE_TYPES:
+        raise ApiError(f"Invalid {name}: expected exactly one of {', '.join(_VALUE_TYPES)}, got {_show(value)}")
+    (kind, item), = value.items()
+    if not isinstance(item, _VALUE_TYPES[kind]) or (kind == "numberValue" and isinstance(item, bool)):
+        raise ApiError(f"Invalid value at '{name}.{kind}', {_show(item)}")
+    if kind == "numberValue":
+        try:
+            finite = math.isfinite(float(item))
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise ApiError(f"Invalid value at '{name}.{kind}': {_show(item)} is not a finite number")
+    if isinstance(item, str) and len(item) > MAX_CELL_CHARS:
+        raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters in a single cell.")
+    if kind == "formulaValue":
+        if not item.startswith("="):
+            raise ApiError(f"Invalid {name}.formulaValue: a formula starts with '='")
+        if len(item) > MAX_FORMULA_CHARS:
+            raise ApiError(f"Invalid {name}.formulaValue: the simulated Sheets API computes formulas of at most "
+                           f"{MAX_FORMULA_CHARS} characters (this one has {len(item)}).")
+    return value
 
 
 def _number_json(value: float) -> int | float:
@@ -129,7 +224,7 @@ def format_number(value: float, number_format: dict | None) -> str:
     percent = pattern.endswith("%")
     prefix = re.match(r'^[^#0.]*', pattern).group(0).strip('"')
     body = pattern[len(re.match(r'^[^#0.]*', pattern).group(0)):].rstrip("%")
-    decimals = len(body.split(".")[1]) if "." in body else 0
+    decimals = min(len(body.split(".")[1]), 30) if "." in body else 0  # Sheets shows at most 30
     number = value * 100 if percent else value
     text = f"{abs(number):,.{decimals}f}" if "," in body else f"{abs(number):.{decimals}f}"
     sign = "-" if number < 0 and float(text.replace(",", "")) != 0 else ""
@@ -144,6 +239,49 @@ def _merge_dicts(base: dict, over: dict) -> dict:
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+_COLOR = {"red": float, "green": float, "blue": float, "alpha": float}
+_COLOR_STYLE = {"rgbColor": _COLOR, "themeColor": str}
+_BORDER = {"style": str, "width": int, "color": _COLOR, "colorStyle": _COLOR_STYLE}
+#: The fields of the API's ``CellFormat`` message and their types (a dict: a nested message).
+CELL_FORMAT: dict = {
+    "numberFormat": {"type": str, "pattern": str},
+    "backgroundColor": _COLOR, "backgroundColorStyle": _COLOR_STYLE,
+    "borders": {"top": _BORDER, "bottom": _BORDER, "left": _BORDER, "right": _BORDER},
+    "padding": {"top": int, "right": int, "bottom": int, "left": int},
+    "horizontalAlignment": str, "verticalAlignment": str, "wrapStrategy": str, "textDirection": str,
+    "hyperlinkDisplayType": str,
+    "textFormat": {"foregroundColor": _COLOR, "foregroundColorStyle": _COLOR_STYLE, "fontFamily": str,
+                   "fontSize": int, "bold": bool, "italic": bool, "strikethrough": bool, "underline": bool,
+                   "link": {"uri": str}},
+    "textRotation": {"angle": int, "vertical": bool},
+}
+
+
+def check_message(value: Any, schema: dict, name: str) -> None:
+    """Refuse a value that is not the message ``schema`` describes, as the API's JSON parser
+    does (``Unknown name "x" at 'name': Cannot find field.``, ``Invalid value at 'name'``)."""
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise ApiError(f"Invalid value at '{name}', {_show(value)}: expected an object")
+    for key, item in value.items():
+        kind = schema.get(key)
+        path = f"{name}.{key}"
+        if kind is None:
+            raise ApiError(f'Invalid JSON payload received. Unknown name "{str(key)[:60]}" at \'{name}\': '
+                           f"Cannot find field.")
+        if isinstance(kind, dict):
+            check_message(item, kind, path)
+        elif kind is float:
+            if isinstance(item, bool) or not isinstance(item, (int, float)):
+                raise ApiError(f"Invalid value at '{path}' (TYPE_FLOAT), {_show(item)}")
+        elif kind is int:
+            _integer(item, path)
+        elif item is not None and not isinstance(item, kind):
+            raise ApiError(f"Invalid value at '{path}' ({'TYPE_BOOL' if kind is bool else 'TYPE_STRING'}), "
+                           f"{_show(item)}")
 
 
 def effective_format(user_format: dict | None) -> dict:
@@ -247,6 +385,8 @@ class Grid:
     def __init__(self, sheet: Sheet, cells: dict[tuple[int, int], list]):
         self.sheet = sheet
         self.cells = cells
+        #: The cells holding a formula (kept by ``put``, ``shift`` and ``crop``, the only writers).
+        self.formulas = {key for key, cell in cells.items() if cell[0] and "formulaValue" in cell[0]}
 
     def get(self, row: int, col: int) -> list:
         return self.cells.get((row, col), [None, None, None])
@@ -263,6 +403,15 @@ class Grid:
             self.cells.pop((row, col), None)
         else:
             self.cells[(row, col)] = cell
+        if cell[0] and "formulaValue" in cell[0]:
+            self.formulas.add((row, col))
+        else:
+            self.formulas.discard((row, col))
+
+    def crop(self, rows: int, cols: int) -> None:
+        """Drop the cells outside a grid of ``rows`` x ``cols``."""
+        self.cells = {k: v for k, v in self.cells.items() if k[0] < rows and k[1] < cols}
+        self.formulas = {k for k in self.formulas if k[0] < rows and k[1] < cols}
 
     def shift(self, dimension: str, start: int, delta: int) -> None:
         """Move every cell at or after ``start`` by ``delta`` rows (or columns); deleted ones vanish."""
@@ -276,6 +425,7 @@ class Grid:
                 key = (key[0] + delta, key[1]) if axis == 0 else (key[0], key[1] + delta)
             moved[key] = cell
         self.cells = moved
+        self.formulas = {key for key, cell in moved.items() if cell[0] and "formulaValue" in cell[0]}
 
 
 class SheetsService:
@@ -293,22 +443,37 @@ class SheetsService:
         self._grids: dict[int, Grid] = {}
         self._dirty: set[int] = set()
         self._effective: dict[int, dict] = {}
-        #: Requests still allowed (None: no limit); past it the service answers 429, as Sheets' quota does.
-        self.quota: int | None = None
+        # The last recalculation of each spreadsheet: the next one evaluates only what changed.
+        self._calculations: dict[str, Recalculation] = {}
+        self.quota = None
+
+    @property
+    def quota(self) -> int | None:
+        """Requests still allowed (None: no limit); past it the service answers 429, as Sheets'
+        quota does. Setting it (the env does, per program) also refills ``work_left``, the
+        recalculation work the program may still cause (:data:`MAX_PROGRAM_WORK`)."""
+        return self._quota
+
+    @quota.setter
+    def quota(self, requests: int | None) -> None:
+        self._quota = requests
+        self.work_left: int | None = None if requests is None else MAX_PROGRAM_WORK
 
     # -- entry point ------------------------------------------------------------------------
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, dict]:
         self.requests += 1
         self._sheet_lists: dict[str, list[Sheet]] = {}
-        if self.quota is not None:
-            if self.quota <= 0:
-                return 429, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message":
-                                       "Quota exceeded: this program has made too many requests to the "
-                                       "simulated Sheets API."}}
-            self.quota -= 1
+        if self._quota is not None:
+            if self._quota <= 0:
+                return 429, ApiError("Quota exceeded: this program has made too many requests to the simulated "
+                                     "Sheets API.", 429).payload()
+            self._quota -= 1
         session = self.world.session
         try:
+            check_json(body)
             result = self._route(method.upper(), path, query, body)
+            if method.upper() != "GET" and self._spreadsheet is not None:
+                self.check_recalculation(self._spreadsheet)
             for sheet_id in self._dirty:
                 if sheet_id in self._grids:
                     self._save(self._grids[sheet_id])
@@ -323,6 +488,10 @@ class SheetsService:
             session.rollback()
             self.forget()
             return 400, ApiError(f"Invalid request: {type(error).__name__}: {str(error)[:200]}").payload()
+        except Exception:  # noqa: BLE001 - a fault of the simulation: Google's answer to its own faults
+            session.rollback()
+            self.forget()
+            return 500, ApiError("Internal error encountered.", 500).payload()
         except BaseException:
             session.rollback()
             self.forget()
@@ -331,6 +500,7 @@ class SheetsService:
     def forget(self) -> None:
         """Drop the loaded grids (after a failed request, or when the world's database was replaced)."""
         self._grids, self._dirty, self._effective, self._sheet_lists = {}, set(), {}, {}
+        self._calculations: dict[str, Recalculation] = {}
 
     _ROUTES = [
         ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)$"), "spreadsheets_get"),
@@ -345,12 +515,14 @@ class SheetsService:
     ]
 
     def _route(self, method: str, path: str, query: dict, body: Any) -> dict:
+        self._spreadsheet = None
         for verb, pattern, name in self._ROUTES:
             match = pattern.match(path)
             if match and verb == method:
                 spreadsheet = self.world.session.get(Spreadsheet, unquote(match.group(1)))
                 if spreadsheet is None:
                     raise ApiError("Requested entity was not found.", 404)
+                self._spreadsheet = spreadsheet
                 args = [unquote(g) for g in match.groups()[1:]]
                 if body is not None and not isinstance(body, dict):
                     raise ApiError("Invalid JSON payload received. Expected an object.")
@@ -404,6 +576,8 @@ class SheetsService:
         raise ApiError(f"Unable to parse range: {quote_title(title)}")
 
     def sheet_by_id(self, spreadsheet: Spreadsheet, sheet_id: Any) -> Sheet:
+        if sheet_id is not None:
+            sheet_id = _integer(sheet_id, "sheetId")
         for sheet in self.sheets(spreadsheet):
             if sheet.sheet_id == (sheet_id or 0) or (sheet_id is None and sheet.index == 0):
                 return sheet
@@ -438,8 +612,10 @@ class SheetsService:
         if not isinstance(value, dict):
             raise ApiError("Invalid GridRange: expected an object")
         sheet = self.sheet_by_id(spreadsheet, value.get("sheetId", 0))
-        rect = (int(value.get("startRowIndex", 0)), int(value.get("endRowIndex", sheet.row_count)),
-                int(value.get("startColumnIndex", 0)), int(value.get("endColumnIndex", sheet.column_count)))
+        rect = (_integer(value.get("startRowIndex", 0), "startRowIndex"),
+                _integer(value.get("endRowIndex", sheet.row_count), "endRowIndex"),
+                _integer(value.get("startColumnIndex", 0), "startColumnIndex"),
+                _integer(value.get("endColumnIndex", sheet.column_count), "endColumnIndex"))
         if rect[0] < 0 or rect[2] < 0 or rect[1] < rect[0] or rect[3] < rect[2]:
             raise ApiError(f"Invalid GridRange: {value}")
         if rect[1] > sheet.row_count or rect[3] > sheet.column_count:
@@ -455,70 +631,86 @@ class SheetsService:
 
     # -- effective values ---------------------------------------------------------------------
     def effective(self, sheet: Sheet) -> dict[tuple[int, int], Any]:
-        """(row, col) -> effective value (float, str, bool, FormulaError) of every non-empty cell."""
-        if sheet.sheet_id in self._effective:
-            return self._effective[sheet.sheet_id]
-        grid = self.grid(sheet)
-        values: dict[tuple[int, int], Any] = {}
-        self._effective[sheet.sheet_id] = values
-        pending: set[tuple[int, int]] = set()
-        spreadsheet_id = sheet.spreadsheet_id
+        """(row, col) -> effective value (float, str, bool, FormulaError) of every non-empty cell.
 
-        def value_of(key: tuple[int, int]) -> Any:
-            if key in values:
-                return values[key]
-            user = grid.cells.get(key, [None])[0]
-            if user is None:
-                return None
-            if "formulaValue" in user:
-                if key in pending:
-                    return FormulaError("#REF!")
-                pending.add(key)
-                result = evaluate(user["formulaValue"], resolve)
-                pending.discard(key)
-            else:
-                result = _user_value(user)
-            values[key] = result
-            return result
+        The whole spreadsheet is recalculated at once (formulas may read other sheets); its
+        work is priced first and charged to the program's allowance (429 when spent)."""
+        if sheet.sheet_id not in self._effective:
+            spreadsheet = self.world.session.get(Spreadsheet, sheet.spreadsheet_id)
+            cells = self._sheet_cells(spreadsheet)
+            calculation = Recalculation(cells, self._calculations.get(spreadsheet.id))
+            work = calculation.work + self._pivot_work(spreadsheet)
+            if self.work_left is not None:
+                if work > self.work_left:
+                    raise ApiError("Quota exceeded: this program's formulas need more recalculation than the "
+                                   "simulated Sheets API allows one program.", 429)
+                self.work_left -= work
+            calculation.run()
+            self._calculations[spreadsheet.id] = calculation
+            for sheet_id, sheet_cells in cells.items():
+                self._effective[sheet_id] = dict(sheet_cells.values)
+            self._add_pivots(spreadsheet)
+        return self._effective[sheet.sheet_id]
 
-        def resolve(title: str | None, r1: int, r2: int | None, c1: int, c2: int | None) -> list[list[Any]]:
-            if title is not None and title.lower() != sheet.title.lower():
-                other = self.sheet_by_title(self.world.session.get(Spreadsheet, spreadsheet_id), title)
-                other_values = self.effective(other)
-                r2 = other.row_count if r2 is None else r2
-                c2 = other.column_count if c2 is None else c2
-                return [[other_values.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
-            r2 = sheet.row_count if r2 is None else r2
-            c2 = sheet.column_count if c2 is None else c2
-            if (r2 - r1) * (c2 - c1) > MAX_CELLS:
-                raise RangeError("too large")
-            return [[value_of((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+    def _sheet_cells(self, spreadsheet: Spreadsheet) -> dict[int, SheetCells]:
+        """Every sheet's plain values and formulas, as :func:`recalculate` takes them."""
+        cells = {}
+        for sheet in self.sheets(spreadsheet):
+            grid = self.grid(sheet)
+            values, formulas = {}, {}
+            for key, (user, _, _) in grid.cells.items():
+                if user is None or key[0] >= sheet.row_count or key[1] >= sheet.column_count:
+                    continue
+                if key in grid.formulas:
+                    formulas[key] = user["formulaValue"]
+                else:
+                    values[key] = _user_value(user)
+            cells[sheet.sheet_id] = SheetCells(sheet.title, sheet.row_count, sheet.column_count, values, formulas)
+        return cells
 
-        try:
-            for key in sorted(grid.cells):
-                value_of(key)
-        except ApiError:
-            raise
-        for (row, col), cell in sorted(grid.cells.items()):
-            if cell[2]:
-                for (r, c), v in self.pivot_output(sheet, cell[2]).items():
-                    if row + r < sheet.row_count and col + c < sheet.column_count:
-                        values[(row + r, col + c)] = v
-        for key in [k for k, v in values.items() if v is None]:
-            del values[key]
-        return values
+    def check_recalculation(self, spreadsheet: Spreadsheet) -> None:
+        """Refuse a change after which the spreadsheet's recalculation would exceed its budget."""
+        work = recalculation_work(self._sheet_cells(spreadsheet)) + self._pivot_work(spreadsheet)
+        if work > MAX_RECALCULATION_WORK:
+            raise ApiError(f"The spreadsheet's formulas would need {work:,} units of recalculation work; the "
+                           f"simulated Sheets API computes at most {MAX_RECALCULATION_WORK:,} per spreadsheet. "
+                           f"Use fewer, shorter or smaller-ranged formulas.")
 
-    def pivot_output(self, sheet: Sheet, pivot: dict) -> dict[tuple[int, int], Any]:
-        """The cells a pivot table shows, relative to its anchor (see ``pivot_table``)."""
-        spreadsheet = self.world.session.get(Spreadsheet, sheet.spreadsheet_id)
+    def _pivots(self, spreadsheet: Spreadsheet):
+        for sheet in self.sheets(spreadsheet):
+            for (row, col), cell in sorted(self.grid(sheet).cells.items()):
+                if cell[2]:
+                    yield sheet, row, col, cell[2]
+
+    def _pivot_work(self, spreadsheet: Spreadsheet) -> int:
+        work = 0
+        for _, _, _, pivot in self._pivots(spreadsheet):
+            try:
+                _, (r1, r2, c1, c2) = self.grid_range(spreadsheet, pivot.get("source", {}))
+            except ApiError:
+                continue
+            work += (r2 - r1) * (c2 - c1) * (1 + len(pivot.get("values", [])))
+        return work
+
+    def _add_pivots(self, spreadsheet: Spreadsheet) -> None:
+        for sheet, row, col, pivot in list(self._pivots(spreadsheet)):
+            values = self._effective[sheet.sheet_id]
+            for (r, c), v in self.pivot_output(spreadsheet, pivot).items():
+                if row + r < sheet.row_count and col + c < sheet.column_count:
+                    values[(row + r, col + c)] = v
+            for key in [k for k, v in values.items() if v is None]:
+                del values[key]
+
+    def pivot_output(self, spreadsheet: Spreadsheet, pivot: dict) -> dict[tuple[int, int], Any]:
+        """The cells a pivot table shows, relative to its anchor (see ``pivot_table``); a
+        source that no longer fits (columns deleted since) shows ``#REF!``."""
         try:
             source_sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, pivot.get("source", {}))
-        except ApiError:
-            return {(0, 0): FormulaError("#REF!")}
-        source = self.effective(source_sheet) if source_sheet.sheet_id != sheet.sheet_id else {
-            k: v for k, v in self._effective[sheet.sheet_id].items()}
-        table = [[source.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
-        return pivot_table(table, pivot)
+            source = self._effective[source_sheet.sheet_id]
+            table = [[source.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+            return pivot_table(table, pivot)
+        except Exception:  # noqa: BLE001 - a definition that no longer fits its source must not stop reads
+            return {(0, 0): FormulaError("#REF!", "The pivot table's source range is not valid.")}
 
     # -- values.* --------------------------------------------------------------------------------
     def render(self, sheet: Sheet, row: int, col: int, option: str) -> Any:
@@ -587,8 +779,12 @@ class SheetsService:
             sheet, r1, c1 = start
             r2, c2 = r1 + len(values), c1 + max((len(r) for r in values), default=0)
         height, width = len(values), max((len(r) for r in values), default=0)
-        if height > max(r2 - r1, 1) and ":" in range_.rpartition("!")[2] and start is None:
-            raise ApiError(f"Requested writing within range [{range_}], but tried writing to row [{r1 + height}]")
+        if ":" in range_.rpartition("!")[2] and start is None:
+            if height > max(r2 - r1, 1):
+                raise ApiError(f"Requested writing within range [{range_}], but tried writing to row [{r1 + height}]")
+            if width > max(c2 - c1, 1):
+                raise ApiError(f"Requested writing within range [{range_}], but tried writing to column "
+                               f"[{col_letters(c1 + width - 1)}]")
         if r1 + height > sheet.row_count or c1 + width > sheet.column_count:
             raise ApiError(f"Range ({quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}) "
                            f"exceeds grid limits. Max rows: {sheet.row_count}, max columns: {sheet.column_count}")
@@ -606,7 +802,7 @@ class SheetsService:
                 if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
                     raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters "
                                    f"in a single cell.")
-                grid.put(r1 + i, c1 + j, value=parse(value))
+                grid.put(r1 + i, c1 + j, value=check_user_value(parse(value), f"values[{i}][{j}]"))
                 updated += 1
         label = f"{quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}"
         return {"spreadsheetId": spreadsheet.id, "updatedRange": label, "updatedRows": height,
@@ -794,19 +990,19 @@ class SheetsService:
                     raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
                 sheet.title = title
             if name in ("index", "*") and "index" in props:
-                self._move_sheet(spreadsheet, sheet, int(props["index"]))
+                self._move_sheet(spreadsheet, sheet, _integer(props["index"], "index"))
             if name in ("gridProperties", "*", "gridProperties.rowCount", "gridProperties.columnCount"):
-                rows = int(grid_props.get("rowCount", sheet.row_count))
-                cols = int(grid_props.get("columnCount", sheet.column_count))
+                rows = _integer(grid_props.get("rowCount", sheet.row_count), "gridProperties.rowCount")
+                cols = _integer(grid_props.get("columnCount", sheet.column_count), "gridProperties.columnCount")
                 if name == "gridProperties.rowCount":
                     cols = sheet.column_count
                 if name == "gridProperties.columnCount":
                     rows = sheet.row_count
                 self._resize(spreadsheet, sheet, rows, cols)
             if name in ("gridProperties", "*", "gridProperties.frozenRowCount"):
-                sheet.frozen_rows = int(grid_props.get("frozenRowCount", 0))
+                sheet.frozen_rows = _integer(grid_props.get("frozenRowCount", 0), "gridProperties.frozenRowCount")
             if name in ("gridProperties", "*", "gridProperties.frozenColumnCount"):
-                sheet.frozen_columns = int(grid_props.get("frozenColumnCount", 0))
+                sheet.frozen_columns = _integer(grid_props.get("frozenColumnCount", 0), "gridProperties.frozenColumnCount")
             if sheet.frozen_rows < 0 or sheet.frozen_columns < 0 or sheet.frozen_rows >= sheet.row_count \
                     or sheet.frozen_columns >= sheet.column_count:
                 raise ApiError("Invalid frozen row or column count.")
@@ -816,7 +1012,7 @@ class SheetsService:
             raise ApiError("Invalid grid size: a sheet needs at least one row and one column.")
         self.check_size(spreadsheet, rows * cols - sheet.row_count * sheet.column_count)
         grid = self.touch(self.grid(sheet))
-        grid.cells = {k: v for k, v in grid.cells.items() if k[0] < rows and k[1] < cols}
+        grid.crop(rows, cols)
         sheet.merges = [m for m in sheet.merges if m["endRowIndex"] <= rows and m["endColumnIndex"] <= cols]
         sheet.row_count, sheet.column_count = rows, cols
 
@@ -835,11 +1031,14 @@ class SheetsService:
         if any(s.title.lower() == title.lower() for s in sheets):
             raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
         grid = props.get("gridProperties", {})
-        rows, cols = int(grid.get("rowCount", 1000)), int(grid.get("columnCount", 26))
+        rows = _integer(grid.get("rowCount", 1000), "gridProperties.rowCount")
+        cols = _integer(grid.get("columnCount", 26), "gridProperties.columnCount")
         if rows < 1 or cols < 1:
             raise ApiError("Invalid grid size.")
         self.check_size(spreadsheet, rows * cols)
-        sheet_id = int(props.get("sheetId", spreadsheet.next_sheet_id + _sheet_id_base(spreadsheet.id)))
+        sheet_id = _integer(props.get("sheetId", spreadsheet.next_sheet_id + _sheet_id_base(spreadsheet.id)), "sheetId")
+        if sheet_id < 0:
+            raise ApiError(f"Invalid sheetId: {sheet_id} (a sheet id is not negative)")
         if self.world.session.get(Sheet, sheet_id) is not None:
             raise ApiError(f"A sheet with the id {sheet_id} already exists.")
         spreadsheet.next_sheet_id += 1
@@ -849,7 +1048,7 @@ class SheetsService:
         self.world.session.flush()
         self._sheet_lists = {}
         if "index" in props:
-            self._move_sheet(spreadsheet, sheet, int(props["index"]))
+            self._move_sheet(spreadsheet, sheet, _integer(props["index"], "index"))
         return {"addSheet": {"properties": self.sheet_properties(sheet)}}
 
     def req_deleteSheet(self, spreadsheet, spec):
@@ -872,9 +1071,9 @@ class SheetsService:
         dimension = spec.get("dimension")
         if dimension not in ("ROWS", "COLUMNS"):
             raise ApiError("Invalid dimension: must be ROWS or COLUMNS")
-        start, end = int(spec.get("startIndex", 0)), spec.get("endIndex")
+        start, end = _integer(spec.get("startIndex", 0), "startIndex"), spec.get("endIndex")
         limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
-        end = limit if end is None else int(end)
+        end = limit if end is None else _integer(end, "endIndex")
         if start < 0 or end <= start:
             raise ApiError(f"Invalid dimension range: startIndex {start}, endIndex {end}")
         return sheet, dimension, start, end
@@ -959,12 +1158,12 @@ class SheetsService:
             def targets(title: str | None, sheet=sheet) -> bool:
                 return sheet is changed if title is None else title.lower() == changed.title.lower()
 
-            for key, cell in list(grid.cells.items()):
-                if cell[0] and "formulaValue" in cell[0]:
-                    new = shift_references(cell[0]["formulaValue"], targets, dimension, start, delta)
-                    if new != cell[0]["formulaValue"]:
-                        self.touch(grid)
-                        grid.cells[key] = [{"formulaValue": new}, cell[1], cell[2]]
+            for key in sorted(grid.formulas):
+                text = grid.cells[key][0]["formulaValue"]
+                new = shift_references(text, targets, dimension, start, delta)
+                if new != text:
+                    self.touch(grid)
+                    grid.put(*key, value={"formulaValue": new})
 
     def _shift_filter(self, sheet: Sheet, axis: str, start: int, delta: int) -> None:
         if not sheet.basic_filter:
@@ -991,7 +1190,7 @@ class SheetsService:
 
     def req_appendDimension(self, spreadsheet, spec):
         sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
-        length = int(spec.get("length", 0))
+        length = _integer(spec.get("length", 0), "length")
         if length < 1:
             raise ApiError("Invalid length: must be positive")
         if spec.get("dimension") == "ROWS":
@@ -1011,7 +1210,7 @@ class SheetsService:
         elif "start" in spec:
             start = spec["start"]
             sheet = self.sheet_by_id(spreadsheet, start.get("sheetId", 0))
-            r1, c1 = int(start.get("rowIndex", 0)), int(start.get("columnIndex", 0))
+            r1, c1 = _integer(start.get("rowIndex", 0), "rowIndex"), _integer(start.get("columnIndex", 0), "columnIndex")
             r2 = r1 + len(rows)
             c2 = c1 + max((len(row.get("values", [])) for row in rows), default=0)
             if r2 > sheet.row_count or c2 > sheet.column_count:
@@ -1031,17 +1230,13 @@ class SheetsService:
         user, fmt, pivot = grid.get(row, col)
         current = {k: v for k, v in (("userEnteredValue", user), ("userEnteredFormat", fmt), ("pivotTable", pivot)) if v}
         new = apply_mask(current, data, fields)
-        value = new.get("userEnteredValue")
-        if value is not None:
-            if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in (
-                    "numberValue", "stringValue", "boolValue", "formulaValue"):
-                raise ApiError(f"Invalid userEnteredValue: {str(value)[:100]}")
-            if "formulaValue" in value and not str(value["formulaValue"]).startswith("="):
-                raise ApiError("Invalid formulaValue: a formula starts with '='")
+        value = check_user_value(new.get("userEnteredValue"), "userEnteredValue")
         table = new.get("pivotTable")
         if table is not None:
             table = _check_pivot(table)
-        grid.put(row, col, value=value, fmt=new.get("userEnteredFormat") or None, pivot=table)
+        fmt = new.get("userEnteredFormat")
+        check_message(fmt, CELL_FORMAT, "userEnteredFormat")
+        grid.put(row, col, value=value, fmt=fmt or None, pivot=table)
 
     def req_repeatCell(self, spreadsheet, spec):
         sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
@@ -1062,7 +1257,7 @@ class SheetsService:
         grid, values = self.grid(sheet), self.effective(sheet)
         rows = list(range(r1, r2))
         for sort in reversed(specs):
-            col = int(sort.get("dimensionIndex", 0))
+            col = _integer(sort.get("dimensionIndex", 0), "dimensionIndex")
             if not c1 <= col < c2:
                 raise ApiError(f"Invalid sortSpec: dimensionIndex {col} is outside the range")
             descending = sort.get("sortOrder", "ASCENDING") == "DESCENDING"
@@ -1165,7 +1360,7 @@ def _user_value(user: dict) -> Any:
 
 def _effective_value(value: Any) -> dict:
     if isinstance(value, FormulaError):
-        return {"errorValue": {"type": "ERROR", "message": str(value)}}
+        return {"errorValue": {"type": value.type, "message": value.message}}
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, float):

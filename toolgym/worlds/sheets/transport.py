@@ -26,8 +26,13 @@ def _response(request: Any, status: int, payload: dict):
     response.encoding = "utf-8"
     response.url = request.url
     response.request = request
-    response.reason = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}.get(status, "Error")
+    response.reason = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests",
+                       500: "Internal Server Error"}.get(status, "Error")
     return response
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"Unexpected token: {name}")
 
 
 def _adapter_classes():
@@ -46,10 +51,11 @@ def _adapter_classes():
             body = request.body
             if isinstance(body, bytes):
                 body = body.decode("utf-8", errors="replace")
-            try:
-                payload = json.loads(body) if body else None
-            except ValueError:
-                return _response(request, 400, {"error": {"code": 400, "message": "Invalid JSON payload received.",
+            try:  # JSON has no NaN or Infinity (Python's reader would take them)
+                payload = json.loads(body, parse_constant=_refuse_constant) if body else None
+            except (ValueError, RecursionError) as error:
+                message = f"Invalid JSON payload received. {str(error)[:200]}"
+                return _response(request, 400, {"error": {"code": 400, "message": message,
                                                           "status": "INVALID_ARGUMENT"}})
             status, result = self.service.handle(request.method, url.path, query, payload)
             return _response(request, status, result)
