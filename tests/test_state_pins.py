@@ -96,10 +96,10 @@ PINS: dict[str, dict[str, str]] = {
         'all': 'f7bf8043b5e73703fb0b18700c3041a8083ecfaa424416231a30d1edebeae1ed',
     },
     'googlesheets': {
-        'employees-basic_filter': '435d42f1c5516bb151a6284e2d27c054988c3fb12cdcc137925b40db8a9b1422',
-        'inventory-append_row': '67e31a6464588a5b81676e059de77aec1ff0d871e6c9d524f6026a45cbaa0ac7',
-        'sales-update_cell': '5e7fc803ba4db02383be2cf80fd6181406c2a29b9f7eef0cc7787c759c7ca4df',
-        'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
+        'employees-basic_filter': '30c2c563d4260d2f86a7b98ece589500cf112d412162f6b7d651963c3406a60f',
+        'inventory-append_row': 'af1b77786f7072eb6425a5cb6537c3ea496d28c247db36204bb5926323854858',
+        'sales-update_cell': '9bdebafd16305c5f6bcf8e5ccd5abcc77a0499dd97a99010952abf56cf4be403',
+        'all': '80fa0fc01410736ab8d28e00c242df4da6fcefafd56ac24e71cfc88e8797e57f',
     },
     'webshop': {
         'B0BDJ0MZ2Q-7': '44cb3815f877d51bb388537c8877d8d5b6384cf8aa723fc89637397b2cbed5f2',

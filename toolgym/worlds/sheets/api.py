@@ -461,19 +461,16 @@ class SheetsService:
 
     # -- entry point ------------------------------------------------------------------------
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, dict]:
-        self.requests += 1
-        self._sheet_lists: dict[str, list[Sheet]] = {}
-        if self._quota is not None:
-            if self._quota <= 0:
-                return 429, ApiError("Quota exceeded: this program has made too many requests to the simulated "
-                                     "Sheets API.", 429).payload()
-            self._quota -= 1
+        refused = self.spend_request()
+        if refused is not None:
+            return refused
         session = self.world.session
         try:
             check_json(body)
             result = self._route(method.upper(), path, query, body)
             if method.upper() != "GET" and self._spreadsheet is not None:
                 self.check_recalculation(self._spreadsheet)
+                self._spreadsheet.modified_time = self.world.clock.now().strftime("%Y-%m-%dT%H:%M:%S.000Z")
             for sheet_id in self._dirty:
                 if sheet_id in self._grids:
                     self._save(self._grids[sheet_id])
@@ -496,6 +493,17 @@ class SheetsService:
             session.rollback()
             self.forget()
             raise
+
+    def spend_request(self) -> tuple[int, dict] | None:
+        """Count one request (Sheets or Drive) against the quota; past it, the 429 to answer."""
+        self.requests += 1
+        self._sheet_lists: dict[str, list[Sheet]] = {}
+        if self._quota is not None:
+            if self._quota <= 0:
+                return 429, ApiError("Quota exceeded: this program has made too many requests to the simulated "
+                                     "Sheets API.", 429).payload()
+            self._quota -= 1
+        return None
 
     def forget(self) -> None:
         """Drop the loaded grids (after a failed request, or when the world's database was replaced)."""

@@ -1,4 +1,4 @@
-"""The tables of the simulated Google Sheets service.
+"""The tables of the simulated Google Sheets service (and of Drive's view of its files).
 
 A spreadsheet has sheets; a sheet has its grid properties, its merges and its basic filter;
 a cell holds what the user entered (``userEnteredValue``, in the API's shape, e.g.
@@ -10,7 +10,7 @@ Rows and columns are 0-based, as in the API's ``GridRange``.
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from toolgym.worlds.base import Record
@@ -21,6 +21,8 @@ class SheetsBase(DeclarativeBase):
 
 
 class Spreadsheet(SheetsBase, Record):
+    """A spreadsheet, and the Drive file it is (its times, folders, whether it is in the trash)."""
+
     __tablename__ = "spreadsheets"
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
@@ -28,6 +30,24 @@ class Spreadsheet(SheetsBase, Record):
     locale: Mapped[str] = mapped_column(String, default="en_US")
     time_zone: Mapped[str] = mapped_column(String, default="Etc/GMT")
     next_sheet_id: Mapped[int] = mapped_column(Integer, default=1)
+    created_time: Mapped[str] = mapped_column(String, default="")  # RFC 3339, from the world's clock
+    modified_time: Mapped[str] = mapped_column(String, default="")
+    parents: Mapped[list] = mapped_column(JSON, default=list)  # folder ids ('root': My Drive)
+    trashed: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Permission(SheetsBase, Record):
+    """Who may open a spreadsheet (a Drive permission): a user, group, domain or anyone, with a role."""
+
+    __tablename__ = "permissions"
+
+    spreadsheet_id: Mapped[str] = mapped_column(ForeignKey("spreadsheets.id"), primary_key=True)
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    type: Mapped[str] = mapped_column(String)  # user, group, domain, anyone
+    role: Mapped[str] = mapped_column(String)  # owner, writer, commenter, reader
+    email_address: Mapped[str | None] = mapped_column(String, nullable=True)
+    domain: Mapped[str | None] = mapped_column(String, nullable=True)
+    with_link: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Sheet(SheetsBase, Record):
