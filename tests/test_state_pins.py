@@ -96,10 +96,10 @@ PINS: dict[str, dict[str, str]] = {
         'all': 'f7bf8043b5e73703fb0b18700c3041a8083ecfaa424416231a30d1edebeae1ed',
     },
     'googlesheets': {
-        'employees-basic_filter': '30c2c563d4260d2f86a7b98ece589500cf112d412162f6b7d651963c3406a60f',
-        'inventory-append_row': 'af1b77786f7072eb6425a5cb6537c3ea496d28c247db36204bb5926323854858',
-        'sales-update_cell': '9bdebafd16305c5f6bcf8e5ccd5abcc77a0499dd97a99010952abf56cf4be403',
-        'all': '80fa0fc01410736ab8d28e00c242df4da6fcefafd56ac24e71cfc88e8797e57f',
+        'employees-basic_filter': 'd23f6ac639527a669db7c3f2ceef4e6a53cd6acc8652f717356132428b1e36cb',
+        'inventory-append_row': '197dbf069a7afbbde3599d322283b73b907ec3d4eee23a3131e7244a006d0278',
+        'sales-update_cell': 'c0552e41d9cb845fd7ee08c4cd34400f74f769081bf8ea21b83d68df1ec51e39',
+        'all': 'c621ccb8f7058227d398370d9eb26811de44b3d290cb79c758d72fde1ed1e249',
     },
     'webshop': {
         'B0BDJ0MZ2Q-7': '44cb3815f877d51bb388537c8877d8d5b6384cf8aa723fc89637397b2cbed5f2',

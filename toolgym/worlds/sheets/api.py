@@ -12,11 +12,18 @@ gspread-formatting make for the task's operations::
     GET  /v4/spreadsheets/{id}/values:batchGet      values.batchGet
     POST /v4/spreadsheets/{id}/values:batchUpdate   values.batchUpdate
     POST /v4/spreadsheets/{id}/values:batchClear    values.batchClear
+    POST /v4/spreadsheets/{id}/sheets/{sheetId}:copyTo  sheets.copyTo
 
 batchUpdate request types: updateCells, repeatCell, insertDimension, deleteDimension,
-appendDimension, updateSheetProperties, sortRange, mergeCells, unmergeCells, setBasicFilter,
-clearBasicFilter, addSheet, deleteSheet, updateSpreadsheetProperties (pivot tables are
-``pivotTable`` cells written with updateCells, as the API does). A request the service does
+appendDimension, updateSheetProperties (title, index, grid size, frozen rows and columns,
+hidden, tab color, gridlines), sortRange, mergeCells, unmergeCells, setBasicFilter,
+clearBasicFilter, addSheet, deleteSheet, duplicateSheet, updateSpreadsheetProperties (title,
+time zone, locale), addNamedRange, deleteNamedRange, addProtectedRange, deleteProtectedRange,
+updateDimensionProperties (hidden, pixel size), autoResizeDimensions, addDimensionGroup,
+deleteDimensionGroup, setDataValidation, copyPaste, cutPaste (pivot tables are
+``pivotTable`` cells written with updateCells, as the API does; notes and data validation
+rules are cell fields too). Named ranges stand for their range in A1 requests; strict data
+validation rules refuse the values they do not allow. A request the service does
 not know, or a malformed one, is answered with the API's error shape
 (``{"error": {"code": 400, "message": ..., "status": "INVALID_ARGUMENT"}}``) and the whole
 batch is rolled back, as in Sheets; so is a body the API's JSON cannot hold (nesting past
@@ -36,7 +43,11 @@ Simplifications (documented, deliberate): no dates (a date-like text stays text)
 formats of the NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a
 currency prefix; merges keep the top-left value and clear the rest (as Sheets does); values.append
 appends after the last non-empty row of the range's columns; a spreadsheet holds at most
-:data:`MAX_CELLS` cells (Sheets: ten million).
+:data:`MAX_CELLS` cells (Sheets: ten million); sheet ids are unique in the whole world, so a
+copied spreadsheet's sheets take new ids (Sheets keeps them); autoResizeDimensions estimates
+7 pixels a character; copyPaste pastes with NORMAL orientation only; strict validation checks
+lists, booleans and number conditions (other conditions are kept, not enforced); named
+ranges are not names inside formulas (``#NAME?``).
 """
 
 from __future__ import annotations
@@ -50,7 +61,8 @@ from urllib.parse import unquote
 
 from sqlalchemy import delete, insert, select
 
-from toolgym.worlds.sheets.a1 import Bounds, RangeError, bounds_label, col_letters, parse_bounds, quote_title, split_sheet
+from toolgym.worlds.sheets.a1 import (Bounds, RangeError, bounds_label, cell_label, col_letters, parse_bounds, quote_title,
+                                      split_sheet)
 from toolgym.worlds.sheets.formula import (MAX_FORMULA_CHARS, FormulaError, Recalculation, SheetCells,
                                            recalculation_work)
 from toolgym.worlds.sheets.models import Cell, Sheet, Spreadsheet
@@ -78,6 +90,21 @@ DEFAULT_FORMAT: dict = {
     "backgroundColorStyle": {"rgbColor": {"red": 1, "green": 1, "blue": 1}},
 }
 
+#: The theme of a new spreadsheet (Sheets' default: Arial, its six accents, text, background, link).
+SPREADSHEET_THEME: dict = {"primaryFontFamily": "Arial", "themeColors": [
+    {"colorType": kind, "color": {"rgbColor": rgb}} for kind, rgb in (
+        ("TEXT", {}), ("BACKGROUND", {"red": 1, "green": 1, "blue": 1}),
+        ("ACCENT1", {"red": 0.25882354, "green": 0.52156866, "blue": 0.95686275}),
+        ("ACCENT2", {"red": 0.91764706, "green": 0.2627451, "blue": 0.20784314}),
+        ("ACCENT3", {"red": 0.9843137, "green": 0.7372549, "blue": 0.015686275}),
+        ("ACCENT4", {"red": 0.20392157, "green": 0.65882355, "blue": 0.3254902}),
+        ("ACCENT5", {"red": 1, "green": 0.42745098, "blue": 0.003921569}),
+        ("ACCENT6", {"red": 0.27450982, "green": 0.7411765, "blue": 0.7764706}),
+        ("LINK", {"red": 0.06666667, "green": 0.33333334, "blue": 0.8}))]}
+OWNER_EMAIL = "agent@toolgym.iam.gserviceaccount.com"  # the account of the world's programs (drive.OWNER)
+#: The CellData fields the service stores (updateCells / repeatCell masks may name these only).
+CELL_DATA_FIELDS = ("userEnteredValue", "userEnteredFormat", "pivotTable", "note", "dataValidation", "*")
+
 
 class ApiError(Exception):
     """An error the API answers with ``{"error": {...}}``."""
@@ -91,6 +118,21 @@ class ApiError(Exception):
 
     def payload(self) -> dict:
         return {"error": {"code": self.code, "message": str(self), "status": self.STATUS.get(self.code, "UNKNOWN")}}
+
+
+def next_modified_time(world, previous: str) -> str:
+    """A file's modifiedTime after a change: the world's clock, or a millisecond after the last
+    change when the clock has not moved since (Drive's times only ever grow)."""
+    from datetime import datetime, timedelta
+
+    now = world.clock.now()
+    try:
+        last = datetime.strptime(previous, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        last = None
+    if last is not None and now <= last:
+        now = last + timedelta(milliseconds=1)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 def check_json(body: Any) -> None:
@@ -284,6 +326,75 @@ def check_message(value: Any, schema: dict, name: str) -> None:
                            f"{_show(item)}")
 
 
+_VALIDATION = {"condition": {"type": str, "values": {"userEnteredValue": str, "relativeDate": str}},
+               "inputMessage": str, "strict": bool, "showCustomUi": bool}
+
+
+def without_nulls(value: Any) -> Any:
+    """A message without its null fields (the API's JSON reads null as the field left out)."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
+def check_validation(rule: Any) -> None:
+    """A ``DataValidationRule`` of the API's shape (its condition's values a list of ConditionValue)."""
+    if not isinstance(rule, dict) or not isinstance(rule.get("condition"), dict):
+        raise ApiError("Invalid dataValidation: a condition is required.")
+    values = rule["condition"].get("values", [])
+    if not isinstance(values, list):
+        raise ApiError("Invalid value at 'dataValidation.condition.values': expected a list")
+    check_message({**rule, "condition": {k: v for k, v in rule["condition"].items() if k != "values"}}, _VALIDATION,
+                  "dataValidation")
+    for value in values:
+        check_message(value, _VALIDATION["condition"]["values"], "dataValidation.condition.values")
+
+
+def violates(rule: dict, value: Any) -> bool:
+    """Whether a strict rule refuses ``value`` (the conditions the service checks: lists and numbers)."""
+    condition = rule.get("condition", {})
+    kind, items = condition.get("type"), [v.get("userEnteredValue", "") for v in condition.get("values", [])]
+    if value is None or not rule.get("strict"):
+        return False
+    if kind == "ONE_OF_LIST":
+        return str(value) not in items
+    if kind == "BOOLEAN":
+        return not isinstance(value, bool)
+    numbers = []
+    for item in items:
+        try:
+            numbers.append(float(item))
+        except ValueError:
+            return False
+    if not isinstance(value, float) or isinstance(value, bool):
+        return kind is not None and kind.startswith("NUMBER_")
+    checks = {"NUMBER_GREATER": lambda: value > numbers[0], "NUMBER_GREATER_THAN_EQ": lambda: value >= numbers[0],
+              "NUMBER_LESS": lambda: value < numbers[0], "NUMBER_LESS_THAN_EQ": lambda: value <= numbers[0],
+              "NUMBER_EQ": lambda: value == numbers[0], "NUMBER_NOT_EQ": lambda: value != numbers[0],
+              "NUMBER_BETWEEN": lambda: numbers[0] <= value <= numbers[1],
+              "NUMBER_NOT_BETWEEN": lambda: not numbers[0] <= value <= numbers[1]}
+    try:
+        return kind in checks and not checks[kind]()
+    except IndexError:
+        return False
+
+
+def with_color_styles(fmt: dict | None) -> dict | None:
+    """A user format as Sheets stores it: each color also as its ``...Style`` (``backgroundColor``
+    -> ``backgroundColorStyle.rgbColor``, ``textFormat.foregroundColor`` likewise)."""
+    if not fmt:
+        return fmt
+    fmt = copy.deepcopy(fmt)
+    if isinstance(fmt.get("backgroundColor"), dict) and "backgroundColorStyle" not in fmt:
+        fmt["backgroundColorStyle"] = {"rgbColor": copy.deepcopy(fmt["backgroundColor"])}
+    text = fmt.get("textFormat")
+    if isinstance(text, dict) and isinstance(text.get("foregroundColor"), dict) and "foregroundColorStyle" not in text:
+        text["foregroundColorStyle"] = {"rgbColor": copy.deepcopy(text["foregroundColor"])}
+    return fmt
+
+
 def effective_format(user_format: dict | None) -> dict:
     """The default format with the user's format over it (what ``effectiveFormat`` answers)."""
     merged = _merge_dicts(DEFAULT_FORMAT, user_format or {})
@@ -378,9 +489,31 @@ def filter_fields(value: Any, paths: list[list[str]]) -> Any:
     return kept
 
 
+def _trim_grid_data(result: dict) -> dict:
+    """A masked response's grid data without the cells the mask left empty at the ends of rows,
+    nor rows left empty at the end, as Sheets answers (``get_notes`` of a sheet without notes
+    reads ``[[]]``)."""
+    for sheet in result.get("sheets", []):
+        for data in sheet.get("data", []) if isinstance(sheet, dict) else []:
+            rows = data.get("rowData")
+            if not isinstance(rows, list):
+                continue
+            for row in rows:
+                values = row.get("values")
+                while values and values[-1] == {}:
+                    values.pop()
+                if values == []:
+                    del row["values"]
+            while rows and rows[-1] == {}:
+                rows.pop()
+            if not rows:
+                del data["rowData"]
+    return result
+
+
 # -- the grid of one sheet ------------------------------------------------------------------------
 class Grid:
-    """The cells of one sheet, loaded for one request: (row, col) -> [value, format, pivot]."""
+    """The cells of one sheet, loaded for one request: (row, col) -> [value, format, pivot, extra]."""
 
     def __init__(self, sheet: Sheet, cells: dict[tuple[int, int], list]):
         self.sheet = sheet
@@ -389,9 +522,9 @@ class Grid:
         self.formulas = {key for key, cell in cells.items() if cell[0] and "formulaValue" in cell[0]}
 
     def get(self, row: int, col: int) -> list:
-        return self.cells.get((row, col), [None, None, None])
+        return self.cells.get((row, col), [None, None, None, None])
 
-    def put(self, row: int, col: int, value: Any = ..., fmt: Any = ..., pivot: Any = ...) -> None:
+    def put(self, row: int, col: int, value: Any = ..., fmt: Any = ..., pivot: Any = ..., extra: Any = ...) -> None:
         cell = list(self.get(row, col))
         if value is not ...:
             cell[0] = value
@@ -399,7 +532,9 @@ class Grid:
             cell[1] = fmt or None
         if pivot is not ...:
             cell[2] = pivot
-        if cell == [None, None, None]:
+        if extra is not ...:
+            cell[3] = extra or None
+        if cell == [None, None, None, None]:
             self.cells.pop((row, col), None)
         else:
             self.cells[(row, col)] = cell
@@ -470,7 +605,7 @@ class SheetsService:
             result = self._route(method.upper(), path, query, body)
             if method.upper() != "GET" and self._spreadsheet is not None:
                 self.check_recalculation(self._spreadsheet)
-                self._spreadsheet.modified_time = self.world.clock.now().strftime("%Y-%m-%dT%H:%M:%S.000Z")
+                self._spreadsheet.modified_time = next_modified_time(self.world, self._spreadsheet.modified_time)
             for sheet_id in self._dirty:
                 if sheet_id in self._grids:
                     self._save(self._grids[sheet_id])
@@ -520,6 +655,7 @@ class SheetsService:
         ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+):clear$"), "values_clear"),
         ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+)$"), "values_get"),
         ("PUT", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+)$"), "values_update"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/sheets/([^/:]+):copyTo$"), "sheet_copy_to"),
     ]
 
     def _route(self, method: str, path: str, query: dict, body: Any) -> dict:
@@ -551,9 +687,9 @@ class SheetsService:
 
     def grid(self, sheet: Sheet) -> Grid:
         if sheet.sheet_id not in self._grids:
-            rows = self.world.session.execute(
-                select(Cell.row, Cell.col, Cell.value, Cell.format, Cell.pivot).where(Cell.sheet_id == sheet.sheet_id))
-            self._grids[sheet.sheet_id] = Grid(sheet, {(r, c): [v, f, p] for r, c, v, f, p in rows})
+            rows = self.world.session.execute(select(Cell.row, Cell.col, Cell.value, Cell.format, Cell.pivot, Cell.extra)
+                                              .where(Cell.sheet_id == sheet.sheet_id))
+            self._grids[sheet.sheet_id] = Grid(sheet, {(r, c): [v, f, p, e] for r, c, v, f, p, e in rows})
         return self._grids[sheet.sheet_id]
 
     def touch(self, grid: Grid) -> Grid:
@@ -565,8 +701,8 @@ class SheetsService:
     def _save(self, grid: Grid) -> None:
         session, sheet = self.world.session, grid.sheet
         session.execute(delete(Cell).where(Cell.sheet_id == sheet.sheet_id))
-        rows = [{"sheet_id": sheet.sheet_id, "row": r, "col": c, "value": v, "format": f, "pivot": p}
-                for (r, c), (v, f, p) in grid.cells.items()
+        rows = [{"sheet_id": sheet.sheet_id, "row": r, "col": c, "value": v, "format": f, "pivot": p, "extra": e}
+                for (r, c), (v, f, p, e) in grid.cells.items()
                 if r < sheet.row_count and c < sheet.column_count]
         if rows:
             session.execute(insert(Cell), rows)
@@ -603,6 +739,9 @@ class SheetsService:
             try:
                 bounds = parse_bounds(cells)
             except RangeError:
+                named = next((n for n in spreadsheet.named_ranges if n["name"].lower() == cells.lower()), None)
+                if title is None and named is not None:  # a named range's name stands for its range
+                    return self.grid_range(spreadsheet, named["range"])
                 if title is None:  # 'Sheet1' alone is a sheet's name
                     sheet, bounds = self.sheet_by_title(spreadsheet, cells), None
                 else:
@@ -666,7 +805,7 @@ class SheetsService:
         for sheet in self.sheets(spreadsheet):
             grid = self.grid(sheet)
             values, formulas = {}, {}
-            for key, (user, _, _) in grid.cells.items():
+            for key, (user, *_) in grid.cells.items():
                 if user is None or key[0] >= sheet.row_count or key[1] >= sheet.column_count:
                     continue
                 if key in grid.formulas:
@@ -810,7 +949,12 @@ class SheetsService:
                 if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
                     raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters "
                                    f"in a single cell.")
-                grid.put(r1 + i, c1 + j, value=check_user_value(parse(value), f"values[{i}][{j}]"))
+                user = check_user_value(parse(value), f"values[{i}][{j}]")
+                rule = (grid.get(r1 + i, c1 + j)[3] or {}).get("dataValidation")
+                if rule and user and "formulaValue" not in user and violates(rule, _user_value(user)):
+                    raise ApiError(f"Invalid value at {cell_label(r1 + i, c1 + j)}: {_show(value)} violates the "
+                                   f"cell's data validation rule.")
+                grid.put(r1 + i, c1 + j, value=user)
                 updated += 1
         label = f"{quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}"
         return {"spreadsheetId": spreadsheet.id, "updatedRange": label, "updatedRows": height,
@@ -888,8 +1032,16 @@ class SheetsService:
             grid["frozenRowCount"] = sheet.frozen_rows
         if sheet.frozen_columns:
             grid["frozenColumnCount"] = sheet.frozen_columns
-        return {"sheetId": sheet.sheet_id, "title": sheet.title, "index": sheet.index, "sheetType": "GRID",
-                "gridProperties": grid}
+        if sheet.hide_gridlines:
+            grid["hideGridlines"] = True
+        properties = {"sheetId": sheet.sheet_id, "title": sheet.title, "index": sheet.index, "sheetType": "GRID",
+                      "gridProperties": grid}
+        if sheet.hidden:
+            properties["hidden"] = True
+        if sheet.tab_color:
+            properties["tabColor"] = copy.deepcopy(sheet.tab_color.get("rgbColor", {}))
+            properties["tabColorStyle"] = copy.deepcopy(sheet.tab_color)
+        return properties
 
     def sheet_resource(self, sheet: Sheet, rects: list[tuple[int, int, int, int]] | None) -> dict:
         resource: dict = {"properties": self.sheet_properties(sheet)}
@@ -897,13 +1049,30 @@ class SheetsService:
             resource["merges"] = [{"sheetId": sheet.sheet_id, **m} for m in sheet.merges]
         if sheet.basic_filter:
             resource["basicFilter"] = _with_sheet(sheet.basic_filter, sheet.sheet_id)
+        if sheet.protected_ranges:
+            resource["protectedRanges"] = [_with_sheet(p, sheet.sheet_id) for p in sheet.protected_ranges]
+        for kind, dimension in (("rowGroups", "ROWS"), ("columnGroups", "COLUMNS")):
+            groups = [{"range": {"sheetId": sheet.sheet_id, "dimension": dimension, "startIndex": g["startIndex"],
+                                 "endIndex": g["endIndex"]}, "depth": g["depth"], **({"collapsed": True}
+                                                                                    if g.get("collapsed") else {})}
+                      for g in sheet.groups if g["dimension"] == dimension]
+            if groups:
+                resource[kind] = groups
         if rects is not None:
             resource["data"] = [self.grid_data(sheet, rect) for rect in rects]
         return resource
 
+    def dimension_metadata(self, sheet: Sheet, dimension: str, start: int, end: int) -> list[dict]:
+        """rowMetadata / columnMetadata: each row 21 pixels and each column 100 unless set."""
+        default = 21 if dimension == "ROWS" else 100
+        changed = (sheet.dimensions or {}).get(dimension, {})
+        return [{"pixelSize": changed.get(str(i), {}).get("pixelSize", default),
+                 **({"hiddenByUser": True} if changed.get(str(i), {}).get("hiddenByUser") else {})}
+                for i in range(start, end)]
+
     def cell_data(self, sheet: Sheet, row: int, col: int) -> dict:
         grid, values = self.grid(sheet), self.effective(sheet)
-        user, fmt, pivot = grid.get(row, col)
+        user, fmt, pivot, extra = grid.get(row, col)
         data: dict = {}
         if user is not None:
             data["userEnteredValue"] = user
@@ -916,6 +1085,7 @@ class SheetsService:
         data["effectiveFormat"] = effective_format(fmt)
         if pivot:
             data["pivotTable"] = _with_sheet(pivot, None)
+        data.update(copy.deepcopy(extra or {}))
         return data
 
     def grid_data(self, sheet: Sheet, rect: tuple[int, int, int, int]) -> dict:
@@ -929,10 +1099,16 @@ class SheetsService:
             raise ApiError("The requested grid data is too large.")
         rows = [{"values": [self.cell_data(sheet, r, c) for c in range(c1, max(last_col, c1 + 1))]}
                 for r in range(r1, last_row)]
-        return {"startRow": r1, "startColumn": c1, "rowData": rows}
+        return {"startRow": r1, "startColumn": c1, "rowData": rows,
+                "rowMetadata": self.dimension_metadata(sheet, "ROWS", r1, r2),
+                "columnMetadata": self.dimension_metadata(sheet, "COLUMNS", c1, c2)}
 
     def spreadsheets_get(self, spreadsheet, query: dict, body: dict) -> dict:
-        include = _param(query, "includeGridData", "false").lower() == "true"
+        fields = _param(query, "fields", "")
+        paths = parse_fields(fields) if fields else []
+        # A mask naming sheets.data asks for the grid data, as includeGridData does.
+        include = _param(query, "includeGridData", "false").lower() == "true" or any(
+            path[:2] in (["sheets", "data"], ["sheets", "*"], ["*"]) for path in paths)
         wanted: dict[int, list] = {}
         for text in query.get("ranges", []):
             sheet, rect = self.a1(spreadsheet, text)
@@ -947,11 +1123,13 @@ class SheetsService:
             sheets.append(self.sheet_resource(sheet, rects))
         result = {"spreadsheetId": spreadsheet.id,
                   "properties": {"title": spreadsheet.title, "locale": spreadsheet.locale, "autoRecalc": "ON_CHANGE",
-                                 "timeZone": spreadsheet.time_zone, "defaultFormat": copy.deepcopy(DEFAULT_FORMAT)},
+                                 "timeZone": spreadsheet.time_zone, "defaultFormat": copy.deepcopy(DEFAULT_FORMAT),
+                                 "spreadsheetTheme": copy.deepcopy(SPREADSHEET_THEME)},
                   "sheets": sheets,
                   "spreadsheetUrl": f"https://docs.google.com/spreadsheets/d/{spreadsheet.id}/edit"}
-        fields = _param(query, "fields", "")
-        return filter_fields(result, parse_fields(fields)) if fields else result
+        if spreadsheet.named_ranges:
+            result["namedRanges"] = copy.deepcopy(spreadsheet.named_ranges)
+        return _trim_grid_data(filter_fields(result, paths)) if paths else result
 
     # -- spreadsheets.batchUpdate ------------------------------------------------------------------
     def batch_update(self, spreadsheet, query: dict, body: dict) -> dict:
@@ -982,6 +1160,16 @@ class SheetsService:
         for path in parse_fields(spec.get("fields", "")):
             if path == ["title"] or path == ["*"]:
                 spreadsheet.title = str(props.get("title", spreadsheet.title))
+            if path == ["timeZone"] or path == ["*"] and "timeZone" in props:
+                zone = props.get("timeZone")
+                if not isinstance(zone, str) or not re.fullmatch(r"[A-Za-z_]+(/[A-Za-z0-9_+-]+){0,2}", zone):
+                    raise ApiError(f"Invalid timeZone: {_show(zone)}")
+                spreadsheet.time_zone = zone
+            if path == ["locale"] or path == ["*"] and "locale" in props:
+                locale = props.get("locale")
+                if not isinstance(locale, str) or not re.fullmatch(r"[a-z]{2,3}(_[A-Z]{2})?", locale):
+                    raise ApiError(f"Invalid locale: {_show(locale)}")
+                spreadsheet.locale = locale
 
     def req_updateSheetProperties(self, spreadsheet, spec):
         props = spec.get("properties", {})
@@ -997,6 +1185,19 @@ class SheetsService:
                 if not title or any(s.title.lower() == title.lower() and s is not sheet for s in self.sheets(spreadsheet)):
                     raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
                 sheet.title = title
+            if name in ("hidden", "*"):
+                hidden = bool(props.get("hidden", False))
+                if hidden and all(s.hidden or s is sheet for s in self.sheets(spreadsheet)):
+                    raise ApiError("You can't hide all the sheets in a document.")
+                sheet.hidden = hidden
+            if name in ("tabColor", "tabColorStyle") or (name == "*" and ("tabColor" in props
+                                                                         or "tabColorStyle" in props)):
+                style = props.get("tabColorStyle") if "tabColorStyle" in props else {"rgbColor": props.get("tabColor")}
+                check_message(style, _COLOR_STYLE, name)
+                sheet.tab_color = copy.deepcopy(style) if style and (style.get("rgbColor") or
+                                                                     style.get("themeColor")) else None
+            if name in ("gridProperties", "*", "gridProperties.hideGridlines"):
+                sheet.hide_gridlines = bool(grid_props.get("hideGridlines", False))
             if name in ("index", "*") and "index" in props:
                 self._move_sheet(spreadsheet, sheet, _integer(props["index"], "index"))
             if name in ("gridProperties", "*", "gridProperties.rowCount", "gridProperties.columnCount"):
@@ -1235,8 +1436,13 @@ class SheetsService:
                 self._write_cell(grid, r, c, cell if isinstance(cell, dict) else {}, fields)
 
     def _write_cell(self, grid: Grid, row: int, col: int, data: dict, fields: list[list[str]]) -> None:
-        user, fmt, pivot = grid.get(row, col)
-        current = {k: v for k, v in (("userEnteredValue", user), ("userEnteredFormat", fmt), ("pivotTable", pivot)) if v}
+        user, fmt, pivot, extra = grid.get(row, col)
+        current = {k: v for k, v in (("userEnteredValue", user), ("userEnteredFormat", fmt), ("pivotTable", pivot),
+                                     *(extra or {}).items()) if v}
+        unknown = [path[0] for path in fields if path[0] not in CELL_DATA_FIELDS]
+        if unknown:
+            raise ApiError(f"Invalid field mask: the simulated Sheets API does not write the cell field "
+                           f"{unknown[0][:60]!r}.")
         new = apply_mask(current, data, fields)
         value = check_user_value(new.get("userEnteredValue"), "userEnteredValue")
         table = new.get("pivotTable")
@@ -1244,7 +1450,15 @@ class SheetsService:
             table = _check_pivot(table)
         fmt = new.get("userEnteredFormat")
         check_message(fmt, CELL_FORMAT, "userEnteredFormat")
-        grid.put(row, col, value=value, fmt=fmt or None, pivot=table)
+        fmt = with_color_styles(fmt)
+        note = new.get("note")
+        if note is not None and (not isinstance(note, str) or len(note) > MAX_CELL_CHARS):
+            raise ApiError(f"Invalid value at 'note', {_show(note)}")
+        rule = without_nulls(new.get("dataValidation"))
+        if rule is not None:
+            check_validation(rule)
+        extra = {k: v for k, v in (("note", note), ("dataValidation", rule)) if v}
+        grid.put(row, col, value=value, fmt=fmt or None, pivot=table, extra=extra)
 
     def req_repeatCell(self, spreadsheet, spec):
         sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
@@ -1277,8 +1491,8 @@ class SheetsService:
         self.touch(grid)
         for target, source in zip(range(r1, r2), rows):
             for c in range(c1, c2):
-                value, fmt, pivot = old[(source, c)]
-                grid.put(target, c, value=_moved_formula(value, source, target), fmt=fmt, pivot=pivot)
+                value, fmt, pivot, extra = old[(source, c)]
+                grid.put(target, c, value=_moved_formula(value, source, target), fmt=fmt, pivot=pivot, extra=extra)
 
     def req_mergeCells(self, spreadsheet, spec):
         sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
@@ -1296,6 +1510,9 @@ class SheetsService:
         for a, b, c, d in blocks:
             if (b - a) * (d - c) < 2:
                 continue
+            inside = [m for m in merges if a <= m["startRowIndex"] and m["endRowIndex"] <= b
+                      and c <= m["startColumnIndex"] and m["endColumnIndex"] <= d]
+            merges = [m for m in merges if m not in inside]  # a merge over whole merges replaces them
             for m in merges:
                 if a < m["endRowIndex"] and m["startRowIndex"] < b and c < m["endColumnIndex"] and m["startColumnIndex"] < d:
                     raise ApiError("You can't merge cells that overlap an existing merge; unmerge them first.")
@@ -1338,6 +1555,244 @@ class SheetsService:
     def req_clearBasicFilter(self, spreadsheet, spec):
         sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
         sheet.basic_filter = None
+
+    # -- named and protected ranges, dimensions, copies ------------------------------------------
+    def _new_object_id(self, spreadsheet) -> int:
+        spreadsheet.next_object_id = (spreadsheet.next_object_id or 1) + 1
+        return 100_000_000 + spreadsheet.next_object_id * 7919 % 900_000_000
+
+    def _stored_range(self, spreadsheet, value: Any) -> dict:
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, value)
+        return {"sheetId": sheet.sheet_id, "startRowIndex": r1, "endRowIndex": r2, "startColumnIndex": c1,
+                "endColumnIndex": c2}
+
+    def req_addNamedRange(self, spreadsheet, spec):
+        named = spec.get("namedRange")
+        if not isinstance(named, dict):
+            raise ApiError("addNamedRange needs a namedRange")
+        name = named.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,249}", name) \
+                or re.fullmatch(r"[A-Za-z]{1,3}[0-9]+|true|false|TRUE|FALSE", name):
+            raise ApiError(f"Invalid namedRange name: {_show(name)}")
+        if any(n["name"].lower() == name.lower() for n in spreadsheet.named_ranges):
+            raise ApiError(f"A named range with the name \"{name}\" already exists.")
+        stored = {"namedRangeId": str(named.get("namedRangeId") or self._new_object_id(spreadsheet)), "name": name,
+                  "range": self._stored_range(spreadsheet, named.get("range", {}))}
+        spreadsheet.named_ranges = [*spreadsheet.named_ranges, stored]
+        return {"addNamedRange": {"namedRange": copy.deepcopy(stored)}}
+
+    def req_deleteNamedRange(self, spreadsheet, spec):
+        named_id = str(spec.get("namedRangeId"))
+        kept = [n for n in spreadsheet.named_ranges if n["namedRangeId"] != named_id]
+        if len(kept) == len(spreadsheet.named_ranges):
+            raise ApiError(f"No namedRange with id: {named_id[:40]}")
+        spreadsheet.named_ranges = kept
+
+    def req_addProtectedRange(self, spreadsheet, spec):
+        protected = spec.get("protectedRange")
+        if not isinstance(protected, dict):
+            raise ApiError("addProtectedRange needs a protectedRange")
+        stored_range = self._stored_range(spreadsheet, protected.get("range", {}))
+        sheet = self.sheet_by_id(spreadsheet, stored_range.pop("sheetId"))
+        editors = protected.get("editors", {})
+        if not isinstance(editors, dict) or not all(isinstance(v, list) and all(isinstance(x, str) for x in v)
+                                                    for v in editors.values()):
+            raise ApiError("Invalid protectedRange.editors")
+        stored = {"protectedRangeId": self._new_object_id(spreadsheet), "range": stored_range,
+                  "requestingUserCanEdit": True}
+        for key, kind in (("description", str), ("warningOnly", bool)):
+            if protected.get(key) is not None:
+                if not isinstance(protected[key], kind):
+                    raise ApiError(f"Invalid value at 'protectedRange.{key}', {_show(protected[key])}")
+                if protected[key] is not False:  # the API leaves out a false flag
+                    stored[key] = protected[key]
+        if not stored.get("warningOnly"):  # the owner always edits; the editors listed join them
+            users = sorted({OWNER_EMAIL, *editors.get("users", [])})
+            stored["editors"] = {"users": users, **({"groups": editors["groups"]} if editors.get("groups") else {})}
+        sheet.protected_ranges = [*sheet.protected_ranges, stored]
+        return {"addProtectedRange": {"protectedRange": _with_sheet(stored, sheet.sheet_id)}}
+
+    def req_deleteProtectedRange(self, spreadsheet, spec):
+        wanted = spec.get("protectedRangeId")
+        for sheet in self.sheets(spreadsheet):
+            kept = [p for p in sheet.protected_ranges if p["protectedRangeId"] != wanted]
+            if len(kept) != len(sheet.protected_ranges):
+                sheet.protected_ranges = kept
+                return
+        raise ApiError(f"No protected range with id: {_show(wanted)}")
+
+    def req_updateDimensionProperties(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
+        if end > limit:
+            raise ApiError(f"Invalid dimension range: endIndex {end} is past the end of the grid ({limit})")
+        props = spec.get("properties", {})
+        fields = parse_fields(spec.get("fields", ""))
+        if not fields:
+            raise ApiError("At least one field must be updated, but none was specified.")
+        changes = {}
+        for path in fields:
+            name = path[0]
+            if name in ("hiddenByUser", "*"):
+                changes["hiddenByUser"] = bool(props.get("hiddenByUser", False))
+            if name in ("pixelSize", "*"):
+                size = _integer(props.get("pixelSize", 21 if dimension == "ROWS" else 100), "pixelSize")
+                if not 0 <= size <= 10_000:
+                    raise ApiError(f"Invalid pixelSize: {size}")
+                changes["pixelSize"] = size
+            if name not in ("hiddenByUser", "pixelSize", "*", "developerMetadata"):
+                raise ApiError(f"Invalid field mask: the simulated Sheets API does not set {name[:60]!r}")
+        self._set_dimensions(sheet, dimension, range(start, end), changes)
+
+    def _set_dimensions(self, sheet: Sheet, dimension: str, indexes, changes: dict) -> None:
+        default = {"pixelSize": 21 if dimension == "ROWS" else 100, "hiddenByUser": False}
+        table = copy.deepcopy(sheet.dimensions or {})
+        entries = table.setdefault(dimension, {})
+        for index in indexes:
+            entry = {**entries.get(str(index), {}), **changes}
+            entry = {k: v for k, v in entry.items() if v != default[k]}
+            if entry:
+                entries[str(index)] = entry
+            else:
+                entries.pop(str(index), None)
+        sheet.dimensions = table
+
+    def req_autoResizeDimensions(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("dimensions", {}))
+        values = self.effective(sheet)
+        sizes: dict[int, int] = {}
+        for (row, col), value in values.items():  # about 7 pixels a character, as Arial 10 is drawn
+            index = row if dimension == "ROWS" else col
+            if start <= index < end:
+                text = str(value) if not isinstance(value, float) else format_number(value, None)
+                lines = text.split("\n")
+                size = 21 * len(lines) if dimension == "ROWS" else 7 * max(len(line) for line in lines) + 10
+                sizes[index] = max(sizes.get(index, 0), size)
+        for index in range(start, end):
+            self._set_dimensions(sheet, dimension, [index], {"pixelSize": sizes.get(
+                index, 21 if dimension == "ROWS" else 100)})
+
+    def req_addDimensionGroup(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        groups = [dict(g) for g in sheet.groups]
+        if any(g["dimension"] == dimension and g["startIndex"] == start and g["endIndex"] == end for g in groups):
+            raise ApiError("A group with this range already exists.")
+        groups.append({"dimension": dimension, "startIndex": start, "endIndex": end, "depth": 1})
+        sheet.groups = _group_depths(groups)
+        return {"addDimensionGroup": {"dimensionGroups": self._groups(sheet, dimension)}}
+
+    def req_deleteDimensionGroup(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        groups = [dict(g) for g in sheet.groups]
+        matching = [g for g in groups if g["dimension"] == dimension and g["startIndex"] == start
+                    and g["endIndex"] == end]
+        if not matching:
+            raise ApiError("No group with this range exists.")
+        groups.remove(matching[-1])
+        sheet.groups = _group_depths(groups)
+        return {"deleteDimensionGroup": {"dimensionGroups": self._groups(sheet, dimension)}}
+
+    def _groups(self, sheet: Sheet, dimension: str) -> list[dict]:
+        return [{"range": {"sheetId": sheet.sheet_id, "dimension": dimension, "startIndex": g["startIndex"],
+                           "endIndex": g["endIndex"]}, "depth": g["depth"]}
+                for g in sheet.groups if g["dimension"] == dimension]
+
+    def req_setDataValidation(self, spreadsheet, spec):
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
+        rule = without_nulls(spec.get("rule"))
+        if rule is not None:
+            check_validation(rule)
+        grid = self.touch(self.grid(sheet))
+        for r in range(r1, r2):
+            for c in range(c1, c2):
+                extra = {k: v for k, v in (grid.get(r, c)[3] or {}).items() if k != "dataValidation"}
+                if rule is not None:
+                    extra["dataValidation"] = copy.deepcopy(rule)
+                grid.put(r, c, extra=extra)
+
+    def _paste(self, spreadsheet, source: dict, target_sheet: Sheet, row: int, col: int, paste_type: str,
+               cut: bool) -> None:
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, source)
+        kinds = {"PASTE_NORMAL": (0, 1, 2, 3), "PASTE_VALUES": (0,), "PASTE_FORMAT": (1,),
+                 "PASTE_NO_BORDERS": (0, 1, 2, 3), "PASTE_FORMULA": (0,), "PASTE_DATA_VALIDATION": (3,)}
+        if paste_type not in kinds:
+            raise ApiError(f"Invalid pasteType: {_show(paste_type)}")
+        if row + (r2 - r1) > target_sheet.row_count or col + (c2 - c1) > target_sheet.column_count:
+            raise ApiError(f"Range exceeds grid limits. Max rows: {target_sheet.row_count}, max columns: "
+                           f"{target_sheet.column_count}")
+        values = self.effective(sheet)  # read before the grids change (touch forgets them)
+        grid, target = self.touch(self.grid(sheet)), self.touch(self.grid(target_sheet))
+        block = {(r, c): list(grid.get(r, c)) for r in range(r1, r2) for c in range(c1, c2)}
+        if cut:
+            for key in block:
+                grid.put(*key, value=None, fmt=None, pivot=None, extra=None)
+        for (r, c), cell in block.items():
+            new = list(target.get(row + r - r1, col + c - c1))
+            for position in kinds[paste_type]:
+                new[position] = copy.deepcopy(cell[position])
+            user = new[0]
+            if paste_type == "PASTE_VALUES" and cell[0] is not None:
+                value = values.get((r, c))
+                user = None if value is None else parse_raw(str(value) if isinstance(value, FormulaError) else value)
+            elif user and "formulaValue" in user and not cut:  # relative references follow the paste
+                user = {"formulaValue": offset_formula(user["formulaValue"], row - r1, col - c1)}
+            target.put(row + r - r1, col + c - c1, value=user, fmt=new[1], pivot=new[2], extra=new[3])
+
+    def req_copyPaste(self, spreadsheet, spec):
+        destination = spec.get("destination", {})
+        target_sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, destination)
+        if spec.get("pasteOrientation", "NORMAL") != "NORMAL":
+            raise ApiError("The simulated Sheets API pastes with pasteOrientation NORMAL only.")
+        self._paste(spreadsheet, spec.get("source", {}), target_sheet, r1, c1, spec.get("pasteType", "PASTE_NORMAL"),
+                    cut=False)
+
+    def req_cutPaste(self, spreadsheet, spec):
+        destination = spec.get("destination", {})
+        if not isinstance(destination, dict):
+            raise ApiError("cutPaste needs a destination GridCoordinate")
+        target_sheet = self.sheet_by_id(spreadsheet, destination.get("sheetId", 0))
+        row, col = _integer(destination.get("rowIndex", 0), "rowIndex"), _integer(destination.get("columnIndex", 0),
+                                                                                  "columnIndex")
+        if row < 0 or col < 0:
+            raise ApiError("Invalid destination: negative index")
+        self._paste(spreadsheet, spec.get("source", {}), target_sheet, row, col, spec.get("pasteType", "PASTE_NORMAL"),
+                    cut=True)
+
+    def req_duplicateSheet(self, spreadsheet, spec):
+        source = self.sheet_by_id(spreadsheet, spec.get("sourceSheetId"))
+        return {"duplicateSheet": {"properties": self.copy_sheet(
+            source, spreadsheet, spec.get("newSheetName") or f"Copy of {source.title}", spec.get("newSheetId"),
+            spec.get("insertSheetIndex"))}}
+
+    def copy_sheet(self, source: Sheet, target: Spreadsheet, title: Any, sheet_id: Any, index: Any) -> dict:
+        """A copy of ``source`` (cells, merges, filter, sizes, groups) as a new sheet of ``target``."""
+        reply = self.req_addSheet(target, {"properties": {
+            "title": title, **({"sheetId": sheet_id} if sheet_id is not None else {}),
+            **({"index": index} if index is not None else {}),
+            "gridProperties": {"rowCount": source.row_count, "columnCount": source.column_count}}})
+        new = self.sheet_by_id(target, reply["addSheet"]["properties"]["sheetId"])
+        new.frozen_rows, new.frozen_columns, new.hide_gridlines = (source.frozen_rows, source.frozen_columns,
+                                                                   source.hide_gridlines)
+        new.merges, new.tab_color = copy.deepcopy(source.merges), copy.deepcopy(source.tab_color)
+        new.dimensions, new.groups = copy.deepcopy(source.dimensions), copy.deepcopy(source.groups)
+        if source.basic_filter:
+            new.basic_filter = copy.deepcopy(source.basic_filter)
+        grid = self.touch(self.grid(new))
+        for (r, c), cell in self.grid(source).cells.items():
+            grid.put(r, c, value=copy.deepcopy(cell[0]), fmt=copy.deepcopy(cell[1]), pivot=copy.deepcopy(cell[2]),
+                     extra=copy.deepcopy(cell[3]))
+        return self.sheet_properties(new)
+
+    def sheet_copy_to(self, spreadsheet, sheet_id: str, query: dict, body: dict) -> dict:
+        """sheets.copyTo: the sheet, as "Copy of <title>", at the end of another spreadsheet."""
+        source = self.sheet_by_id(spreadsheet, sheet_id)
+        target = self.world.session.get(Spreadsheet, str(body.get("destinationSpreadsheetId", "")))
+        if target is None:
+            raise ApiError("Requested entity was not found.", 404)
+        title, number = f"Copy of {source.title}", 2
+        while any(s.title.lower() == title.lower() for s in self.sheets(target)):
+            title, number = f"Copy {number} of {source.title}", number + 1
+        return self.copy_sheet(source, target, title, None, None)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -1394,6 +1849,34 @@ def _sort_key(value: Any) -> tuple:
 
 
 _REFERENCE = re.compile(r"(\$?)([A-Z]{1,3})(\$?)(\d+)(?![\w(])")
+
+
+def _group_depths(groups: list[dict]) -> list[dict]:
+    """Dimension groups in order, each one's depth the number of groups that contain it."""
+    ordered = sorted(groups, key=lambda g: (g["dimension"], g["startIndex"], -g["endIndex"]))
+    for group in ordered:
+        group["depth"] = sum(1 for other in ordered if other["dimension"] == group["dimension"]
+                             and other["startIndex"] <= group["startIndex"] and group["endIndex"] <= other["endIndex"])
+    return ordered
+
+
+def offset_formula(formula: str, rows: int, cols: int) -> str:
+    """A formula pasted ``rows`` down and ``cols`` right: its relative references follow, as in Sheets
+    (absolute parts stay; a reference moved off the grid's top or left is ``#REF!``)."""
+    from toolgym.worlds.sheets.a1 import letters_col
+
+    def shift(match: re.Match) -> str:
+        col_abs, col, row_abs, row = match.groups()
+        new_col = letters_col(col) + (0 if col_abs else cols)
+        new_row = int(row) + (0 if row_abs else rows)
+        if new_col < 0 or new_row < 1:
+            return "#REF!"
+        return f"{col_abs}{col_letters(new_col)}{row_abs}{new_row}"
+
+    pieces = formula.split('"')
+    for i in range(0, len(pieces), 2):  # outside string literals
+        pieces[i] = _REFERENCE.sub(shift, pieces[i])
+    return '"'.join(pieces)
 
 
 def _moved_formula(value: dict | None, source: int, target: int) -> dict | None:

@@ -41,14 +41,14 @@ from urllib.parse import unquote
 from sqlalchemy import delete, insert, select
 
 from toolgym.worlds.sheets.a1 import bounds_label
-from toolgym.worlds.sheets.api import ApiError, filter_fields, parse_fields, parse_user_entered
+from toolgym.worlds.sheets.api import OWNER_EMAIL, ApiError, filter_fields, parse_fields, parse_user_entered
 from toolgym.worlds.sheets.models import Cell, Permission, Sheet, Spreadsheet
 
 SPREADSHEET_MIME = "application/vnd.google-apps.spreadsheet"
 FOLDER_MIME = "application/vnd.google-apps.folder"
 #: The account the world's programs act as: the owner of every spreadsheet.
 OWNER = {"kind": "drive#permission", "id": "00000000000000000001", "type": "user", "role": "owner",
-         "emailAddress": "agent@toolgym.iam.gserviceaccount.com", "displayName": "toolgym agent",
+         "emailAddress": OWNER_EMAIL, "displayName": "toolgym agent",
          "deleted": False, "pendingOwner": False}
 EXPORTS = {"text/csv": ",", "text/tab-separated-values": "\t"}
 ROLES = ("owner", "organizer", "fileOrganizer", "writer", "commenter", "reader")
@@ -214,7 +214,8 @@ class DriveService:
                 if pivot and isinstance(pivot.get("source"), dict) and pivot["source"].get("sheetId") in new_ids:
                     pivot["source"]["sheetId"] = new_ids[pivot["source"]["sheetId"]]
                 rows.append({"sheet_id": new_ids[sheet.sheet_id], "row": cell.row, "col": cell.col,
-                             "value": copy.deepcopy(cell.value), "format": copy.deepcopy(cell.format), "pivot": pivot})
+                             "value": copy.deepcopy(cell.value), "format": copy.deepcopy(cell.format), "pivot": pivot,
+                             "extra": copy.deepcopy(cell.extra)})
             if rows:
                 session.execute(insert(Cell), rows)
         session.flush()
@@ -275,7 +276,7 @@ class DriveService:
         first.merges, first.basic_filter, first.frozen_rows, first.frozen_columns = [], None, 0, 0
         self.sheets.check_size(spreadsheet, 0)
         cells = [{"sheet_id": first.sheet_id, "row": r, "col": c, "value": parse_user_entered(v), "format": None,
-                  "pivot": None} for r, row in enumerate(rows) for c, v in enumerate(row) if v != ""]
+                  "pivot": None, "extra": None} for r, row in enumerate(rows) for c, v in enumerate(row) if v != ""]
         if cells:
             session.execute(insert(Cell), cells)
         spreadsheet.modified_time = file_time(self.world)
