@@ -161,3 +161,24 @@ def test_notes_merges_and_modified_time(book, base):
     before = client.get_file_drive_metadata("r")["modifiedTime"]
     ws.update_acell("D1", "x")
     assert client.get_file_drive_metadata("r")["modifiedTime"] > before
+
+
+def test_dates_are_serial_numbers_with_date_formats(book):
+    ws = book.sheet1
+    ws.update([["2020-01-01", "1/2/1999", "2020-01-01 13:45", "2020-02-30"]], "A3:D3", raw=False)
+    unformatted = ws.get("A3:D3", value_render_option="UNFORMATTED_VALUE")
+    assert unformatted == [[43831, 36162, 43831.572916666664, "2020-02-30"]]  # not a day: text
+    strings = ws.get("A3:C3", value_render_option="UNFORMATTED_VALUE", date_time_render_option="FORMATTED_STRING")
+    assert strings == [["2020-01-01", "1/2/1999", "2020-01-01 13:45:00"]]
+    assert ws.get("A3:C3") == [["2020-01-01", "1/2/1999", "2020-01-01 13:45:00"]]
+    formats = book.fetch_sheet_metadata(params={"ranges": "A3:C3",
+                                                "fields": "sheets.data.rowData.values.userEnteredFormat"})
+    cells = formats["sheets"][0]["data"][0]["rowData"][0]["values"]
+    assert [c["userEnteredFormat"]["numberFormat"] for c in cells] == [
+        {"type": "DATE", "pattern": "yyyy-mm-dd"}, {"type": "DATE", "pattern": "M/d/yyyy"},
+        {"type": "DATE_TIME", "pattern": "yyyy-mm-dd H:mm:ss"}]
+    ws.format("B2", {"numberFormat": {"type": "DATE", "pattern": "dddd, mmmm d, yyyy"}})
+    ws.update_acell("B2", 43831.75)
+    assert ws.acell("B2").value == "Wednesday, January 1, 2020"
+    ws.format("B2", {"numberFormat": {"type": "TIME", "pattern": "h:mm am/pm"}})
+    assert ws.acell("B2").value == "6:00 PM"

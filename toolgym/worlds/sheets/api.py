@@ -39,9 +39,15 @@ recalculation would exceed :data:`MAX_RECALCULATION_WORK` is refused (400), and 
 reads may cause at most :data:`MAX_PROGRAM_WORK` in all (then 429, as a quota). A formula
 holds at most ``formula.MAX_FORMULA_CHARS`` characters.
 
-Simplifications (documented, deliberate): no dates (a date-like text stays text), number
-formats of the NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a
-currency prefix; merges keep the top-left value and clear the rest (as Sheets does); values.append
+Dates are serial numbers (days since 30 December 1899): a typed ``2020-01-01``, ``1/2/1999``
+or ``2020-01-01 13:45`` becomes one and gives its cell a DATE / DATE_TIME number format, which
+renders it (``dateTimeRenderOption`` FORMATTED_STRING too).
+
+Simplifications (documented, deliberate): dates are read in the en_US forms above only, and a
+formula over dates is not given a date format (Sheets infers one); number formats of the
+NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a currency prefix,
+and of the DATE / TIME / DATE_TIME kinds (``yyyy``, ``mm``, ``mmm``, ``d``, ``dddd``, ``h``,
+``mm`` as minutes, ``ss``, ``am/pm``); merges keep the top-left value and clear the rest (as Sheets does); values.append
 appends after the last non-empty row of the range's columns; a spreadsheet holds at most
 :data:`MAX_CELLS` cells (Sheets: ten million); sheet ids are unique in the whole world, so a
 copied spreadsheet's sheets take new ids (Sheets keeps them); autoResizeDimensions estimates
@@ -55,6 +61,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+from datetime import datetime, timedelta
 from typing import Any
 from collections.abc import Callable
 from urllib.parse import unquote
@@ -193,6 +200,9 @@ def parse_user_entered(value: Any) -> dict | None:
         return {"formulaValue": text}
     if text.upper() in ("TRUE", "FALSE"):
         return {"boolValue": text.upper() == "TRUE"}
+    date = entered_date(text)
+    if date is not None:
+        return {"numberValue": _number_json(date[0])}
     stripped = text.strip()
     percent = stripped.endswith("%")
     core = stripped[:-1] if percent else stripped
@@ -205,6 +215,84 @@ def parse_user_entered(value: Any) -> dict | None:
             return {"stringValue": text}
         return {"numberValue": int(number) if number.is_integer() and abs(number) < 2 ** 53 else number}
     return {"stringValue": text}
+
+
+# -- dates ----------------------------------------------------------------------------------------
+#: Day 0 of Sheets' serial numbers (the 30th of December 1899; 1 January 1900 is 2).
+EPOCH = datetime(1899, 12, 30)
+_DATE_INPUTS = [  # what Sheets (locale en_US) reads as a date or date-time, and the format it gives the cell
+    (re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})"), ("y", "m", "d"), "yyyy-mm-dd"),
+    (re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})"), ("m", "d", "y"), "M/d/yyyy"),
+]
+_TIME_INPUT = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?")
+
+
+def entered_date(text: str) -> tuple[float, dict] | None:
+    """A typed date ('2020-01-01', '1/2/1999', with an optional time '13:45[:30]' or '1:45 PM')
+    as its serial number and the number format Sheets gives the cell; None for anything else."""
+    stripped = text.strip()
+    if len(stripped) > 40:
+        return None
+    for pattern, order, date_pattern in _DATE_INPUTS:
+        match = pattern.match(stripped)
+        if not match:
+            continue
+        parts = dict(zip(order, (int(g) for g in match.groups())))
+        rest = stripped[match.end():]
+        hour = minute = second = 0
+        if rest.strip():
+            time = _TIME_INPUT.fullmatch(rest.strip()) if rest[:1].isspace() else None
+            if time is None:
+                return None
+            hour, minute, second = int(time.group(1)), int(time.group(2)), int(time.group(3) or 0)
+            if time.group(4):
+                if not 1 <= hour <= 12:
+                    return None
+                hour = hour % 12 + (12 if time.group(4).lower() == "pm" else 0)
+        try:
+            moment = datetime(parts["y"], parts["m"], parts["d"], hour, minute, second)
+        except ValueError:
+            return None
+        serial = (moment - EPOCH).total_seconds() / 86400
+        if rest.strip():
+            return serial, {"type": "DATE_TIME", "pattern": f"{date_pattern} H:mm:ss"}
+        return serial, {"type": "DATE", "pattern": date_pattern}
+    return None
+
+
+_DATE_TOKEN = re.compile(r'"[^"]*"|\\.|yyyy|yy|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|ss|s|am/pm|a/p|.', re.IGNORECASE)
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def format_date(value: float, pattern: str) -> str:
+    """A serial number under a date / time pattern (yyyy, mm, m, mmm, dd, d, ddd, h, hh, mm after
+    h as minutes, ss, am/pm; quoted text kept), as Sheets draws it."""
+    try:
+        moment = EPOCH + timedelta(days=value)
+    except OverflowError:
+        return format_number(value, None)
+    moment = moment.replace(microsecond=0) + timedelta(seconds=round(moment.microsecond / 1e6))
+    tokens = _DATE_TOKEN.findall(pattern[:200])
+    twelve = any(t.lower() in ("am/pm", "a/p") for t in tokens)
+    out = []
+    for i, token in enumerate(tokens):
+        low = token.lower()
+        after_hour = any(t.lower() in ("h", "hh") for t in tokens[max(0, i - 2):i])
+        before_second = any(t.lower() in ("s", "ss") for t in tokens[i + 1:i + 3])
+        hour = moment.hour % 12 or 12 if twelve else moment.hour
+        if low in ("m", "mm") and (after_hour or before_second):
+            out.append(f"{moment.minute:0{len(low)}d}")
+        else:
+            out.append({"yyyy": f"{moment.year:04d}", "yy": f"{moment.year % 100:02d}", "mmmm": _MONTHS[moment.month - 1],
+                        "mmm": _MONTHS[moment.month - 1][:3], "mm": f"{moment.month:02d}", "m": str(moment.month),
+                        "dddd": _DAYS[moment.weekday()], "ddd": _DAYS[moment.weekday()][:3],
+                        "dd": f"{moment.day:02d}", "d": str(moment.day), "hh": f"{hour:02d}", "h": str(hour),
+                        "ss": f"{moment.second:02d}", "s": str(moment.second),
+                        "am/pm": "AM" if moment.hour < 12 else "PM", "a/p": "a" if moment.hour < 12 else "p",
+                        }.get(low, token.strip('"').removeprefix("\\")))
+    return "".join(out)
 
 
 def parse_raw(value: Any) -> dict | None:
@@ -253,10 +341,16 @@ def _number_json(value: float) -> int | float:
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value
 
 
+DATE_KINDS = ("DATE", "TIME", "DATE_TIME")
+
+
 def format_number(value: float, number_format: dict | None) -> str:
     """A number as Sheets shows it under a NUMBER / CURRENCY / PERCENT pattern (else the General format)."""
     pattern = (number_format or {}).get("pattern", "")
     kind = (number_format or {}).get("type", "")
+    if kind in DATE_KINDS:
+        return format_date(value, pattern or {"DATE": "M/d/yyyy", "TIME": "h:mm:ss am/pm",
+                                              "DATE_TIME": "M/d/yyyy H:mm:ss"}[kind])
     if not pattern and kind in ("", "TEXT", "NUMBER_FORMAT_TYPE_UNSPECIFIED"):
         if float(value).is_integer() and abs(value) < 1e15:
             return str(int(value))
@@ -740,7 +834,7 @@ class SheetsService:
                 bounds = parse_bounds(cells)
             except RangeError:
                 named = next((n for n in spreadsheet.named_ranges if n["name"].lower() == cells.lower()), None)
-                if title is None and named is not None:  # a named range's name stands for its range
+                if named is not None:  # a named range's name stands for its range (after a sheet's name too)
                     return self.grid_range(spreadsheet, named["range"])
                 if title is None:  # 'Sheet1' alone is a sheet's name
                     sheet, bounds = self.sheet_by_title(spreadsheet, cells), None
@@ -860,8 +954,9 @@ class SheetsService:
             return {(0, 0): FormulaError("#REF!", "The pivot table's source range is not valid.")}
 
     # -- values.* --------------------------------------------------------------------------------
-    def render(self, sheet: Sheet, row: int, col: int, option: str) -> Any:
-        """One cell's value as values.get answers it (None: empty)."""
+    def render(self, sheet: Sheet, row: int, col: int, option: str, dates: str = "SERIAL_NUMBER") -> Any:
+        """One cell's value as values.get answers it (None: empty); ``dates`` is the
+        dateTimeRenderOption of unformatted values (a date cell's text with FORMATTED_STRING)."""
         grid, values = self.grid(sheet), self.effective(sheet)
         user = grid.get(row, col)[0]
         if option == "FORMULA" and user is not None and "formulaValue" in user:
@@ -872,15 +967,19 @@ class SheetsService:
         if isinstance(value, FormulaError):
             return str(value)
         if option in ("UNFORMATTED_VALUE", "FORMULA"):
+            number_format = (grid.get(row, col)[1] or {}).get("numberFormat") or {}
+            if dates == "FORMATTED_STRING" and isinstance(value, float) and number_format.get("type") in DATE_KINDS:
+                return formatted(value, grid.get(row, col)[1])
             return _number_json(value) if isinstance(value, float) else value
         return formatted(value, grid.get(row, col)[1])
 
-    def value_range(self, sheet: Sheet, rect: tuple[int, int, int, int], option: str, major: str) -> dict:
+    def value_range(self, sheet: Sheet, rect: tuple[int, int, int, int], option: str, major: str,
+                    dates: str = "SERIAL_NUMBER") -> dict:
         r1, r2, c1, c2 = rect
         by_row: dict[int, dict[int, Any]] = {}
         for (r, c) in self.effective(sheet):  # only the cells that hold something
             if r1 <= r < r2 and c1 <= c < c2:
-                by_row.setdefault(r, {})[c] = self.render(sheet, r, c, option)
+                by_row.setdefault(r, {})[c] = self.render(sheet, r, c, option, dates)
         rows = []
         for r in range(r1, max(by_row, default=r1 - 1) + 1):
             cells = by_row.get(r, {})
@@ -900,7 +999,8 @@ class SheetsService:
     def values_get(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
         sheet, rect = self.a1(spreadsheet, range_)
         return self.value_range(sheet, rect, _param(query, "valueRenderOption", "FORMATTED_VALUE"),
-                                _param(query, "majorDimension", "ROWS"))
+                                _param(query, "majorDimension", "ROWS"), _param(query, "dateTimeRenderOption",
+                                                                                "SERIAL_NUMBER"))
 
     def values_batch_get(self, spreadsheet, query: dict, body: dict) -> dict:
         ranges = query.get("ranges", [])
@@ -908,7 +1008,8 @@ class SheetsService:
         value_ranges = []
         for text in ranges:
             sheet, rect = self.a1(spreadsheet, text)
-            value_ranges.append(self.value_range(sheet, rect, option, major))
+            value_ranges.append(self.value_range(sheet, rect, option, major,
+                                                 _param(query, "dateTimeRenderOption", "SERIAL_NUMBER")))
         return {"spreadsheetId": spreadsheet.id, "valueRanges": value_ranges}
 
     def write_values(self, spreadsheet, range_: str, values: Any, input_option: str, major: str = "ROWS",
@@ -950,6 +1051,10 @@ class SheetsService:
                     raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters "
                                    f"in a single cell.")
                 user = check_user_value(parse(value), f"values[{i}][{j}]")
+                date = entered_date(value) if input_option == "USER_ENTERED" and isinstance(value, str) else None
+                fmt = grid.get(r1 + i, c1 + j)[1]
+                if date is not None and not (fmt or {}).get("numberFormat"):  # a typed date formats its cell
+                    grid.put(r1 + i, c1 + j, fmt={**(fmt or {}), "numberFormat": date[1]})
                 rule = (grid.get(r1 + i, c1 + j)[3] or {}).get("dataValidation")
                 if rule and user and "formulaValue" not in user and violates(rule, _user_value(user)):
                     raise ApiError(f"Invalid value at {cell_label(r1 + i, c1 + j)}: {_show(value)} violates the "
@@ -1589,7 +1694,7 @@ class SheetsService:
         spreadsheet.named_ranges = kept
 
     def req_addProtectedRange(self, spreadsheet, spec):
-        protected = spec.get("protectedRange")
+        protected = without_nulls(spec.get("protectedRange"))
         if not isinstance(protected, dict):
             raise ApiError("addProtectedRange needs a protectedRange")
         stored_range = self._stored_range(spreadsheet, protected.get("range", {}))
