@@ -115,8 +115,9 @@ def test_import_csv_replaces_the_sheets(client):
     spreadsheet = client.open_by_key("seeded")
     spreadsheet.add_worksheet("Extra", 5, 5)
     client.import_csv("seeded", "x,y\n1,=1+1\n")
-    assert [w.title for w in spreadsheet.worksheets()] == ["Sheet1"]
-    assert spreadsheet.sheet1.get_all_values() == [["x", "y"], ["1", "2"]]
+    sheets = spreadsheet.worksheets()  # Drive's conversion names the sheet after the file
+    assert [(w.title, w.row_count, w.col_count) for w in sheets] == [("Seeded", 1000, 26)]
+    assert sheets[0].get_all_values() == [["x", "y"], ["1", "2"]]
 
 
 def test_share_list_and_remove_permissions(client):

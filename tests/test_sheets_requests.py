@@ -182,3 +182,13 @@ def test_dates_are_serial_numbers_with_date_formats(book):
     assert ws.acell("B2").value == "Wednesday, January 1, 2020"
     ws.format("B2", {"numberFormat": {"type": "TIME", "pattern": "h:mm am/pm"}})
     assert ws.acell("B2").value == "6:00 PM"
+
+
+def test_typed_numbers_give_their_cells_sheets_formats(book):
+    ws = book.sheet1
+    ws.update([["2,000,000.01", "$1.50", "12.5%", "1,000", "12"]], "A4:E4", raw=False)
+    assert ws.row_values(4) == ["2,000,000.01", "$1.50", "12.50%", "1,000", "12"]
+    assert ws.get("A4:E4", value_render_option="UNFORMATTED_VALUE") == [[2000000.01, 1.5, 0.125, 1000, 12]]
+    ws.format("F4", {"numberFormat": {"type": "NUMBER", "pattern": "0.0"}})
+    ws.update([["1,234"]], "F4", raw=False)  # a cell's own number format stays
+    assert ws.acell("F4").value == "1234.0"

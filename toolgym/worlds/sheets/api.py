@@ -41,7 +41,10 @@ holds at most ``formula.MAX_FORMULA_CHARS`` characters.
 
 Dates are serial numbers (days since 30 December 1899): a typed ``2020-01-01``, ``1/2/1999``
 or ``2020-01-01 13:45`` becomes one and gives its cell a DATE / DATE_TIME number format, which
-renders it (``dateTimeRenderOption`` FORMATTED_STRING too).
+renders it (``dateTimeRenderOption`` FORMATTED_STRING too); a number typed with a currency
+sign, thousands separators or a percent sign gives its cell the CURRENCY / NUMBER / PERCENT
+format it was typed in (a cell's own number format stays). A GridRange of sheet 0 leaves its
+sheetId out, as the API's JSON leaves out every zero.
 
 Simplifications (documented, deliberate): dates are read in the en_US forms above only, and a
 formula over dates is not given a date format (Sheets infers one); number formats of the
@@ -225,6 +228,26 @@ _DATE_INPUTS = [  # what Sheets (locale en_US) reads as a date or date-time, and
     (re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})"), ("m", "d", "y"), "M/d/yyyy"),
 ]
 _TIME_INPUT = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?")
+
+
+def entered_format(text: str) -> dict | None:
+    """The number format Sheets gives a cell when ``text`` is typed into it: a date's, or that of
+    a number typed with a currency sign, thousands separators or a percent sign."""
+    date = entered_date(text)
+    if date is not None:
+        return date[1]
+    value = parse_user_entered(text)
+    if not value or "numberValue" not in value:
+        return None
+    core = text.strip()
+    decimals = ".00" if "." in core else ""
+    if core.endswith("%"):
+        return {"type": "PERCENT", "pattern": f"0{decimals}%"}
+    if core.lstrip("-").startswith("$"):
+        return {"type": "CURRENCY", "pattern": f'"$"#,##0{decimals}'}
+    if "," in core:
+        return {"type": "NUMBER", "pattern": f"#,##0{decimals}"}
+    return None
 
 
 def entered_date(text: str) -> tuple[float, dict] | None:
@@ -1051,10 +1074,10 @@ class SheetsService:
                     raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters "
                                    f"in a single cell.")
                 user = check_user_value(parse(value), f"values[{i}][{j}]")
-                date = entered_date(value) if input_option == "USER_ENTERED" and isinstance(value, str) else None
+                typed = entered_format(value) if input_option == "USER_ENTERED" and isinstance(value, str) else None
                 fmt = grid.get(r1 + i, c1 + j)[1]
-                if date is not None and not (fmt or {}).get("numberFormat"):  # a typed date formats its cell
-                    grid.put(r1 + i, c1 + j, fmt={**(fmt or {}), "numberFormat": date[1]})
+                if typed is not None and not (fmt or {}).get("numberFormat"):  # '1/2/1999', '$5', '1,000', '5%'
+                    grid.put(r1 + i, c1 + j, fmt={**(fmt or {}), "numberFormat": typed})
                 rule = (grid.get(r1 + i, c1 + j)[3] or {}).get("dataValidation")
                 if rule and user and "formulaValue" not in user and violates(rule, _user_value(user)):
                     raise ApiError(f"Invalid value at {cell_label(r1 + i, c1 + j)}: {_show(value)} violates the "
@@ -1083,7 +1106,10 @@ class SheetsService:
         responses = [self.write_values(spreadsheet, item["range"], item.get("values", []), option,
                                        item.get("majorDimension", "ROWS")) for item in body.get("data", [])]
         return {"spreadsheetId": spreadsheet.id, "totalUpdatedCells": sum(r["updatedCells"] for r in responses),
-                "totalUpdatedRows": sum(r["updatedRows"] for r in responses), "responses": responses}
+                "totalUpdatedRows": sum(r["updatedRows"] for r in responses),
+                "totalUpdatedColumns": sum(r["updatedColumns"] for r in responses),
+                "totalUpdatedSheets": len({r["updatedRange"].rpartition("!")[0] for r in responses}),
+                "responses": responses}
 
     def values_append(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
         sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_)
@@ -1113,7 +1139,10 @@ class SheetsService:
         table = f"{quote_title(sheet.title)}!{bounds_label(r1, max(last + 1, r1 + 1), c1, max(c2, c1 + 1))}"
         updates = self.write_values(spreadsheet, range_, values, _param(query, "valueInputOption", ""),
                                     body.get("majorDimension", "ROWS"), start=(sheet, target, c1))
-        return {"spreadsheetId": spreadsheet.id, "tableRange": table, "updates": updates}
+        result = {"spreadsheetId": spreadsheet.id, "updates": updates}
+        if last >= r1:  # the API names the table it appended to, when there was one
+            result["tableRange"] = table
+        return result
 
     def clear_range(self, spreadsheet, range_: str) -> str:
         sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_)
@@ -1151,7 +1180,7 @@ class SheetsService:
     def sheet_resource(self, sheet: Sheet, rects: list[tuple[int, int, int, int]] | None) -> dict:
         resource: dict = {"properties": self.sheet_properties(sheet)}
         if sheet.merges:
-            resource["merges"] = [{"sheetId": sheet.sheet_id, **m} for m in sheet.merges]
+            resource["merges"] = [grid_range_json({"sheetId": sheet.sheet_id, **m}) for m in sheet.merges]
         if sheet.basic_filter:
             resource["basicFilter"] = _with_sheet(sheet.basic_filter, sheet.sheet_id)
         if sheet.protected_ranges:
@@ -1233,7 +1262,7 @@ class SheetsService:
                   "sheets": sheets,
                   "spreadsheetUrl": f"https://docs.google.com/spreadsheets/d/{spreadsheet.id}/edit"}
         if spreadsheet.named_ranges:
-            result["namedRanges"] = copy.deepcopy(spreadsheet.named_ranges)
+            result["namedRanges"] = [{**n, "range": grid_range_json(n["range"])} for n in spreadsheet.named_ranges]
         return _trim_grid_data(filter_fields(result, paths)) if paths else result
 
     # -- spreadsheets.batchUpdate ------------------------------------------------------------------
@@ -1684,7 +1713,7 @@ class SheetsService:
         stored = {"namedRangeId": str(named.get("namedRangeId") or self._new_object_id(spreadsheet)), "name": name,
                   "range": self._stored_range(spreadsheet, named.get("range", {}))}
         spreadsheet.named_ranges = [*spreadsheet.named_ranges, stored]
-        return {"addNamedRange": {"namedRange": copy.deepcopy(stored)}}
+        return {"addNamedRange": {"namedRange": {**stored, "range": grid_range_json(stored["range"])}}}
 
     def req_deleteNamedRange(self, spreadsheet, spec):
         named_id = str(spec.get("namedRangeId"))
@@ -1914,8 +1943,13 @@ def _sheet_id_base(spreadsheet_id: str) -> int:
 def _with_sheet(value: dict, sheet_id: int | None) -> dict:
     value = copy.deepcopy(value)
     if "range" in value and sheet_id is not None:
-        value["range"] = {"sheetId": sheet_id, **value["range"]}
+        value["range"] = grid_range_json({"sheetId": sheet_id, **value["range"]})
     return value
+
+
+def grid_range_json(grid_range: dict) -> dict:
+    """A GridRange as the API writes it: a sheetId of 0 is left out, as every zero of proto3 JSON."""
+    return {k: v for k, v in grid_range.items() if not (k == "sheetId" and v == 0)}
 
 
 def _user_value(user: dict) -> Any:

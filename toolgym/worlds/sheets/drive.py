@@ -270,9 +270,10 @@ class DriveService:
         for sheet in sheets[1:]:
             session.execute(delete(Cell).where(Cell.sheet_id == sheet.sheet_id))
             session.delete(sheet)
-        first = sheets[0]
+        first = sheets[0]  # Drive's conversion names the sheet after the file, in a grid of at least 1000 x 26
         session.execute(delete(Cell).where(Cell.sheet_id == first.sheet_id))
-        first.index, first.row_count, first.column_count = 0, max(height, 1), max(width, 1)
+        first.index, first.row_count, first.column_count = 0, max(height, 1000), max(width, 26)
+        first.title = spreadsheet.title
         first.merges, first.basic_filter, first.frozen_rows, first.frozen_columns = [], None, 0, 0
         self.sheets.check_size(spreadsheet, 0)
         cells = [{"sheet_id": first.sheet_id, "row": r, "col": c, "value": parse_user_entered(v), "format": None,
@@ -286,7 +287,9 @@ class DriveService:
 
     def comments(self, file_id: str, query: dict, body: dict) -> dict:
         self.file(file_id)
-        return {"kind": "drive#commentList", "comments": []}
+        fields = _param(query, "fields", "")
+        result = {"kind": "drive#commentList", "comments": []}
+        return filter_fields(result, parse_fields(fields)) if fields else result
 
     # -- permissions -------------------------------------------------------------------------------
     def permission_resource(self, permission: Permission) -> dict:
