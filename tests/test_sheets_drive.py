@@ -118,6 +118,11 @@ def test_import_csv_replaces_the_sheets(client):
     sheets = spreadsheet.worksheets()  # Drive's conversion names the sheet after the file
     assert [(w.title, w.row_count, w.col_count) for w in sheets] == [("Seeded", 1000, 26)]
     assert sheets[0].get_all_values() == [["x", "y"], ["1", "2"]]
+    for data, message in [("=" + "1+" * 600 + "1", "at most 1000 characters"),
+                          ("\n".join(f"=A1+{i}" for i in range(2000)), "recalculation work")]:
+        with pytest.raises(gspread.exceptions.APIError, match=message):
+            client.import_csv("seeded", data)
+    assert sheets[0].get_all_values() == [["x", "y"], ["1", "2"]]
 
 
 def test_share_list_and_remove_permissions(client):

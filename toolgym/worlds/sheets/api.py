@@ -1926,7 +1926,9 @@ class SheetsService:
         title, number = f"Copy of {source.title}", 2
         while any(s.title.lower() == title.lower() for s in self.sheets(target)):
             title, number = f"Copy {number} of {source.title}", number + 1
-        return self.copy_sheet(source, target, title, None, None)
+        properties = self.copy_sheet(source, target, title, None, None)
+        self.check_recalculation(target)  # the copied formulas within the target's budget
+        return properties
 
 
 # -- helpers ----------------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ from urllib.parse import unquote
 from sqlalchemy import delete, insert, select
 
 from toolgym.worlds.sheets.a1 import bounds_label
-from toolgym.worlds.sheets.api import OWNER_EMAIL, ApiError, filter_fields, parse_fields, parse_user_entered
+from toolgym.worlds.sheets.api import (OWNER_EMAIL, ApiError, check_user_value, filter_fields, parse_fields,
+                                       parse_user_entered)
 from toolgym.worlds.sheets.models import Cell, Permission, Sheet, Spreadsheet
 
 SPREADSHEET_MIME = "application/vnd.google-apps.spreadsheet"
@@ -276,12 +277,15 @@ class DriveService:
         first.title = spreadsheet.title
         first.merges, first.basic_filter, first.frozen_rows, first.frozen_columns = [], None, 0, 0
         self.sheets.check_size(spreadsheet, 0)
-        cells = [{"sheet_id": first.sheet_id, "row": r, "col": c, "value": parse_user_entered(v), "format": None,
-                  "pivot": None, "extra": None} for r, row in enumerate(rows) for c, v in enumerate(row) if v != ""]
+        cells = [{"sheet_id": first.sheet_id, "row": r, "col": c,
+                  "value": check_user_value(parse_user_entered(v), f"media[{r}][{c}]"), "format": None, "pivot": None,
+                  "extra": None} for r, row in enumerate(rows) for c, v in enumerate(row) if v != ""]
         if cells:
             session.execute(insert(Cell), cells)
         spreadsheet.modified_time = file_time(self.world)
         session.flush()
+        self.sheets.forget()
+        self.sheets.check_recalculation(spreadsheet)  # the CSV's formulas within the budget, as any write
         return {"kind": "drive#file", "id": spreadsheet.id, "title": spreadsheet.title, "mimeType": SPREADSHEET_MIME,
                 "updatedRange": bounds_label(0, max(height, 1), 0, max(width, 1))}
 
