@@ -7,6 +7,7 @@ sheet and a usable env afterwards."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import gymnasium as gym
@@ -322,14 +323,12 @@ def test_an_internal_fault_is_a_500_in_the_api_shape_and_changes_nothing(monkeyp
     usable(sheets)
 
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers(-2 ** 70, 2 ** 70) | st.floats(allow_nan=False,
-                                                                                           allow_infinity=False)
-                     | st.text(max_size=8),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-                         st.sampled_from(["sheetId", "startRowIndex", "endRowIndex", "values", "rows",
-                                          "userEnteredValue", "numberValue", "formulaValue", "fields", "range",
-                                          "properties", "title", "gridProperties", "rowCount", "dimension"]),
-                         inner, max_size=4), max_leaves=12)
+_KEYS = st.sampled_from(["sheetId", "startRowIndex", "endRowIndex", "values", "rows", "userEnteredValue",
+                         "numberValue", "formulaValue", "fields", "range", "properties", "title", "gridProperties",
+                         "rowCount", "dimension"])
+_JSON = st.deferred(lambda: st.none() | st.booleans() | st.integers(-2 ** 70, 2 ** 70)
+                    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
+                    | st.lists(_JSON, max_size=3) | st.dictionaries(_KEYS, _JSON, max_size=4))
 _KINDS = ["updateCells", "repeatCell", "insertDimension", "deleteDimension", "appendDimension", "addSheet",
           "deleteSheet", "updateSheetProperties", "sortRange", "mergeCells", "setBasicFilter", "unknownKind"]
 
@@ -363,3 +362,33 @@ def _fuzz_world() -> SheetsWorld:
                              {"values": [["a", 1, "=B1*2"], ["b", 2, "=SUM(B1:B2)"]]})
         _FUZZ.update(world=world, snapshot=world.snapshot())
     return _FUZZ["world"]
+
+
+_WATCHING: dict = {"on": False, "events": []}
+
+
+def _audit(event: str, args: tuple) -> None:
+    if not _WATCHING["on"]:
+        return
+    if event.startswith(("subprocess.", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "socket.")):
+        _WATCHING["events"].append((event, str(args)[:120]))
+    elif event == "open" and len(args) > 1 and isinstance(args[1], str) and any(m in args[1] for m in "wax+"):
+        _WATCHING["events"].append((event, str(args)[:120]))
+
+
+def test_hostile_steps_start_no_process_open_no_socket_and_write_no_file():
+    sys.addaudithook(_audit)  # a hook stays for the process: it only records while the flag is set
+    sheets, _ = start()
+    run(sheets, "x = worksheet.acell('A1').value")  # the client libraries are imported before watching
+    programs = ["worksheet.update_acell('H1', '=Nope!A1')\nx = worksheet.get_all_values()",
+                "worksheet.update([['=1/0', '=FOO(1)', '=I1+1', '=H1']], 'H2:K2', raw=False)\nx = worksheet.get('H2:K2')",
+                "worksheet.update([[1, 2, 3]], 'A1:B1')",
+                "sheet.batch_update({'requests': [{'addSheet': {'properties': {'sheetId': 2 ** 63}}}]})",
+                "worksheet.resize(16000, 12)\nworksheet.update([['=SUM(A:K)'] for i in range(300)], 'L1:L300', raw=False)"]
+    _WATCHING.update(on=True, events=[])
+    try:
+        for program in programs:
+            run(sheets, program)
+    finally:
+        _WATCHING["on"] = False
+    assert _WATCHING["events"] == []

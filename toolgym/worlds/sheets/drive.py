@@ -231,7 +231,8 @@ class DriveService:
             raise ApiError("Invalid Value") from None
         if not 1 <= size <= 1000 or start < 0:
             raise ApiError("Invalid Value")
-        files = [s for s in self.world.session.scalars(select(Spreadsheet)) if all(c(self.resource(s)) for c in conditions)]
+        files = [s for s in self.world.session.scalars(select(Spreadsheet))
+                 if all(condition(self.resource(s)) for condition in conditions)]
         files.sort(key=lambda s: (s.modified_time, s.id), reverse=True)  # Drive's default: most recently modified first
         page = files[start:start + size]
         result: dict = {"kind": "drive#fileList", "incompleteSearch": False,
@@ -311,8 +312,8 @@ class DriveService:
     def permissions_list(self, file_id: str, query: dict, body: dict) -> dict:
         self.file(file_id)
         rows = self.world.session.scalars(select(Permission).where(Permission.spreadsheet_id == file_id))
-        result = {"kind": "drive#permissionList",
-                  "permissions": [dict(OWNER)] + [self.permission_resource(p) for p in sorted(rows, key=lambda p: p.id)]}
+        shared = [self.permission_resource(p) for p in sorted(rows, key=lambda p: p.id)]
+        result = {"kind": "drive#permissionList", "permissions": [dict(OWNER), *shared]}
         fields = _param(query, "fields", "")
         return filter_fields(result, parse_fields(fields)) if fields else result
 
@@ -329,7 +330,8 @@ class DriveService:
             raise ApiError("The simulated Drive API does not transfer ownership.", 403)
         email = body.get("emailAddress") if kind in ("user", "group") else None
         domain = body.get("domain") if kind == "domain" else None
-        if kind in ("user", "group") and not (isinstance(email, str) and re.fullmatch(r"[^@\s]{1,64}@[^@\s]{1,255}", email)):
+        if kind in ("user", "group") and not (isinstance(email, str)
+                                              and re.fullmatch(r"[^@\s]{1,64}@[^@\s]{1,255}", email)):
             raise ApiError("Invalid sharing request: an emailAddress is required for a user or group.")
         if kind == "domain" and not (isinstance(domain, str) and re.fullmatch(r"[A-Za-z0-9.-]{1,255}", domain)):
             raise ApiError("Invalid sharing request: a domain is required for a domain permission.")

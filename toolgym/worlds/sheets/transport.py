@@ -29,8 +29,8 @@ def _response(request: Any, status: int, payload: dict | bytes, content_type: st
     response.encoding = "utf-8"
     response.url = request.url
     response.request = request
-    response.reason = {200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests",
-                       500: "Internal Server Error"}.get(status, "Error")
+    response.reason = {200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
+                       429: "Too Many Requests", 500: "Internal Server Error"}.get(status, "Error")
     return response
 
 
