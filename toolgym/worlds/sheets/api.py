@@ -73,7 +73,7 @@ from sqlalchemy import delete, insert, select
 
 from toolgym.worlds.sheets.a1 import (Bounds, RangeError, bounds_label, cell_label, col_letters, parse_bounds, quote_title,
                                       split_sheet)
-from toolgym.worlds.sheets.formula import (MAX_FORMULA_CHARS, FormulaError, Recalculation, SheetCells,
+from toolgym.worlds.sheets.formula import (MAX_FORMULA_CHARS, VALUE_WORK, FormulaError, Recalculation, SheetCells,
                                            recalculation_work)
 from toolgym.worlds.sheets.models import Cell, Sheet, Spreadsheet
 
@@ -933,8 +933,20 @@ class SheetsService:
         return cells
 
     def check_recalculation(self, spreadsheet: Spreadsheet) -> None:
-        """Refuse a change after which the spreadsheet's recalculation would exceed its budget."""
-        work = recalculation_work(self._sheet_cells(spreadsheet)) + self._pivot_work(spreadsheet)
+        """Refuse a change after which the spreadsheet's recalculation would exceed its budget.
+
+        Priced from the formulas alone (and a unit per cell): a write does not read every value."""
+        formulas, cells = {}, 0
+        for sheet in self.sheets(spreadsheet):
+            grid = self.grid(sheet)
+            cells += len(grid.cells)
+            formulas[sheet.sheet_id] = SheetCells(sheet.title, sheet.row_count, sheet.column_count, {}, {
+                key: grid.cells[key][0]["formulaValue"] for key in grid.formulas
+                if key[0] < sheet.row_count and key[1] < sheet.column_count})
+        pivots = self._pivot_work(spreadsheet)
+        if not pivots and not any(sheet.formulas for sheet in formulas.values()) and cells <= MAX_CELLS:
+            return  # plain values alone never exceed the budget (a spreadsheet holds at most MAX_CELLS)
+        work = recalculation_work(formulas) + VALUE_WORK * cells + pivots
         if work > MAX_RECALCULATION_WORK:
             raise ApiError(f"The spreadsheet's formulas would need {work:,} units of recalculation work; the "
                            f"simulated Sheets API computes at most {MAX_RECALCULATION_WORK:,} per spreadsheet. "
@@ -942,9 +954,8 @@ class SheetsService:
 
     def _pivots(self, spreadsheet: Spreadsheet):
         for sheet in self.sheets(spreadsheet):
-            for (row, col), cell in sorted(self.grid(sheet).cells.items()):
-                if cell[2]:
-                    yield sheet, row, col, cell[2]
+            for (row, col), cell in sorted((key, cell) for key, cell in self.grid(sheet).cells.items() if cell[2]):
+                yield sheet, row, col, cell[2]
 
     def _pivot_work(self, spreadsheet: Spreadsheet) -> int:
         work = 0
