@@ -96,10 +96,10 @@ PINS: dict[str, dict[str, str]] = {
         'all': 'f7bf8043b5e73703fb0b18700c3041a8083ecfaa424416231a30d1edebeae1ed',
     },
     'googlesheets': {
-        'employees-basic_filter': '435d42f1c5516bb151a6284e2d27c054988c3fb12cdcc137925b40db8a9b1422',
-        'inventory-append_row': '67e31a6464588a5b81676e059de77aec1ff0d871e6c9d524f6026a45cbaa0ac7',
-        'sales-update_cell': '5e7fc803ba4db02383be2cf80fd6181406c2a29b9f7eef0cc7787c759c7ca4df',
-        'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
+        'employees-basic_filter': 'd23f6ac639527a669db7c3f2ceef4e6a53cd6acc8652f717356132428b1e36cb',
+        'inventory-append_row': '197dbf069a7afbbde3599d322283b73b907ec3d4eee23a3131e7244a006d0278',
+        'sales-update_cell': 'c0552e41d9cb845fd7ee08c4cd34400f74f769081bf8ea21b83d68df1ec51e39',
+        'all': 'c621ccb8f7058227d398370d9eb26811de44b3d290cb79c758d72fde1ed1e249',
     },
     'webshop': {
         'B0BDJ0MZ2Q-7': '69632ca42688d21d0b94667dc195713f8a00877469fb5bf8d29b6002e594fbc6',
