@@ -205,7 +205,9 @@ class Interpreter:
         """A value the program just created: checked against the budgets, its items counted."""
         if isinstance(value, (str, list, tuple, dict)):
             self.meter.allocate(len(value))
-        return self.meter.check(value)
+        self.meter.check(value)
+        self.meter.allocate_opaque(value)  # a new frame or array counts by its size
+        return value
 
     def _eval(self, node: ast.expr) -> Any:
         self.meter.tick()
@@ -249,6 +251,10 @@ class Interpreter:
             container, key = self._eval(node.value), self._eval(node.slice)
             if isinstance(container, dict):
                 self.meter.charge(self.meter.size(key))  # hashing the key
+            elif not isinstance(container, (list, tuple, str)):
+                self.meter.charge_opaque(container, key)
+                self._guard("load", (container, key))
+                return self._new(container[key])
             value = container[key]
             return self._new(value) if isinstance(key, slice) else value
         if isinstance(node, ast.Slice):
@@ -264,12 +270,14 @@ class Interpreter:
             if not any(node.attr in names for kind, names in self.profile.attributes.items()
                        if isinstance(target, kind)):
                 raise ProgramError(f"a {type(target).__name__} has no attribute {node.attr!r} a program may read")
+            self._guard("read", (target, node.attr))
             return self._new(getattr(target, node.attr))
         raise ProgramError(f"{type(node).__name__} is not allowed")
 
     def _binop(self, op: type, left: Any, right: Any) -> Any:
         """``left op right``, refused before it is computed if the result would be too large."""
         budgets, meter = self.profile.budgets, self.meter
+        meter.charge_opaque(left, right)
         self._guard(op.__name__, (left, right))
         known = None  # (deep size, depth) of a list or tuple result, from its operands' sizes
         if op is ast.Mult:
@@ -311,6 +319,7 @@ class Interpreter:
                 meter.charge(meter.size(left))  # hashing
             else:
                 meter.charge(meter.size(left) + meter.size(right))
+            self._guard(op.__name__, (left, right))
         return _COMPARE_OPS[op](left, right)
 
     def _list_comprehension(self, node: ast.ListComp) -> list:
@@ -371,9 +380,13 @@ class Interpreter:
             allowed = [names for kind, names in self.profile.methods.items() if isinstance(target, kind)]
             if not any(func.attr in names for names in allowed):
                 raise ProgramError(f"a {type(target).__name__} has no method {func.attr!r} a program may call")
+            meter.charge_opaque(target)
             self._guard(label, (target, args, kwargs))
             method = getattr(target, func.attr)
-            return self._result(label, lambda: method(*args, **kwargs))
+            result = self._result(label, lambda: method(*args, **kwargs))
+            if result is None:  # a method that returns nothing changed its target (pandas' inplace=True, insert)
+                meter.forget(target)
+            return result
         name = func.id
         function = self.functions.get(name) or self.profile.builtins[name]
         if getattr(function, "metered", False):
