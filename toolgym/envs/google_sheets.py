@@ -342,10 +342,11 @@ class GoogleSheetsEnv(ToolEnv):
         if not program.statements:
             return "the program is empty"
         before = self.world.snapshot()
+        variables = _namespace_copy(self.interpreter.variables) if self.mode == MULTI_STEP else {}
         error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(before)
-            self.interpreter = self._new_interpreter(self.task_id, self.interpreter.variables)
+            self.interpreter = self._new_interpreter(self.task_id, variables)
         return error
 
     def _new_interpreter(self, task_id: str, variables: dict | None = None) -> Interpreter:
@@ -456,6 +457,29 @@ class GoogleSheetsEnv(ToolEnv):
         return None
 
 
+def _namespace_copy(variables: dict) -> dict:
+    """A copy of a program's namespace that a failing program cannot change: its data (frames,
+    arrays, lists, dicts, cells) copied deeply, aliases kept; the client's objects (spreadsheets,
+    worksheets) and the ``pd`` / ``np`` facades shared, as the world's snapshot restores what
+    they point to."""
+    import gspread
+
+    from toolgym.worlds.sheets.profile import Numpy, Pandas
+
+    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy)
+    memo: dict[int, Any] = {}
+    stack = list(variables.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, shared):
+            memo[id(value)] = value
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend([*value.keys(), *value.values()])
+    return copy.deepcopy(variables, memo)
+
+
 def _quoted(title: str) -> str:
     from urllib.parse import quote
 
@@ -481,6 +505,9 @@ def _get_as_dataframe(worksheet: Any, evaluate_formulas: bool = False, header: A
     """gspread-dataframe's get_as_dataframe with the text-parser options a program may pass."""
     from gspread_dataframe import get_as_dataframe
 
+    from toolgym.worlds.sheets.guard import dtype as allowed_dtype
+
+    allowed_dtype(dtype, "get_as_dataframe")
     options = {k: v for k, v in zip(_GET_OPTIONS, (header, index_col, usecols, nrows, skiprows, dtype))
                if v is not None or k == "header"}
     return get_as_dataframe(_worksheet(worksheet, "get_as_dataframe"), evaluate_formulas=bool(evaluate_formulas),
