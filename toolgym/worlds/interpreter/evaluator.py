@@ -68,7 +68,7 @@ class Interpreter:
         if missing:
             raise ValueError(f"no implementation given for {sorted(missing)}")
         self.variables: dict[str, Any] = {}
-        self.meter = Meter(profile.budgets, profile.size_of)
+        self.meter = Meter(profile.budgets, profile.size_of, profile.operation_cost)
         self._signatures: dict[str, inspect.Signature | None] = {}
 
     def check(self, source: Any) -> Program:
@@ -88,7 +88,7 @@ class Interpreter:
         """
         if not isinstance(program, Program):
             program = self.check(program)
-        self.meter = Meter(self.profile.budgets, self.profile.size_of)
+        self.meter = Meter(self.profile.budgets, self.profile.size_of, self.profile.operation_cost)
         values = []
         try:
             for statement in program.statements:
@@ -319,6 +319,7 @@ class Interpreter:
                 meter.charge(meter.size(left))  # hashing
             else:
                 meter.charge(meter.size(left) + meter.size(right))
+            meter.charge_opaque(left, right)
             self._guard(op.__name__, (left, right))
         return _COMPARE_OPS[op](left, right)
 

@@ -39,6 +39,9 @@ class Profile:
             ``"store"``); raises ProgramError to refuse work too large to start.
         size_of: Deep size of a value the interpreter cannot walk (a data frame), or None;
             such values count as size 1 without it.
+        operation_cost: Work units of one operation (operator, subscript, method call) on such
+            values besides their size: the fixed overhead of a library call, so that many small
+            operations cost their time too.
         builtins: Pure functions (and helper constructors) the profile offers, by name.
         bare_expressions: Whether a statement may be any expression (else it must be a call).
         nested_namespace_calls: Whether a namespace call may sit inside an expression (else it
@@ -56,6 +59,7 @@ class Profile:
     stores: tuple[type, ...] = ()
     guard: Callable[[str, tuple], None] | None = None
     size_of: Callable[[Any], int | None] | None = None
+    operation_cost: int = 0
     builtins: Mapping[str, Callable] = field(default_factory=dict)
     bare_expressions: bool = True
     nested_namespace_calls: bool = True

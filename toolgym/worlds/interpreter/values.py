@@ -86,9 +86,11 @@ class Meter:
     (see :meth:`stored`) and measures them again when they are next used.
     """
 
-    def __init__(self, budgets: Budgets, size_of: Callable[[Any], int | None] | None = None):
+    def __init__(self, budgets: Budgets, size_of: Callable[[Any], int | None] | None = None,
+                 operation_cost: int = 0):
         self.budgets = budgets
         self.size_of = size_of  # deep size of values with no walkable children (a profile's data frames)
+        self.operation_cost = operation_cost  # work of one operation on such values, besides their size
         self.steps = 0
         self.work = 0
         self.allocated = 0
@@ -173,9 +175,11 @@ class Meter:
             self.allocate(self.opaque_size(value))
 
     def charge_opaque(self, *values: Any) -> None:
-        """Charge the work of an operation on opaque values (a data frame's operation visits its
-        cells): their sizes, before the operation."""
-        self.charge(sum(self.opaque_size(v) for v in values if _scalar_size(v) is None and _children(v) is None))
+        """Charge the work of an operation on opaque values, before it: their sizes (a data frame's
+        operation visits its cells) and the operation's fixed cost (a library call's overhead)."""
+        opaque = [v for v in values if _scalar_size(v) is None and _children(v) is None]
+        if opaque:
+            self.charge(self.operation_cost + sum(self.opaque_size(v) for v in opaque))
 
     def remember(self, value: Any, size: int, depth: int) -> None:
         """Record the deep size of a container just built from measured parts."""

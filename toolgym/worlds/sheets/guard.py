@@ -52,6 +52,9 @@ LIMIT = BUDGETS.max_size
 COLUMN_COST = 2_000
 #: Columns of a frame: a wider one would take more than its size's worth of work.
 MAX_COLUMNS = LIMIT // COLUMN_COST
+#: Work of one pandas / numpy operation besides its data (a library call costs about 100 µs,
+#: so that a run of the work budget makes at most a few thousand calls).
+OPERATION_COST = 10_000
 
 #: The only names a program may pass where pandas expects a function (``agg('sum')``,
 #: ``agg(total=('Sales', 'sum'))``, ``aggfunc='mean'``, lists and dicts of them).
@@ -581,9 +584,10 @@ def _arguments(bound: dict, where: str) -> None:
         if name == "dtype":
             dtype(value, where)
         if name == "decimals":
-            for item in (value.values() if isinstance(value, dict) else
-                         value.tolist() if _is_pandas(value) else [value]):
-                if not isinstance(item, (int, _np().integer)) or abs(int(item)) > 20:
+            items = list(value.values()) if isinstance(value, dict) else \
+                value.tolist() if isinstance(value, _pd().Series) else [value]
+            for item in items:
+                if isinstance(item, bool) or not isinstance(item, (int, _np().integer)) or abs(int(item)) > 20:
                     raise ProgramError(f"{where}: decimals must be integers of at most 20")
 
 

@@ -304,5 +304,6 @@ def sheets_profile() -> Profile:
         builtins=CODE_AS_POLICIES_BUILTINS,
         guard=guard,
         size_of=size_of,
+        operation_cost=rules.OPERATION_COST,
         budgets=BUDGETS,
     )
