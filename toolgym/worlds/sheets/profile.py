@@ -15,16 +15,32 @@ and ``np`` (small facades offering the allowed pandas / numpy functions). A prog
 - use the Code-as-Policies statements and builtins (``for`` over lists, ``if``, f-strings).
 
 Never reachable: dunders and names starting with ``_``, imports, ``open``, any file or
-network method (``to_csv``, ``to_pickle``, ``read_*``, ...), string-code evaluation
-(``query``, ``eval``), ``apply``/``map`` with callables (no callable is a value), the
-gspread client and its HTTP session (``worksheet.client``, ``sheet.client``). The
-:func:`guard` refuses, before they start, operations whose result would exceed the budgets
-(``'x' * n`` with numpy integers, text columns times large numbers, big-integer growth in
-object columns, pivots whose index times columns is too large, new arrays and frames too
-large), string aggregation names other than :data:`AGGREGATIONS` (pandas resolves such a
-name with ``getattr``) and regular expressions (``regex=True``; ``str.contains`` with
-metacharacters must pass ``regex=False``). Each program may make at most
-``max_requests`` API requests (the service answers 429 after that, as Sheets' quota does).
+network method (``to_csv``, ``to_pickle``, ``to_clipboard``, ``plot``, ``read_*``, ...),
+string-code evaluation (``query``, ``eval``), methods that apply functions or names
+(``apply``, ``map``, ``transform``, ``pipe``, ``resample``, ``rolling``, ...), the gspread
+client and its HTTP session (``worksheet.client``, ``sheet.client``). No callable is a value.
+
+**The rule for names that become calls.** pandas and numpy resolve some *strings* to callables
+or types: ``agg('sum')`` is ``getattr(df, 'sum')()``, and so is every name in an aggregation
+spec, wherever it sits (``agg(['sum', 'max'])``, ``agg({'col': ['sum']})``, named aggregation
+``agg(total=('col', 'sum'))`` and ``SeriesGroupBy.agg(total='sum')``, ``pivot_table(aggfunc=...)``
+and ``pd.pivot_table``); dtype names go through registries (``astype('U10000000')``,
+``'datetime64[ns, tz]'``), and ``engine=`` starts a compiler. So, before pandas sees a call,
+its arguments are bound to the method's own signature (a positional argument is judged by its
+parameter's name) and: every function position of an aggregation spec must name one of
+:data:`AGGREGATIONS`, else the call is refused ("aggregation 'x' is not allowed; use one of
+..."); arguments pandas forwards to an aggregation must be numbers or booleans; a ``dtype``
+must be one of :data:`DTYPES` or a dtype object a frame has; ``engine`` and
+``engine_kwargs`` must be None; no argument may be callable. The rules live in
+:mod:`toolgym.worlds.sheets.guard`, with the others the :func:`guard` applies before every
+operator, subscript, store and method call: no regular expressions on any path that takes a
+pattern (a ``regex`` argument must be False; ``str.contains`` with metacharacters needs
+``regex=False``), and the size and work of every result predicted from its arguments
+(broadcasting, index alignment with duplicate labels, fancy indexing, enlargement, ``melt``,
+pivots, text growth, big integers, frames wider than ``guard.MAX_COLUMNS`` columns) and
+refused past the budgets. A refusal comes only from these rules: they never fail by
+themselves. Each program may make at most ``max_requests`` API requests (the service answers
+429 after that, as Sheets' quota does).
 """
 
 from __future__ import annotations
@@ -190,6 +206,13 @@ class Numpy:
 
     def where(self, condition: Any, x: Any, y: Any):
         self._checked(condition, x, y)
+        shapes = [rules.shape_of(v) for v in (condition, x, y)]
+        try:
+            items = math.prod(self._np.broadcast_shapes(*shapes))
+        except ValueError:
+            items = 0  # shapes that do not fit: numpy refuses by itself
+        if items > self._max_size:
+            raise ProgramError(f"np.where() would hold {items} items (at most {self._max_size})")
         self._text_width("where", condition, x, y)
         return self._np.where(condition, x, y)
 
