@@ -477,7 +477,10 @@ def _namespace_copy(variables: dict) -> dict:
             stack.extend(value)
         elif isinstance(value, dict):
             stack.extend([*value.keys(), *value.values()])
-    return copy.deepcopy(variables, memo)
+    try:
+        return copy.deepcopy(variables, memo)
+    except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
+        return dict(variables)
 
 
 def _quoted(title: str) -> str:

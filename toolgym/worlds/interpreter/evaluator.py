@@ -165,6 +165,7 @@ class Interpreter:
         """``container[key] = value``, refused before the write if the container would grow too large."""
         meter, budgets = self.meter, self.profile.budgets
         if self.profile.stores and isinstance(container, self.profile.stores):
+            meter.charge_opaque(container, value)
             self._guard("store", (container, key, value))
             container[key] = value
             meter.forget(container)  # the next use measures it again

@@ -438,7 +438,8 @@ def _new_labels(labels: Any, key: Any) -> int:
 
 
 def _store(container: Any, key: Any, value: Any) -> None:
-    """Refuse a subscript store whose value or enlarged frame would exceed the budgets."""
+    """Refuse a subscript store whose value or enlarged frame would exceed the budgets (by its
+    cells: a store runs in loops, and the frame's text is measured when it is next used)."""
     pandas = _pd()
     from pandas.core.indexing import _AtIndexer, _iAtIndexer, _iLocIndexer, _LocIndexer
 
@@ -455,10 +456,9 @@ def _store(container: Any, key: Any, value: Any) -> None:
         height = len(target) + (0 if rows is None else _new_labels(target.index, rows))
         width = target.shape[1] + (0 if columns is None else _new_labels(target.columns, columns))
         _refuse_columns(width, "the frame")
-        _refuse_size(height * width + _text(target) + _text(value), "the frame")
+        _refuse_size(height * width + COLUMN_COST * width, "the frame")
     elif isinstance(target, pandas.Series):
-        _refuse_size(len(target) + (0 if rows is None else _new_labels(target.index, rows)) + _text(target)
-                     + _text(value), "the series")
+        _refuse_size(len(target) + (0 if rows is None else _new_labels(target.index, rows)), "the series")
 
 
 # -- arguments ----------------------------------------------------------------------------------
