@@ -351,13 +351,16 @@ def test_rejected_program_restores_sheet_and_namespace():
 @pytest.mark.parametrize("env_id, good", [
     ("GoogleSheets-v0", "x = 1"), ("HomeSearch-v0", 'API.set_location("Spokane")'), ("Tabletop-v0", "x = 1"),
 ])
-@pytest.mark.parametrize("bad", ["x = (", "\x00", "import os", "x = nope"])
+@pytest.mark.parametrize("bad", ["x = (", "\x00", "import os", "x = nope", "for i in [1, 2]:\n    y = i\n    x = nope"])
 def test_one_rule_for_errors_in_every_multi_step_env(env_id, good, bad):
-    """An error observation, nothing changed, the episode goes on, the step counts."""
+    """An error observation, nothing changed (names included), the episode goes on, the step counts."""
     env = gym.make(env_id, mode="multi_step", max_steps=3).unwrapped
     env.reset(seed=0, options={"task_index": 0})
     env.step(good)
+    names = {name: value for name, value in env.interpreter.variables.items() if isinstance(value, (int, str))}
     observation, reward, terminated, truncated, info = env.step(bad)
     assert observation.startswith("Error") and not terminated and not truncated and reward == 0, observation
+    assert {name: value for name, value in env.interpreter.variables.items() if isinstance(value, (int, str))} \
+        == names and "y" not in env.interpreter.variables
     observation, reward, terminated, truncated, info = env.step(bad)
     assert truncated and not terminated and "metrics" in info  # the third step counted

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any
 
 from toolgym.envs.actions import Unparseable, extract_program, parse_action
@@ -231,9 +232,11 @@ class TabletopEnv(ToolEnv):
             self._errors.append(error)
             return f"Error: {error}"
         self.world.log, self.world.said = [], []
+        variables = copy.deepcopy(self.interpreter.variables)  # plain values: numbers, text, lists, dicts
         try:
             [value] = self.interpreter.run(program)
         except ProgramError as exc:
+            self.interpreter.variables = variables  # a failed statement leaves no names behind
             self._errors.append(str(exc))
             return f"Error: {exc}"
         self._program.append(program.source)
