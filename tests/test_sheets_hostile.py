@@ -115,6 +115,8 @@ def test_names_pandas_would_call_must_be_allowed_aggregations(program):
     (READ + "x = pd.Series([1], dtype='S100000')", "is not allowed"),
     ("x = get_as_dataframe(worksheet, dtype='V1000')", "is not allowed"),
     (READ + "x = df.round(10**9)", "decimals must be integers of at most 20"),
+    (READ + "x = df.describe(include=['datetime64[ns, Europe/Paris]'])", "is not allowed"),
+    (READ + "x = df[df.columns[2]].values.sum(dtype='U100000')", "is not allowed"),
 ])
 def test_other_names_and_arguments_that_reach_registries_or_compilers(program, message):
     assert_refused(program, message)
@@ -279,6 +281,8 @@ LEGITIMATE = [
     "x = df[df.columns[0]].str.cat(sep=', ')",
     "x = pd.concat([df, df], ignore_index=True)",
     "x = df.describe()",
+    "x = df.describe(include='all')",
+    "x = df.describe(include=['number', 'object'])",
     "x = df.round(1)",
     "x = np.array([1, 2, 3])[:, None] + np.array([1, 2])",
     "x = df.T",

@@ -431,10 +431,7 @@ def _new_labels(labels: Any, key: Any) -> int:
     if isinstance(key, slice) or _is_mask(key):
         return 0
     keys = list(key) if _is_list_like(key) and not isinstance(key, _pd().DataFrame) else [key]
-    try:
-        return len(keys) - int(_pd().Index(keys).isin(labels).sum())
-    except (TypeError, ValueError):
-        return len(keys)
+    return sum(not _hashable_in(k, labels) for k in keys)  # the index's hash table: O(1) a key
 
 
 def _store(container: Any, key: Any, value: Any) -> None:
@@ -583,6 +580,10 @@ def _arguments(bound: dict, where: str) -> None:
             raise ProgramError(f"{where}: {name} is not allowed")
         if name == "dtype":
             dtype(value, where)
+        if name in ("include", "exclude") and value is not None and value != "all":  # describe's dtype selections
+            for item in (value if isinstance(value, (list, tuple)) else [value]):
+                if item != "number":
+                    dtype(item, where)
         if name == "decimals":
             items = list(value.values()) if isinstance(value, dict) else \
                 value.tolist() if isinstance(value, _pd().Series) else [value]

@@ -160,9 +160,14 @@ def _length(value: Any) -> int:
 
 
 def _rows(data: Any) -> int:
-    """Rows of a frame built from ``data`` (a dict of columns: their longest, or all their labels)."""
+    """Rows of a frame built from ``data`` (a dict of columns: the longest, or, when series are
+    aligned on their labels, all their labels)."""
+    import pandas
+
     if isinstance(data, dict):
-        return max(sum(_length(v) for v in data.values()), 1)
+        lengths = [_length(v) for v in data.values()]
+        aligned = any(isinstance(v, pandas.Series) for v in data.values())
+        return max(sum(lengths) if aligned else max(lengths, default=1), 1)
     return _length(data)
 
 
