@@ -286,6 +286,7 @@ LEGITIMATE = [
     "x = df.round(1)",
     "x = np.array([1, 2, 3])[:, None] + np.array([1, 2])",
     "x = df.T",
+    "x = 'Name' in df.columns\ny = 3 not in df[df.columns[2]].tolist()\nz = -df[df.columns[2]]\nw = ~(df[df.columns[2]] > 1)",
 ]
 
 
@@ -328,9 +329,14 @@ def test_the_guard_is_total():
                 pass
             except AttributeError:
                 assert not hasattr(target, method)
-        for operation, operands in (("Add", (frame, right)), ("Mult", (left, frame["a"])), ("Eq", (left, right)),
-                                    ("load", (frame, left)), ("load", (numpy.arange(6), left)),
-                                    ("store", (frame, left, right))):
+        operations = [(name, (left, right)) for name in ("Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow",
+                                                         "BitAnd", "BitOr", "Eq", "NotEq", "Lt", "In", "NotIn")]
+        operations += [("Add", (frame, right)), ("Mult", (left, frame["a"])), ("Pow", (frame["c"], right)),
+                       ("USub", (left,)), ("Invert", (left,)), ("Not", (left,)), ("read", (frame, "T")),
+                       ("load", (frame, left)), ("load", (frame["b"], left)), ("load", (frame.loc, left)),
+                       ("load", (frame.iloc, left)), ("load", (numpy.arange(6), left)),
+                       ("store", (frame, left, right)), ("store", (frame.loc, left, right))]
+        for operation, operands in operations:
             try:
                 guard(operation, operands)
             except ProgramError:

@@ -779,8 +779,8 @@ def guard(operation: str, operands: tuple) -> None:
     if operation in _ELEMENTWISE:
         _elementwise(operation, *operands)
         return
-    if operation in ("USub", "UAdd", "Not", "Invert"):
-        return
+    if "." not in operation and operation not in ("load", "store", "read"):
+        return  # unary operators keep the size; ``in`` only looks
     if operation == "load":
         _load(*operands)
         return
