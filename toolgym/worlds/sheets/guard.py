@@ -593,7 +593,8 @@ def _arguments(bound: dict, where: str) -> None:
 
 
 # -- methods -------------------------------------------------------------------------------------
-def _columns_of(frame: Any, names: Any) -> list:
+def _columns_of(names: Any) -> list:
+    """Column names given as one name or a list of them."""
     if names is None:
         return []
     return [names] if not _is_list_like(names) else list(names)
@@ -637,15 +638,15 @@ def _pivot_table(frame: Any, bound: dict, where: str) -> None:
     _forwarded(bound.get("kwargs") or {}, where)
     rows, columns = _distinct(frame, bound.get("index")), _distinct(frame, bound.get("columns"))
     values = bound.get("values")
-    width = len(_columns_of(frame, values)) if values is not None else frame.shape[1]
+    width = len(_columns_of(values)) if values is not None else frame.shape[1]
     extra = 1 if bound.get("margins") else 0
     _refuse_columns((columns + extra) * width * functions, "the pivot table")
     _refuse_size((rows + extra) * (columns + extra) * width * functions, "the pivot table")
 
 
 def _melt(frame: Any, bound: dict) -> None:
-    keep = _columns_of(frame, bound.get("id_vars"))
-    melted = _columns_of(frame, bound.get("value_vars")) or [c for c in frame.columns if not _hashable_in(c, keep)]
+    keep = _columns_of(bound.get("id_vars"))
+    melted = _columns_of(bound.get("value_vars")) or [c for c in frame.columns if not _hashable_in(c, keep)]
     rows, count = len(frame), max(len(melted), 1)
     kept_text = sum(_text(frame[c]) for c in keep if _hashable_in(c, frame.columns))
     labels = sum(len(str(c)) for c in melted[:MAX_COLUMNS]) * rows
@@ -730,7 +731,7 @@ def _method(target: Any, method: str, bound: dict, where: str) -> None:
         _pivot_table(target, bound, where)
     elif method == "pivot" and isinstance(target, pandas.DataFrame):
         values = bound.get("values")
-        width = len(_columns_of(target, values)) if values is not None else target.shape[1]
+        width = len(_columns_of(values)) if values is not None else target.shape[1]
         columns = _distinct(target, bound.get("columns")) * width
         _refuse_columns(columns, where)
         _refuse_size(_distinct(target, bound.get("index")) * columns, where)
@@ -770,8 +771,6 @@ def _method(target: Any, method: str, bound: dict, where: str) -> None:
         _refuse_size(size(target) + len(target) + size(bound.get("value")), where)
     elif method == "transpose":
         _refuse_columns(len(target), where)
-    elif method in ("nlargest", "nsmallest", "head", "tail") and isinstance(bound.get("n"), int):
-        pass  # never larger than the target
 
 
 def guard(operation: str, operands: tuple) -> None:
