@@ -131,7 +131,7 @@ def test_methods_that_run_names_or_code_are_not_in_the_allow_list(method):
     assert "attribute access is only allowed" in observation or "no method" in observation
 
 
-@pytest.mark.parametrize("method", ["extract('(a+)+$')", "split('(a+)+$', regex=True)", "match('(a+)+$')",
+@pytest.mark.parametrize("method", ["split('(a+)+$', regex=True)", "match('(a+)+$')",
                                     "count('(a+)+$')", "findall('(a+)+$')", "fullmatch('(a+)+$')",
                                     "repeat(10**7)", "pad(10**7)"])
 def test_string_methods_that_take_patterns_or_grow_text_are_not_in_the_allow_list(method):
@@ -140,29 +140,140 @@ def test_string_methods_that_take_patterns_or_grow_text_are_not_in_the_allow_lis
 
 
 # -- regular expressions -------------------------------------------------------------------------
-@pytest.mark.parametrize("program", [
-    READ + "x = df.replace(regex='(a+)+$', value='x')",
-    READ + "x = df.replace(to_replace='(a+)+$', value='x', regex=True)",
-    READ + "x = df.replace(to_replace='(a+)+$', value='x', regex=np.array([True])[0])",
-    READ + "x = df.replace(regex=['(a+)+$'], value='x')",
-    READ + "x = df.replace(regex={'(a+)+$': 'x'})",
-    READ + "x = df.replace(to_replace='(a+)+$', value='x', regex=1)",
-    READ + "x = df[df.columns[0]].replace(regex='(a+)+$', value='x')",
-    READ + "x = df[df.columns[0]].str.replace('(a+)+$', 'x', regex=True)",
-    READ + "x = df[df.columns[0]].str.replace('(a+)+$', 'x', -1, None, 0, True)",
-    READ + "x = df[df.columns[0]].str.replace('(a+)+$', 'x', regex=np.array([True])[0])",
-    READ + "x = df[df.columns[0]].str.contains('(a+)+$')",
-    READ + "x = df[df.columns[0]].str.contains('(a+)+$', False, 0, False, True)",
-    READ + "x = df[df.columns[0]].str.contains('(a|aa)*b', regex=np.array([True])[0])",
-    READ + "x = df[df.columns[0]].str.contains('x', regex='(a+)+$')",
+#: Texts on which Python's backtracking engine takes longer than the age of the universe for
+#: ``(a+)+$`` (it doubles its work per character): 20 cells of 5,000 characters, half ending in 'b'.
+LONG = "t = pd.Series(['a' * 5000 + 'b', 'a' * 5000] * 10)\nf = pd.DataFrame({'t': t, 'n': np.arange(20)})\n"
+
+
+@pytest.mark.parametrize("program, expected", [
+    (LONG + "x = f.replace(regex='(a+)+$', value='x')['t'].tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = f.replace(to_replace='(a+)+$', value='x', regex=True)['t'].tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = f.replace(to_replace='(a+)+$', value='x', regex=np.array([True])[0])['t'].tolist()",
+     ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = f.replace(regex=['(a+)+$'], value='x')['t'].tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = f.replace(regex={'(a+)+$': 'x'})['t'].tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = f.replace({'t': {'(a+)+$': 7}}, regex=True)['t'].tolist()", ["a" * 5000 + "b", 7] * 10),
+    (LONG + "x = t.replace(regex='(a+)+$', value='x').tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "f.replace(regex='(a+)+$', value='x', inplace=True)\nx = f['t'].tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = t.str.replace('(a+)+$', 'x', regex=True).tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = t.str.replace('(a+)+$', 'x', -1, None, 0, True).tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = t.str.replace('(a+)+$', 'x', regex=np.array([True])[0]).tolist()", ["a" * 5000 + "b", "x"] * 10),
+    (LONG + "x = t.str.contains('(a+)+$').tolist()", [False, True] * 10),
+    (LONG + "x = t.str.contains('(a+)+$', False, 0, False, True).tolist()", [False, True] * 10),
+    (LONG + "x = t.str.contains('(a|aa)*c', regex=np.array([True])[0]).sum()", 0),
+    (LONG + "x = t.str.contains('(A+)+B$', case=False).sum()", 10),
+    (LONG + "x = t.str.extract('((a+)+)(b?)$')[2].tolist()", ["b", ""] * 10),
 ])
-def test_no_pattern_reaches_a_backtracking_engine(program):
-    assert_refused(program, "regular expressions are not allowed")
+def test_patterns_run_in_linear_time(program, expected, monkeypatch):
+    """The catastrophic-backtracking reproducers run on RE2: under a second on texts where
+    Python's engine would never finish, with the right answer; Python's ``re`` never sees them."""
+    import re
+
+    env = multi_step_env()
+    seen, compile_pattern = [], re._compile
+    monkeypatch.setattr(re, "_compile", lambda pattern, flags: seen.append(pattern) or compile_pattern(pattern, flags))
+    observation, *_ = bounded_step(env, program)
+    monkeypatch.undo()
+    assert not [p for p in seen if "a+" in str(p) or "aa" in str(p)]
+    assert observation.startswith("The program ran"), observation[:300]
+    assert env.interpreter.variables["x"] == expected
+
+
+@pytest.mark.parametrize("program, message", [
+    (READ + "x = df[df.columns[0]].str.contains(r'(a)\\1')", "a backreference (\\1)"),
+    (READ + "x = df[df.columns[0]].str.replace(r'(?P<x>a)(?P=x)', '', regex=True)", "a named backreference"),
+    (READ + "x = df[df.columns[0]].str.contains('a(?=b)')", "lookahead (?=...)"),
+    (READ + "x = df[df.columns[0]].str.contains('a(?!b)')", "negative lookahead (?!...)"),
+    (READ + "x = df.replace(regex='(?<=a)b', value='x')", "lookbehind (?<=...)"),
+    (READ + "x = df[df.columns[0]].str.extract('(?<!a)(b)')", "negative lookbehind (?<!...)"),
+    (READ + "x = df.replace(to_replace=['a', '(?>a+)'], value='x', regex=True)", "an atomic group"),
+    (READ + "x = df[df.columns[0]].str.contains('a++')", "possessive or repeated quantifier"),
+])
+def test_patterns_re2_cannot_run_are_refused_by_feature(program, message):
+    observation = assert_refused(program, message)
+    assert "RE2, a linear-time engine without backreferences or lookaround" in observation
+
+
+@pytest.mark.parametrize("program, message", [
+    (READ + "x = df.replace(to_replace='a', value='x', regex=1)", "regex must be True, False or the patterns"),
+    (READ + "x = df[df.columns[0]].str.contains('x', regex='(a+)+$')", "regex must be True or False"),
+    (READ + "x = df.replace(to_replace='a', regex='b', value='x')", "to_replace must be None"),
+    (READ + "x = df.replace(regex='a')", "give value="),
+    (READ + "x = df[df.columns[0]].str.contains('a', flags=64)", "flags may combine"),
+    (READ + "x = df[df.columns[0]].str.replace('(a)', r'\\2', regex=True)", "does not have"),
+    (READ + "x = df[df.columns[0]].str.extract('a')", "no capture groups"),
+    (READ + "x = df[df.columns[0]].str.contains(5)", "a pattern must be text"),
+    # budgets: cells searched, matches substituted, text built (literal characters and group references)
+    ("s = pd.Series(['ab'] * 10000)\ns = pd.concat([s, s, s, s, s])\nx = s.str.contains('a')", "text cells"),
+    ("s = pd.Series(['a b c d e f g h i j'] * 3000)\nx = s.str.replace(' ', '_', regex=True)", "matches more than"),
+    ("s = pd.Series(['aaaa'] * 100)\nx = s.str.replace('a', 'x' * 10000, regex=True)", "too large"),
+    ("s = pd.Series(['a' * 5000] * 10)\nx = s.str.replace('(a+)', r'\\1' * 10, regex=True)", "too large"),
+    ("s = pd.DataFrame({'a': ['aaaa'] * 100})\nx = s.replace(regex='a', value='x' * 10000)", "too large"),
+])
+def test_pattern_arguments_and_budgets(program, message):
+    assert_refused(program, message)
+
+
+#: Patterns agents write, as the program says them and as the reference computes them: pandas
+#: with Python's engine (these patterns do not backtrack). Results must be equal, dtypes and
+#: missing values included.
+EQUIVALENT = [
+    ("s.str.contains('a|e')", lambda s, d, o: s.str.contains('a|e')),
+    ("s.str.contains('^[A-M]')", lambda s, d, o: s.str.contains('^[A-M]')),
+    ("s.str.contains('A|E', case=False)", lambda s, d, o: s.str.contains('A|E', case=False)),
+    ("s.str.contains('o', flags=2)", lambda s, d, o: s.str.contains('o', flags=2)),
+    ("s.str.contains('x', na=False)", lambda s, d, o: s.str.contains('x', na=False)),
+    ("s.str.replace(r'\\s+', ' ', regex=True)", lambda s, d, o: s.str.replace(r'\s+', ' ', regex=True)),
+    ("s.str.replace(r'(\\w)(\\w)', r'\\2\\1', regex=True)",
+     lambda s, d, o: s.str.replace(r'(\w)(\w)', r'\2\1', regex=True)),
+    ("s.str.replace('[aeiou]', '', n=1, regex=True)", lambda s, d, o: s.str.replace('[aeiou]', '', n=1, regex=True)),
+    ("s.str.replace(r'(?P<first>^.)', r'<\\g<first>>', regex=True)",
+     lambda s, d, o: s.str.replace(r'(?P<first>^.)', r'<\g<first>>', regex=True)),
+    ("s.str.replace('A', '-', case=False, regex=True)",
+     lambda s, d, o: s.str.replace('A', '-', case=False, regex=True)),
+    ("s.str.extract(r'(?P<first>\\w)(\\w)')", lambda s, d, o: s.str.extract(r'(?P<first>\w)(\w)')),
+    ("s.str.extract(r'([aeiou])', expand=False)", lambda s, d, o: s.str.extract(r'([aeiou])', expand=False)),
+    ("s.str.extract(r'(?P<v>[aeiou])', expand=False)",
+     lambda s, d, o: s.str.extract(r'(?P<v>[aeiou])', expand=False)),
+    ("s.str.extract(r'(z)?(a)')", lambda s, d, o: s.str.extract(r'(z)?(a)')),
+    ("d.replace(regex=r'^(\\w)', value=r'<\\1>')", lambda s, d, o: d.replace(regex=r'^(\w)', value=r'<\1>')),
+    ("d.replace('^[A-M].*', 'early', regex=True)", lambda s, d, o: d.replace('^[A-M].*', 'early', regex=True)),
+    ("d.replace(to_replace=[r'a', r'e'], value=['A', 'E'], regex=True)",
+     lambda s, d, o: d.replace(to_replace=[r'a', r'e'], value=['A', 'E'], regex=True)),
+    ("d.replace({'k': r'^.'}, 'Q', regex=True)", lambda s, d, o: d.replace({'k': r'^.'}, 'Q', regex=True)),
+    ("d.replace({'k': {r'^(.)': r'\\1\\1'}}, regex=True)",
+     lambda s, d, o: d.replace({'k': {r'^(.)': r'\1\1'}}, regex=True)),
+    ("d.replace(regex={'^L.*': 'L'})", lambda s, d, o: d.replace(regex={'^L.*': 'L'})),
+    ("o.str.contains('a')", lambda s, d, o: o.str.contains('a')),
+    ("o.str.replace('a', 'A', regex=True)", lambda s, d, o: o.str.replace('a', 'A', regex=True)),
+    ("o.str.extract('(a)(.)')", lambda s, d, o: o.str.extract('(a)(.)')),
+    ("o.replace('a.', 'Q', regex=True)", lambda s, d, o: o.replace('a.', 'Q', regex=True)),
+]
+
+
+@pytest.mark.parametrize("expression, reference", EQUIVALENT, ids=[str(i) for i in range(len(EQUIVALENT))])
+def test_patterns_give_what_pandas_gives(expression, reference):
+    import numpy
+    import pandas
+
+    env = multi_step_env()
+    setup = ("s = df[df.columns[0]]\nd = pd.DataFrame({'k': s, 'n': np.arange(len(s))})\n"
+             "o = pd.Series(['ab', None, 'ca', 5, 'xa'], dtype='object')\n")
+    observation, *_ = bounded_step(env, setup + f"x = {expression}")
+    assert observation.startswith("The program ran"), observation[:300]
+    s = env.interpreter.variables["s"]
+    expected = reference(s, pandas.DataFrame({"k": s, "n": numpy.arange(len(s))}),
+                         pandas.Series(["ab", None, "ca", 5, "xa"], dtype="object"))
+    got = env.interpreter.variables["x"]
+    if isinstance(expected, pandas.DataFrame):
+        pandas.testing.assert_frame_equal(got, expected)
+    else:
+        pandas.testing.assert_series_equal(got, expected)
 
 
 def test_plain_text_matching_still_works():
     env = multi_step_env()
-    program = ("x = df[df.columns[0]].str.contains('a').sum()\n"
+    program = ("x = df[df.columns[0]].str.contains('a', regex=False).sum()\n"
                "y = df[df.columns[0]].str.contains('(a+)+$', regex=False).sum()\n"
                "z = df.replace('a', 'b')\n"
                "w = df[df.columns[0]].str.replace('a', 'b')\n")

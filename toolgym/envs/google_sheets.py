@@ -106,9 +106,9 @@ class GoogleSheetsEnv(ToolEnv):
     an empty action submits. Programs run in toolgym's interpreter with the profile of
     ``toolgym.worlds.sheets.profile`` (allow-listed methods and attributes of gspread's
     Spreadsheet, Worksheet and Cell, pandas' DataFrame, Series, Index and numpy arrays;
-    subscripts, ``.loc``/``.iloc``, masks, augmented assignment; no dunders, imports, files,
-    network, string-code evaluation or regular expressions; budgets on steps, sizes and API
-    requests). Nothing is passed to ``eval``/``exec``; a refused or failing program changes
+    subscripts, ``.loc``/``.iloc``, masks, augmented assignment; regular expressions run on
+    RE2, in linear time, without backreferences or lookaround; no dunders, imports, files,
+    network or string-code evaluation; budgets on steps, sizes and API requests). Nothing is passed to ``eval``/``exec``; a refused or failing program changes
     nothing.
 
     ## Observation Space
@@ -180,7 +180,7 @@ class GoogleSheetsEnv(ToolEnv):
                 raise ValueError(f"GoogleSheets-v0: {name} must be an int" + (f" >= {low}" if low is not None else "")
                                  + f", got {value!r}")
         # The profile and the programs import these on first use; a missing one still fails at make.
-        for library in ("gspread", "pandas"):
+        for library in ("gspread", "pandas", "re2"):
             if importlib.util.find_spec(library) is None:
                 raise ModuleNotFoundError(f"GoogleSheets-v0 needs {library}: pip install 'toolgym[sheets]'",
                                           name=library)

@@ -383,9 +383,9 @@ class Interpreter:
             if not any(func.attr in names for names in allowed):
                 raise ProgramError(f"a {type(target).__name__} has no method {func.attr!r} a program may call")
             meter.charge_opaque(target)
-            self._guard(label, (target, args, kwargs))
+            instead = self._guard(label, (target, args, kwargs))
             method = getattr(target, func.attr)
-            result = self._result(label, lambda: method(*args, **kwargs))
+            result = self._result(label, instead or (lambda: method(*args, **kwargs)))
             if result is None:  # a method that returns nothing changed its target (pandas' inplace=True, insert)
                 meter.forget(target)
             return result
@@ -396,10 +396,12 @@ class Interpreter:
         self._bind(name, function, args, kwargs)
         return self._result(name, lambda: function(*args, **kwargs))
 
-    def _guard(self, operation: str, operands: tuple) -> None:
-        """Ask the profile's guard, if any, whether an operation on its values may start."""
+    def _guard(self, operation: str, operands: tuple) -> Callable[[], Any] | None:
+        """Ask the profile's guard, if any, whether an operation on its values may start (and,
+        for a method call, whether to run something else in its place)."""
         if self.profile.guard is not None:
-            self.profile.guard(operation, operands)
+            return self.profile.guard(operation, operands)
+        return None
 
     def _bind(self, name: str, function: Callable, args: list, kwargs: dict) -> None:
         """Say plainly when the arguments do not fit ``function``'s signature."""

@@ -19,11 +19,12 @@ Three kinds of rules:
   compilers) must be None; no argument may be callable. Methods that evaluate code or apply
   functions (``apply``, ``map``, ``transform``, ``pipe``, ``eval``, ``query``, ``resample``,
   ``rolling``, ...) are not in the profile's allow-list at all.
-- **No regular expressions.** A ``regex`` argument must be False (a Python or numpy bool);
-  ``str.contains`` (a regex by default) takes only patterns without metacharacters unless
-  ``regex=False``. Every other method that takes a pattern (``filter``, ``str.extract``,
-  ``str.split``, ``str.match``, ``str.count``, ...) is not in the allow-list. So no pattern ever
-  reaches a backtracking engine.
+- **Patterns on RE2.** ``str.contains``, ``str.replace``, ``str.extract`` (``regex=True``) and
+  ``replace(regex=...)`` are not run by pandas: the guard returns what to run in their place,
+  :mod:`toolgym.worlds.sheets.regex`, which matches with RE2 (linear time) under its own
+  budgets and refuses backreferences and lookaround by name. Every other method that takes a
+  pattern (``filter``, ``str.split``, ``str.match``, ``str.count``, ...) is not in the
+  allow-list. So no pattern ever reaches a backtracking engine.
 - **Size and work, predicted.** The size of each result is computed from the arguments' shapes
   and text before the work: numpy broadcasting, pandas index alignment (duplicate labels
   multiply), fancy indexing and ``loc`` lists, enlargement by stores, ``melt``, ``pivot`` and
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
+from collections.abc import Callable
 from typing import Any
 
 from toolgym.worlds.interpreter import Budgets, ProgramError
@@ -68,7 +69,6 @@ DTYPES = frozenset({"int", "int8", "int16", "int32", "int64", "float", "float32"
 NUMBER_TEXT = 24
 #: How much longer a case change may make a text (``'ﬃ'.upper()`` is ``'FFI'``).
 CASE_GROWTH = 3
-_REGEX_CHARS = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _ARITHMETIC = frozenset({"Add", "Sub", "Mult", "Div", "FloorDiv", "Mod", "Pow", "BitAnd", "BitOr"})
 _ELEMENTWISE = _ARITHMETIC | {"Eq", "NotEq", "Lt", "LtE", "Gt", "GtE"}
 _METHOD_OPERATORS = {"add": "Add", "sub": "Sub", "mul": "Mult", "div": "Div"}
@@ -560,15 +560,6 @@ def dtype(value: Any, where: str) -> None:
     raise ProgramError(f"{where}: dtype must be one of {', '.join(sorted(DTYPES))} (found {value!r:.60})")
 
 
-def _regex(bound: dict, where: str) -> None:
-    numpy = _np()
-    flag = bound.get("regex", False)
-    if not isinstance(flag, (bool, numpy.bool_)):
-        raise ProgramError(f"{where}: regex must be False (regular expressions are not allowed; match plain text)")
-    if flag and where != "str.contains":
-        raise ProgramError(f"{where}: regular expressions are not allowed (regex=True); match plain text")
-
-
 def _arguments(bound: dict, where: str) -> None:
     """Rules for every method: no callables, no JIT engines, allowed dtypes, bounded decimals."""
     for name, value in bound.items():
@@ -668,18 +659,16 @@ def _cumsum_text(target: Any) -> int:
     return total
 
 
-def _string_method(strings: Any, method: str, bound: dict) -> None:
-    """``.str`` methods: regex rules, then the text they would build."""
+def _string_method(strings: Any, method: str, bound: dict) -> Callable[[], Any] | None:
+    """``.str`` methods: patterns run on RE2 (what to run instead), else the text they would build."""
     series = strings._orig
-    where = f"str.{method}"
-    if method in ("contains", "replace"):
-        _regex(bound, where)
-    if method == "contains":
-        pattern = bound.get("pat")
-        if bound.get("regex") and (not isinstance(pattern, str) or _REGEX_CHARS.search(pattern)):
-            raise ProgramError("str.contains() with regular-expression characters needs regex=False "
-                               "(regular expressions are not allowed)")
-    elif method == "replace":
+    if method in ("contains", "replace", "extract"):
+        from toolgym.worlds.sheets import regex
+
+        instead = regex.string_method(strings, method, bound)
+        if instead is not None:
+            return instead
+    if method == "replace":
         pattern, replacement, limit = bound.get("pat"), bound.get("repl"), bound.get("n", -1)
         pairs = list(pattern.items()) if isinstance(pattern, dict) else [(pattern, replacement)]
         grown = _text(series)
@@ -706,10 +695,12 @@ def _string_method(strings: Any, method: str, bound: dict) -> None:
             raise ProgramError(f"str.cat() would build a text of {text} characters (at most {BUDGETS.max_length})")
     elif method in ("upper", "lower", "title", "capitalize", "swapcase", "casefold"):
         _refuse_size(_cells(series) + CASE_GROWTH * _text(series), f"str.{method}()")
+    return None
 
 
-def _method(target: Any, method: str, bound: dict, where: str) -> None:
-    """Size and name rules of the methods of frames, series, indexes, group-bys and arrays."""
+def _method(target: Any, method: str, bound: dict, where: str) -> Callable[[], Any] | None:
+    """Size and name rules of the methods of frames, series, indexes, group-bys and arrays;
+    ``replace`` with patterns is run on RE2 (what to run instead)."""
     pandas, numpy = _pd(), _np()
     from pandas.api.typing import DataFrameGroupBy, SeriesGroupBy
 
@@ -725,8 +716,10 @@ def _method(target: Any, method: str, bound: dict, where: str) -> None:
         return
     if isinstance(target, (DataFrameGroupBy, SeriesGroupBy)):
         return
-    if method in ("replace",):
-        _regex(bound, where)
+    if method == "replace":
+        from toolgym.worlds.sheets import regex
+
+        return regex.replace(target, bound, where)
     if method == "pivot_table":
         _pivot_table(target, bound, where)
     elif method == "pivot" and isinstance(target, pandas.DataFrame):
@@ -773,8 +766,9 @@ def _method(target: Any, method: str, bound: dict, where: str) -> None:
         _refuse_columns(len(target), where)
 
 
-def guard(operation: str, operands: tuple) -> None:
-    """The profile's guard: refuse, before it starts, an operation the rules do not allow."""
+def guard(operation: str, operands: tuple) -> Callable[[], Any] | None:
+    """The profile's guard: refuse, before it starts, an operation the rules do not allow; or
+    return what to run instead of it (patterns on RE2)."""
     if operation in _ELEMENTWISE:
         _elementwise(operation, *operands)
         return
@@ -801,6 +795,5 @@ def guard(operation: str, operands: tuple) -> None:
     from pandas.core.strings.accessor import StringMethods
 
     if isinstance(target, StringMethods):
-        _string_method(target, method, bound)
-    else:
-        _method(target, method, bound, where)
+        return _string_method(target, method, bound)
+    return _method(target, method, bound, where)

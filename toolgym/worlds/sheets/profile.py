@@ -33,13 +33,21 @@ parameter's name) and: every function position of an aggregation spec must name 
 must be one of :data:`DTYPES` or a dtype object a frame has; ``engine`` and
 ``engine_kwargs`` must be None; no argument may be callable. The rules live in
 :mod:`toolgym.worlds.sheets.guard`, with the others the :func:`guard` applies before every
-operator, subscript, store and method call: no regular expressions on any path that takes a
-pattern (a ``regex`` argument must be False; ``str.contains`` with metacharacters needs
-``regex=False``), and the size and work of every result predicted from its arguments
+operator, subscript, store and method call, and the size and work of every result predicted from its arguments
 (broadcasting, index alignment with duplicate labels, fancy indexing, enlargement, ``melt``,
 pivots, text growth, big integers, frames wider than ``guard.MAX_COLUMNS`` columns) and
 refused past the budgets. A refusal comes only from these rules: they never fail by
-themselves. Each program may make at most ``max_requests`` API requests (the service answers
+themselves.
+
+**The rule for patterns.** No pattern ever reaches Python's backtracking ``re``. The
+operations that take one (``str.contains``, ``str.replace``, ``str.extract`` with
+``regex=True``, ``DataFrame.replace`` / ``Series.replace`` with ``regex=``) are run by the guard
+itself on RE2, a linear-time engine (:mod:`toolgym.worlds.sheets.regex`), cell by cell under
+their own budgets (text cells searched, matches substituted, the text a replacement builds
+predicted from its matches before it is built); with ``regex=False`` pandas matches plain text.
+RE2 has no backreferences or lookaround: a pattern using them is refused with a message naming
+the feature. Other methods that take patterns (``filter``, ``str.split``, ``str.match``,
+``str.count``, ``str.findall``, ...) are not in the allow-list. Each program may make at most ``max_requests`` API requests (the service answers
 429 after that, as Sheets' quota does).
 """
 
@@ -76,7 +84,7 @@ _FRAME_METHODS = frozenset({
     "cumprod", "rank", "add", "sub", "mul", "div", "between", "unique", "tolist", "to_list", "item", "get",
     "keys", "describe", "sort"})
 _STR_METHODS = frozenset({"upper", "lower", "title", "capitalize", "strip", "lstrip", "rstrip", "contains",
-                          "startswith", "endswith", "replace", "len", "slice", "get", "cat"})
+                          "startswith", "endswith", "replace", "len", "slice", "get", "cat", "extract"})
 _INDEX_METHODS = frozenset({"tolist", "to_list", "get_loc", "isin", "unique", "max", "min"})
 _GROUPBY_METHODS = frozenset({"sum", "mean", "median", "count", "min", "max", "size", "first", "last", "agg",
                               "aggregate", "nunique", "std", "prod"})
