@@ -226,18 +226,22 @@ def test_multi_step_oracle_and_step_observations():
     assert len(observations) == 13 and total == 1.0 and info["metrics"]["success"] == 1
 
 
-def test_multi_step_failing_call_ends_the_episode_without_changing_state():
-    env = gym.make("HomeSearch-v0", mode="multi_step")
+@pytest.mark.parametrize("bad", ["API.set_num_beds(2)", "API.set_num_beds(", "x = (", "x = nope",
+                                 'API.set_location("Spokane")\nAPI.search()', "\x00", "{not json"])
+def test_multi_step_error_step_changes_nothing_and_the_episode_goes_on(bad):
+    """One rule for every step mode: an error observation, nothing changed, the step counts."""
+    env = gym.make("HomeSearch-v0", mode="multi_step", max_steps=4)
     env.reset(seed=0, options={"task_id": "0"})
     env.step('API.set_location("Spokane")')
     before = env.unwrapped.world.state_hash()
-    obs, reward, terminated, _, info = env.step("API.set_num_beds(2)")
-    assert terminated and info["metrics"]["executable"] == 0
-    assert "didn't call set_buy_or_rent" in obs
-    assert env.unwrapped.world.state_hash() == before
-    env.reset(seed=0, options={"task_id": "0"})
-    obs, _, terminated, _, info = env.step('API.set_location("Spokane")\nAPI.search()')
-    assert terminated and "one statement per step" in obs
+    variables = dict(env.unwrapped.interpreter.variables)
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert obs.startswith("Error:") and not terminated and not truncated and reward == 0 and info["error"]
+    assert env.unwrapped.world.state_hash() == before and env.unwrapped.interpreter.variables == variables
+    obs, _, terminated, _, _ = env.step('API.set_buy_or_rent("buy")')
+    assert not obs.startswith("Error") and not terminated
+    obs, _, terminated, truncated, info = env.step("x = (")  # the fourth step: truncated, with the metrics
+    assert truncated and info["metrics"]["num_statements"] == 2
 
 
 def test_multi_step_empty_action_submits_in_paper_compat():

@@ -126,6 +126,56 @@ def test_failed_program_keeps_the_moves_done_before_the_error(env):
     assert reward == 1.0
 
 
+def poses(environment) -> dict:
+    sim = environment.world.sim
+    bodies = {name: sim.p.getBasePositionAndOrientation(body, **sim._kw) for name, body in sim.objects.items()}
+    arm = [sim.p.getJointState(sim.robot, joint, **sim._kw)[:2] for joint in sim._arm_joints]
+    return {**bodies, "arm": arm, "gripper": sim.p.getBasePositionAndOrientation(sim.gripper, **sim._kw)}
+
+
+def test_multi_step_failed_statement_undoes_its_moves():
+    environment = gym.make("Tabletop-v0", mode="multi_step").unwrapped
+    environment.reset(seed=0, options={"task_id": "place_on_block-0"})
+    task = environment.tasks["place_on_block-0"]
+    environment.step("names = get_obj_names()")
+    before, variables = poses(environment), dict(environment.interpreter.variables)
+    move = f"put_first_on_second({task.param('pick')!r}, {task.param('place')!r})"
+    obs, reward, terminated, truncated, _ = environment.step(f"names = [{move}, 1 / 0]")
+    assert obs == "Error: line 1: ZeroDivisionError: division by zero"
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    assert poses(environment) == before  # exactly: positions, orientations, the arm's joints
+    assert environment.interpreter.variables == variables and environment.world.sim.pick_place_count == 0
+    # The rest of the episode plays out as if the statement had never run.
+    obs, reward, *_, info = environment.step(move)
+    assert f"placed the {task.param('pick')}" in obs and reward == 1.0
+    *_, info = environment.step("done")
+    assert info["metrics"] == {"success": 1, "program_ran": 0, "pick_places": 1, "task_type": "place_on_block"}
+    after_rejection = poses(environment)
+    environment.reset(seed=0, options={"task_id": "place_on_block-0"})
+    environment.step(move)
+    assert poses(environment) == after_rejection
+    environment.close()
+
+
+def test_multi_step_rejected_statements_keep_memory_bounded():
+    environment = gym.make("Tabletop-v0", mode="multi_step", max_steps=1000).unwrapped
+    environment.reset(seed=0, options={"task_id": "stack_all-0"})
+    before = poses(environment)
+
+    def resident_mb() -> float:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * 4096 / 2**20
+
+    environment.step("1 / 0")
+    start = resident_mb()
+    for _ in range(150):  # a saved PyBullet state of this world is ~0.6 MB: kept, they would take ~90 MB
+        obs, *_ = environment.step("x = [put_first_on_second(get_obj_names()[0], 'top left corner'), 1 / 0]")
+        assert obs.startswith("Error: line 1: ZeroDivisionError")
+    assert resident_mb() - start < 30
+    assert poses(environment) == before
+    environment.close()
+
+
 def test_same_seed_same_final_positions_across_envs(env):
     program_env = gym.make("Tabletop-v0").unwrapped
     finals = []

@@ -181,6 +181,8 @@ class ApiProgramEnv(ToolEnv):
         self._success = int(judgement.success)
         self._observation = observation
         info = self._info()
+        if observation.startswith("Error:"):
+            info["error"] = judgement.error
         if terminated or truncated:
             self._done = True
             info["metrics"] = judgement.metrics(len(self._statements))
@@ -188,14 +190,27 @@ class ApiProgramEnv(ToolEnv):
         return observation, float(reward), terminated, truncated, info
 
     def _refuse_action(self, error: str):
-        # A program that could not be read: not executable; it ends the episode as a parse error does.
+        # An action that could not be read is an error step, as a program that does not parse is.
         self._steps += 1
-        self._done = True
+        if self.mode == SINGLE_STEP:
+            judgement, terminated = Judgement(False, error=error), True
+        else:
+            judgement, terminated = self._failed_statement(error)[0], False
+        truncated = not terminated and self._steps >= self.max_steps
         self._observation = f"Error: {error}"
-        reward, self._success = -self._success, 0
-        info = {**self._info(), "metrics": Judgement(False, error=error).metrics(len(self._statements)),
-                "error": error}
-        return self._observation, float(reward), True, False, info
+        reward, self._success = int(judgement.success) - self._success, int(judgement.success)
+        info = {**self._info(), "error": error}
+        if terminated or truncated:
+            self._done = True
+            info["metrics"] = judgement.metrics(len(self._statements))
+        return self._observation, float(reward), terminated, truncated, info
+
+    def _failed_statement(self, error: str) -> tuple[Judgement, str, bool]:
+        """Multi step: a statement that was refused or failed changed nothing; the episode goes on
+        (the shared rule of every step mode, see :mod:`toolgym.worlds.interpreter`)."""
+        judgement = self._judge(self._statements)
+        judgement.error = error
+        return judgement, f"Error: {error}", False
 
     def _single_step(self, action: Any) -> tuple[Judgement, str]:
         try:
@@ -219,12 +234,14 @@ class ApiProgramEnv(ToolEnv):
             if len(program.statements) != 1:
                 raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(program.statements)}")
         except ProgramError as exc:
-            return Judgement(False, error=str(exc)), f"Error: {exc}", True
+            return self._failed_statement(str(exc))
         before = self.world.snapshot()
+        variables = dict(self.interpreter.variables)
         output, error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(before)
-            return Judgement(False, error=error), f"Error: {error}", True
+            self.interpreter.variables = variables
+            return self._failed_statement(error)
         self._statements += program.statements
         statement = program.statements[0]
         judgement = self._judge(self._statements)
@@ -372,9 +389,11 @@ _DOC_COMMON = """
     The seeded database (``world_seed``) and no criteria set.
 
     ## Episode End
-    Single step: after the program. Multi step: after ``API.search()`` runs, after a statement
-    that fails (as the whole program would crash), or after an empty action; truncated after
-    ``max_steps`` steps.
+    Single step: after the program. Multi step: after ``API.search()`` runs or after an empty
+    action; truncated after ``max_steps`` steps. A statement that is refused (a syntax error
+    too) or fails is an error step: its observation states the error, nothing changed, the
+    episode goes on and the step counts (the rule of every step mode,
+    :mod:`toolgym.worlds.interpreter`).
 
     ## Arguments
     - ``tasks``: ``"built-in"`` (default: generated from templates with values drawn from the

@@ -106,9 +106,9 @@ class GoogleSheetsEnv(ToolEnv):
     an empty action submits. Programs run in toolgym's interpreter with the profile of
     ``toolgym.worlds.sheets.profile`` (allow-listed methods and attributes of gspread's
     Spreadsheet, Worksheet and Cell, pandas' DataFrame, Series, Index and numpy arrays;
-    subscripts, ``.loc``/``.iloc``, masks, augmented assignment; no dunders, imports, files,
-    network, string-code evaluation or regular expressions; budgets on steps, sizes and API
-    requests). Nothing is passed to ``eval``/``exec``; a refused or failing program changes
+    subscripts, ``.loc``/``.iloc``, masks, augmented assignment; regular expressions run on
+    RE2, in linear time, without backreferences or lookaround; no dunders, imports, files,
+    network or string-code evaluation; budgets on steps, sizes and API requests). Nothing is passed to ``eval``/``exec``; a refused or failing program changes
     nothing.
 
     ## Observation Space
@@ -180,7 +180,7 @@ class GoogleSheetsEnv(ToolEnv):
                 raise ValueError(f"GoogleSheets-v0: {name} must be an int" + (f" >= {low}" if low is not None else "")
                                  + f", got {value!r}")
         # The profile and the programs import these on first use; a missing one still fails at make.
-        for library in ("gspread", "pandas"):
+        for library in ("gspread", "pandas", "re2"):
             if importlib.util.find_spec(library) is None:
                 raise ModuleNotFoundError(f"GoogleSheets-v0 needs {library}: pip install 'toolgym[sheets]'",
                                           name=library)
@@ -342,10 +342,11 @@ class GoogleSheetsEnv(ToolEnv):
         if not program.statements:
             return "the program is empty"
         before = self.world.snapshot()
+        variables = _namespace_copy(self.interpreter.variables) if self.mode == MULTI_STEP else {}
         error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(before)
-            self.interpreter = self._new_interpreter(self.task_id, self.interpreter.variables)
+            self.interpreter = self._new_interpreter(self.task_id, variables)
         return error
 
     def _new_interpreter(self, task_id: str, variables: dict | None = None) -> Interpreter:
@@ -456,6 +457,32 @@ class GoogleSheetsEnv(ToolEnv):
         return None
 
 
+def _namespace_copy(variables: dict) -> dict:
+    """A copy of a program's namespace that a failing program cannot change: its data (frames,
+    arrays, lists, dicts, cells) copied deeply, aliases kept; the client's objects (spreadsheets,
+    worksheets) and the ``pd`` / ``np`` facades shared, as the world's snapshot restores what
+    they point to."""
+    import gspread
+
+    from toolgym.worlds.sheets.profile import Numpy, Pandas
+
+    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy)
+    memo: dict[int, Any] = {}
+    stack = list(variables.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, shared):
+            memo[id(value)] = value
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend([*value.keys(), *value.values()])
+    try:
+        return copy.deepcopy(variables, memo)
+    except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
+        return dict(variables)
+
+
 def _quoted(title: str) -> str:
     from urllib.parse import quote
 
@@ -481,6 +508,9 @@ def _get_as_dataframe(worksheet: Any, evaluate_formulas: bool = False, header: A
     """gspread-dataframe's get_as_dataframe with the text-parser options a program may pass."""
     from gspread_dataframe import get_as_dataframe
 
+    from toolgym.worlds.sheets.guard import dtype as allowed_dtype
+
+    allowed_dtype(dtype, "get_as_dataframe")
     options = {k: v for k, v in zip(_GET_OPTIONS, (header, index_col, usecols, nrows, skiprows, dtype))
                if v is not None or k == "header"}
     return get_as_dataframe(_worksheet(worksheet, "get_as_dataframe"), evaluate_formulas=bool(evaluate_formulas),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any
 
 from toolgym.envs.actions import Unparseable, extract_program, parse_action
@@ -55,7 +56,10 @@ class TabletopEnv(ToolEnv):
     ``get_side_name(pos)``, ``denormalize_xy(pos)``, ``put_first_on_second(obj, target)``,
     ``say(message)``, and the builtins len, range, min, max, abs, round, sum, sorted, list,
     str, int, float, bool, enumerate, zip, reversed. Forbidden constructs, unknown objects,
-    wrong types and runaway loops end with an error observation; nothing raises.
+    wrong types and runaway loops end with an error observation; nothing raises. In multi step a
+    statement that fails is undone: the objects, the arm and the variables are as before it (the
+    PyBullet state is saved before each statement and restored on error). A single-step program
+    keeps the moves made before its error, as the released evaluator's does.
 
     ## Observation Space
     A string. At reset, as in the paper's prompt: ``objects = [...]`` and ``# <instruction>.``
@@ -232,9 +236,12 @@ class TabletopEnv(ToolEnv):
             self._errors.append(error)
             return f"Error: {error}"
         self.world.log, self.world.said = [], []
+        variables = copy.deepcopy(self.interpreter.variables)  # plain values: numbers, text, lists, dicts
         try:
-            [value] = self.interpreter.run(program)
+            with self.world.sim.undone_on_error():  # a failed statement leaves no move behind
+                [value] = self.interpreter.run(program)
         except ProgramError as exc:
+            self.interpreter.variables = variables  # nor any name
             self._errors.append(str(exc))
             return f"Error: {exc}"
         self._program.append(program.source)

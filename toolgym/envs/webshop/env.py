@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -20,8 +19,6 @@ from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
 OBSERVATION_MODES = ("text", "text_rich", "html")
 THOUGHT_ANSWER = "OK."  # what ReAct's WebShop loop answers a think[...] action
 DEMO_VARIANTS = ("short", "long")
-#: WebShop's ``parse_action`` pattern: ``name[argument]`` at the start of the action.
-ACTION_PATTERN = re.compile(r"(.+)\[(.+)\]")
 TOOLS = [
     {"type": "function", "function": {
         "name": "search", "description": "Search the shop (only on the search page); the same as search[query].",
@@ -40,6 +37,22 @@ SYSTEM_PROMPT = (
     "a product's id, an option value, Description, Features, Reviews, Buy Now).\n"
     "Choose the product and its options that fit the instruction, then click[Buy Now]. "
     "You have {max_steps} actions.")
+
+
+def name_and_argument(action: str) -> tuple[str, str] | None:
+    """WebShop's ``parse_action``: the groups of ``re.match(r"(.+)\\[(.+)\\]", action)``, found
+    without backtracking.
+
+    The pattern's greedy groups end at the last ``]`` of the first line and at the last ``[`` with
+    at least one character between the two; Python's engine finds them by trying every ``[``
+    against every ``]``, quadratic in a hostile action such as ``'a[' * 5000``.
+    """
+    line = action.split("\n", 1)[0]
+    close = line.rfind("]")
+    open_ = line.rfind("[", 1, close - 1) if close > 2 else -1
+    if open_ < 1:
+        return None
+    return line[:open_], line[open_ + 1:close]
 
 
 class WebShopEnv(ToolEnv):
@@ -296,16 +309,13 @@ class WebShopEnv(ToolEnv):
     def _read(self, action: Any) -> tuple[tuple[str, str] | None, str | None]:
         """``(("search" | "click", argument), None)``, or ``(None, why not)``."""
         if isinstance(action, str) and not action.lstrip().startswith("{"):
-            try:
-                match = ACTION_PATTERN.match(action)
-            except (TypeError, ValueError):
-                match = None
-            if match is None:
+            groups = name_and_argument(action)
+            if groups is None:
                 call = parse_action(action)
                 if isinstance(call, ToolCall):
                     return self._from_call(call)
                 return None, "expected search[keywords] or click[button]"
-            name, argument = match.groups()
+            name, argument = groups
         else:
             call = parse_action(action)
             if isinstance(call, Unparseable):

@@ -190,6 +190,25 @@ class TabletopSim:
         pads = [self.p.getLinkState(self.gripper, link, **self._kw)[4] for link in self._pads]
         return tuple((a + b) / 2 for a, b in zip(*pads))
 
+    @contextlib.contextmanager
+    def undone_on_error(self):
+        """Run the block; if it raises, put the simulation back as it was before it, exactly.
+
+        PyBullet's in-memory ``saveState`` holds every body's pose and velocity, the joints
+        and the contact cache; the arm's Python-side bookkeeping is saved beside it. The saved
+        state is removed either way, so memory stays bounded however many blocks fail.
+        """
+        state = self.p.saveState(**self._kw)
+        kinematics = (self._arm, self._finger, self._held, self.pick_place_count)
+        try:
+            yield
+        except BaseException:
+            self.p.restoreState(stateId=state, **self._kw)
+            self._arm, self._finger, self._held, self.pick_place_count = kinematics
+            raise
+        finally:
+            self.p.removeState(state, **self._kw)
+
     # -- kinematics ------------------------------------------------------------------------
     def _set_arm(self, joints: Sequence[float]) -> None:
         for index, value in zip(self._arm_joints, joints):
