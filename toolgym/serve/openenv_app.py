@@ -27,10 +27,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import anyio
 from fastapi import FastAPI
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State
+from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State, WSErrorCode
 from pydantic import Field
 
 from toolgym.eval.runner import make_env
@@ -38,6 +39,7 @@ from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_
 
 #: The error code of a frame over ``max_message_bytes`` (OpenEnv's own codes cover the rest).
 MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
+CAPACITY_REACHED = WSErrorCode.CAPACITY_REACHED.value
 
 
 class ToolgymAction(Action):
@@ -169,9 +171,13 @@ class MessageLimit:
     """ASGI middleware: a WebSocket frame over ``max_bytes`` (or a binary one) is answered and skipped.
 
     The session's handler never sees the frame, so the session and its env go on. An HTTP
-    request whose body is declared longer is answered 413. Closing a socket the client has
-    already closed is not an error.
+    request whose body is declared longer is answered 413. A connection refused because the
+    server is full gets the refusal as the answer to its first message. Closing a socket the
+    client has already closed is not an error.
     """
+
+    #: How long a refused connection waits for the client's first message before answering anyway.
+    FULL_ANSWER_WAIT_S = 10.0
 
     def __init__(self, app, max_bytes: int):
         self.app = app
@@ -189,11 +195,14 @@ class MessageLimit:
         if scope["type"] != "websocket":
             return await self.app(scope, receive, send)
 
+        heard = []  # the client has sent a frame
+
         async def limited_receive():
             while True:
                 message = await receive()
                 if message["type"] != "websocket.receive":
                     return message
+                heard.append(True)
                 if message.get("text") is None:
                     error = {"message": "binary frame: send each message as a JSON text frame",
                              "code": "INVALID_JSON"}
@@ -204,6 +213,12 @@ class MessageLimit:
                 await send({"type": "websocket.send", "text": json.dumps({"type": "error", "data": error})})
 
         async def quiet_send(message):
+            if not heard and message["type"] == "websocket.send" and CAPACITY_REACHED in (message.get("text") or ""):
+                # OpenEnv refuses a session on connect; a client that has not sent anything yet
+                # would find a closed socket. The refusal answers its first message instead.
+                with anyio.move_on_after(self.FULL_ANSWER_WAIT_S):
+                    if (await receive())["type"] == "websocket.disconnect":
+                        return
             try:
                 await send(message)
             except OSError:
