@@ -13,9 +13,9 @@ schemas, plus four of toolgym's own:
 
 A call of an env tool is the env step ``{"name": tool, "arguments": arguments}``; its text is
 the env's observation and ``isError`` is set when the env's ``info`` reports an error, so
-results and errors are the env's own. The server keeps a world per session, so it speaks the
-MCP versions with sessions (the initialize handshake); a Streamable HTTP request without a
-session is told so. Limits: sessions (``max_sessions``), request body size, time per call
+results and errors are the env's own. The server keeps a world per session, so over
+Streamable HTTP it speaks the MCP versions with sessions (the initialize handshake) and a
+request without a session is told so; over stdio the process is the session. Limits: sessions (``max_sessions``), request body size, time per call
 (``step_timeout_s``), idle sessions closed after ``idle_timeout_s``.
 """
 
@@ -80,6 +80,8 @@ class Worlds:
         self.env_id, self.env_kwargs, self.limits = env_id, env_kwargs, limits
         self._worlds: dict[str, World] = {}
         self._guard = threading.Lock()
+        #: The ids of the transport's open sessions (Streamable HTTP), so ended sessions' worlds are freed.
+        self.live_sessions = None
 
     def __len__(self) -> int:
         return len(self._worlds)
@@ -94,6 +96,7 @@ class Worlds:
             self._close_idle()
             world = self._worlds.get(key)
             if world is None:
+                self._close_ended()
                 if len(self._worlds) >= self.limits.max_sessions:
                     raise MCPError(types.INTERNAL_ERROR, f"the server is full: {len(self._worlds)} sessions of at "
                                                          f"most {self.limits.max_sessions}; try again later")
@@ -106,6 +109,12 @@ class Worlds:
         now = time.monotonic()
         for key in [k for k, w in self._worlds.items() if now - w.last_used > self.limits.idle_timeout_s]:
             self._worlds.pop(key).env.close()
+
+    def _close_ended(self) -> None:
+        if self.live_sessions is not None:
+            live = set(self.live_sessions())
+            for key in [k for k in self._worlds if k not in live]:
+                self._worlds.pop(key).env.close()
 
     def close(self) -> None:
         with self._guard:
@@ -208,15 +217,34 @@ def build_server(env_id: str, env_kwargs: dict | None = None, limits: ServeLimit
         # Any other name is a tool call; the env answers an unknown tool as it would locally.
         return await bounded(world, step_world, world, {"name": name, "arguments": arguments})
 
-    async def no_discover(ctx, params):
-        # Worlds live in sessions: clients fall back to the initialize handshake, which has them.
-        raise MCPError(types.METHOD_NOT_FOUND, "this server speaks the MCP versions with sessions (initialize)")
-
     server = Server(f"toolgym-{env_id}", version=_version(), on_list_tools=list_tools, on_call_tool=call_tool,
                     instructions=f"toolgym's {env_id}: one simulated world per session. {RESET} starts a task, "
                                  f"{TASK} shows it, {SCORE} scores the episode.")
-    server.add_request_handler("server/discover", types.RequestParams, no_discover)
     return server, worlds
+
+
+def build_http_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits | None = None,
+                   host: str = "127.0.0.1"):
+    """The Streamable HTTP app (at ``/mcp``) of ``env_id``'s MCP server, and its worlds.
+
+    Over HTTP only the handshake versions have sessions, so ``server/discover`` (the
+    2026-07-28 sessionless protocol's opening) is refused and clients fall back to
+    ``initialize``. Over stdio the process is the session and every version is served.
+    """
+    limits = limits or ServeLimits()
+    server, worlds = build_server(env_id, env_kwargs, limits)
+
+    async def no_discover(ctx, params):
+        raise MCPError(types.METHOD_NOT_FOUND, "this server keeps a world per session: it speaks the MCP versions "
+                                               "with sessions (initialize)")
+
+    server.add_request_handler("server/discover", types.RequestParams, no_discover)
+    app = server.streamable_http_app(host=host, max_sessions=limits.max_sessions,
+                                     session_idle_timeout=limits.idle_timeout_s,
+                                     max_request_body_size=limits.max_message_bytes)
+    # The SDK has no public hook for a session's end; its table of open sessions tells.
+    worlds.live_sessions = lambda: list(server.session_manager._server_instances)
+    return app, worlds
 
 
 def _version() -> str:
@@ -229,7 +257,10 @@ def serve(env_id: str, env_kwargs: dict | None = None, host: str = "127.0.0.1", 
           limits: ServeLimits | None = None) -> None:
     """Run the MCP server: over stdio when ``port`` is None, else Streamable HTTP at ``/mcp``."""
     limits = limits or ServeLimits()
-    server, worlds = build_server(env_id, env_kwargs, limits)
+    if port is None:
+        server, worlds = build_server(env_id, env_kwargs, limits)
+    else:
+        app, worlds = build_http_app(env_id, env_kwargs, limits, host)
     try:
         if port is None:
             from mcp.server.stdio import stdio_server
@@ -242,9 +273,6 @@ def serve(env_id: str, env_kwargs: dict | None = None, host: str = "127.0.0.1", 
         else:
             import uvicorn
 
-            app = server.streamable_http_app(host=host, max_sessions=limits.max_sessions,
-                                             session_idle_timeout=limits.idle_timeout_s,
-                                             max_request_body_size=limits.max_message_bytes)
             print(f"toolgym: serving {env_id} (MCP, Streamable HTTP) at http://{host}:{port}/mcp", flush=True)
             uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
