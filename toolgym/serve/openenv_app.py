@@ -80,8 +80,9 @@ class GymSession(Environment):
     """One session's gymnasium env, made on the first reset and closed with the session.
 
     Env code runs on the server's shared worker threads, one call at a time per session, each
-    bounded by ``step_timeout_s``: a call past it is answered with a TimeoutError and its env
-    abandoned (closed once the call returns); the next reset makes a fresh env.
+    bounded by ``step_timeout_s`` from when it starts running (not while it waits for a
+    worker): a call past it is answered with a TimeoutError and its env abandoned (closed once
+    the call returns); the next reset makes a fresh env.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
@@ -142,7 +143,16 @@ class GymSession(Environment):
             raise RuntimeError(f"this session was closed after {self._served.limits.idle_timeout_s:g} s without a "
                                f"message; connect again")
         limit = self._served.limits.step_timeout_s
-        future = asyncio.get_running_loop().run_in_executor(self._served.executor, call)
+        loop = asyncio.get_running_loop()
+        started = loop.create_future()
+
+        def run():
+            loop.call_soon_threadsafe(started.set_result, None)
+            return call()
+
+        future = loop.run_in_executor(self._served.executor, run)
+        # The limit counts from when the call starts: waiting for a free worker is not its time.
+        await asyncio.wait({started, future}, return_when=asyncio.FIRST_COMPLETED)
         done, _ = await asyncio.wait({future}, timeout=limit)
         if done:
             return future.result()

@@ -1,0 +1,148 @@
+"""Concurrent sessions against one `toolgym serve --protocol openenv` server on loopback.
+
+    python benchmarks/bench_serve.py [--envs ToolTalk-v0 WebShop-v0 HomeSearch-v0]
+                                     [--sessions 1 10 100 1000] [--seconds 15] [--episodes 3]
+
+For each env the server runs in its own process (``--oracle``, so the scripted client plays
+the oracle's actions as the server sends them). For each N the client opens N sessions
+with OpenEnv's async ``EnvClient`` (connections opened 50 at a time), resets each once
+(then they idle: the server's resident memory over its idle baseline, divided by N, is the
+memory per idle session), then every session plays episodes until it has played
+``--episodes`` of them or ``--seconds`` have passed. Reported: steps per second over that
+phase (steps summed over sessions), p50/p99 latency of one step (send to answer, on the
+client), memory per idle session and errors (error answers and failed connections). The
+client shares the machine's cores with the server, so the figures are a floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from toolgym.remote import ToolgymClient, describe
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(env_id: str, max_sessions: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "toolgym.eval.cli", "serve", env_id, "--protocol", "openenv",
+                               "--port", str(port), "--oracle", "--max-sessions", str(max_sessions)],
+                              cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=1).read()
+            return server, url
+        except OSError:
+            if server.poll() is not None:
+                raise RuntimeError(f"the {env_id} server exited with {server.returncode}")
+            time.sleep(0.2)
+    server.kill()
+    raise RuntimeError(f"the {env_id} server did not answer /health in 120 s")
+
+
+async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes: int) -> dict:
+    errors = 0
+    clients: list[ToolgymClient] = []
+    gate = asyncio.Semaphore(50)
+    baseline = rss_mb(server_pid)
+    tasks = len(describe(url)["task_ids"])
+
+    async def open_session(index: int):
+        nonlocal errors
+        client = ToolgymClient(base_url=url, message_timeout_s=120)
+        async with gate:
+            try:
+                await client.connect()
+                result = await client.reset(seed=index, options={"task_index": index % tasks})
+            except Exception:
+                errors += 1
+                return None
+        clients.append(client)
+        return result
+
+    firsts = [r for r in await asyncio.gather(*(open_session(i) for i in range(n))) if r is not None]
+    await asyncio.sleep(0.5)
+    per_session_mb = (rss_mb(server_pid) - baseline) / max(len(clients), 1)
+
+    latencies: list[float] = []
+    steps = 0
+    deadline = time.monotonic() + seconds
+
+    async def play(client: ToolgymClient, result, index: int):
+        nonlocal errors, steps
+        for episode in range(episodes):
+            try:
+                if episode:
+                    result = await client.reset(seed=index, options={"task_index": (index + episode) % tasks})
+                while not result.done and time.monotonic() < deadline:
+                    start = time.perf_counter()
+                    result = await client.step(result.observation["oracle_action"])
+                    latencies.append(time.perf_counter() - start)
+                    steps += 1
+            except Exception:
+                errors += 1
+                return
+            if time.monotonic() >= deadline:
+                return
+
+    start = time.perf_counter()
+    await asyncio.gather(*(play(c, r, i) for i, (c, r) in enumerate(zip(clients, firsts))))
+    elapsed = time.perf_counter() - start
+    await asyncio.gather(*(c.disconnect() for c in clients))
+    latencies.sort()
+    return {"sessions": n, "steps_per_s": steps / elapsed, "p50_ms": 1000 * statistics.median(latencies),
+            "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+            "mb_per_idle_session": per_session_mb, "errors": errors, "steps": steps}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", nargs="+", default=["ToolTalk-v0", "WebShop-v0", "HomeSearch-v0"])
+    parser.add_argument("--sessions", nargs="+", type=int, default=[1, 10, 100, 1000])
+    parser.add_argument("--seconds", type=float, default=15.0, help="cap on each level's playing phase")
+    parser.add_argument("--episodes", type=int, default=3, help="episodes per session at most")
+    args = parser.parse_args()
+
+    print(f"{platform.node()}: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, "
+          f"Python {platform.python_version()}; server and client on the same machine")
+    print(f"{'env':14s} {'sessions':>8s} {'steps/s':>8s} {'p50 ms':>7s} {'p99 ms':>8s} {'MB/idle session':>15s} "
+          f"{'errors':>6s}")
+    for env_id in args.envs:
+        server, url = start_server(env_id, max(args.sessions) + 10)
+        try:
+            for n in args.sessions:
+                row = asyncio.run(run_level(url, server.pid, n, args.seconds, args.episodes))
+                print(f"{env_id:14s} {n:8d} {row['steps_per_s']:8.0f} {row['p50_ms']:7.1f} {row['p99_ms']:8.1f} "
+                      f"{row['mb_per_idle_session']:15.2f} {row['errors']:6d}", flush=True)
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+if __name__ == "__main__":
+    main()
