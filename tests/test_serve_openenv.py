@@ -193,3 +193,47 @@ def test_http_routes_answer_without_a_session(serve_app):
     assert refused.value.code == 413 and "over the server's limit of 1000 bytes" in refused.value.read().decode()
     schema = json.loads(urllib.request.urlopen(url + "/schema", timeout=30).read())
     assert "action" in schema["action"]["properties"] and "info" in schema["observation"]["properties"]
+
+
+def test_cli_serve_and_eval_env_url(tmp_path, capsys):
+    """`toolgym serve CatAPI-v0 --protocol openenv --oracle` in its own process; `toolgym eval --env-url` on it."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from toolgym.eval.cli import main
+
+    repo = Path(__file__).resolve().parents[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "toolgym.eval.cli", "serve", "CatAPI-v0", "--protocol", "openenv",
+                               "--port", str(port), "--oracle", "--max-sessions", "4"], cwd=repo,
+                              env={**os.environ, "PYTHONPATH": str(repo)})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                toolgym.remote.describe(url, timeout_s=1)
+                break
+            except ConnectionError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.2)
+        out = tmp_path / "remote.jsonl"
+        assert main(["eval", "CatAPI-v0", "--agent", "oracle", "--env-url", url, "--episodes", "3", "--no-progress",
+                     "--out", str(out)]) == 0
+        printed = capsys.readouterr().out
+        assert "CatAPI-v0 (built-in tasks, scoring=paper)" in printed and "100.0" in printed
+        records = [json.loads(line) for line in out.read_text().splitlines()]
+        assert [r["metrics"]["success"] for r in records if "metrics" in r] == [1, 1, 1]
+        assert main(["eval", "CatAPI-v0", "--agent", "oracle", "--env-url", url, "--scoring", "paper_compat",
+                     "--no-progress"]) == 2
+        assert "serves CatAPI-v0 with other arguments: scoring='paper_compat'" in capsys.readouterr().err
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert main(["serve", "CatAPI-v0"]) == 2  # without --protocol: the WebShop html pages only
+    assert "--protocol openenv or mcp serves any env" in capsys.readouterr().err
