@@ -9,7 +9,8 @@ with OpenEnv's async ``EnvClient`` (connections opened 50 at a time), resets eac
 (then they idle: the server's resident memory over its idle baseline, divided by N, is the
 memory per idle session), then every session plays episodes until it has played
 ``--episodes`` of them or ``--seconds`` have passed. Reported: steps per second over that
-phase (steps answered within it, summed over sessions; resets are not counted), p50/p99 latency of one step (send to answer, on the
+phase (steps summed over sessions, until the last session's last answer; resets are not
+counted as steps), the server's CPU time per call (step or reset) in that phase, p50/p99 latency of one step (send to answer, on the
 client), memory per idle session and errors (error answers and failed connections). The
 client shares the machine's cores with the server, so the figures are a floor.
 """
@@ -40,6 +41,12 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's user and system CPU time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -67,6 +74,7 @@ def start_server(env_id: str, max_sessions: int) -> tuple[subprocess.Popen, str]
 
 async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes: int) -> dict:
     errors = 0
+    why: list[str] = []  # the first errors' messages
     clients: list[ToolgymClient] = []
     gate = asyncio.Semaphore(50)
     baseline = rss_mb(server_pid)
@@ -79,8 +87,9 @@ async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes:
             try:
                 await client.connect()
                 result = await client.reset(seed=index, options={"task_index": index % tasks})
-            except Exception:
+            except Exception as exc:
                 errors += 1
+                why.append(f"connect/reset: {exc}")
                 return None
         clients.append(client)
         return result
@@ -90,34 +99,37 @@ async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes:
     per_session_mb = (rss_mb(server_pid) - baseline) / max(len(clients), 1)
 
     latencies: list[float] = []
-    steps = 0
+    steps = resets = 0
     deadline = time.monotonic() + seconds
 
     async def play(client: ToolgymClient, result, index: int):
-        nonlocal errors, steps
+        nonlocal errors, steps, resets
         for episode in range(episodes):
             try:
                 if episode:
                     result = await client.reset(seed=index, options={"task_index": (index + episode) % tasks})
+                    resets += 1
                 while not result.done and time.monotonic() < deadline:
                     start = time.perf_counter()
                     result = await client.step(result.observation["oracle_action"])
                     latencies.append(time.perf_counter() - start)
-                    steps += time.monotonic() <= deadline  # steps answered after the window are not counted
-            except Exception:
+                    steps += 1
+            except Exception as exc:
                 errors += 1
+                why.append(f"play: {exc}")
                 return
             if time.monotonic() >= deadline:
                 return
 
-    start = time.monotonic()
+    start, cpu = time.monotonic(), cpu_seconds(server_pid)
     await asyncio.gather(*(play(c, r, i) for i, (c, r) in enumerate(zip(clients, firsts))))
-    elapsed = min(time.monotonic(), deadline) - start
+    elapsed, cpu = time.monotonic() - start, cpu_seconds(server_pid) - cpu
     await asyncio.gather(*(c.disconnect() for c in clients))
     latencies.sort()
     return {"sessions": n, "steps_per_s": steps / elapsed, "p50_ms": 1000 * statistics.median(latencies),
             "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
-            "mb_per_idle_session": per_session_mb, "errors": errors, "steps": steps}
+            "mb_per_idle_session": per_session_mb, "errors": errors, "steps": steps,
+            "cpu_ms_per_call": 1000 * cpu / max(steps + resets, 1), "why": why[:3]}
 
 
 def main() -> None:
@@ -128,17 +140,19 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=3, help="episodes per session at most")
     args = parser.parse_args()
 
-    print(f"{platform.node()}: {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}; server and client on the same machine")
-    print(f"{'env':14s} {'sessions':>8s} {'steps/s':>8s} {'p50 ms':>7s} {'p99 ms':>8s} {'MB/idle session':>15s} "
-          f"{'errors':>6s}")
+    print(f"{platform.node()}: {os.cpu_count()} CPUs ({platform.machine()}), load average {os.getloadavg()[0]:.1f}, "
+          f"Python {platform.python_version()}; server and client on the same machine", flush=True)
+    print(f"{'env':14s} {'sessions':>8s} {'steps/s':>8s} {'p50 ms':>7s} {'p99 ms':>8s} {'CPU ms/call':>11s} "
+          f"{'MB/idle session':>15s} {'errors':>6s}", flush=True)
     for env_id in args.envs:
         server, url = start_server(env_id, max(args.sessions) + 10)
         try:
             for n in args.sessions:
                 row = asyncio.run(run_level(url, server.pid, n, args.seconds, args.episodes))
                 print(f"{env_id:14s} {n:8d} {row['steps_per_s']:8.0f} {row['p50_ms']:7.1f} {row['p99_ms']:8.1f} "
-                      f"{row['mb_per_idle_session']:15.2f} {row['errors']:6d}", flush=True)
+                      f"{row['cpu_ms_per_call']:11.2f} {row['mb_per_idle_session']:15.2f} {row['errors']:6d}", flush=True)
+                for message in row["why"]:
+                    print(f"    error: {message}", flush=True)
         finally:
             server.terminate()
             server.wait(30)
