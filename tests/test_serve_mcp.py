@@ -152,3 +152,32 @@ def test_cli_serves_mcp_over_stdio():
                 return await play_oracle_over_mcp(client, "ToolTalk-v0", task_id, seed=0)
 
     assert anyio.run(main)["metrics"]["success"] == 1
+
+
+def test_a_call_past_the_time_limit_is_answered_and_its_world_replaced(monkeypatch):
+    import time
+
+    from toolgym.serve import mcp_app
+
+    class SlowOnRequest(gym.Wrapper):
+        def step(self, action):
+            if action == "slow":
+                time.sleep(1.0)
+            return self.env.step(action)
+
+    make = mcp_app.make_env
+    monkeypatch.setattr(mcp_app, "make_env", lambda env_id, kwargs: SlowOnRequest(make(env_id, kwargs)))
+    server, worlds = build_server("CatAPI-v0", limits=ServeLimits(step_timeout_s=0.3))
+
+    async def main():
+        async with Client(server, mode="legacy") as client:
+            await client.call_tool("toolgym_reset", {"task_index": 2})
+            with pytest.raises(MCPError, match="ran past the server's limit of 0.3 s; this session's world was "
+                                               "abandoned"):
+                await client.call_tool("toolgym_act", {"action": "slow"})
+            fresh = (await client.call_tool("toolgym_task", {})).structured_content
+            assert fresh["task_id"] == gym.make("CatAPI-v0").unwrapped.task_ids()[0]  # a new world, first task
+            done = await client.call_tool("toolgym_act", {"action": "curl https://api.thecatapi.com/v1/votes"})
+            assert done.structured_content["terminated"] is True
+
+    anyio.run(main)

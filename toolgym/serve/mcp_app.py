@@ -110,6 +110,11 @@ class Worlds:
         for key in [k for k, w in self._worlds.items() if now - w.last_used > self.limits.idle_timeout_s]:
             self._worlds.pop(key).env.close()
 
+    def abandon(self, key: str) -> None:
+        """Forget session ``key``'s world (a call on it overran); the session's next call starts a fresh one."""
+        with self._guard:
+            self._worlds.pop(key, None)
+
     def _close_ended(self) -> None:
         if self.live_sessions is not None:
             live = set(self.live_sessions())
@@ -173,14 +178,17 @@ def build_server(env_id: str, env_kwargs: dict | None = None, limits: ServeLimit
     make_env(env_id, env_kwargs).close()
     worlds = Worlds(env_id, env_kwargs, limits)
 
-    async def bounded(world: World, call, *args):
+    async def bounded(key: str, world: World, call, *args):
         async with world.lock:
             try:
                 with anyio.fail_after(limits.step_timeout_s):
                     return await anyio.to_thread.run_sync(call, *args, abandon_on_cancel=True)
             except TimeoutError:
+                # The call still runs on its thread: the world is left to it, never touched again.
+                worlds.abandon(key)
                 raise MCPError(types.INTERNAL_ERROR, f"the call ran past the server's limit of "
-                                                     f"{limits.step_timeout_s:g} s") from None
+                                                     f"{limits.step_timeout_s:g} s; this session's world was "
+                                                     f"abandoned and its next call starts a fresh one") from None
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         world = await anyio.to_thread.run_sync(worlds.get, _session_key(ctx))
@@ -191,7 +199,8 @@ def build_server(env_id: str, env_kwargs: dict | None = None, limits: ServeLimit
         return types.ListToolsResult(tools=env_tools + CONTROL_TOOLS, ttl_ms=0)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        world = await anyio.to_thread.run_sync(worlds.get, _session_key(ctx))
+        key = _session_key(ctx)
+        world = await anyio.to_thread.run_sync(worlds.get, key)
         name, arguments = params.name, dict(params.arguments or {})
         if name == RESET:
             options = {k: arguments[k] for k in ("task_id", "task_index") if k in arguments}
@@ -199,7 +208,7 @@ def build_server(env_id: str, env_kwargs: dict | None = None, limits: ServeLimit
             if unknown:
                 return _json_result({"error": f"{RESET} takes task_id, task_index and seed, not {unknown}"}, True)
             try:
-                observation = await bounded(world, reset_world, world, options, arguments.get("seed", 0))
+                observation = await bounded(key, world, reset_world, world, options, arguments.get("seed", 0))
             except (ValueError, KeyError, TypeError) as exc:
                 message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
                 return _json_result({"error": str(message)}, True)
@@ -213,9 +222,9 @@ def build_server(env_id: str, env_kwargs: dict | None = None, limits: ServeLimit
         if name == ACT:
             if "action" not in arguments:
                 return _json_result({"error": f"{ACT} needs an 'action'"}, True)
-            return await bounded(world, step_world, world, arguments["action"])
+            return await bounded(key, world, step_world, world, arguments["action"])
         # Any other name is a tool call; the env answers an unknown tool as it would locally.
-        return await bounded(world, step_world, world, {"name": name, "arguments": arguments})
+        return await bounded(key, world, step_world, world, {"name": name, "arguments": arguments})
 
     server = Server(f"toolgym-{env_id}", version=_version(), on_list_tools=list_tools, on_call_tool=call_tool,
                     instructions=f"toolgym's {env_id}: one simulated world per session. {RESET} starts a task, "
