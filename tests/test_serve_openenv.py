@@ -110,7 +110,9 @@ def test_bad_messages_get_clear_errors_and_leave_the_session_and_others_untouche
         assert ask(other, {"type": "reset", "data": {"seed": 0, "options": {"task_id": task_id}}}) == first
 
         bad = {
-            "not json {": ("INVALID_JSON", "Invalid JSON"),
+            "not json {": ("INVALID_JSON", "a message is a JSON object"),
+            "{not json": ("INVALID_JSON", "Invalid JSON"),
+            "[1, 2]": ("INVALID_JSON", "a message is a JSON object"),
             json.dumps({"type": "jump"}): ("UNKNOWN_TYPE", "Unknown message type: jump"),
             json.dumps({"type": "step", "data": {"action": 5}}): ("VALIDATION_ERROR", "Invalid message"),
             json.dumps({"type": "step", "data": {}}): ("VALIDATION_ERROR", "Invalid message"),
@@ -237,3 +239,29 @@ def test_cli_serve_and_eval_env_url(tmp_path, capsys):
         server.wait(30)
     assert main(["serve", "CatAPI-v0"]) == 2  # without --protocol: the WebShop html pages only
     assert "--protocol openenv or mcp serves any env" in capsys.readouterr().err
+
+
+def test_fuzzed_messages_are_all_answered_and_the_session_goes_on(serve_app):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    url = serve_app(build_app("CatAPI-v0", limits=ServeLimits(max_message_bytes=20_000)))
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                               lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                               max_leaves=12)
+    messages = (json_values.map(json.dumps)
+                | st.builds(lambda kind, data: json.dumps({"type": kind, "data": data}),
+                            st.sampled_from(["reset", "step", "state", "jump"]), json_values)
+                | st.text(max_size=200)).filter(lambda text: '"close"' not in text)  # close ends a session
+    with websockets_sync.connect(ws_url(url)) as ws:
+        first = ask(ws, {"type": "reset", "data": {"seed": 0, "options": {"task_index": 1}}})
+
+        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(messages)
+        def answered(message):
+            answer = ask(ws, message)
+            assert answer["type"] in ("observation", "error", "state")
+
+        answered()
+        again = ask(ws, {"type": "reset", "data": {"seed": 0, "options": {"task_index": 1}}})
+        assert again == first  # whatever came before, the session still plays the same episode

@@ -178,7 +178,7 @@ class GymSession(Environment):
 
 
 class MessageLimit:
-    """ASGI middleware: a WebSocket frame over ``max_bytes`` (or a binary one) is answered and skipped.
+    """ASGI middleware: a WebSocket frame over ``max_bytes``, binary or not a JSON object is answered and skipped.
 
     The session's handler never sees the frame, so the session and its env go on. An HTTP
     request whose body is declared longer is answered 413. A connection refused because the
@@ -218,6 +218,10 @@ class MessageLimit:
                              "code": "INVALID_JSON"}
                 elif len(message["text"]) * 4 > self.max_bytes and len(message["text"].encode()) > self.max_bytes:
                     error = {"message": self._too_large(len(message["text"].encode())), "code": MESSAGE_TOO_LARGE}
+                elif not message["text"].lstrip().startswith("{"):
+                    # OpenEnv's handler ends the session on JSON that is not an object; answer it here.
+                    error = {"message": 'a message is a JSON object: {"type": "reset" | "step" | "state" | "close", '
+                                        '"data": {...}}', "code": "INVALID_JSON"}
                 else:
                     return message
                 await send({"type": "websocket.send", "text": json.dumps({"type": "error", "data": error})})
