@@ -7,7 +7,8 @@ schemas, plus four of toolgym's own:
 - ``toolgym_reset(task_id | task_index, seed)``: start a task (the first task, seed 0, is
   started when a session first needs one);
 - ``toolgym_act(action)``: any other action the env takes (a text reply to the user, a
-  program, a curl command, a WebShop ``click[...]``);
+  program, a curl command, a WebShop ``click[...]``; the program envs in single-step mode
+  take their whole program this way);
 - ``toolgym_task()``: the task id and its first observation;
 - ``toolgym_score()``: whether the episode ended, its return so far and the metrics.
 

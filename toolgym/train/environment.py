@@ -10,8 +10,9 @@ its string result fed back as the tool turn), and, when the environment defines
 :func:`environment_factory` builds that class for an env id: one method per tool of the
 env's ``info["tools"]`` (same names and parameters; a call is the env step
 ``{"name": tool, "arguments": {...}}``), plus ``act(action)`` for actions that are not one
-tool call (a text reply, a program, a curl command, a WebShop ``click[...]``), which single-step
-envs take. ``get_reward()`` is the episode's return so far (the paper's metric once the
+tool call (a text reply, a program, a curl command, a WebShop ``click[...]``): the program envs
+in single-step mode (HomeSearch, TripBooking, Tabletop, VirtualHome) take their whole program
+through it and answer a single tool call with "the program must be text". ``get_reward()`` is the episode's return so far (the paper's metric once the
 episode ends, as dense rewards sum to it), or ``metric`` from ``info["metrics"]``.
 """
 
