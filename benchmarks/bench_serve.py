@@ -1,18 +1,21 @@
-"""Concurrent sessions against one `toolgym serve --protocol openenv` server on loopback.
+"""Concurrent sessions against `toolgym serve --protocol openenv` servers on loopback.
 
     python benchmarks/bench_serve.py [--envs ToolTalk-v0 WebShop-v0 HomeSearch-v0]
                                      [--sessions 1 10 100 1000] [--seconds 15] [--episodes 3]
+                                     [--processes 1]
 
-For each env the server runs in its own process (``--oracle``, so the scripted client plays
-the oracle's actions as the server sends them). For each N the client opens N sessions
-with OpenEnv's async ``EnvClient`` (connections opened 50 at a time), resets each once
-(then they idle: the server's resident memory over its idle baseline, divided by N, is the
-memory per idle session), then every session plays episodes until it has played
-``--episodes`` of them or ``--seconds`` have passed. Reported: steps per second over that
-phase (steps summed over sessions, until the last session's last answer; resets are not
-counted as steps), the server's CPU time per call (step or reset) in that phase, p50/p99 latency of one step (send to answer, on the
-client), memory per idle session and errors (error answers and failed connections). The
-client shares the machine's cores with the server, so the figures are a floor.
+For each env the server runs in its own process (``--processes P``: P of them, the sessions
+spread over them), with ``--oracle``, so the scripted client plays the oracle's actions as
+the server sends them. For each N the client opens N sessions with OpenEnv's async
+``EnvClient`` (connections opened 50 at a time), resets each once (then they idle: the
+servers' resident memory over their idle baseline, divided by N, is the memory per idle
+session), then every session plays episodes until it has played ``--episodes`` of them or
+``--seconds`` have passed. Reported: steps per second over that phase (steps summed over
+sessions, until the last session's last answer; resets are not counted as steps), the
+servers' CPU time per call (step or reset) in that phase, p50/p99 latency of one step (send
+to answer, on the client), memory per idle session and errors (error answers and failed
+connections). The client shares the machine's cores with the servers, so the figures are a
+floor.
 """
 
 from __future__ import annotations
@@ -72,17 +75,19 @@ def start_server(env_id: str, max_sessions: int) -> tuple[subprocess.Popen, str]
     raise RuntimeError(f"the {env_id} server did not answer /health in 120 s")
 
 
-async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes: int) -> dict:
+async def run_level(servers: list[tuple[str, int]], n: int, seconds: float, episodes: int) -> dict:
+    """One level: ``n`` sessions spread round-robin over ``servers`` (url, pid)."""
     errors = 0
     why: list[str] = []  # the first errors' messages
     clients: list[ToolgymClient] = []
     gate = asyncio.Semaphore(50)
-    baseline = rss_mb(server_pid)
-    tasks = len(describe(url)["task_ids"])
+    pids = [pid for _, pid in servers]
+    baseline = sum(map(rss_mb, pids))
+    tasks = len(describe(servers[0][0])["task_ids"])
 
     async def open_session(index: int):
         nonlocal errors
-        client = ToolgymClient(base_url=url, message_timeout_s=120)
+        client = ToolgymClient(base_url=servers[index % len(servers)][0], message_timeout_s=120)
         async with gate:
             try:
                 await client.connect()
@@ -96,7 +101,7 @@ async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes:
 
     firsts = [r for r in await asyncio.gather(*(open_session(i) for i in range(n))) if r is not None]
     await asyncio.sleep(0.5)
-    per_session_mb = (rss_mb(server_pid) - baseline) / max(len(clients), 1)
+    per_session_mb = (sum(map(rss_mb, pids)) - baseline) / max(len(clients), 1)
 
     latencies: list[float] = []
     steps = resets = 0
@@ -121,9 +126,9 @@ async def run_level(url: str, server_pid: int, n: int, seconds: float, episodes:
             if time.monotonic() >= deadline:
                 return
 
-    start, cpu = time.monotonic(), cpu_seconds(server_pid)
+    start, cpu = time.monotonic(), sum(map(cpu_seconds, pids))
     await asyncio.gather(*(play(c, r, i) for i, (c, r) in enumerate(zip(clients, firsts))))
-    elapsed, cpu = time.monotonic() - start, cpu_seconds(server_pid) - cpu
+    elapsed, cpu = time.monotonic() - start, sum(map(cpu_seconds, pids)) - cpu
     await asyncio.gather(*(c.disconnect() for c in clients))
     latencies.sort()
     return {"sessions": n, "steps_per_s": steps / elapsed, "p50_ms": 1000 * statistics.median(latencies),
@@ -138,24 +143,28 @@ def main() -> None:
     parser.add_argument("--sessions", nargs="+", type=int, default=[1, 10, 100, 1000])
     parser.add_argument("--seconds", type=float, default=15.0, help="cap on each level's playing phase")
     parser.add_argument("--episodes", type=int, default=3, help="episodes per session at most")
+    parser.add_argument("--processes", type=int, default=1, help="server processes, sessions spread over them")
     args = parser.parse_args()
 
     print(f"{platform.node()}: {os.cpu_count()} CPUs ({platform.machine()}), load average {os.getloadavg()[0]:.1f}, "
           f"Python {platform.python_version()}; server and client on the same machine", flush=True)
+    print(f"{args.processes} server process(es) per env", flush=True)
     print(f"{'env':14s} {'sessions':>8s} {'steps/s':>8s} {'p50 ms':>7s} {'p99 ms':>8s} {'CPU ms/call':>11s} "
           f"{'MB/idle session':>15s} {'errors':>6s}", flush=True)
     for env_id in args.envs:
-        server, url = start_server(env_id, max(args.sessions) + 10)
+        servers = [start_server(env_id, max(args.sessions) + 10) for _ in range(args.processes)]
         try:
             for n in args.sessions:
-                row = asyncio.run(run_level(url, server.pid, n, args.seconds, args.episodes))
+                row = asyncio.run(run_level([(url, server.pid) for server, url in servers], n, args.seconds,
+                                            args.episodes))
                 print(f"{env_id:14s} {n:8d} {row['steps_per_s']:8.0f} {row['p50_ms']:7.1f} {row['p99_ms']:8.1f} "
                       f"{row['cpu_ms_per_call']:11.2f} {row['mb_per_idle_session']:15.2f} {row['errors']:6d}", flush=True)
                 for message in row["why"]:
                     print(f"    error: {message}", flush=True)
         finally:
-            server.terminate()
-            server.wait(30)
+            for server, _ in servers:
+                server.terminate()
+                server.wait(30)
 
 
 if __name__ == "__main__":
