@@ -103,27 +103,27 @@ class GymSession(Environment):
               **unknown: Any) -> ToolgymObservation:
         if unknown:
             raise ValueError(f"reset takes seed, options and episode_id, not {', '.join(map(repr, unknown))}")
-        if self._env is None:
-            self._env = make_env(self._served.env_id, self._served.env_kwargs)
-        observation, info = self._env.reset(seed=seed, options=options)
-        self._abandoned = None
-        self._episode_id, self._step_count = episode_id, 0
-        return self._result(observation, None, False, False, info)
+        env = self._env = self._env or make_env(self._served.env_id, self._served.env_kwargs)
+        observation, info = env.reset(seed=seed, options=options)
+        if self._env is env:  # not abandoned meanwhile
+            self._abandoned = None
+            self._episode_id, self._step_count = episode_id, 0
+        return self._result(env, observation, None, False, False, info)
 
     def step(self, action: ToolgymAction, timeout_s: float | None = None, **kwargs: Any) -> ToolgymObservation:
-        if self._env is None:
-            if self._abandoned:
-                raise RuntimeError(self._abandoned)
-            # Before any reset the env itself answers (an observation that says so), as locally.
-            self._env = make_env(self._served.env_id, self._served.env_kwargs)
-        observation, reward, terminated, truncated, info = self._env.step(action.action)
-        self._step_count += 1
-        return self._result(observation, reward, terminated, truncated, info)
+        if self._env is None and self._abandoned:
+            raise RuntimeError(self._abandoned)
+        # Before any reset the env itself answers (an observation that says so), as locally.
+        env = self._env = self._env or make_env(self._served.env_id, self._served.env_kwargs)
+        observation, reward, terminated, truncated, info = env.step(action.action)
+        self._step_count += self._env is env
+        return self._result(env, observation, reward, terminated, truncated, info)
 
-    def _result(self, observation, reward, terminated, truncated, info) -> ToolgymObservation:
+    def _result(self, env, observation, reward, terminated, truncated, info) -> ToolgymObservation:
+        # ``env`` is the env this call ran on: an abandoned call never touches its successor.
         oracle = None
         if self._served.oracle and not (terminated or truncated):
-            oracle = self._env.unwrapped.oracle_action()
+            oracle = env.unwrapped.oracle_action()
             oracle = oracle if round_trips(oracle) else None
         return ToolgymObservation(observation=observation, reward=None if reward is None else json_safe_float(reward),
                                   done=bool(terminated or truncated), terminated=bool(terminated),
