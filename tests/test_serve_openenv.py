@@ -265,3 +265,15 @@ def test_fuzzed_messages_are_all_answered_and_the_session_goes_on(serve_app):
         answered()
         again = ask(ws, {"type": "reset", "data": {"seed": 0, "options": {"task_index": 1}}})
         assert again == first  # whatever came before, the session still plays the same episode
+
+
+def test_import_toolgym_imports_no_server_library():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, gymnasium, toolgym, toolgym.train; gymnasium.make('ToolTalk-v0');"
+            "print(sorted(m for m in ('openenv', 'fastapi', 'uvicorn', 'mcp', 'websockets', 'gradio') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    assert out.strip() == "[]"
