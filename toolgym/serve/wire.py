@@ -53,14 +53,15 @@ class ServeLimits:
         step_timeout_s: A reset or step running longer is answered with an error; its session's
             episode is abandoned (the next reset starts another on a fresh env).
         idle_timeout_s: A session with no message for this long is closed and its env freed.
-        workers: Threads that run env code, shared by every session.
+        workers: Threads that run env code, shared by every session (Python runs one at a time;
+            more than the cores only adds contention).
     """
 
     max_sessions: int = 1024
     max_message_bytes: int = 1 << 20
     step_timeout_s: float = 10.0
     idle_timeout_s: float = 600.0
-    workers: int = 4
+    workers: int = 2
 
     def __post_init__(self):
         for name, value in asdict(self).items():
