@@ -35,7 +35,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from toolgym.eval.runner import make_env
-from toolgym.serve.wire import ServeLimits, json_safe_info
+from toolgym.serve.wire import ServeLimits, json_safe_info, warm_up
 
 RESET, ACT, TASK, SCORE = "toolgym_reset", "toolgym_act", "toolgym_task", "toolgym_score"
 CONTROL_TOOLS = [
@@ -176,7 +176,9 @@ def build_server(env_id: str, env_kwargs: dict | None = None, limits: ServeLimit
     """
     env_kwargs = dict(env_kwargs or {})
     limits = limits or ServeLimits()
-    make_env(env_id, env_kwargs).close()
+    probe = make_env(env_id, env_kwargs)
+    warm_up(probe)
+    probe.close()
     worlds = Worlds(env_id, env_kwargs, limits)
 
     async def bounded(key: str, world: World, call, *args):

@@ -35,7 +35,7 @@ from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation
 from pydantic import Field
 
 from toolgym.eval.runner import make_env
-from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_safe_info, round_trips
+from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_safe_info, round_trips, warm_up
 
 #: The error code of a frame over ``max_message_bytes`` (OpenEnv's own codes cover the rest).
 MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
@@ -266,6 +266,7 @@ def build_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits |
     limits = limits or ServeLimits()
     probe = make_env(env_id, env_kwargs)
     description = {**describe_env(env_id, env_kwargs, probe), "oracle": oracle, "limits": asdict(limits)}
+    warm_up(probe)
     probe.close()
     served = ServedEnv(env_id, env_kwargs, limits, oracle,
                        ThreadPoolExecutor(max_workers=limits.workers, thread_name_prefix="toolgym-env"))

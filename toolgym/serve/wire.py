@@ -74,3 +74,11 @@ def describe_env(env_id: str, env_kwargs: dict, env: gym.Env) -> dict:
     base = env.unwrapped
     return {"env_id": env_id, "env_kwargs": env_kwargs, "task_ids": list(base.task_ids()),
             "task_set": base.task_set, "split": base.split, "scoring": base.scoring, "mode": base.mode}
+
+
+def warm_up(env: gym.Env) -> None:
+    """Load now what the env loads on first use and shares process-wide (ToolTalk's sentence
+    model), so that no session pays for it inside its time limit."""
+    similarity = getattr(env.unwrapped, "text_similarity", None)
+    if similarity is not None:
+        similarity.score("warm up", "warm-up")
