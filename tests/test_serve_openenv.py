@@ -277,3 +277,25 @@ def test_import_toolgym_imports_no_server_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout
     assert out.strip() == "[]"
+
+
+def test_an_idle_session_is_closed_and_says_so(serve_app, monkeypatch):
+    """OpenEnv's reaper closes a session idle past the limit (it checks every 5 s at most); its env is freed."""
+    closed = []
+    make = openenv_app.make_env
+
+    def tracked(env_id, kwargs):
+        env = make(env_id, kwargs)
+        env.close = lambda: closed.append(env_id)
+        return env
+
+    url = serve_app(build_app("CatAPI-v0", limits=ServeLimits(idle_timeout_s=1.0)))
+    monkeypatch.setattr(openenv_app, "make_env", tracked)
+    with websockets_sync.connect(ws_url(url)) as ws:
+        assert ask(ws, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
+        deadline = time.monotonic() + 20
+        while not closed and time.monotonic() < deadline:
+            time.sleep(0.2)
+        answer = ask(ws, {"type": "step", "data": {"action": "curl x"}})
+    assert closed == ["CatAPI-v0"]
+    assert "this session was closed after 1 s without a message; connect again" in answer["data"]["message"]
