@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the model trains (default: cuda when available, else cpu)")
     p.add_argument("--output-dir", help="trainer output (default: a temporary folder)")
     p.add_argument("--plot", help="write the reward curve to this PNG")
+    p.add_argument("--environment", action="store_true",
+                   help="train through TRL's environment interface (environment_factory, the env's tools as the "
+                        "model's tools, the env's reward; toolgym.train.environment) instead of EnvReward / "
+                        "rollout_func")
     p.add_argument("--hidden-size", type=int, default=32, help="tiny model width (default 32)")
     p.add_argument("--num-layers", type=int, default=2, help="tiny model depth (default 2)")
     return p
@@ -150,7 +154,16 @@ def train(args) -> dict:
         num_generations=args.num_generations, max_completion_length=args.max_completion_length,
         temperature=args.temperature, logging_steps=1, report_to="none", save_strategy="no", seed=args.seed,
         use_cpu=next(model.parameters()).device.type == "cpu", bf16=False, dataloader_num_workers=0, disable_tqdm=True)
-    if multi_turn:
+    if args.environment:
+        from toolgym.train.environment import environment_factory
+
+        if getattr(tokenizer, "response_template", None) is None and args.model == "tiny":
+            from trl.chat_template_utils import qwen3_template
+
+            tokenizer.response_template = qwen3_template  # the tiny template writes Qwen's <tool_call> turns
+        trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config, train_dataset=dataset,
+                              environment_factory=environment_factory(args.env, env_kwargs, args.seed, args.metric))
+    elif multi_turn:
         rollout_func = make_rollout_func(args.env, dataset, env_kwargs, seed=args.seed,
                                          batch_size=args.prompts_per_step * args.num_generations,
                                          max_steps=args.episode_steps, metric=args.metric)

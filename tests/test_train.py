@@ -145,3 +145,45 @@ def test_grpo_example_trains_on_a_multi_turn_env(tmp_path):
     assert summary["sft_loss_first_last"][1] < summary["sft_loss_first_last"][0]
     assert max(summary["rewards"]) > 0 and max(summary["reward_std"]) > 0  # the env's scores arrive and differ
     assert summary["max_weight_change"] > 0
+
+
+def test_environment_factory_exposes_the_env_tools_and_scores_the_oracle_episode():
+    """toolgym.train.environment: TRL's environment interface; the oracle, called through the methods, scores 1."""
+    from transformers.utils import get_json_schema
+
+    from toolgym.train.environment import environment_factory
+
+    factory = environment_factory("ToolTalk-v0")
+    environment, local = factory(), gym.make("ToolTalk-v0")
+    task_id = local.unwrapped.task_ids()[4]
+    first, info = local.reset(seed=0, options={"task_id": task_id})
+    assert environment.reset(task_id=task_id) == first  # no prompt column: the task is the first observation
+    assert environment.reset(task_id=task_id, prompt=[{"role": "user", "content": "..."}]) is None
+    for tool in info["tools"]:  # the schemas TRL renders from the methods are the env's
+        expected, schema = tool["function"], get_json_schema(getattr(environment, tool["function"]["name"]))["function"]
+        assert schema["description"] == " ".join(expected["description"].split())
+        assert {k: v["type"] for k, v in schema["parameters"]["properties"].items()} == {
+            k: v["type"] for k, v in expected["parameters"]["properties"].items()}
+        assert set(schema["parameters"].get("required", [])) == set(expected["parameters"]["required"])
+    assert environment.get_reward() == 0.0
+    while True:
+        action = local.unwrapped.oracle_action()
+        method = getattr(environment, action["name"]) if isinstance(action, dict) else None
+        answer = method(**action["arguments"]) if method else environment.act(action)
+        observation, _, terminated, truncated, info = local.step(action)
+        assert answer == observation
+        if terminated or truncated:
+            break
+    assert environment.get_reward() == 1.0 and info["metrics"]["success"] == 1.0
+    assert environment_factory("ToolTalk-v0", metric="recall")().get_reward() == 0.0  # no episode has ended
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id,kwargs", [(SINGLE, ["--env-kwarg", "k_shot=0"]),
+                                           (MULTI, ["--env-kwarg", "mode=multi_step", "--env-kwarg", "num_demos=0"])])
+def test_grpo_example_trains_through_trl_environment_interface(tmp_path, env_id, kwargs):
+    summary = _example().main(["--device", "cpu", "--env", env_id, *kwargs, "--environment", "--tasks", "2",
+                               "--prompts-per-step", "1", "--num-generations", "2", "--max-steps", "2",
+                               "--max-completion-length", "16", "--output-dir", str(tmp_path)])
+    assert summary["steps"] == 2 and summary["losses_finite"]
+    assert all(math.isfinite(r) for r in summary["rewards"])

@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "(refused if --out is from other settings)")
     existing.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--env-url", metavar="URL",
+                    help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
+                         "arguments are checked against these); the oracle needs the server's --oracle")
     ev.add_argument("--strategy", metavar="react|react@N|dfsdt",
                     help="search over the env's snapshot()/restore() (ToolLLM's decision procedures): react "
                          "(one chain), react@N (up to N chains, the first that answers kept) or dfsdt (ToolLLM's "
@@ -160,11 +163,26 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                     help="backend option, e.g. device=cuda (repeatable)")
 
-    sv = _subparser(sub, "serve", "serve an env in a browser, a session per visitor (WebShop-v0, the way its "
-                                  "human demonstrations were collected)")
+    sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
+                                  "(WebShop-v0, the way its human demonstrations were collected), or any env "
+                                  "to programs: --protocol openenv (OpenEnv's WebSocket sessions) or mcp")
     _add_env_flags(sv)
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    sv.add_argument("--port", type=int, default=3000, help="port (default 3000)")
+    sv.add_argument("--protocol", choices=["openenv", "mcp"],
+                    help="openenv: a session per client at ws://HOST:PORT/ws (toolgym.remote.make, OpenEnv's "
+                         "EnvClient); mcp: the env's tools over MCP, stdio unless --port is given "
+                         "(default: the html pages)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, help="port (default 3000 for the html pages, 8000 for openenv; "
+                                             "mcp: Streamable HTTP at /mcp on this port instead of stdio)")
+    sv.add_argument("--max-sessions", type=int, default=1024, help="sessions at once (default 1024)")
+    sv.add_argument("--max-message-bytes", type=int, default=1 << 20,
+                    help="longest client message read (default 1 MiB)")
+    sv.add_argument("--step-timeout", type=float, default=10.0, help="seconds a reset or step may take (default 10)")
+    sv.add_argument("--idle-timeout", type=float, default=600.0,
+                    help="seconds without a message before a session is closed (default 600)")
+    sv.add_argument("--oracle", action="store_true",
+                    help="openenv: send the oracle's next action with each result (for tests and benchmarks: "
+                         "it gives the answer away)")
     return parser
 
 
@@ -200,6 +218,8 @@ def eval_command(args) -> int:
     from toolgym.eval.runner import check_out_options, evaluate
 
     check_out_options(args.out, args.resume, args.overwrite)  # before a model is loaded
+    if args.env_url is not None:
+        return eval_remote(args)
     if args.strategy is not None:
         return eval_search(args)
     if args.ray is not None:
@@ -212,6 +232,29 @@ def eval_command(args) -> int:
     code = print_results(env, records)
     if args.out:
         print(f"{args.out}: {len(records)} episode(s) of this run")
+    return code
+
+
+def eval_remote(args) -> int:
+    """``eval --env-url``: the sequential runner, each episode on the server's session."""
+    from toolgym.eval.runner import evaluate
+
+    if args.strategy is not None or args.ray is not None:
+        raise ValueError("--env-url runs the episodes one after another on the server; drop --strategy and --ray")
+    try:
+        import toolgym.remote
+    except ImportError as exc:
+        raise ImportError(f"--env-url needs the serve extra: pip install 'toolgym[serve]' ({exc})") from exc
+    env = toolgym.remote.make(args.env_url, args.env_id, **_env_kwargs(args))
+    try:
+        records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=args.seed, episodes=args.episodes,
+                                out=args.out, progress=not args.no_progress, resume=args.resume,
+                                overwrite=args.overwrite, env=env)
+        code = print_results(env, records)
+    finally:
+        env.close()
+    if args.out:
+        print(f"{args.out}: {len(records)} episode(s) of this run on {args.env_url}")
     return code
 
 
@@ -551,14 +594,43 @@ def _ask(question: str) -> bool:
 
 
 def serve_command(args) -> int:
-    """``toolgym serve``: the env's html pages over HTTP (envs with an html observation mode)."""
+    """``toolgym serve``: the env's html pages over HTTP, or the env over OpenEnv or MCP (``--protocol``)."""
     from toolgym.eval.runner import make_env
 
+    if args.protocol is not None:
+        return serve_protocol(args)
     if args.env_id != "WebShop-v0":
-        raise ValueError(f"serve supports WebShop-v0 only (the env with html pages), not {args.env_id}")
+        raise ValueError(f"serve supports WebShop-v0 only (the env with html pages), not {args.env_id}; "
+                         f"--protocol openenv or mcp serves any env")
     from toolgym.envs.webshop.serve import serve
 
-    serve(make_env(args.env_id, {**_env_kwargs(args), "observation_mode": "html"}), args.host, args.port)
+    serve(make_env(args.env_id, {**_env_kwargs(args), "observation_mode": "html"}), args.host,
+          3000 if args.port is None else args.port)
+    return 0
+
+
+def serve_protocol(args) -> int:
+    """``serve --protocol openenv|mcp``: see :mod:`toolgym.serve`."""
+    try:
+        from toolgym.serve.wire import ServeLimits
+
+        limits = ServeLimits(max_sessions=args.max_sessions, max_message_bytes=args.max_message_bytes,
+                             step_timeout_s=args.step_timeout, idle_timeout_s=args.idle_timeout)
+        if args.protocol == "openenv":
+            from toolgym.serve.openenv_app import serve
+        else:
+            from toolgym.serve.mcp_app import serve
+    except ImportError as exc:
+        extra = "serve" if args.protocol == "openenv" else "mcp"
+        raise ImportError(f"serve --protocol {args.protocol} needs the {extra} extra: pip install "
+                          f"'toolgym[{extra}]' ({exc})") from exc
+    if args.protocol == "openenv":
+        serve(args.env_id, _env_kwargs(args), args.host, 8000 if args.port is None else args.port, limits,
+              oracle=args.oracle)
+    else:
+        if args.oracle:
+            raise ValueError("--oracle is an openenv option (MCP clients play the tools themselves)")
+        serve(args.env_id, _env_kwargs(args), args.host, args.port, limits)
     return 0
 
 

@@ -391,13 +391,14 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
 def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
              episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
              agent_options: dict | None = None, resume: bool = False,
-             overwrite: bool = False) -> tuple[list[dict], gym.Env]:
+             overwrite: bool = False, env: gym.Env | None = None) -> tuple[list[dict], gym.Env]:
     """Evaluate ``agent_spec`` on every task of the env's task set (or the first ``episodes``).
 
-    ``out``, ``resume`` and ``overwrite`` follow :func:`open_results`. Returns the records of
-    the run's tasks in task order (kept and new) and the env.
+    ``out``, ``resume`` and ``overwrite`` follow :func:`open_results`. ``env``, when given, is
+    used instead of making ``env_id`` (a :mod:`toolgym.remote` env). Returns the records of the
+    run's tasks in task order (kept and new) and the env.
     """
-    env = make_env(env_id, env_kwargs)
+    env = make_env(env_id, env_kwargs) if env is None else env
     task_ids = select_tasks(env, episodes)
     agent = make_agent(agent_spec, env, seed=seed, **(agent_options or {}))
     header = run_header(env_id, env, agent_spec, seed, env_kwargs, agent)
