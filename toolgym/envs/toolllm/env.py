@@ -282,6 +282,8 @@ class ToolLLMEnv(ToolEnv):
             observation = self._call(parsed, call_id)
         else:
             text = parsed.text if isinstance(parsed, TextReply) else "(unreadable function call)"
+            if isinstance(parsed, Unparseable):
+                self._note_invalid_action()
             error = (f"Tool input parse error...\n{parsed.error[:300]}" if isinstance(parsed, Unparseable) else
                      "No function call: call one of the functions, or Finish to answer or give up.")
             observation = json.dumps({"error": error, "response": ""})
