@@ -103,6 +103,14 @@ def _model_on_disk(model: str) -> bool:
         return False
 
 
+def _cache_keyword() -> str:
+    """generate's keyword for a prefilled cache: ``cache`` in later transformers 5 releases
+    (``past_key_values`` there prints a deprecation warning at every call), else ``past_key_values``."""
+    from transformers.generation import utils
+
+    return "cache" if "cache" in getattr(utils, "ALL_CACHE_NAMES", ()) else "past_key_values"
+
+
 def _one_line(exc: BaseException, limit: int = 300) -> str:
     """An exception's message on one line (a first line may end in a colon), at most ``limit`` characters."""
     text = " ".join(str(exc).split()) or type(exc).__name__
@@ -307,7 +315,7 @@ class TransformersBackend:
         with torch.inference_mode():
             if (self.prefill == "rows" and not self.static_cache and len(prompts) > 1
                     and min(map(len, prompts)) > 1):
-                kwargs["past_key_values"] = self._prefill_rows(prompts, input_ids.shape[1])
+                kwargs[_cache_keyword()] = self._prefill_rows(prompts, input_ids.shape[1])
             sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
         logprobs = recorder.finish(sequences)
         width = input_ids.shape[1]
