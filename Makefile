@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # Envs evaluated by `make eval`, each with the oracle on its built-in tasks.
 EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0
 
-.PHONY: venv eval test bench clean
+.PHONY: venv eval test bench baselines clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ test: venv
 # One table: make time, per-step time and episodes/s of every env (the other benchmarks/ scripts run by hand).
 bench: venv
 	@$(BIN)/python benchmarks/bench_speed.py
+
+# SmolLM2-135M-Instruct on every env into docs/baselines.md (BASELINE_FLAGS=--quick: 3 episodes per env).
+baselines: venv
+	$(BIN)/python benchmarks/baselines.py --threads 1 --max-new-tokens 128 $(BASELINE_FLAGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache results-*.jsonl
