@@ -20,6 +20,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym  # noqa: F401
+from toolgym.envs.base import INVALID_ACTIONS
 
 # name -> (env id, make kwargs, every how many of the env's tasks an episode is run)
 CONFIGS = {
@@ -144,6 +145,8 @@ def episode_pins(env_id: str, kwargs: dict, every: int) -> dict[str, str]:
             observation, reward, terminated, truncated, info = env.step(unwrapped.oracle_action())
             trace += [observation, reward]
             done = terminated or truncated
+        # invalid_actions came after the pins; the oracle never makes one
+        assert info["metrics"].pop(INVALID_ACTIONS) == 0, task_id
         trace.append(info["metrics"])
         state = unwrapped.world.state_hash()
         everything.update(json.dumps([task_id, state, trace], sort_keys=True, default=str).encode())

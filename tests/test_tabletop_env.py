@@ -70,7 +70,7 @@ def test_oracle_in_multi_step_mode():
     steps = record["trajectory"]
     assert steps[-1]["action"] == "done" and len(steps) == len(environment.tasks["stack_on_place-2"].blocks) + 1
     assert record["metrics"] == {"success": 1, "program_ran": 1, "pick_places": len(steps) - 1,
-                                 "task_type": "stack_on_place"}
+                                 "task_type": "stack_on_place", "invalid_actions": 0}
     # Dense rewards: success arrives with the last pick-and-place, and the return is the success.
     assert [s["reward"] for s in steps] == [0.0] * (len(steps) - 2) + [1.0, 0.0]
     environment.close()
@@ -122,7 +122,8 @@ def test_failed_program_keeps_the_moves_done_before_the_error(env):
     program = f"put_first_on_second({task.param('pick')!r}, {task.param('place')!r})\nx = 1 / 0"
     obs, reward, *_, info = env.step(program)
     assert "ZeroDivisionError" in obs and f"placed the {task.param('pick')}" in obs
-    assert info["metrics"] == {"success": 1, "program_ran": 0, "pick_places": 1, "task_type": "place_on_block"}
+    assert info["metrics"] == {"success": 1, "program_ran": 0, "pick_places": 1, "task_type": "place_on_block",
+                               "invalid_actions": 0}
     assert reward == 1.0
 
 

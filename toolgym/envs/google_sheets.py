@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgym.envs.actions import ToolCall, extract_program, parse_action
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.base import REFUSED_TURN, ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -250,7 +250,7 @@ class GoogleSheetsEnv(ToolEnv):
         self._done = False
         task = self.tasks[self.task_id]
         self._observation = f"{task.query}\n\n{self._preview()}"
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
     def step(self, action: Any):
         if (refused := self._guard_step(action)) is not None:
@@ -260,6 +260,7 @@ class GoogleSheetsEnv(ToolEnv):
             program_text = self._program_text(action)
         except ProgramError as exc:
             program_text, error = None, str(exc)
+            self._note_invalid_action()
         submit = self.mode == MULTI_STEP and program_text is not None and not program_text.strip()
         if submit:
             judgement = self._judge()
@@ -279,7 +280,7 @@ class GoogleSheetsEnv(ToolEnv):
         success = int(judgement.success(self.scoring))
         reward, self._success = success - self._success, success
         self._observation = observation
-        info = self._info()
+        info = self._with_history(self._info(), action, observation)
         if terminated or truncated:
             self._done = True
             info["metrics"] = judgement.metrics(self.scoring, len(self._programs))
@@ -297,6 +298,7 @@ class GoogleSheetsEnv(ToolEnv):
 
     def _refuse_action(self, error: str):
         self._steps += 1
+        self._note_invalid_action()
         self._all_ran = False
         if self.mode == SINGLE_STEP:
             judgement, terminated = Judgement(False, error=error), True
@@ -307,7 +309,7 @@ class GoogleSheetsEnv(ToolEnv):
         reward, self._success = success - self._success, success
         self._observation = f"Error: {error}"
         truncated = not terminated and self._steps >= self.max_steps
-        info = {**self._info(), "error": error}
+        info = {**self._with_history(self._info(), REFUSED_TURN, self._observation), "error": error}
         if terminated or truncated:
             self._done = True
             info["metrics"] = judgement.metrics(self.scoring, len(self._programs))
@@ -338,6 +340,7 @@ class GoogleSheetsEnv(ToolEnv):
         try:
             program = self.interpreter.check(program_text)
         except ProgramError as exc:
+            self._note_invalid_action()
             return str(exc)
         if not program.statements:
             return "the program is empty"

@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from toolgym.envs.actions import Unparseable, extract_program, parse_action
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.base import REFUSED_TURN, ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.worlds.interpreter import Interpreter, ProgramError, preview
 from toolgym.worlds.tabletop.tasks import TabletopTask, builtin_tasks, oracle_plan, plan_calls
@@ -164,7 +164,7 @@ class TabletopEnv(ToolEnv):
         self._oracle_calls: list[str] | None = None
         self._success = 0
         self._observation = f"objects = {self.task.object_names!r}\n# {self.task.instruction}."
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
     def step(self, action: Any):
         if (refused := self._guard_step(action)) is not None:
@@ -180,7 +180,7 @@ class TabletopEnv(ToolEnv):
         else:
             self._observation = self._run_statement(action)
             truncated = self._steps >= self.max_steps
-        info = self._info()
+        info = self._with_history(self._info(), action, self._observation)
         # The reward is the change of success since the last step, so the return is the final success.
         success = int(self.world.success())
         reward = float(success - self._success)
@@ -195,11 +195,12 @@ class TabletopEnv(ToolEnv):
     def _refuse_action(self, error: str):
         # A program that could not be read: an error like a program that does not parse; the world is unchanged.
         self._steps += 1
+        self._note_invalid_action()
         self._errors.append(error)
         self._observation = f"Error: {error}"
         terminated = self.mode == SINGLE_STEP
         truncated = not terminated and self._steps >= self.max_steps
-        info = self._info()
+        info = self._with_history(self._info(), REFUSED_TURN, self._observation)
         if terminated or truncated:
             self._done = True
             info["metrics"] = {"success": self._success, "program_ran": 0,
@@ -213,9 +214,16 @@ class TabletopEnv(ToolEnv):
         if isinstance(program, str):
             program = extract_program(program)  # a raw completion: fences, an Action: cue, a next Task:
         try:
-            self.interpreter.run(program)
-        except ProgramError as exc:
-            error = str(exc)
+            checked = self.interpreter.check(program)
+        except ProgramError as exc:  # not read: nothing ran
+            checked, error = None, str(exc)
+            self._note_invalid_action()
+        if checked is not None:
+            try:
+                self.interpreter.run(checked)
+            except ProgramError as exc:
+                error = str(exc)
+        if error is not None:
             self._errors.append(error)
         if isinstance(program, str):
             self._program.append(program)
@@ -229,9 +237,11 @@ class TabletopEnv(ToolEnv):
         try:
             program = self.interpreter.check(self._statement_text(action))
         except ProgramError as exc:
+            self._note_invalid_action()
             self._errors.append(str(exc))
             return f"Error: {exc}"
         if len(program.statements) != 1:
+            self._note_invalid_action()
             error = f"the multi-step mode takes one statement per step, got {len(program.statements)}"
             self._errors.append(error)
             return f"Error: {error}"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, ToolEnv, read_json, read_jsonl, require_key
+from toolgym.envs.base import REFUSED_TURN, OfficialDataError, OfficialLayout, ToolEnv, read_json, read_jsonl, require_key
 from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -325,7 +325,7 @@ class VirtualHomeEnv(ToolEnv):
         self._done = False
         self._oracle_lines: list[str] | None = None
         self._observation = f"Task: {self.task_id}"
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
     def _invoke(self, action: str, args: list, kwargs: dict) -> str:
         if kwargs:
@@ -354,13 +354,13 @@ class VirtualHomeEnv(ToolEnv):
             else:
                 self._observation = self._run_lines([line], line)
             truncated = not terminated and self._steps >= self.max_steps
-        return self._finish_step(terminated, truncated)
+        return self._finish_step(action, terminated, truncated)
 
-    def _finish_step(self, terminated: bool, truncated: bool):
+    def _finish_step(self, action: Any, terminated: bool, truncated: bool):
         metrics = self._metrics()
         value = float(metrics["goal_success"] if self.scoring == "goal" else metrics["lcs"])
         reward, self._metric = value - self._metric, value
-        info = self._info()
+        info = self._with_history(self._info(), action, self._observation)
         if terminated or truncated:
             self._done = True
             info["metrics"] = metrics
@@ -370,10 +370,11 @@ class VirtualHomeEnv(ToolEnv):
         self._steps += 1
         self._observation = self._not_read(error)
         terminated = self.mode == PROGRAM
-        return self._finish_step(terminated, not terminated and self._steps >= self.max_steps)
+        return self._finish_step(REFUSED_TURN, terminated, not terminated and self._steps >= self.max_steps)
 
     def _not_read(self, error: str) -> str:
         """An action that is no program line: it counts as one non-executable line."""
+        self._note_invalid_action()
         self._raw.append("")
         self._lines.append(Line("", None, (), error))
         if self._first_failure is None:
@@ -406,10 +407,13 @@ class VirtualHomeEnv(ToolEnv):
     def _run_lines(self, lines: list[str], program: str) -> str:
         """Read, ground and (until the first failure) execute each line; the observation."""
         if not lines and self.mode == PROGRAM:
+            self._note_invalid_action()
             return "Error: the program has no action."
         out = []
+        unread = False  # an action (a program, or a step's line) with a line that could not be read
         for raw in lines:
             line = read_line(raw, self.valid, self.profile)
+            unread = unread or line.error is not None
             self._raw.append(raw)
             self._lines.append(line)
             number = len(self._lines)
@@ -431,6 +435,8 @@ class VirtualHomeEnv(ToolEnv):
             if self.mode == PROGRAM:
                 self._stopped = True
                 out.append(f"The program stopped at line {number}.")
+        if unread:
+            self._note_invalid_action()
         return "\n".join(out)
 
     def _metrics(self) -> dict:

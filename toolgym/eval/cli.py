@@ -118,8 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
                                              "(default: the env's)")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
-                     help="backend option, e.g. device=cuda, dtype=bfloat16, timeout=60, max_retries=2 "
-                          "(repeatable)")
+                     help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
+                          "max_retries=2 (repeatable)")
+    llm.add_argument("--threads", type=int, metavar="N",
+                     help="hf: CPU threads for torch (default: torch's; on a busy machine 1 can beat all cores)")
 
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
@@ -189,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit code (2: bad configuration, 1: the run failed, 130: Ctrl-C)."""
     args = build_parser().parse_args(argv)
-    from toolgym.eval.batch import BackendUnavailable
+    from toolgym.eval.batch import BackendUnavailable, EpisodesFailed
 
     try:
         return COMMANDS[args.command](args)
@@ -199,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BackendUnavailable as exc:
         print(f"toolgym: error: every request to the backend failed: {exc}", file=sys.stderr)
+        return 1
+    except EpisodesFailed as exc:
+        print(f"toolgym: error: {exc}", file=sys.stderr)
         return 1
     except (ValueError, KeyError, OSError, ImportError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -305,10 +310,14 @@ def _llm_agent(args):
     from toolgym.eval.runner import check_env_args
 
     env_class = check_env_args(args.env_id, _env_kwargs(args))
+    backend_kwargs = dict(args.backend_kwarg or [])
+    if args.agent.startswith("hf:"):
+        backend_kwargs.setdefault("progress", not args.no_progress)
+        if args.threads is not None:
+            backend_kwargs.setdefault("threads", args.threads)
     options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
-               "prompt_format": args.prompt_format, "parser": args.parser,
-               "backend_kwargs": dict(args.backend_kwarg or [])}
+               "prompt_format": args.prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
     try:
         return make_agent(args.agent, env_class, **options)
     except BackendError as exc:

@@ -284,6 +284,7 @@ class AppBenchEnv(ToolEnv):
     def _refuse_action(self, error: str):
         # Plan mode: a plan that could not be read. Interactive mode: a call that could not be read.
         self._steps += 1
+        self._note_invalid_action()
         self._messages.append({"role": "assistant", "content": "(action not shown)"})
         if self.mode == "plan":
             return self._end([], [error], f"Plan not read: {error}", terminated=True, plan_text="")
@@ -314,6 +315,8 @@ class AppBenchEnv(ToolEnv):
             parsed = ParsedPlan([call] if call else [], [error] if error else [])
         else:
             parsed = parse_plan(action)
+        if parsed.errors:
+            self._note_invalid_action()
         static = _static_problems(parsed.calls)
         problems = list(parsed.errors) + [p for ps in static.values() for p in ps]
         lines = [f"Plan read: {len(parsed.calls)} call(s)."]
@@ -332,6 +335,7 @@ class AppBenchEnv(ToolEnv):
     def _interactive_call(self, action: Any) -> str:
         call, error = _read_one_call(action)
         if call is None:
+            self._note_invalid_action()
             return json.dumps({"response": None, "exception": error})
         done = self.world.execute(call, [h for h in self._history if h.result.ok])
         self._history.append(done)

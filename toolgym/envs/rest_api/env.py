@@ -153,6 +153,8 @@ class RestApiEnv(ToolEnv):
                 response = self.service.handle(self._request(command))
             except CurlError as exc:
                 error = str(exc)
+        if response is None:  # no request was read from the action
+            self._note_invalid_action()
         if response is not None and not response.ok:
             error = f"HTTP {response.status}: {response.text()[:500]}"
         if error is None and self.scoring == "paper_compat":
@@ -179,6 +181,7 @@ class RestApiEnv(ToolEnv):
     def _refuse_action(self, error: str):
         # A command that could not be read: not executable, the episode's one attempt used.
         self._done = True
+        self._note_invalid_action()
         self._last_observation = f"Not executable: {error}"
         info = self.base_info(self.task.task_id)
         info.update(metrics={"executable": 0, "success": 0, "key_f1": 0.0}, ground_truth=self.task.action,

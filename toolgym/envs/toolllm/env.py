@@ -322,6 +322,8 @@ class ToolLLMEnv(ToolEnv):
         else:
             text = parsed.text if isinstance(parsed, TextReply) else "(unreadable function call)"
             problem = parsed.error if isinstance(parsed, Unparseable) else _call_syntax_error(text)
+            if problem:
+                self._note_invalid_action()
             error = (f"Tool input parse error...\n{problem[:300]}\n{EXPECTED_CALL}" if problem else
                      "No function call: call one of the functions, or Finish to answer or give up.")
             observation = json.dumps({"error": error, "response": ""})

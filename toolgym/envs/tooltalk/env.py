@@ -234,6 +234,7 @@ class ToolTalkEnv(ToolEnv):
         self._calls_this_turn += 1
         call_id = f"call_{len(self._messages)}"
         if isinstance(parsed, Unparseable):
+            self._note_invalid_action()
             observation = json.dumps({"response": None, "exception": f"Could not parse the tool call: {parsed.error}"})
             self._messages.append({"role": "assistant", "content": parsed.text})
             self._messages.append({"role": "user", "content": observation})

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any, ClassVar
 
 from toolgym.envs.actions import ToolCall, Unparseable, parse_action
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.base import REFUSED_TURN, ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
                                         Page, done_page, item_page, results_page, search_page, sub_page)
@@ -259,7 +259,8 @@ class WebShopEnv(ToolEnv):
         if self.k_shot and demos[self.demo_variant]:
             system += "\n\nExamples:\n\n" + demos[self.demo_variant]
         info["messages"] = [{"role": "system", "content": system}, {"role": "user", "content": self._observation}]
-        return self._observation, info
+        self._prompt = info["messages"]
+        return self._observation, self._with_history(info)
 
     def _start_session(self) -> None:
         self.world.aux["session"] = {"page": "search", "keywords": None, "page_no": None, "asin": None,
@@ -275,6 +276,8 @@ class WebShopEnv(ToolEnv):
             return refused
         self._steps += 1
         command, error = self._read(action)
+        if error is not None:
+            self._note_invalid_action()
         reward, terminated = 0.0, False
         thought = error is None and command[0] == "think"
         if error is None and not thought:
@@ -284,8 +287,7 @@ class WebShopEnv(ToolEnv):
         self._observation = self._render()
         observation = THOUGHT_ANSWER if thought else self._observation if error is None else self._invalid(error)
         truncated = not terminated and self._steps >= self.max_steps
-        info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
-                "page": self.session["page"]}
+        info = self._with_history(self._step_info(), action, observation)
         if error is not None:
             info["error"] = error
         if terminated or truncated:
@@ -293,14 +295,20 @@ class WebShopEnv(ToolEnv):
             info["metrics"] = self._metrics()
         return observation, reward, terminated, truncated, info
 
+    def _step_info(self) -> dict:
+        """A step's info: the page's actions and the reset's tools and prompt (the history is added to it)."""
+        return {**self.base_info(self.task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
+                "available_actions": self.available_actions(), "instruction": self.goal["instruction_text"],
+                "page": self.session["page"], "messages": [dict(m) for m in self._prompt]}
+
     def _invalid(self, error: str) -> str:
         return f"Invalid action: {error}. Nothing changed; the page is still:\n{self._observation}"
 
     def _refuse_action(self, error: str):
         self._steps += 1
+        self._note_invalid_action()
         truncated = self._steps >= self.max_steps
-        info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
-                "page": self.session["page"], "error": error}
+        info = {**self._with_history(self._step_info(), REFUSED_TURN, self._invalid(error)), "error": error}
         if truncated:
             self._done = True
             info["metrics"] = self._metrics()
