@@ -10,7 +10,6 @@ import time
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,10 +166,6 @@ def test_dependency_structure():
 
 
 # -- env --------------------------------------------------------------------------------------
-def test_check_env(env):
-    check_env(env)
-
-
 def test_reset_shows_instruction_apis_and_prompting_material(env):
     obs, info = env.reset(seed=0, options={"task_id": "mm-0"})
     assert info["split"] == "mm" and info["instruction"] in obs

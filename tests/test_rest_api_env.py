@@ -6,7 +6,6 @@ import json
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -343,9 +342,7 @@ def test_official_needs_data(monkeypatch):
 
 
 @pytest.mark.parametrize("env_id", ["OpenWeather-v0", "CatAPI-v0"])
-def test_check_env_and_determinism(env_id):
-    env = gym.make(env_id).unwrapped
-    check_env(env, skip_render_check=True)
+def test_two_envs_answer_the_same(env_id):
     a, b = gym.make(env_id).unwrapped, gym.make(env_id).unwrapped
     assert a.reset(seed=5)[0] == b.reset(seed=5)[0]
     assert a.step(a.oracle_action())[0] == b.step(b.oracle_action())[0]

@@ -6,7 +6,6 @@ import json
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.agents import OracleAgent
@@ -56,10 +55,6 @@ def test_tools_are_the_papers_28_with_18_actions():
                        "SendVerificationCode", "UpdateAccountInformation", "UserLogin", "AddAlarm",
                        "DeleteAlarm", "CreateEvent", "DeleteEvent", "ModifyEvent", "SendEmail", "SendMessage",
                        "AddReminder", "DeleteReminder", "CompleteReminder"}
-
-
-def test_check_env(env):
-    check_env(env.unwrapped, skip_render_check=True)
 
 
 def test_builtin_task_set_sizes_and_consistency(env):

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from collections.abc import Callable
 
 from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import REFUSED_TURN, OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
+from toolgym.envs.base import OfficialDataError, OfficialLayout, Outcome, ToolEnv, read_jsonl, require_key
 from toolgym.envs.metrics import Column, safe_div
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -161,50 +161,40 @@ class ApiProgramEnv(ToolEnv):
         self.world.restore(self._initial)
         self._statements: list[Statement] = []
         self.interpreter = self._new_interpreter()
-        self._success = 0
-        self._steps = 0
         self._done = False
         self._observation = self.tasks[self.task_id].query
         return self._observation, self._with_history(self._info())
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         if self.mode == SINGLE_STEP:
             judgement, observation = self._single_step(action)
-            terminated, truncated = True, False
+            terminated = True
         else:
             judgement, observation, terminated = self._multi_step(action)
-            truncated = not terminated and self._steps >= self.max_steps
-        reward = int(judgement.success) - self._success
-        self._success = int(judgement.success)
-        self._observation = observation
-        info = self._with_history(self._info(), action, observation)
-        if observation.startswith("Error:"):
-            info["error"] = judgement.error
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(len(self._statements))
-            info["error"] = judgement.error
-        return observation, float(reward), terminated, truncated, info
+        return self._outcome(judgement, observation, terminated, error_only_if_shown=True)
 
-    def _refuse_action(self, error: str):
+    def _refuse(self, error: str) -> Outcome:
         # An action that could not be read is an error step, as a program that does not parse is.
-        self._steps += 1
-        self._note_invalid_action()
         if self.mode == SINGLE_STEP:
             judgement, terminated = Judgement(False, error=error), True
         else:
             judgement, terminated = self._failed_statement(error)[0], False
-        truncated = not terminated and self._steps >= self.max_steps
-        self._observation = f"Error: {error}"
-        reward, self._success = int(judgement.success) - self._success, int(judgement.success)
-        info = {**self._with_history(self._info(), REFUSED_TURN, self._observation), "error": error}
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(len(self._statements))
-        return self._observation, float(reward), terminated, truncated, info
+        outcome = self._outcome(judgement, f"Error: {error}", terminated, error_only_if_shown=False)
+        outcome.info["error"] = error
+        return outcome
+
+    def _outcome(self, judgement: Judgement, observation: str, terminated: bool,
+                 error_only_if_shown: bool) -> Outcome:
+        self._judgement = judgement
+        self._observation = observation
+        info = {"error": judgement.error} if error_only_if_shown and observation.startswith("Error:") else {}
+        return Outcome(observation, terminated=terminated, progress=int(judgement.success), info=info)
+
+    def _metrics(self) -> dict:
+        return self._judgement.metrics(len(self._statements))
+
+    def _end_info(self) -> dict:
+        return {"error": self._judgement.error}
 
     def _failed_statement(self, error: str) -> tuple[Judgement, str, bool]:
         """Multi step: a statement that was refused or failed changed nothing; the episode goes on

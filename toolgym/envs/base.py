@@ -69,18 +69,6 @@ def action_size(action: Any, limit: int) -> int:
     return size
 
 
-def _counting_invalid_actions(step):
-    """Wrap an env's ``step`` so that the metrics of an episode's end carry ``INVALID_ACTIONS``."""
-    @functools.wraps(step)
-    def counted(self, action):
-        result = step(self, action)
-        metrics = result[4].get("metrics")
-        if isinstance(metrics, dict):  # setdefault: a step that calls an inner step is counted once
-            metrics.setdefault(INVALID_ACTIONS, getattr(self, "_invalid_actions", 0))
-        return result
-    return counted
-
-
 def _none_outside_an_episode(oracle_action):
     """Wrap an env's ``oracle_action`` to answer None before any reset and after the episode ends."""
     @functools.wraps(oracle_action)
@@ -319,6 +307,29 @@ def require_key(record: Any, key: str, where: str) -> Any:
     return record[key]
 
 
+@dataclass
+class Outcome:
+    """What one action did: an env's answer to :meth:`ToolEnv._act` (or :meth:`ToolEnv._refuse`).
+
+    Attributes:
+        observation: The text the agent sees next.
+        terminated: The action ended the episode (a submitted program, Buy Now, Finish).
+        truncated: None: the base class truncates after ``max_steps`` steps; True or False: the
+            env decided (a step limit of its own).
+        progress: The paper's metric so far, after this action, or None when unchanged. The
+            step's reward is its change, so the episode's return equals the metric.
+        info: Keys this step adds to ``info`` (``error``, ``final_answer`` ...).
+        turn: What the conversation shows as the agent's turn (``_with_history``); None: the action.
+    """
+
+    observation: str
+    terminated: bool = False
+    truncated: bool | None = None
+    progress: float | None = None
+    info: dict = field(default_factory=dict)
+    turn: Any = None
+
+
 class ToolEnv(gym.Env):
     """Base class of toolgym's envs.
 
@@ -332,16 +343,16 @@ class ToolEnv(gym.Env):
     dicts); at episode end it also has ``metrics``, with ``invalid_actions`` (``INVALID_ACTIONS``)
     in every env.
 
-    The step contract, the same in every env: each env's ``step`` first calls
-    :meth:`_guard_step`. Before any ``reset`` and after the episode has ended, ``step``
-    answers with an observation saying so, reward 0, ``terminated=True`` and an ``info`` with
+    The step contract, the same in every env, is :meth:`step`'s (a template method): an env
+    implements its domain in the hooks :meth:`_act`, :meth:`_refuse`, :meth:`_info` and
+    :meth:`_metrics`, and the base owns the loop. Before any ``reset`` and after the episode
+    has ended, ``step`` answers with an observation saying so, reward 0, ``terminated=True`` and an ``info`` with
     ``task_id`` (None before any reset), and ``oracle_action()`` returns None. An action longer
     than ``max_action_chars`` characters (a dict or list action: its JSON size), or than the
     action space's ``max_length``, is refused before anything parses it: the env answers with
     its usual error observation (single-step envs end the episode with the metrics of an
-    attempt that did not run) and keeps none of it. ``max_action_chars`` is 100,000 (ToolTalk,
-    AppBench) and 20,000 for the envs whose action is one curl command or one program
-    (OpenWeather, CatAPI, HomeSearch, TripBooking, Tabletop).
+    attempt that did not run) and keeps none of it. Each env's ``max_action_chars`` is
+    listed in the README (one place).
     """
 
     metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
@@ -353,14 +364,14 @@ class ToolEnv(gym.Env):
     #: The longest action ``step`` reads, in characters; far below any parser's cost cliff and
     #: far above any real action. Envs whose actions are short (a curl command, a program) set less.
     max_action_chars: ClassVar[int] = 100_000
+    #: The step limit: the episode is truncated after this many steps (None: no limit).
+    max_steps: int | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         # Every env's oracle answers None outside an episode, whatever its own code assumes.
         if "oracle_action" in vars(cls):
             cls.oracle_action = _none_outside_an_episode(vars(cls)["oracle_action"])
-        if "step" in vars(cls):
-            cls.step = _counting_invalid_actions(vars(cls)["step"])
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None):
@@ -390,13 +401,16 @@ class ToolEnv(gym.Env):
         self.action_space = TextSpace()
 
     # -- seeding ---------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> None:
-        """Seed the env's random generator as gymnasium does; subclasses then start the episode.
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        """Seed the env's random generator as gymnasium does and zero the episode's counters;
+        subclasses then start the episode and return ``(observation, info)``.
 
         The generator is made on first use, from the last seed given: seeding numpy costs
         more than a ToolTalk step, and episodes that pick their task by id never draw from it.
         """
         self._invalid_actions = 0
+        self._steps = 0
+        self._progress = 0.0
         if seed is not None:
             if not (isinstance(seed, int) and seed >= 0):
                 seeding.np_random(seed)  # raises gymnasium's error for a seed it refuses, as reset always did
@@ -412,6 +426,12 @@ class ToolEnv(gym.Env):
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
         self._np_random, self._np_random_seed = value, -1  # gymnasium's convention: the seed is unknown
+
+    def close(self) -> None:
+        """Free the env's world (its database, or Tabletop's simulator)."""
+        world = getattr(self, "world", None)  # None when the constructor raised before making it
+        if world is not None:
+            world.close()
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -470,14 +490,46 @@ class ToolEnv(gym.Env):
         self.task_id = task_id
         return task_id
 
-    # -- the step contract -------------------------------------------------------------------
-    def _guard_step(self, action: Any) -> tuple | None:
-        """What ``step`` returns without running ``action``, or None when the env may run it.
+    # -- the step loop (a template method: the env's hooks hold its domain) -------------------
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+        """Run one action: the loop every env shares.
 
-        Every env's ``step`` starts with ``if (refused := self._guard_step(action)) is not None:
-        return refused``. Before any reset and after the episode ended the answer says so;
-        an over-long action is refused through :meth:`_refuse_action` before any parsing.
+        Before any reset and after the end the answer says so (:meth:`_outside_episode`). An
+        action longer than the limit is refused unread (the env's :meth:`_refuse`), any other
+        is the env's to run (:meth:`_act`). The base counts steps and unreadable actions,
+        truncates after ``max_steps``, turns the metric's progress into the reward, assembles
+        ``info`` (:meth:`_step_info` plus the outcome's keys) and, at the episode's end, adds
+        ``metrics`` (:meth:`_metrics` with ``invalid_actions``).
         """
+        if (answer := self._outside_episode()) is not None:
+            return answer
+        self._steps += 1
+        limit = min(self.max_action_chars, self.action_space.max_length)
+        if action_size(action, limit) > limit:
+            self._note_invalid_action()
+            outcome = self._refuse(f"the action is longer than this env's limit of {limit} characters; "
+                                   f"it was not read")
+            turn = REFUSED_TURN if outcome.turn is None else outcome.turn
+        else:
+            outcome = self._act(action)
+            turn = action if outcome.turn is None else outcome.turn
+        terminated = outcome.terminated
+        truncated = outcome.truncated
+        if truncated is None:
+            truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
+        reward = 0.0
+        if outcome.progress is not None:
+            reward, self._progress = outcome.progress - self._progress, outcome.progress
+        info = self._step_info(turn, outcome.observation)
+        info.update(outcome.info)
+        if terminated or truncated:
+            self._done = True
+            info["metrics"] = {**self._metrics(), INVALID_ACTIONS: self._invalid_actions}
+            info.update(self._end_info())
+        return outcome.observation, float(reward), terminated, truncated, info
+
+    def _outside_episode(self) -> tuple | None:
+        """What ``step`` answers before any reset and after the episode's end, else None."""
         task_id = getattr(self, "task_id", None)
         if task_id is None:
             info = {"task_id": None, "task_set": self.task_set, "split": self.split, "scoring": self.scoring,
@@ -486,19 +538,35 @@ class ToolEnv(gym.Env):
         if getattr(self, "_done", True):
             info = {**self.base_info(task_id), "error": "step after the end of the episode"}
             return f"{self.env_id}: the episode is over; call reset().", 0.0, True, False, info
-        limit = min(self.max_action_chars, self.action_space.max_length)
-        if action_size(action, limit) > limit:
-            return self._refuse_action(f"the action is longer than this env's limit of {limit} characters; "
-                                       f"it was not read")
         return None
 
-    def _refuse_action(self, error: str) -> tuple:
-        """The step result for an action refused unread (see :meth:`_guard_step`).
+    def _act(self, action: Any) -> Outcome:
+        """Run a read-sized action in the world (the env's domain): parse, call the tools, judge."""
+        raise NotImplementedError
 
-        Each env answers in its own error shape; a single-step env ends the episode with the
-        metrics of an attempt that did not run.
+    def _refuse(self, error: str) -> Outcome:
+        """The answer to an action refused unread, in the env's error shape; nothing changes.
+
+        A single-step env ends the episode with the metrics of an attempt that did not run.
         """
         raise NotImplementedError
+
+    def _metrics(self) -> dict:
+        """The paper's metrics of the episode, with ``success`` (0/1); read at its end."""
+        raise NotImplementedError
+
+    def _info(self) -> dict:
+        """The ``info`` of the current state (without the episode's turns)."""
+        raise NotImplementedError
+
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        """A step's ``info``: the state's, with the agent's turn and the observation appended to
+        the conversation. Envs that keep the conversation themselves return ``self._info()``."""
+        return self._with_history(self._info(), turn, observation)
+
+    def _end_info(self) -> dict:
+        """Keys ``info`` has at the episode's end besides ``metrics`` (for error analysis)."""
+        return {}
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> Any:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolgym.envs.actions import ToolCall, extract_program, parse_action
-from toolgym.envs.base import REFUSED_TURN, ToolEnv
+from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -245,17 +245,12 @@ class GoogleSheetsEnv(ToolEnv):
         self.interpreter = self._new_interpreter(self.task_id)
         self._programs: list[str] = []
         self._all_ran = True
-        self._success = 0
-        self._steps = 0
         self._done = False
         task = self.tasks[self.task_id]
         self._observation = f"{task.query}\n\n{self._preview()}"
         return self._observation, self._with_history(self._info())
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         try:
             program_text = self._program_text(action)
         except ProgramError as exc:
@@ -276,16 +271,7 @@ class GoogleSheetsEnv(ToolEnv):
                 judgement = self._judge(identical=self._identical(program_text))
                 observation = f"The program ran.\n\n{self._preview()}"
                 terminated = self.mode == SINGLE_STEP
-        truncated = not terminated and self._steps >= self.max_steps
-        success = int(judgement.success(self.scoring))
-        reward, self._success = success - self._success, success
-        self._observation = observation
-        info = self._with_history(self._info(), action, observation)
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(self.scoring, len(self._programs))
-            info["error"] = judgement.error
-        return observation, float(reward), terminated, truncated, info
+        return self._outcome(judgement, observation, terminated)
 
     def _failed(self, error: str) -> tuple[Judgement, str, bool]:
         """A program that was refused or failed: nothing changed; single step ends not executable."""
@@ -296,24 +282,22 @@ class GoogleSheetsEnv(ToolEnv):
         judgement.error = error
         return judgement, f"Error: {error}", False
 
-    def _refuse_action(self, error: str):
-        self._steps += 1
-        self._note_invalid_action()
-        self._all_ran = False
-        if self.mode == SINGLE_STEP:
-            judgement, terminated = Judgement(False, error=error), True
-        else:
-            judgement, terminated = self._judge(), False
-            judgement.error = error
-        success = int(judgement.success(self.scoring))
-        reward, self._success = success - self._success, success
-        self._observation = f"Error: {error}"
-        truncated = not terminated and self._steps >= self.max_steps
-        info = {**self._with_history(self._info(), REFUSED_TURN, self._observation), "error": error}
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(self.scoring, len(self._programs))
-        return self._observation, float(reward), terminated, truncated, info
+    def _refuse(self, error: str) -> Outcome:
+        judgement, observation, terminated = self._failed(error)
+        outcome = self._outcome(judgement, observation, terminated)
+        outcome.info["error"] = error
+        return outcome
+
+    def _outcome(self, judgement: Judgement, observation: str, terminated: bool) -> Outcome:
+        self._judgement = judgement
+        self._observation = observation
+        return Outcome(observation, terminated=terminated, progress=int(judgement.success(self.scoring)))
+
+    def _metrics(self) -> dict:
+        return self._judgement.metrics(self.scoring, len(self._programs))
+
+    def _end_info(self) -> dict:
+        return {"error": self._judgement.error}
 
     def _program_text(self, action: Any) -> str:
         """The program of an action: text (a raw completion is cut as the original does) or a run_program call."""

@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from toolgym.envs.actions import Unparseable, extract_program, parse_action
-from toolgym.envs.base import REFUSED_TURN, ToolEnv
+from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.worlds.interpreter import Interpreter, ProgramError, preview
 from toolgym.worlds.tabletop.tasks import TabletopTask, builtin_tasks, oracle_plan, plan_calls
@@ -140,9 +140,6 @@ class TabletopEnv(ToolEnv):
         self.tools = TabletopWorld.schemas(API_FUNCTIONS)
         self.task: TabletopTask | None = None
 
-    def close(self) -> None:
-        self.world.close()
-
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
         return list(self.tasks)
@@ -157,20 +154,15 @@ class TabletopEnv(ToolEnv):
         self.task = self.tasks[self._choose_task(options)]
         self.world.reset(self.task)
         self.interpreter = Interpreter(self.profile, functions=self.world.functions())
-        self._steps = 0
         self._errors: list[str] = []
         self._program: list[str] = []
         self._done = False
         self._oracle_calls: list[str] | None = None
-        self._success = 0
         self._observation = f"objects = {self.task.object_names!r}\n# {self.task.instruction}."
         return self._observation, self._with_history(self._info())
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
-        terminated = truncated = False
+    def _act(self, action: Any) -> Outcome:
+        terminated = False
         if self.mode == SINGLE_STEP:
             self._observation = self._run(action)
             terminated = True
@@ -179,34 +171,21 @@ class TabletopEnv(ToolEnv):
             terminated = True
         else:
             self._observation = self._run_statement(action)
-            truncated = self._steps >= self.max_steps
-        info = self._with_history(self._info(), action, self._observation)
         # The reward is the change of success since the last step, so the return is the final success.
-        success = int(self.world.success())
-        reward = float(success - self._success)
-        self._success = success
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = {"success": success, "program_ran": int(not self._errors),
-                               "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
-            info["error"] = self._errors[0] if self._errors else None
-        return self._observation, reward, terminated, truncated, info
+        return Outcome(self._observation, terminated=terminated, progress=int(self.world.success()))
 
-    def _refuse_action(self, error: str):
+    def _refuse(self, error: str) -> Outcome:
         # A program that could not be read: an error like a program that does not parse; the world is unchanged.
-        self._steps += 1
-        self._note_invalid_action()
         self._errors.append(error)
         self._observation = f"Error: {error}"
-        terminated = self.mode == SINGLE_STEP
-        truncated = not terminated and self._steps >= self.max_steps
-        info = self._with_history(self._info(), REFUSED_TURN, self._observation)
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = {"success": self._success, "program_ran": 0,
-                               "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
-            info["error"] = self._errors[0]
-        return self._observation, 0.0, terminated, truncated, info
+        return Outcome(self._observation, terminated=self.mode == SINGLE_STEP)
+
+    def _metrics(self) -> dict:
+        return {"success": int(self._progress), "program_ran": int(not self._errors),
+                "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
+
+    def _end_info(self) -> dict:
+        return {"error": self._errors[0] if self._errors else None}
 
     def _run(self, program: Any) -> str:
         self.world.log, self.world.said = [], []

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import REFUSED_TURN, OfficialDataError, OfficialLayout, ToolEnv, read_json, read_jsonl, require_key
+from toolgym.envs.base import OfficialDataError, OfficialLayout, Outcome, ToolEnv, read_json, read_jsonl, require_key
 from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -114,8 +114,9 @@ class VirtualHomeEnv(ToolEnv):
     "LCS (executable)" sums it over executable programs only, as the paper reports). Beyond the
     paper: ``preconditions_ok`` (every line ran with its preconditions holding), ``first_failure``
     (``{"line", "text", "reason"}`` or None), ``has_goal``, ``goal_success`` (the goal predicates
-    hold at the end; 0 without a goal check) and ``success`` (= ``goal_success``; None for a task
-    without a goal check). The return is ``lcs`` under ``scoring="paper"`` and
+    hold at the end; 0 without a goal check) and ``success`` (0/1: ``goal_success`` for a task
+    with a goal check; without one, from the paper's metrics: the program is executable and
+    matches one of the activity's solutions line for line, ``lcs`` 1). The return is ``lcs`` under ``scoring="paper"`` and
     ``"paper_compat"``, ``goal_success`` under ``scoring="goal"``; in step mode each step's reward
     is the change of that metric since the previous step, so the rewards sum to it.
 
@@ -320,8 +321,6 @@ class VirtualHomeEnv(ToolEnv):
         self._raw: list[str] = []
         self._first_failure: dict | None = None
         self._stopped = False
-        self._steps = 0
-        self._metric = 0.0
         self._done = False
         self._oracle_lines: list[str] | None = None
         self._observation = f"Task: {self.task_id}"
@@ -332,16 +331,14 @@ class VirtualHomeEnv(ToolEnv):
             raise ProgramError(f"Agent.{action} takes object names, not keywords")
         return self.world.act(action, list(args))
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
-        terminated = truncated = False
+    def _act(self, action: Any) -> Outcome:
+        terminated = False
         if self.mode == PROGRAM:
             if isinstance(action, str):
                 program = extract_program(action)
                 self._observation = self._run_lines(program_lines(program), program)
             else:
+                self._note_invalid_action()
                 self._observation = self._not_read(f"the program must be text, got {type(action).__name__}")
             terminated = True
         else:
@@ -350,31 +347,23 @@ class VirtualHomeEnv(ToolEnv):
                 self._observation = "Done."
                 terminated = True
             elif isinstance(line, Unparseable):
+                self._note_invalid_action()
                 self._observation = self._not_read(line.error)
             else:
                 self._observation = self._run_lines([line], line)
-            truncated = not terminated and self._steps >= self.max_steps
-        return self._finish_step(action, terminated, truncated)
+        return Outcome(self._observation, terminated=terminated, progress=self._metric())
 
-    def _finish_step(self, action: Any, terminated: bool, truncated: bool):
-        metrics = self._metrics()
-        value = float(metrics["goal_success"] if self.scoring == "goal" else metrics["lcs"])
-        reward, self._metric = value - self._metric, value
-        info = self._with_history(self._info(), action, self._observation)
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = metrics
-        return self._observation, reward, terminated, truncated, info
-
-    def _refuse_action(self, error: str):
-        self._steps += 1
+    def _refuse(self, error: str) -> Outcome:
         self._observation = self._not_read(error)
-        terminated = self.mode == PROGRAM
-        return self._finish_step(REFUSED_TURN, terminated, not terminated and self._steps >= self.max_steps)
+        return Outcome(self._observation, terminated=self.mode == PROGRAM, progress=self._metric())
+
+    def _metric(self) -> float:
+        """The reward's metric so far: goal success (scoring ``goal``) or the LCS similarity."""
+        metrics = self._metrics()
+        return float(metrics["goal_success"] if self.scoring == "goal" else metrics["lcs"])
 
     def _not_read(self, error: str) -> str:
         """An action that is no program line: it counts as one non-executable line."""
-        self._note_invalid_action()
         self._raw.append("")
         self._lines.append(Line("", None, (), error))
         if self._first_failure is None:
@@ -454,7 +443,7 @@ class VirtualHomeEnv(ToolEnv):
         ran_all = bool(self._lines) and self._first_failure is None
         return {"executable": int(executable), "lcs": lcs, "lcs_if_executable": lcs if executable else 0.0,
                 "preconditions_ok": int(ran_all), "first_failure": self._first_failure,
-                "has_goal": int(has_goal), "goal_success": reached, "success": reached if has_goal else None,
+                "has_goal": int(has_goal), "goal_success": reached, "success": reached if has_goal else int(executable and lcs >= 1.0),
                 "program_lines": len(self._lines)}
 
     def _info(self) -> dict:

@@ -145,6 +145,15 @@ class World:
             if database_file is not None:
                 self._write_file(database_file)
 
+    def close(self) -> None:
+        """Free the world's database (session, connection, engine); the world is unusable after.
+
+        Closing twice is harmless.
+        """
+        self.session.close()
+        self.connection.close()
+        self.engine.dispose()
+
     # -- generation -------------------------------------------------------------------------
     def populate(self) -> None:
         """Insert the world's generated rows (none by default).

@@ -7,7 +7,7 @@ import re
 from typing import Any, ClassVar
 
 from toolgym.envs.actions import ToolCall, Unparseable, extract_curl, extract_program, parse_action
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.metrics import Column, f1
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
 from toolgym.envs.rest_api.tasks import load_official
@@ -141,10 +141,7 @@ class RestApiEnv(ToolEnv):
             self._truths[self.task.task_id] = self.service.handle(self._request(self.task.action))
             self.world.restore(initial)
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._done = True
+    def _act(self, action: Any) -> Outcome:
         command, error = self._command(action)
         truth = self._truths[self.task.task_id]
         response = None
@@ -168,25 +165,28 @@ class RestApiEnv(ToolEnv):
         else:
             success = executable and response.body == truth.body
             partial = key_f1(response.body, truth.body) if executable else 0.0
-        metrics = {"executable": int(executable), "success": int(success), "key_f1": partial}
+        self._judged = {"executable": int(executable), "success": int(success), "key_f1": partial}
         if response is not None and response.status:
             observation = f"HTTP {response.status}\n{response.text()}"
         else:
             observation = f"Not executable: {error}"
         self._last_observation = observation
-        info = self.base_info(self.task.task_id)
-        info.update(metrics=metrics, ground_truth=self.task.action, command=command)
-        return observation, float(success), True, False, info
+        return Outcome(observation, terminated=True, progress=int(success),
+                       info={"ground_truth": self.task.action, "command": command})
 
-    def _refuse_action(self, error: str):
+    def _refuse(self, error: str) -> Outcome:
         # A command that could not be read: not executable, the episode's one attempt used.
-        self._done = True
-        self._note_invalid_action()
+        self._judged = {"executable": 0, "success": 0, "key_f1": 0.0}
         self._last_observation = f"Not executable: {error}"
-        info = self.base_info(self.task.task_id)
-        info.update(metrics={"executable": 0, "success": 0, "key_f1": 0.0}, ground_truth=self.task.action,
-                    command=None)
-        return self._last_observation, 0.0, True, False, info
+        return Outcome(self._last_observation, terminated=True,
+                       info={"ground_truth": self.task.action, "command": None})
+
+    def _metrics(self) -> dict:
+        return dict(self._judged)
+
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        # One request per episode: the step's info is the task's, with the judgement.
+        return self.base_info(self.task.task_id)
 
     def api_call_sequences(self) -> dict[str, list[list[str]]]:
         """The API call of every test task's ground truth and of every demonstration."""

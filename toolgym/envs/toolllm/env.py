@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
-from toolgym.envs.base import ToolEnv
+from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.metrics import Column, safe_div
 from toolgym.envs.toolllm.tasks import load_official
 from toolgym.worlds.base import Snapshot
@@ -300,29 +300,29 @@ class ToolLLMEnv(ToolEnv):
         row = self.world.sql().execute("SELECT description FROM tools WHERE id = ?", (tool_id,)).fetchone()
         return row[0] if row else ""
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        parsed = parse_action(action, self._signatures)
+    def _act(self, action: Any) -> Outcome:
+        return self._answer(parse_action(action, self._signatures))
+
+    def _refuse(self, error: str) -> Outcome:
+        return self._answer(Unparseable("(action not shown)", error), counted=True)
+
+    def _answer(self, parsed: ToolCall | TextReply | Unparseable, counted: bool = False) -> Outcome:
+        """Run a read action: a call, Finish, or text that calls nothing (an error observation)."""
         episode = self.episode
         episode.steps += 1
         call_id = f"call_{episode.steps}"
-        reward = 0.0
         if isinstance(parsed, ToolCall) and parsed.name == "Finish":
             observation = self._finish(parsed, call_id)
             if episode.done:
-                self._done = True
                 metrics = self._metrics()
-                info = self._info()
-                info.update(metrics=metrics, final_answer=episode.final_answer)
-                reward = float(metrics["pass"] or 0.0)
-                return observation, reward, True, False, info
+                return Outcome(observation, terminated=True, progress=float(metrics["pass"] or 0.0),
+                               info={"final_answer": episode.final_answer})
         elif isinstance(parsed, ToolCall):
             observation = self._call(parsed, call_id)
         else:
             text = parsed.text if isinstance(parsed, TextReply) else "(unreadable function call)"
             problem = parsed.error if isinstance(parsed, Unparseable) else _call_syntax_error(text)
-            if problem:
+            if problem and not counted:
                 self._note_invalid_action()
             error = (f"Tool input parse error...\n{problem[:300]}\n{EXPECTED_CALL}" if problem else
                      "No function call: call one of the functions, or Finish to answer or give up.")
@@ -330,15 +330,14 @@ class ToolLLMEnv(ToolEnv):
             episode.calls.append(CallRecord(function="", arguments=None, status=STATUS_PARSE, ok=False))
             episode.messages.append({"role": "assistant", "content": text[:2000]})
             episode.messages.append({"role": "user", "content": observation})
+        # The step limit is the episode's (restore() goes back to an earlier count).
         if episode.steps >= self.max_calls:
-            self._done = episode.done = True
-            info = self._info()
-            info.update(metrics=self._metrics(), final_answer=None)
-            return observation, reward, False, True, info
-        return observation, reward, False, False, self._info()
+            episode.done = True
+            return Outcome(observation, truncated=True, info={"final_answer": None})
+        return Outcome(observation, truncated=False)
 
-    def _refuse_action(self, error: str):
-        return self.step(Unparseable("(action not shown)", error))
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        return self._info()  # the episode keeps the conversation
 
     def _append_call(self, name: str, arguments: Any, call_id: str, observation: str) -> None:
         shown = arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
@@ -455,6 +454,7 @@ class ToolLLMEnv(ToolEnv):
         self.world.restore(snapshot.world)
         self.episode = copy.deepcopy(snapshot.episode)
         self._done = self.episode.done
+        self._progress = 0.0  # the reward comes at Finish: none of it is earned before
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> Any:

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any, ClassVar
 
 from toolgym.envs.actions import ToolCall, Unparseable, parse_action
-from toolgym.envs.base import REFUSED_TURN, ToolEnv
+from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
                                         Page, done_page, item_page, results_page, search_page, sub_page)
@@ -249,7 +249,6 @@ class WebShopEnv(ToolEnv):
         self.goal = self.goal_set.goals[task_id]
         self._start_session()
         self._done = False
-        self._steps = 0
         demos = self.demonstrations()
         self._observation = self._render()
         info = {**self.base_info(task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
@@ -271,31 +270,24 @@ class WebShopEnv(ToolEnv):
     def session(self) -> dict:
         return self.world.aux["session"]
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         command, error = self._read(action)
         if error is not None:
             self._note_invalid_action()
-        reward, terminated = 0.0, False
         thought = error is None and command[0] == "think"
         if error is None and not thought:
             error = self._apply(*command)
-        if error is None and self.session["page"] == "done":
-            reward, terminated = float(self.session["reward"]), True
+        bought = error is None and self.session["page"] == "done"
         self._observation = self._render()
         observation = THOUGHT_ANSWER if thought else self._observation if error is None else self._invalid(error)
-        truncated = not terminated and self._steps >= self.max_steps
-        info = self._with_history(self._step_info(), action, observation)
-        if error is not None:
-            info["error"] = error
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = self._metrics()
-        return observation, reward, terminated, truncated, info
+        # The reward is the purchase's, at Buy Now: WebShop's only reward.
+        return Outcome(observation, terminated=bought, progress=float(self.session["reward"]) if bought else None,
+                       info={} if error is None else {"error": error})
 
-    def _step_info(self) -> dict:
+    def _refuse(self, error: str) -> Outcome:
+        return Outcome(self._invalid(error), info={"error": error})
+
+    def _info(self) -> dict:
         """A step's info: the page's actions and the reset's tools and prompt (the history is added to it)."""
         return {**self.base_info(self.task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
                 "available_actions": self.available_actions(), "instruction": self.goal["instruction_text"],
@@ -303,16 +295,6 @@ class WebShopEnv(ToolEnv):
 
     def _invalid(self, error: str) -> str:
         return f"Invalid action: {error}. Nothing changed; the page is still:\n{self._observation}"
-
-    def _refuse_action(self, error: str):
-        self._steps += 1
-        self._note_invalid_action()
-        truncated = self._steps >= self.max_steps
-        info = {**self._with_history(self._step_info(), REFUSED_TURN, self._invalid(error)), "error": error}
-        if truncated:
-            self._done = True
-            info["metrics"] = self._metrics()
-        return self._invalid(error), 0.0, False, truncated, info
 
     def _read(self, action: Any) -> tuple[tuple[str, str] | None, str | None]:
         """``(("search" | "click", argument), None)``, or ``(None, why not)``."""
