@@ -369,7 +369,7 @@ def _json_type(annotation: Any) -> dict:
     if origin is Literal:
         values = list(args)
         return {"type": _json_type(type(values[0]))["type"], "enum": values}
-    if origin in (list, tuple, set, list):
+    if origin in (list, tuple, set):
         return {"type": "array", "items": _json_type(args[0]) if args else {}}
     if origin is dict or annotation is dict:
         return {"type": "object"}
