@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
-from toolgym.envs.api_program import criteria_f1
+from toolgym.envs.api_program.env import criteria_f1
 from toolgym.worlds.api_programs import Date, Loc
 from toolgym.worlds.homesearch import HomeSearchAPI
 from toolgym.worlds.interpreter import Interpreter, ProgramError

@@ -262,7 +262,7 @@ def test_official_perfect_prediction_reproduces_script_numbers(official_data, tm
 
 
 def test_official_f1_per_category_in_compat_mode(official_data):
-    from toolgym.envs.metrics import f1
+    from toolgym.envs.common.metrics import f1
 
     # the script's values for the data's own answers; MM differs from 0.2747 only by mm-10 (see above)
     expected = {"sm": 0.4515, "ms": 0.3661, "mm": 0.2743}

@@ -20,21 +20,15 @@ import pytest
 import toolgym
 from gymnasium.utils.env_checker import check_env
 
-from toolgym.envs.base import INVALID_ACTIONS, TextSpace, action_size
+from toolgym.envs.base import INVALID_ACTIONS, action_size
+
+from toolgym.envs.common.spaces import TextSpace
 
 # A test that hangs fails instead of stalling the suite.
 pytestmark = pytest.mark.timeout(120)
 _ENVS: dict[tuple[str, str | None], gym.Env] = {}
 #: Built-in tasks the oracle plays per id and mode (``make eval`` plays them all).
 ORACLE_TASKS = 3
-
-
-def _env_modes() -> list[tuple[str, str | None]]:
-    pairs = []
-    for env_id in toolgym.ENV_IDS:
-        env_class = gym.envs.registration.load_env_creator(gym.spec(env_id).entry_point)
-        pairs += [(env_id, mode) for mode in (env_class.modes or (None,))]
-    return pairs
 
 
 def _make(env_id: str, mode: str | None = None) -> gym.Env:
@@ -51,7 +45,7 @@ def env(request):
     return _make(request.param)
 
 
-@pytest.fixture(params=_env_modes(), ids=lambda pair: f"{pair[0]}-{pair[1]}" if pair[1] else pair[0])
+@pytest.fixture(params=toolgym.env_modes(), ids=lambda pair: f"{pair[0]}-{pair[1]}" if pair[1] else pair[0])
 def env_mode(request):
     """The env of one id and mode."""
     return _make(*request.param)

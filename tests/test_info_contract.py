@@ -28,14 +28,6 @@ STEPS = 4
 DOCUMENTED_BY_ENV = ("toolbench", "messages")
 
 
-def _env_modes() -> list[tuple[str, str | None]]:
-    pairs = []
-    for env_id in toolgym.ENV_IDS:
-        env_class = gym.envs.registration.load_env_creator(gym.spec(env_id).entry_point)
-        pairs += [(env_id, mode) for mode in (env_class.modes or (None,))]
-    return pairs
-
-
 class RecordingBackend:
     """The tiny model, keeping each request and its rendered prompt."""
 
@@ -57,7 +49,7 @@ def tiny(tmp_path_factory) -> TransformersBackend:
     return TransformersBackend(str(build_tiny_model(tmp_path_factory.mktemp("tiny"), seed=5)))
 
 
-@pytest.mark.parametrize("env_id,mode", _env_modes())
+@pytest.mark.parametrize("env_id,mode", toolgym.env_modes())
 def test_every_step_gives_the_agent_prompt_tools_and_history(tiny, env_id, mode):
     env = gym.make(env_id, **({"mode": mode} if mode else {}))
     backend = RecordingBackend(tiny)

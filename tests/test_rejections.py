@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select
 
 import toolgym  # noqa: F401
-from toolgym.envs.text_similarity import LexicalSimilarity, make_text_similarity, similar, valid_text
+from toolgym.envs.common.text_similarity import LexicalSimilarity, make_text_similarity, similar, valid_text
 from toolgym.worlds.appbench import data_model as appbench_models
 
 # A test that hangs fails instead of stalling the suite.

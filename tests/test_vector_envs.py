@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym
-from toolgym.envs.base import SharedTextBatch, TextSpace
+from toolgym.envs.common.spaces import SharedTextBatch, TextSpace
 from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 # Small task sets where the env has a size knob, so that four makes stay quick.

@@ -33,6 +33,17 @@ for _env_id, _entry in _ENTRY_POINTS.items():
     register(id=_env_id, entry_point=_entry, disable_env_checker=True, order_enforce=False)
 
 
+def env_modes() -> list[tuple[str, str | None]]:
+    """Every registered env id with each of its modes (None for an env without modes).
+
+    Imports each env's module (not its heavy dependencies) to read its ``modes``.
+    """
+    from gymnasium.envs.registration import load_env_creator
+
+    return [(env_id, mode) for env_id, entry in _ENTRY_POINTS.items()
+            for mode in (load_env_creator(entry).modes or (None,))]
+
+
 def __getattr__(name: str):
     # toolgym.rollouts is imported on first use: it pulls in the agents and the eval runner.
     if name == "rollouts":

@@ -22,7 +22,7 @@ import gymnasium as gym
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 
-from toolgym.envs.base import TextSpace
+from toolgym.envs.common.spaces import TextSpace
 
 
 class RemoteError(RuntimeError):

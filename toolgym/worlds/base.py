@@ -75,14 +75,6 @@ class Snapshot:
     world: str  # the world's identity (its fingerprint as JSON): restore refuses another world's
 
 
-class _Transaction:
-    def __init__(self):
-        self.failed = False
-
-    def fail(self) -> None:
-        self.failed = True
-
-
 class World:
     """Base class of every simulated world.
 
@@ -338,22 +330,28 @@ class World:
 
     # -- transactions ---------------------------------------------------------------------
     @contextmanager
-    def transaction(self, write: bool = True) -> Iterator[_Transaction]:
-        """Commit what the body did, or roll all of it back if the body called ``fail``.
+    def atomic(self, write: bool = True) -> Iterator[None]:
+        """One call on the world, all or nothing: the rule of every tool, API request and REST call.
 
-        With ``write=False`` the body only reads: nothing is committed, and a failure still
-        rolls back whatever the body may have changed.
+        When the body returns, its database writes commit (``write=False``: the body only reads,
+        and a write it made anyway is rolled back). When it raises, the database is rolled back
+        and the state outside it (aux, random streams, clock) is put back as it was, then the
+        exception goes on: the caller turns it into its own error shape (a tool's error text,
+        an HTTP status). A budget is the caller's to check before the call, so a refused call
+        never starts. A program of several calls is atomic as a whole with :meth:`snapshot`
+        and :meth:`restore` around it.
         """
-        tx = _Transaction()
+        before = self.volatile_state()  # cheap (no database image); used only on failure
         try:
-            yield tx
+            yield
+            if write:
+                self.commit()
+            elif self.has_pending_writes():
+                self.rollback()
         except BaseException:
-            self.rollback()
+            self.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
+            self.restore_volatile_state(before)
             raise
-        if tx.failed or (not write and self.has_pending_writes()):
-            self.rollback()
-        elif write:
-            self.commit()
 
     def commit(self) -> None:
         """Commit the session's ORM work and the statements run on :meth:`sql`."""

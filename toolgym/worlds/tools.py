@@ -301,14 +301,9 @@ class Toolkit:
         problem = argument_problem(arguments)
         if problem is not None:
             return failed(f"Invalid arguments for {spec.name}: {problem}")
-        world = self.world
-        before = world.volatile_state()  # cheap (no database image); used only on failure
         try:
-            response = getattr(self, spec.method_name)(**arguments)
-            if spec.is_action:
-                world.commit()
-            elif world.has_pending_writes():
-                world.rollback()  # a read-only tool never writes
+            with self.world.atomic(write=spec.is_action):  # a read-only tool never writes
+                response = getattr(self, spec.method_name)(**arguments)
         except ToolError as exc:
             error = str(exc)
         except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
@@ -316,14 +311,8 @@ class Toolkit:
             # First line only: database errors go on with the SQL statement and a link.
             lines = str(exc).strip().splitlines()
             error = f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
-        except BaseException:
-            world.rollback()
-            world.restore_volatile_state(before)
-            raise
         else:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
-        world.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
-        world.restore_volatile_state(before)
         return failed(error)
 
 

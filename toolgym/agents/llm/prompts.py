@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-# The line of the ToolBench system prompt that starts its demonstrations (toolgym.envs.toolbench_prompt).
+# The line of the ToolBench system prompt that starts its demonstrations (toolgym.envs.common.toolbench_prompt).
 DEMOS_HEADER = "I have the following set of examples:"
 
 TOOL_INSTRUCTIONS = (

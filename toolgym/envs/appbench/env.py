@@ -9,10 +9,10 @@ from collections import Counter
 from typing import Any
 
 from toolgym.envs.appbench.scoring import dependency_structure, score_paper, score_paper_compat
-from toolgym.envs.actions import ToolCall, parse_action
+from toolgym.envs.common.actions import ToolCall, parse_action
 from toolgym.envs.appbench.tasks import load_official
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.metrics import Column
+from toolgym.envs.common.metrics import Column
 from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask, builtin_task_set
 from toolgym.worlds.appbench.plan import Call, ParsedPlan, Ref, parse_plan, parse_plan_json, render_plan
 from toolgym.worlds.appbench.tools import APPS, KEYWORD_ARGUMENTS, REFERENCE_DATE, RETURNS, AppBenchTools

@@ -6,12 +6,12 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from toolgym.envs.actions import ToolCall, Unparseable, extract_curl, extract_program, parse_action
+from toolgym.envs.common.actions import ToolCall, Unparseable, extract_curl, extract_program, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.metrics import Column, f1
+from toolgym.envs.common.metrics import Column, f1
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
 from toolgym.envs.rest_api.tasks import load_official
-from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.base import World
 from toolgym.worlds.catapi import CatWorld, cat_service
 from toolgym.worlds.catapi.tasks import builtin_catapi
@@ -215,9 +215,9 @@ class RestApiEnv(ToolEnv):
         """The command to judge, or None and the reason there is none.
 
         A string is read as a model's completion: its action is extracted
-        (:func:`~toolgym.envs.actions.extract_program`: up to the next ``Task:``, a code block's
+        (:func:`~toolgym.envs.common.actions.extract_program`: up to the next ``Task:``, a code block's
         body, the text after ``Action:``), which is the command (paper), or of which the first
-        curl line is kept (paper_compat, :func:`~toolgym.envs.actions.extract_curl`). A tool call
+        curl line is kept (paper_compat, :func:`~toolgym.envs.common.actions.extract_curl`). A tool call
         of ``info["tools"]`` (JSON or ``Name(k=v)``) stands for the curl command of its request.
         """
         if isinstance(action, str):
@@ -262,7 +262,7 @@ class OpenWeatherEnv(RestApiEnv):
     A string: one curl command on one line, e.g.
     ``curl -X GET 'https://api.openweathermap.org/data/2.5/weather?q=reno&appid={API_KEY}&units=metric'``.
     ``{API_KEY}`` stands for the key. The string may be a model's raw completion of the
-    prompt: the action is read from it with :func:`toolgym.envs.actions.extract_program`
+    prompt: the action is read from it with :func:`toolgym.envs.common.actions.extract_program`
     (cut at the next line starting with ``Task:`` or ``-----``, a code block's body, else the
     text after an ``Action:`` cue). Other text, a second command, pipes, redirections and
     unsupported curl options are not executable.
@@ -292,7 +292,7 @@ class OpenWeatherEnv(RestApiEnv):
 
     Scoring: ``"paper"`` (default) judges the whole extracted action as one command.
     ``"paper_compat"`` follows the released evaluator: of the extracted action it keeps the
-    first line that starts with ``curl`` (:func:`toolgym.envs.actions.extract_curl`), and it
+    first line that starts with ``curl`` (:func:`toolgym.envs.common.actions.extract_curl`), and it
     counts a command that does not end with ``'`` and any XML response as not executable.
     Under both scorings toolgym reads a completion more leniently than the released code,
     whose generator stops the model at ``Task:`` or ``------`` and which judges the rest as it

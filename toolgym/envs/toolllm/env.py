@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.metrics import Column, safe_div
+from toolgym.envs.common.metrics import Column, safe_div
 from toolgym.envs.toolllm.tasks import load_official
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, standardize

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.metrics import Column
-from toolgym.envs.text_similarity import make_text_similarity
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.text_similarity import make_text_similarity
 from toolgym.envs.tooltalk.scoring import CallRecord, Comparator, ConversationScore
 from toolgym.envs.tooltalk.tasks import official_task_set
 from toolgym.worlds.tooltalk.tasks import builtin_task_set

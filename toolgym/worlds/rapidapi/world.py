@@ -287,27 +287,22 @@ class RapidAPIWorld(World):
                 timeout = draw < self.fault_rate / 2
                 return CallResult(name, canonical, error=TIMEOUT_ERROR if timeout else RATE_LIMIT_ERROR,
                                   status=STATUS_TIMEOUT if timeout else STATUS_RATE_LIMIT, api_id=api_id)
-        before = self.volatile_state()
         try:
-            if api.kind == "official":
-                response, wrote = self._official_response(api, canonical), False
-            else:
-                response, wrote = self._generated_response(api, canonical)
-            if wrote:
-                self.commit()
-                self.writes += 1
+            with self.atomic():
+                if api.kind == "official":
+                    response, wrote = self._official_response(api, canonical), False
+                else:
+                    response, wrote = self._generated_response(api, canonical)
         except _ArgumentError as exc:
-            self.rollback()
-            self.restore_volatile_state(before)
             return CallResult(name, canonical, error=self._executing_error(api, str(exc)),
                               status=STATUS_ARGUMENTS, api_id=api_id)
         except Exception as exc:  # noqa: BLE001 - a data error is the call's error, never the caller's
-            self.rollback()
-            self.restore_volatile_state(before)
             lines = str(exc).strip().splitlines()
             return CallResult(name, canonical, error=self._executing_error(
                 api, f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"), status=STATUS_ARGUMENTS,
                 api_id=api_id)
+        if wrote:
+            self.writes += 1
         return CallResult(name, canonical, response=response, api_id=api_id, wrote=wrote)
 
     def restore(self, snap) -> None:

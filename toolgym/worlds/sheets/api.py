@@ -716,33 +716,29 @@ class SheetsService:
         refused = self.spend_request()
         if refused is not None:
             return refused
-        session = self.world.session
+        # One request is one atomic call on the world; a failed one also drops the loaded grids.
         try:
-            check_json(body)
-            result = self._route(method.upper(), path, query, body)
-            if method.upper() != "GET" and self._spreadsheet is not None:
-                self.check_recalculation(self._spreadsheet)
-                self._spreadsheet.modified_time = next_modified_time(self.world, self._spreadsheet.modified_time)
-            for sheet_id in self._dirty:
-                if sheet_id in self._grids:
-                    self._save(self._grids[sheet_id])
-            session.commit()
+            with self.world.atomic():
+                check_json(body)
+                result = self._route(method.upper(), path, query, body)
+                if method.upper() != "GET" and self._spreadsheet is not None:
+                    self.check_recalculation(self._spreadsheet)
+                    self._spreadsheet.modified_time = next_modified_time(self.world, self._spreadsheet.modified_time)
+                for sheet_id in self._dirty:
+                    if sheet_id in self._grids:
+                        self._save(self._grids[sheet_id])
             self._dirty.clear()
             return 200, result
         except ApiError as error:
-            session.rollback()
             self.forget()
             return error.code, error.payload()
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
-            session.rollback()
             self.forget()
             return 400, ApiError(f"Invalid request: {type(error).__name__}: {str(error)[:200]}").payload()
         except Exception:  # noqa: BLE001 - a fault of the simulation: Google's answer to its own faults
-            session.rollback()
             self.forget()
             return 500, ApiError("Internal error encountered.", 500).payload()
         except BaseException:
-            session.rollback()
             self.forget()
             raise
 

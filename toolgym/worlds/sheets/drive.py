@@ -90,16 +90,13 @@ class DriveService:
         refused = self.sheets.spend_request()
         if refused is not None:
             return refused[0], refused[1], "application/json; charset=UTF-8"
-        session = self.world.session
         try:
-            result = self._route(method.upper(), path, query, body, media)
-            session.commit()
+            with self.world.atomic():  # one request, one atomic call (see SheetsService.handle)
+                result = self._route(method.upper(), path, query, body, media)
         except ApiError as error:
-            session.rollback()
             self.sheets.forget()
             return error.code, error.payload(), "application/json; charset=UTF-8"
         except Exception:  # noqa: BLE001 - a fault of the simulation: Google's answer to its own faults
-            session.rollback()
             self.sheets.forget()
             return 500, ApiError("Internal error encountered.", 500).payload(), "application/json; charset=UTF-8"
         self.sheets.forget()  # files were made or removed under the Sheets service's caches

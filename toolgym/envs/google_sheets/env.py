@@ -8,10 +8,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from toolgym.envs.actions import ToolCall, extract_program, parse_action
+from toolgym.envs.common.actions import ToolCall, extract_program, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.metrics import Column
-from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
@@ -100,7 +100,7 @@ class GoogleSheetsEnv(ToolEnv):
     ## Action Space
     A string. Mode ``"single_step"`` (default): the whole program, or a model's raw completion
     from which it is taken as the released evaluator does (first fenced block, else the text
-    after ``Action:``; ``toolgym.envs.actions.extract_program``), or the tool call
+    after ``Action:``; ``toolgym.envs.common.actions.extract_program``), or the tool call
     ``{"name": "run_program", "arguments": {"program": ...}}`` (a dict or its JSON). Mode
     ``"multi_step"``: a program per step (variables persist), looking at the sheet in between;
     an empty action submits. Programs run in toolgym's interpreter with the profile of

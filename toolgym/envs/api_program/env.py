@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from collections.abc import Callable
 
-from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, Outcome, ToolEnv, read_jsonl, require_key
-from toolgym.envs.metrics import Column, safe_div
-from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.envs.common.metrics import Column, safe_div
+from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.homesearch import HomeSearchAPI, HomeSearchWorld
 from toolgym.worlds.homesearch import tasks as homesearch_tasks
@@ -341,7 +342,7 @@ _DOC_COMMON = """
     the paper's syntax (``API.<function>(...)`` calls, ``name = Loc(...)`` / ``Date(m, d, y)``
     assignments), or a model's raw completion from which the program is taken as the released
     evaluator does (the first fenced code block, else the text after an ``Action:`` cue, cut
-    at a line starting with ``Task:``; ``toolgym.envs.actions.extract_program``). Mode
+    at a line starting with ``Task:``; ``toolgym.envs.common.actions.extract_program``). Mode
     ``"multi_step"``: one statement per step, or one tool call, which is the statement
     ``API.name(**arguments)``: JSON (``{"name": "set_location", "arguments": {"value":
     "Boston"}}``, also as a dict) or ``name(key=value)`` with literal values. In a JSON call a

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
-from collections import defaultdict
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, Outcome, ToolEnv, read_json, read_jsonl, require_key
-from toolgym.envs.metrics import Column
-from toolgym.envs.toolbench_prompt import prompt_info
-from toolgym.worlds.demos import Demo
+from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.toolbench_prompt import prompt_info
+from toolgym.envs.virtualhome.tasks import Activity, argument_names, load_official
 from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.virtualhome.program import (
     MAX_PROGRAM_CHARS, Line, ObjectNames, best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line,
@@ -28,53 +24,6 @@ GOAL = ("Your goal is to write the program of a household activity for a robot i
         "Agent.<Action>(<object>) with the objects written as single words (home_office, remote_control).")
 #: Facts that say where the agent happens to be, never what an activity achieves.
 TRANSIENT = frozenset({"close", "facing", "in_room"})
-
-TOOLBENCH_LAYOUT = OfficialLayout(name="VirtualHome (ToolBench)", benchmark="sambanova", task="virtual_home",
-                                  expected=("*.jsonl",))
-CORPUS_LAYOUT = OfficialLayout(name="VirtualHome (language-planner)", benchmark="virtualhome",
-                               expected=("available_examples.json",))
-
-# "Walk to home office" -> WalkTo(home_office): the corpus's step phrases, longest first.
-_PHRASES = sorted([
-    ("walk to", "WalkTo"), ("run to", "RunTo"), ("find", "Find"), ("grab", "Grab"), ("put back", "PutBack"),
-    ("put on", "PutOn"), ("take off", "TakeOff"), ("turn to", "TurnTo"), ("look at", "LookAt"),
-    ("point at", "PointAt"), ("watch", "Watch"), ("read", "Read"), ("switch on", "SwitchOn"),
-    ("switch off", "SwitchOff"), ("open", "Open"), ("close", "Close"), ("sit on", "SitOn"), ("lie on", "LieOn"),
-    ("type on", "TypeOn"), ("wash", "Wash"), ("rinse", "Rinse"), ("scrub", "Scrub"), ("wipe", "Wipe"),
-    ("squeeze", "Squeeze"), ("pull", "Pull"), ("push", "Push"), ("touch", "Touch"), ("drink", "Drink"),
-    ("eat", "Eat"), ("cut", "Cut"), ("drop", "Drop"), ("greet", "Greet"), ("plug in", "PlugIn"),
-    ("plug out", "PlugOut"), ("sleep", "Sleep"), ("wake up", "WakeUp"), ("stand up", "StandUp"),
-], key=lambda p: -len(p[0]))
-_TWO_ARGUMENTS = (("put", " on ", "Put"), ("put", " in ", "PutIn"), ("pour", " into ", "Pour"))
-
-
-def corpus_step(step: str) -> str:
-    """A language-planner step ("Walk to home office", "Put plate on table") as ``Agent.X(...)``."""
-    text = step.strip()
-    lower = text.lower()
-    for verb, separator, action in _TWO_ARGUMENTS:
-        if lower.startswith(verb + " ") and separator in lower and not lower.startswith(("put on ", "put back ")):
-            first, _, second = text[len(verb) + 1:].partition(separator)
-            return f"Agent.{action}({_object(first)}, {_object(second)})"
-    for phrase, action in _PHRASES:
-        if lower == phrase or lower.startswith(phrase + " "):
-            rest = text[len(phrase):].strip()
-            return f"Agent.{action}({_object(rest) if rest else ''})"
-    return text
-
-
-def _object(words: str) -> str:
-    return "_".join(words.strip().lower().split())
-
-
-@dataclass(frozen=True)
-class Activity:
-    """A task: its title, solutions, goal facts (None: no goal check) and its home."""
-
-    title: str
-    solutions: tuple[str, ...]
-    goal: tuple[tuple, ...] | None
-
 
 class VirtualHomeEnv(ToolEnv):
     """
@@ -195,7 +144,9 @@ class VirtualHomeEnv(ToolEnv):
             self.demo_pool = task_set.demo_pool()
             self.valid = _BUILTIN_VALID
         else:
-            self.activities, self.demo_pool, self.valid = self._load_official(num_test, split_seed)
+            official = load_official(self.env_id, data_dir, num_test, split_seed)
+            self.activities, self.demo_pool, self.valid = official.activities, official.demo_pool, official.valid
+            self.official_folder = official.folder
         self.profile = _PROFILE
         self._labels: dict[str, list[list[str]]] = {}
         self._goals: dict[str, tuple | None] = {}
@@ -204,66 +155,6 @@ class VirtualHomeEnv(ToolEnv):
         self._prompts: dict[str, dict] = {}
         self.task_id = None
         self._done = True
-
-    # -- official tasks ----------------------------------------------------------------------
-    def _load_official(self, num_test: int, split_seed: int):
-        try:
-            folder = TOOLBENCH_LAYOUT.locate(self.env_id, self.data_dir)
-            records = self._read_toolbench(folder)
-        except FileNotFoundError as toolbench_missing:
-            try:
-                folder = CORPUS_LAYOUT.locate(self.env_id, self.data_dir)
-            except FileNotFoundError as corpus_missing:
-                raise FileNotFoundError(f"{toolbench_missing}\n{corpus_missing}") from None
-            records = self._read_corpus(folder)
-        TOOLBENCH_LAYOUT.check_not_empty(self.env_id, folder, len(records))
-        kept = _drop_duplicates(records)
-        if len(kept) <= num_test:
-            raise ValueError(f"{self.env_id}: the official data in {folder} has {len(kept)} activities after "
-                             f"dropping duplicates; num_test must be less than that, got {num_test}")
-        order = list(range(len(kept)))
-        random.Random(split_seed).shuffle(order)
-        test = [kept[i] for i in order[:num_test]]
-        demos = [kept[i] for i in order[num_test:]]
-        lists = sorted(folder.glob("valid_object_lists*.json"))
-        valid = read_json(lists[0]) if lists else _rebuild_object_lists(records)
-        if not isinstance(valid, dict) or not all(isinstance(v, dict) for v in valid.values()):
-            raise OfficialDataError(f"{lists[0]}: expected {{'Agent.<Action>': {{'object': [...]}}}}")
-        activities = {title: Activity(title, tuple(programs), None) for title, programs in test}
-        pool = [Demo(title, program) for title, programs in demos for program in programs]
-        self.official_folder = folder
-        return activities, pool, valid
-
-    @staticmethod
-    def _read_toolbench(folder: Path) -> list[tuple[str, list[str]]]:
-        records = []
-        for path in sorted(folder.glob("*.jsonl")):
-            for number, record in read_jsonl(path):
-                where = f"{path}:{number}"
-                prompt, completion = require_key(record, "prompt", where), require_key(record, "completion", where)
-                programs = completion if isinstance(completion, list) else [completion]
-                if not isinstance(prompt, str) or not programs or not all(isinstance(p, str) for p in programs):
-                    raise OfficialDataError(f"{where}: 'prompt' must be text and 'completion' a program or a list "
-                                            f"of programs")
-                records.append((prompt, programs))
-        return records
-
-    @staticmethod
-    def _read_corpus(folder: Path) -> list[tuple[str, list[str]]]:
-        path = folder / "available_examples.json"
-        examples = read_json(path)
-        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
-            raise OfficialDataError(f"{path}: expected a list of 'Task: ...\\nStep 1: ...' texts")
-        by_title: dict[str, list[str]] = {}
-        for number, example in enumerate(examples):
-            head, *steps = example.split("\n")
-            if not head.startswith("Task: "):
-                raise OfficialDataError(f"{path}: example {number} does not start with 'Task: '")
-            program = "\n".join(corpus_step(s.split(": ", 1)[1] if s.startswith("Step ") else s) for s in steps)
-            programs = by_title.setdefault(head[len("Task: "):], [])
-            if program not in programs:
-                programs.append(program)
-        return list(by_title.items())
 
     def official_goal(self, title: str) -> tuple | None:
         """The goal check of an official activity (see the class docstring), or None."""
@@ -487,66 +378,19 @@ class VirtualHomeEnv(ToolEnv):
         return None
 
 
-def _argument_names(arity: int) -> list[str]:
-    return ["object"] if arity == 1 else [f"object{i + 1}" for i in range(arity)]
-
-
 # Pure functions of the vocabulary, built once rather than at every make. Every built-in env
 # shares the object lists, read-only: the grounding caches its sets by the lists' identity, so
 # one shared dict also keeps that cache from growing with every make.
 _BUILTIN_VALID = valid_object_lists()
 _PROFILE = profile(ACTIONS)
-_API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(_argument_names(s.arity))})\n    {s.doc}"
+_API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(argument_names(s.arity))})\n    {s.doc}"
                       for s in ACTIONS.values()) + "\n"
 
 
 def _schema(spec) -> dict:
-    names = _argument_names(spec.arity)
+    names = argument_names(spec.arity)
     return {"type": "function", "function": {
         "name": spec.name, "description": spec.doc,
         "parameters": {"type": "object", "properties": {n: {"type": "string", "description": "an object name, "
                                                                 "e.g. remote_control"} for n in names},
                        "required": names, "additionalProperties": False}}}
-
-
-def _drop_duplicates(records: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
-    """Activities linked by a shared program (transitively) keep only the first in file order."""
-    parent = list(range(len(records)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first_with: dict[str, int] = {}
-    for index, (_, programs) in enumerate(records):
-        for program in programs:
-            if program in first_with:
-                a, b = root(first_with[program]), root(index)
-                parent[max(a, b)] = min(a, b)
-            else:
-                first_with[program] = index
-    seen_titles: set[str] = set()
-    kept = []
-    for index, (title, programs) in enumerate(records):
-        if root(index) == index and title not in seen_titles:
-            seen_titles.add(title)
-            kept.append((title, programs))
-    return kept
-
-
-def _rebuild_object_lists(records: list[tuple[str, list[str]]]) -> dict[str, dict[str, list[str]]]:
-    """The valid objects of each action's arguments: every object the corpus's programs give it."""
-    lists: dict[str, dict[str, list[str]]] = defaultdict(dict)
-    for _, programs in records:
-        for program in programs:
-            for line in program_lines(program):
-                api, _, rest = line.partition("(")
-                objects = [o.strip() for o in rest.rstrip(")").split(",")] if rest.rstrip(")").strip() else []
-                keys = _argument_names(len(objects)) if objects else []
-                entry = lists[api]
-                for key, obj in zip(keys, objects):
-                    if obj not in entry.setdefault(key, []):
-                        entry[key].append(obj)
-    return dict(lists)

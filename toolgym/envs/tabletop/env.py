@@ -6,9 +6,9 @@ import ast
 import copy
 from typing import Any
 
-from toolgym.envs.actions import Unparseable, extract_program, parse_action
+from toolgym.envs.common.actions import Unparseable, extract_program, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.metrics import Column
+from toolgym.envs.common.metrics import Column
 from toolgym.worlds.interpreter import Interpreter, ProgramError, preview
 from toolgym.worlds.tabletop.tasks import TabletopTask, builtin_tasks, oracle_plan, plan_calls
 
@@ -47,7 +47,7 @@ class TabletopEnv(ToolEnv):
     A string. Mode ``"single_step"`` (default): the whole program, or a model's raw completion
     from which the program is taken as the released ToolBench evaluator does (the first fenced
     code block, else the text after an ``Action:`` cue, cut at a line starting with ``Task:``;
-    ``toolgym.envs.actions.extract_program``). Mode ``"multi_step"``: one statement per step
+    ``toolgym.envs.common.actions.extract_program``). Mode ``"multi_step"``: one statement per step
     (typically one API call; variables persist between steps), or a JSON tool call
     (``{"name": "put_first_on_second", "arguments": {"obj": ..., "target": ...}}``, also as a
     dict), which is the statement ``put_first_on_second(obj=..., target=...)``; and the text
