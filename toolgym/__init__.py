@@ -23,6 +23,8 @@ _ENTRY_POINTS = {
     "VirtualHome-v0": "toolgym.envs.virtualhome:VirtualHomeEnv",
     "ToolLLM-v0": "toolgym.envs.toolllm:ToolLLMEnv",
     "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
+    # The example env of docs/adding-an-env.md: a small complete env to copy.
+    "Example-v0": "toolgym.envs.example:ExampleEnv",
 }
 
 ENV_IDS = tuple(_ENTRY_POINTS)
