@@ -372,7 +372,7 @@ def test_official_apis_without_required_parameters_are_offered_no_parameters(off
     assert len(only_optional) == 402
     for doc in only_optional[:50]:
         api = env.world.api(env.world.api_id(doc["category_name"], doc["tool_name"], doc["api_name"]))
-        assert api.schema()["parameters"]["properties"] == {}
+        assert api.schema()["function"]["parameters"]["properties"] == {}
 
 
 def test_official_system_prompt_lists_tools_as_toolbench(official_data, monkeypatch):

@@ -91,14 +91,23 @@ class ToolSpec:
             properties[name] = prop
             if parameter.required:
                 required.append(name)
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": {"type": "object", "properties": properties, "required": required},
-            },
-        }
+        return function_schema(self.name, self.description, properties, required)
+
+
+def function_schema(name: str, description: str, properties: dict[str, dict], required: list[str],
+                    **parameters: Any) -> dict:
+    """A tool in OpenAI function-calling format: the one shape in which every world offers its tools.
+
+    Args:
+        name: The tool's name.
+        description: What it does.
+        properties: Parameter name -> JSON schema of its value.
+        required: The parameters a call must give.
+        **parameters: More keys of the ``parameters`` object (``additionalProperties``, ToolBench's
+            ``optional``).
+    """
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": required, **parameters}}}
 
 
 @dataclass

@@ -15,6 +15,7 @@ from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
+from toolgym.worlds.tools import function_schema
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
 GOAL = ("Your task is to write a Python program that makes the requested change to a Google Sheets worksheet with "
@@ -35,12 +36,10 @@ worksheet: gspread.Worksheet -- get_all_values(), get_all_records(), get(range),
 get_as_dataframe(worksheet, evaluate_formulas=False, ...) -> pandas.DataFrame of the sheet (empty rows and columns dropped)
 set_with_dataframe(worksheet, df, row=1, col=1, include_index=False, include_column_header=True, resize=False)
 pd: DataFrame, Series, concat, to_numeric, isna, notna, pivot_table; np: where, round, sum, mean, ..., nan"""
-TOOLS = [{"type": "function", "function": {
-    "name": "run_program",
-    "description": "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
+TOOLS = [function_schema(
+    "run_program", "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
                    "get_as_dataframe, set_with_dataframe, pd, np.",
-    "parameters": {"type": "object", "properties": {"program": {"type": "string", "description": "the program"}},
-                   "required": ["program"]}}}]
+    {"program": {"type": "string", "description": "the program"}}, ["program"])]
 
 
 #: (world seed, spreadsheet, ground-truth program) -> the sheet it leaves; shared by the envs of a process.

@@ -14,7 +14,7 @@ from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column, safe_div
 from toolgym.envs.toolllm.tasks import load_official
 from toolgym.worlds.base import Snapshot
-from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, standardize
+from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, RETURN_TYPES, standardize
 from toolgym.worlds.rapidapi.tasks import GROUPS, ToolLLMTask, builtin_tasks
 from toolgym.worlds.rapidapi.world import (
     STATUS_ARGUMENTS, STATUS_NO_FUNCTION, STATUS_OK, STATUS_PARSE, CallResult, RapidAPIWorld, example_arguments,
@@ -48,7 +48,6 @@ FINISH_GAVE_UP = '{"response":"chose to give up and restart"}'
 FINISH_NO_RETURN_TYPE = '{error:"must have "return_type""}'
 FINISH_NO_ANSWER = '{error:"must have "final_answer""}'
 FINISH_BAD_RETURN_TYPE = '{error:""return_type" is not a valid choice"}'
-RETURN_TYPES = ("give_answer", "give_up_and_restart")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 TOOL_DESCRIPTION_MAX = 512  # ToolBench cuts each tool's description in the system prompt here
 
@@ -270,8 +269,8 @@ class ToolLLMEnv(ToolEnv):
                 if self.world.api(api_id).tool_id == first.tool_id:
                     self._functions[name] = api_id
             self._functions.setdefault(name, api_id)
-        self.tools = [{"type": "function", "function": self.world.api(a).schema()} for a in offered]
-        self.tools.append({"type": "function", "function": copy.deepcopy(FINISH_SCHEMA)})
+        self.tools = [self.world.api(a).schema() for a in offered]
+        self.tools.append(copy.deepcopy(FINISH_SCHEMA))
         self._signatures = {t["function"]["name"]: list(t["function"]["parameters"]["properties"]) for t in self.tools}
         wanted = set(task.relevant)
         self._relevant = {a for a in task.api_ids if (self.world.api(a).tool_name, self.world.api(a).name) in wanted}

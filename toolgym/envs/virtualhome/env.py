@@ -14,6 +14,7 @@ from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.virtualhome.program import (
     MAX_PROGRAM_CHARS, Line, ObjectNames, best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line,
 )
+from toolgym.worlds.tools import function_schema
 from toolgym.worlds.virtualhome.tasks import builtin_tasks, execute
 from toolgym.worlds.virtualhome.vocabulary import ACTIONS, PROPERTIES, ROOMS, valid_object_lists
 from toolgym.worlds.virtualhome.world import PreconditionFailed, VirtualHomeWorld
@@ -389,8 +390,6 @@ _API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(argument_names(s.arity))})\n  
 
 def _schema(spec) -> dict:
     names = argument_names(spec.arity)
-    return {"type": "function", "function": {
-        "name": spec.name, "description": spec.doc,
-        "parameters": {"type": "object", "properties": {n: {"type": "string", "description": "an object name, "
-                                                                "e.g. remote_control"} for n in names},
-                       "required": names, "additionalProperties": False}}}
+    return function_schema(spec.name, spec.doc,
+                           {n: {"type": "string", "description": "an object name, e.g. remote_control"} for n in names},
+                           names, additionalProperties=False)

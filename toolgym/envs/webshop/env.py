@@ -14,21 +14,19 @@ from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, P
 from toolgym.worlds.webshop.reward import get_reward
 from toolgym.worlds.webshop.search import catalogue_search
 from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
+from toolgym.worlds.tools import function_schema
 from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
 THOUGHT_ANSWER = "OK."  # what ReAct's WebShop loop answers a think[...] action
 DEMO_VARIANTS = ("short", "long")
 TOOLS = [
-    {"type": "function", "function": {
-        "name": "search", "description": "Search the shop (only on the search page); the same as search[query].",
-        "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "keywords"}},
-                       "required": ["query"]}}},
-    {"type": "function", "function": {
-        "name": "click", "description": "Click a button, product or option on the page; the same as click[button].",
-        "parameters": {"type": "object", "properties": {"button": {"type": "string", "description":
-                       "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
-                       "required": ["button"]}}},
+    function_schema("search", "Search the shop (only on the search page); the same as search[query].",
+                    {"query": {"type": "string", "description": "keywords"}}, ["query"]),
+    function_schema("click", "Click a button, product or option on the page; the same as click[button].",
+                    {"button": {"type": "string", "description":
+                                "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
+                    ["button"]),
 ]
 SYSTEM_PROMPT = (
     "You are shopping on WebShop for the instruction shown on every page. Each turn, answer with one action:\n"

@@ -38,7 +38,7 @@ from toolgym.worlds.base import World
 from toolgym.worlds.rapidapi.catalogue import SIZES, CatalogueSize, entity_key, generated_rows, official_rows
 from toolgym.worlds.rapidapi.domains import KINDS, SYLLABLES
 from toolgym.worlds.rapidapi.models import Api, Base, Category, Collection, Entity, Tool
-from toolgym.worlds.rapidapi.naming import function_name, function_schema, standardize
+from toolgym.worlds.rapidapi.naming import api_schema, function_name, standardize
 from toolgym.worlds.tools import argument_problem
 
 MAX_OBSERVATION = 1024
@@ -79,7 +79,7 @@ class ApiInfo:
         self.params = {p["arg"]: p for p in self.required + self.optional}
 
     def schema(self) -> dict:
-        return function_schema(self.name, self.tool_name, self.description, self.required, self.optional)
+        return api_schema(self.name, self.tool_name, self.description, self.required, self.optional)
 
 
 @dataclass
