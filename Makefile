@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch lies on the machine's disk; installing it first keeps the
 	# extras below from pulling a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,webshop,train,ray,sheets,dev]'
+	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,webshop,train,ray,sheets,browser,dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -18,7 +18,8 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import MAX_STEPS, make_env, open_results, run_header, select_tasks, write_record
+from toolgym.eval.runner import (MAX_STEPS, make_env, open_results, record_world_diff, run_header, select_tasks,
+                                 world_image, write_record)
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
 FAILURES_BEFORE_STOP = 3
@@ -37,6 +38,7 @@ class _Slot:
     info: dict = field(default_factory=dict)
     record: dict = field(default_factory=dict)
     steps: int = 0
+    start: bytes | None = None  # the world's rows after reset, for the record's world_diff
 
 
 def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
@@ -59,7 +61,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     envs = [make_env(env_id, env_kwargs)]
     task_ids = select_tasks(envs[0], episodes)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, agent)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=envs[0].unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
@@ -122,6 +125,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
 def _start(slot: _Slot, task_id: str, agent, header: dict, seed: int) -> None:
     slot.task_id = task_id
     slot.observation, slot.info = slot.env.reset(seed=seed, options={"task_id": task_id})
+    slot.start = world_image(slot.env)
     slot.state = agent.start(slot.observation, slot.info)
     slot.steps = 0
     slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"), "metrics": None,
@@ -129,7 +133,14 @@ def _start(slot: _Slot, task_id: str, agent, header: dict, seed: int) -> None:
 
 
 def _advance(slot: _Slot, step, max_steps: int) -> bool:
-    """Take the step's action; True when the episode is over."""
+    """Take the step's action; True when the episode is over (its record then has the world diff)."""
+    over = _step(slot, step, max_steps)
+    if over:
+        record_world_diff(slot.env, slot.record, slot.start)
+    return over
+
+
+def _step(slot: _Slot, step, max_steps: int) -> bool:
     record = slot.record
     if step.llm.get("error"):
         record["trajectory"].append({"action": None, "observation": None, "reward": 0.0, "llm": step.llm})
@@ -179,7 +190,8 @@ def evaluate_search(env_id: str, agent_spec: str, strategy, agent=None, env_kwar
         batch_size = 1
     searcher = SearchAgent(agent, strategy)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, searcher)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=envs[0].unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]

@@ -1,4 +1,5 @@
-"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``play`` and ``complexity``."""
+"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``view``, ``play``, ``complexity``, ``judge``
+and ``serve``."""
 
 from __future__ import annotations
 
@@ -119,6 +120,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    rp.add_argument("--trust-env-kwargs", action="store_true",
+                    help="make the envs with env_kwargs of the file that name paths (db_url, data_dir, ...); "
+                         "without it a results file, which may come from anyone, cannot make toolgym read or "
+                         "write a file it names")
+
+    vw = _subparser(sub, "view", "look at a results file in a browser: episodes with filters, each as a timeline "
+                                 "of actions, observations, rewards, LLM logprobs and what it changed in the world")
+    vw.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    vw.add_argument("--against", metavar="OTHER.jsonl", help="another run of the same tasks, shown side by side")
+    vw.add_argument("--html", metavar="OUT.html", help="write the page to one static HTML file instead of serving it")
+    vw.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    vw.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
 
     cx = _subparser(sub, "complexity", "API selection complexity of a task set and its demo pool "
                                        "(Xu et al. 2023, appendix D)")
@@ -147,10 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                     help="backend option, e.g. device=cuda (repeatable)")
 
-    sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
-                                  "(WebShop-v0, the way its human demonstrations were collected)")
+    sv = _subparser(sub, "serve", "serve an env in a browser, a session per visitor (WebShop-v0, the way its "
+                                  "human demonstrations were collected)")
     _add_env_flags(sv)
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     sv.add_argument("--port", type=int, default=3000, help="port (default 3000)")
     return parser
 
@@ -293,18 +306,52 @@ def print_results(env: gym.Env, records: list[dict]) -> int:
     return 0
 
 
-def report(args) -> int:
-    """``toolgym report``: the paper's table of each run in a results file."""
-    from toolgym.eval.runner import make_env, read_results
+# Env keywords whose value names a file or folder; a results file may not choose them (see report).
+PATH_KWARGS = ("db_url", "data_dir")
 
-    runs: dict[tuple, list[dict]] = {}
-    for record in read_results(args.results):
+
+def path_kwargs(kwargs: dict) -> list[str]:
+    """The keywords of ``kwargs`` that name a path: those of :data:`PATH_KWARGS`, and any whose
+    value holds a string with a path separator."""
+
+    def names_path(value) -> bool:
+        if isinstance(value, str):
+            return "/" in value or "\\" in value
+        if isinstance(value, dict):
+            return any(names_path(v) for v in value.values())
+        if isinstance(value, list):
+            return any(names_path(v) for v in value)
+        return False
+
+    return [k for k, v in kwargs.items() if k in PATH_KWARGS or names_path(v)]
+
+
+def report(args) -> int:
+    """``toolgym report``: the paper's table of each run in a results file.
+
+    The envs are made from the ``env_kwargs`` the file stores; a results file is untrusted
+    input, so keywords that name a path (:func:`path_kwargs`: a ``db_url`` would create a
+    database file wherever it says) are refused unless ``--trust-env-kwargs``.
+    """
+    from toolgym.eval.runner import check_metrics, make_env, read_numbered_results
+
+    runs: dict[tuple, list[tuple[int, dict]]] = {}
+    for n, record in read_numbered_results(args.results):
         kwargs = record.get("env_kwargs") or {}
+        named = path_kwargs(kwargs)
+        if named and not args.trust_env_kwargs:
+            raise ValueError(f"{args.results}:{n}: env_kwargs names a path ({', '.join(named)}); a results file "
+                             "may come from anyone, so report does not make an env that reads or writes where it "
+                             "says: pass --trust-env-kwargs if you trust this file")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
-        runs.setdefault(key, []).append(record)
+        runs.setdefault(key, []).append((n, record))
     code = 0
-    for (env_id, _, agent, seed), records in runs.items():
-        env = make_env(env_id, records[0].get("env_kwargs") or {})
+    for (env_id, _, agent, seed), numbered in runs.items():
+        env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
+        for n, record in numbered:
+            if record.get("metrics") is not None:
+                check_metrics(env_id, record["metrics"], f"{args.results}:{n}", env.unwrapped.table_columns)
+        records = [record for _, record in numbered]
         print(f"{args.results}: {len(records)} episode(s), agent {agent}, seed {seed}")
         code = max(code, print_results(env, records))
         print()
@@ -468,6 +515,13 @@ def serve_command(args) -> int:
     return 0
 
 
+def view_command(args) -> int:
+    """``toolgym view``: see :mod:`toolgym.eval.view`."""
+    from toolgym.eval.view import view_command as run
+
+    return run(args)
+
+
 def judge_command(args) -> int:
     """``toolgym judge``: see :func:`toolgym.eval.tooleval.judge_command`."""
     from toolgym.eval.tooleval import judge_command as run
@@ -476,7 +530,7 @@ def judge_command(args) -> int:
 
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command}
 
 
 if __name__ == "__main__":

@@ -434,10 +434,15 @@ class ToolLLMEnv(ToolEnv):
         """Go back to a point of the current episode: later calls, writes and messages are undone.
 
         Raises:
-            ValueError: The snapshot was taken in another task's episode.
+            ValueError: The snapshot was taken in another task's episode or in another world (other
+                ``world_seed``, catalogue or official data); nothing is changed.
         """
         if not isinstance(snapshot, EnvSnapshot) or snapshot.task_id != self.task_id:
             raise ValueError(f"{self.env_id}: restore() takes a snapshot of the current episode's task")
+        try:
+            self.world.check_snapshot(snapshot.world)
+        except ValueError as error:
+            raise ValueError(f"{self.env_id}: {error}") from None
         self.world.restore(snapshot.world)
         self.episode = copy.deepcopy(snapshot.episode)
         self._done = self.episode.done

@@ -18,6 +18,7 @@ from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
 from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
+THOUGHT_ANSWER = "OK."  # what ReAct's WebShop loop answers a think[...] action
 DEMO_VARIANTS = ("short", "long")
 #: WebShop's ``parse_action`` pattern: ``name[argument]`` at the start of the action.
 ACTION_PATTERN = re.compile(r"(.+)\[(.+)\]")
@@ -60,7 +61,9 @@ class WebShopEnv(ToolEnv):
     ## Action Space
     A string, as in WebShop: ``search[keywords]`` or ``click[button]`` (the argument is
     lower-cased, as the original does), read with the original's pattern ``(.+)\\[(.+)\\]``.
-    ``click`` takes one of ``info["available_actions"]["clickables"]`` (``back to search``,
+    ``think[...]`` is answered ``OK.`` and changes nothing, as in ReAct's WebShop setup (it
+    uses a step, as each of ReAct's turns does). ``click`` takes one of
+    ``info["available_actions"]["clickables"]`` (``back to search``,
     ``next >``, ``< prev``, a product's asin, an option value, ``description``, ``features``,
     ``reviews``, ``buy now``). A call of the tools in ``info["tools"]``
     (``{"name": "click", "arguments": {"button": "buy now"}}``, as a dict, JSON text or
@@ -110,6 +113,10 @@ class WebShopEnv(ToolEnv):
       the text ``"('color', 'black')"``); ``paper`` compares the values;
     - search: ``paper`` allows ``search[...]`` on the search page only (the page with the search
       bar, as the paper describes); the released text env runs a search from any page.
+    - text that is not ASCII: ``paper`` matches attributes and options fuzzily with every letter
+      kept; the released code drops non-ASCII characters first (``thefuzz``'s ``force_ascii``),
+      so a goal attribute with ``’`` (67 of WebShop's 12,087 human goals have such text) never
+      matches a product's ``'``.
 
     Both scorings differ from the released code where it is not deterministic: WebShop draws
     price bounds and the price of a product with a price range from Python's unseeded global
@@ -123,7 +130,10 @@ class WebShopEnv(ToolEnv):
     ## Episode End
     Buy Now ends the episode (terminated) with the reward. After ``max_steps`` actions
     (15, WebShop's ReAct setting; the ToolBench uses 25) without a purchase the episode is
-    truncated with score 0.
+    truncated with score 0. The original env has no step limit of its own: ReAct's
+    ``webshop_run`` stops its loop after 15 turns (``think`` turns included) and the ToolBench's
+    evaluator after 25 actions, each counting an unfinished episode as reward 0, as here;
+    ``toolbench_success`` counts a purchase within ``max_steps``.
 
     ## Arguments
     - ``tasks``: ``"built-in"`` or ``"official"`` (WebShop's ``items_shuffle*.json``,
@@ -253,12 +263,13 @@ class WebShopEnv(ToolEnv):
         self._steps += 1
         command, error = self._read(action)
         reward, terminated = 0.0, False
-        if error is None:
+        thought = error is None and command[0] == "think"
+        if error is None and not thought:
             error = self._apply(*command)
         if error is None and self.session["page"] == "done":
             reward, terminated = float(self.session["reward"]), True
         self._observation = self._render()
-        observation = self._observation if error is None else self._invalid(error)
+        observation = THOUGHT_ANSWER if thought else self._observation if error is None else self._invalid(error)
         truncated = not terminated and self._steps >= self.max_steps
         info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
                 "page": self.session["page"]}
@@ -321,6 +332,8 @@ class WebShopEnv(ToolEnv):
             if self.scoring == "paper" and not self._current_page().has_search_bar:
                 return None, "there is no search bar on this page (click[back to search] first)"
             return ("search", argument), None
+        if name == "think":  # ReAct's WebShop loop answers a thought without touching the shop
+            return ("think", argument), None
         if name == "click":
             if argument == "search" or argument not in self._current_page().clickables():
                 shown = argument if len(argument) <= 60 else argument[:60] + "..."

@@ -311,6 +311,10 @@ class RapidAPIWorld(World):
         return CallResult(name, canonical, response=response, api_id=api_id, wrote=wrote)
 
     def restore(self, snap) -> None:
+        """Return to a snapshot of this world; another world's (other seed, catalogue size or
+        official documents) is refused before anything changes: its rows would be mixed with
+        this world's catalogue, which is kept in memory (ValueError)."""
+        self.check_snapshot(snap)
         super().restore(snap)
         self.writes += 1  # the rows may differ from before the restore
 
