@@ -201,10 +201,13 @@ def catalogue_search(world: WebShopWorld) -> ProductSearch:
                             suffix="")
     index = BM25Index.read(path)
     if index is None:
-        rows = world.all_rows("asin", "name", "description", "bullet_points", "options")
-        index = BM25Index.build([r[0] for r in rows],
-                                [document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows])
-        del rows
+        asins, texts = [], []
+        for asin, name, description, bullets, options in world.sql().execute(
+                "SELECT asin, name, description, bullet_points, options FROM products ORDER BY seq"):
+            asins.append(asin)
+            texts.append(document_text(name, description, json.loads(bullets), json.loads(options)))
+        index = BM25Index.build(asins, texts)
+        del asins, texts
         if path is not None:
             if path.exists():  # an unreadable entry
                 shutil.rmtree(path, ignore_errors=True)
