@@ -326,6 +326,38 @@ def test_generated_catalogue_and_goals():
         WebShopWorld(num_products=0)
 
 
+def test_the_catalogue_is_one_shared_read_only_file_and_later_makes_build_nothing(tmp_path, monkeypatch):
+    from toolgym.envs.webshop import env as webshop_env
+    from toolgym.worlds.webshop import search, world as webshop_world
+
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    first = gym.make("WebShop-v0", num_products=300, num_goals=20).unwrapped
+    (catalogue,) = tmp_path.glob("world-WebShopWorld-*.sqlite")
+    assert first.world.catalogue_file == catalogue and len(list(tmp_path.glob("webshop-goals-*.json"))) == 1
+    snapshot = first.world.snapshot()
+    assert len(snapshot.database) < 64 * 1024 < catalogue.stat().st_size  # the rows stay in the file
+    with pytest.raises(Exception, match="readonly"):
+        first.world.sql().execute("DELETE FROM products")
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    for name in ("iter_products",):
+        monkeypatch.setattr(webshop_world, name, lambda *a: pytest.fail("the catalogue was generated again"))
+    monkeypatch.setattr(webshop_env, "builtin_goals", lambda *a: pytest.fail("the goals were drawn again"))
+    monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the index was built again"))
+    second = gym.make("WebShop-v0", num_products=300, num_goals=20).unwrapped
+    assert second.goal_set == first.goal_set and second.world.state_hash() == first.world.state_hash()
+    goal = next(iter(first.goal_set.goals))
+    assert second.reset(options={"task_id": goal})[0] == first.reset(options={"task_id": goal})[0]
+    assert second.search_engine.search(first.goal["query"]) == first.search_engine.search(first.goal["query"])
+
+
+def test_without_a_cache_folder_the_catalogue_file_is_the_worlds_own(monkeypatch):
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    world = WebShopWorld(num_products=40, seed=2)
+    assert not world.catalogue_file.exists()  # unlinked once attached: gone with the world
+    assert len(world.all_rows("asin")) == 40
+
+
 # -- search ------------------------------------------------------------------------------------
 def _queries(world: WebShopWorld, count: int) -> list[str]:
     """Queries of 1 to 6 catalogue words, stop words, repeats and unknown words among them."""
