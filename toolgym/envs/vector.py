@@ -26,8 +26,8 @@ from gymnasium.vector import AsyncVectorEnv
 from gymnasium.vector.async_vector_env import _async_worker
 
 DELTA = "_toolgym_info_delta"  # the one key of a sent info
-_SAME, _EXTEND = "same", "extend"
 _MUTABLE = (dict, list, set, bytearray)
+_MISSING = object()
 
 
 def _same(value: Any, last: Any) -> bool:
@@ -82,8 +82,6 @@ class InfoDeltas(gym.Wrapper):
         observation, reward, terminated, truncated, info = self.env.step(action)
         return observation, reward, terminated, truncated, self._delta(info)
 
-
-_MISSING = object()
 
 
 def _delta_worker(index: int, env_fn: Callable[[], gym.Env], *args) -> None:
