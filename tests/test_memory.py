@@ -82,3 +82,30 @@ def test_tabletop_resets_keep_no_native_memory(monkeypatch):
         table.close()
     # Without the reconnect each build keeps 3 bowls' shapes: 40 builds, 1.8 MB.
     assert grown < 1000 * builds, f"{grown} bytes over {builds} builds"
+
+
+def test_tabletop_plays_the_same_on_a_fresh_client(monkeypatch):
+    """The reconnect changes nothing an episode sees: a setup plays out as on the first client."""
+    pytest.importorskip("pybullet")
+    import numpy as np
+
+    from toolgym.worlds.tabletop import sim
+
+    monkeypatch.setattr(sim, "OBJECT_LOADS_PER_CLIENT", 12)
+    connects = []
+    connect = sim.TabletopSim._connect
+    monkeypatch.setattr(sim.TabletopSim, "_connect", lambda self: (connects.append(1), connect(self)))
+    finals = []
+    for resets_before in (0, 9):  # 9 setups of 3 to 6 objects: fresh clients on the way
+        env = gym.make("Tabletop-v0").unwrapped
+        try:
+            for seed in range(resets_before):
+                env.reset(seed=seed)
+            env.reset(seed=3, options={"task_id": "blocks_in_bowl-3"})
+            env.step(env.oracle_action())
+            finals.append(env.world.positions())
+        finally:
+            env.close()
+    assert len(connects) >= 4  # one per env, and at least two reconnects
+    for name, xyz in finals[0].items():
+        assert np.allclose(xyz, finals[1][name], atol=1e-6, rtol=0)
