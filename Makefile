@@ -27,9 +27,10 @@ eval: venv
 test: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
-# One table: make time, per-step time and episodes/s of every env (the other benchmarks/ scripts run by hand).
+# Every benchmark in benchmarks/ in a short mode, into benchmarks/RESULTS.md (BENCH_FLAGS=--long: the
+# issue-29 sizes, 1,000,000 WebShop products and 100,000 resets).
 bench: venv
-	@$(BIN)/python benchmarks/bench_speed.py
+	@$(BIN)/python benchmarks/run_all.py $(BENCH_FLAGS)
 
 # SmolLM2-135M-Instruct on every env into docs/baselines.md (BASELINE_FLAGS=--quick: 3 episodes per env).
 baselines: venv

@@ -327,6 +327,38 @@ def test_generated_catalogue_and_goals():
         WebShopWorld(num_products=0)
 
 
+def test_the_catalogue_is_one_shared_read_only_file_and_later_makes_build_nothing(tmp_path, monkeypatch):
+    from toolgym.envs.webshop import env as webshop_env
+    from toolgym.worlds.webshop import search, world as webshop_world
+
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    first = gym.make("WebShop-v0", num_products=300, num_goals=20).unwrapped
+    (catalogue,) = tmp_path.glob("world-WebShopWorld-*.sqlite")
+    assert first.world.catalogue_file == catalogue and len(list(tmp_path.glob("webshop-goals-*.json"))) == 1
+    snapshot = first.world.snapshot()
+    assert len(snapshot.database) < 64 * 1024 < catalogue.stat().st_size  # the rows stay in the file
+    with pytest.raises(Exception, match="readonly"):
+        first.world.sql().execute("DELETE FROM products")
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    for name in ("iter_products",):
+        monkeypatch.setattr(webshop_world, name, lambda *a: pytest.fail("the catalogue was generated again"))
+    monkeypatch.setattr(webshop_env, "builtin_goals", lambda *a: pytest.fail("the goals were drawn again"))
+    monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the index was built again"))
+    second = gym.make("WebShop-v0", num_products=300, num_goals=20).unwrapped
+    assert second.goal_set == first.goal_set and second.world.state_hash() == first.world.state_hash()
+    goal = next(iter(first.goal_set.goals))
+    assert second.reset(options={"task_id": goal})[0] == first.reset(options={"task_id": goal})[0]
+    assert second.search_engine.search(first.goal["query"]) == first.search_engine.search(first.goal["query"])
+
+
+def test_without_a_cache_folder_the_catalogue_file_is_the_worlds_own(monkeypatch):
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    world = WebShopWorld(num_products=40, seed=2)
+    assert not world.catalogue_file.exists()  # unlinked once attached: gone with the world
+    assert len(world.all_rows("asin")) == 40
+
+
 # -- search ------------------------------------------------------------------------------------
 def _queries(world: WebShopWorld, count: int) -> list[str]:
     """Queries of 1 to 6 catalogue words, stop words, repeats and unknown words among them."""
@@ -343,14 +375,18 @@ def test_search_index_read_from_the_cache_gives_the_same_results(tmp_path, monke
     monkeypatch.setattr(search, "_SEARCHES", {})  # no earlier index in this process
     world = WebShopWorld(num_products=300, seed=6)
     built = search.catalogue_search(world)
-    (entry,) = tmp_path.glob("webshop-search-*.npz")
+    (entry,) = tmp_path.glob("webshop-search-*")
+    assert sorted(p.name for p in entry.iterdir()) == ["asins.npy", "data.npy", "indices.npy", "indptr.npy",
+                                                       "words.json"]
     monkeypatch.setattr(search, "_SEARCHES", {})
     monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the cached index was built again"))
     read = search.catalogue_search(world)
-    assert read is not built and read.asins == built.asins and read.index.words == built.index.words
-    for name in ("data", "indices", "indptr"):
+    assert read is not built and read.index.words == built.index.words
+    assert isinstance(read.index.data, np.memmap)  # mapped, shared through the page cache
+    for name in ("asins", "data", "indices", "indptr"):
         stored, fresh = getattr(read.index, name), getattr(built.index, name)
         assert stored.dtype == fresh.dtype and (stored == fresh).all()
+    assert read.index.asins[0].decode() == world.all_rows("asin")[0][0]
     for query in _queries(world, 500):
         assert read.search(query) == built.search(query)
         assert read.search(query, 7) == built.search(query, 7)
@@ -363,19 +399,18 @@ def test_an_unreadable_or_pickled_search_entry_is_a_miss(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
     world = WebShopWorld(num_products=50, seed=6)
     query = world.all_rows("name")[0][0]
-    for unreadable in (b"PK not an npz", None):
+    for unreadable in (b"\x93NUMPY not an array", None):
         monkeypatch.setattr(search, "_SEARCHES", {})
-        built = search.catalogue_search(world)
-        (entry,) = tmp_path.glob("webshop-search-*.npz")
+        expected = search.catalogue_search(world).search(query)
+        (entry,) = tmp_path.glob("webshop-search-*")
         if unreadable is None:  # an object array, which only pickle could read
-            with entry.open("wb") as file:
-                np.savez(file, asins=np.array(built.asins, dtype=object), words=np.array(built.index.words),
-                         data=built.index.data, indices=built.index.indices, indptr=built.index.indptr)
+            asins = world.all_rows("asin")
+            np.save(entry / "asins.npy", np.array(asins, dtype=object), allow_pickle=True)
         else:
-            entry.write_bytes(unreadable)
+            (entry / "data.npy").write_bytes(unreadable)
         assert search.BM25Index.read(entry) is None
         monkeypatch.setattr(search, "_SEARCHES", {})
-        assert search.catalogue_search(world).search(query) == built.search(query) != []
+        assert search.catalogue_search(world).search(query) == expected != []
         assert search.BM25Index.read(entry) is not None  # written again
 
 

@@ -194,7 +194,6 @@ class GoogleSheetsEnv(ToolEnv):
         self.world = SheetsWorld(url=db_url, seed=world_seed)
         self._initial = self.world.snapshot()
         self._expected: dict[str, list[SheetState]] = {}
-        self._readers: dict = {}  # spreadsheet id -> the gspread Spreadsheet the judge reads through
         self._prompts: dict[str, dict] = {}
         self.tools = TOOLS
         self.task_id: str | None = None
@@ -366,13 +365,14 @@ class GoogleSheetsEnv(ToolEnv):
         from toolgym.worlds.sheets.models import Cell, Sheet
 
         self.world.service.quota = None
-        if spreadsheet_id not in self._readers:  # worksheets() re-reads the sheets' properties each time
-            self._readers[spreadsheet_id] = self.world.client().open_by_key(spreadsheet_id)
-        values = {ws.title: get_as_dataframe(ws, evaluate_formulas=True)
-                  for ws in self._readers[spreadsheet_id].worksheets()}
         session, default = self.world.session, effective_format(None)
+        sheets = sorted(session.query(Sheet).filter(Sheet.spreadsheet_id == spreadsheet_id), key=lambda s: s.index)
+        reader = _ServiceReader(self.world.service, spreadsheet_id)
+        values = {sheet.title: get_as_dataframe(_WorksheetView(reader, sheet.title, sheet.row_count,
+                                                               sheet.column_count), evaluate_formulas=True)
+                  for sheet in sheets}
         formats, effective = {}, {}
-        for sheet in sorted(session.query(Sheet).filter(Sheet.spreadsheet_id == spreadsheet_id), key=lambda s: s.index):
+        for sheet in sheets:
             cells = {}
             for cell in session.query(Cell).filter(Cell.sheet_id == sheet.sheet_id, Cell.format.isnot(None)):
                 key = json.dumps(cell.format, sort_keys=True)
@@ -467,6 +467,35 @@ def _namespace_copy(variables: dict) -> dict:
         return copy.deepcopy(variables, memo)
     except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
         return dict(variables)
+
+
+class _ServiceReader:
+    """The judge's side of a spreadsheet: gspread's ``values_get``, answered by the world's Sheets
+    service in this process (the same request and response as through gspread's client, without
+    its HTTP session and transport, which cost more than the read)."""
+
+    def __init__(self, service, spreadsheet_id: str):
+        self.service, self.spreadsheet_id = service, spreadsheet_id
+
+    def values_get(self, range_name: str, params: dict | None = None) -> dict:
+        from urllib.parse import quote
+
+        query = {key: [value] for key, value in (params or {}).items()}
+        status, result = self.service.handle("GET", f"/v4/spreadsheets/{self.spreadsheet_id}/values/"
+                                             f"{quote(range_name, safe='')}", query, None)
+        if status != 200:
+            raise RuntimeError(f"the judge could not read {range_name!r}: {result}")
+        return result
+
+
+@dataclass(frozen=True)
+class _WorksheetView:
+    """What ``gspread_dataframe.get_as_dataframe`` reads of a worksheet."""
+
+    spreadsheet: _ServiceReader
+    title: str
+    row_count: int
+    col_count: int
 
 
 def _quoted(title: str) -> str:

@@ -12,6 +12,7 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
                                         Page, done_page, item_page, results_page, search_page, sub_page)
 from toolgym.worlds.webshop.reward import get_reward
+from toolgym.worlds import cache
 from toolgym.worlds.webshop.search import catalogue_search
 from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
 from toolgym.worlds.tools import function_schema
@@ -51,6 +52,16 @@ def name_and_argument(action: str) -> tuple[str, str] | None:
     if open_ < 1:
         return None
     return line[:open_], line[open_ + 1:close]
+
+
+def _builtin_goal_set(world: WebShopWorld, seed: int, num_goals: int) -> GoalSet:
+    rows = world.all_rows("asin", "name", "query", "category", "product_category", "options", "price", "title_nouns",
+                          "instruction", "instruction_attributes")
+    products = [{"asin": a, "name": n, "query": q, "category": c, "product_category": pc, "options": json.loads(o),
+                 "price": p, "title_nouns": json.loads(tn), "instruction": i,
+                 "instruction_attributes": json.loads(ia) if ia else None}
+                for a, n, q, c, pc, o, p, tn, i, ia in rows]
+    return builtin_goals(products, seed, num_goals)
 
 
 class WebShopEnv(ToolEnv):
@@ -202,13 +213,12 @@ class WebShopEnv(ToolEnv):
             self.goal_set = GoalSet(official.goals, official.demos)
         else:
             self.world = WebShopWorld(url=db_url, seed=world_seed, num_products=num_products)
-            rows = self.world.all_rows("asin", "name", "query", "category", "product_category", "options", "price",
-                                       "title_nouns", "instruction", "instruction_attributes")
-            products = [{"asin": a, "name": n, "query": q, "category": c, "product_category": pc,
-                         "options": json.loads(o), "price": p, "title_nouns": json.loads(tn), "instruction": i,
-                         "instruction_attributes": json.loads(ia) if ia else None}
-                        for a, n, q, c, pc, o, p, tn, i, ia in rows]
-            self.goal_set = builtin_goals(products, world_seed, num_goals)
+            # Drawing goals reads the whole catalogue: kept in the cache with the catalogue's fingerprint.
+            self.goal_set = cache.cached_json(
+                "webshop-goals", {"catalogue": self.world.fingerprint(), "num_goals": num_goals},
+                ("toolgym.worlds.webshop.tasks",), lambda: _builtin_goal_set(self.world, world_seed, num_goals),
+                lambda goals: {"goals": list(goals.goals.values()), "demos": list(goals.demos)},
+                lambda stored: GoalSet({g["task_id"]: g for g in stored["goals"]}, tuple(stored["demos"])))
         self.search_engine = catalogue_search(self.world)
         self._products: OrderedDict[str, dict] = OrderedDict()  # asin -> WebShop dict, LRU
         self._prices: dict[str, float] = {}

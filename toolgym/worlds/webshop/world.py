@@ -10,20 +10,30 @@ Official products (WebShop's ``items_shuffle*.json``) can be loaded instead (``p
 the env's official loader turns them into rows first.
 
 The shop itself never changes during an episode: the browsing session (the page, the search
-keywords, the product and the options chosen) lives in ``aux["session"]``.
+keywords, the product and the options chosen) lives in ``aux["session"]``. So the catalogue is
+not part of the world's private working copy, as other worlds' rows are: it is a SQLite file,
+built once (in the cache folder, or at ``db_url`` when that names a file) and attached
+read-only, its pages memory-mapped, so every process with the same catalogue shares one copy
+through the page cache and a snapshot holds only the (empty) working copy.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import random
+import sqlite3
+import tempfile
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import JSON, select
+from sqlalchemy.schema import CreateIndex, CreateTable
 
-from toolgym.worlds.base import World
+from toolgym.worlds import cache
+from toolgym.worlds.base import BUILD_TABLE, World
 from toolgym.worlds.webshop.catalogue import (
     ACRONYMS, BRAND_SYLLABLES, BULLET_SENTENCES, CATEGORIES, DESCRIPTION_SENTENCES, OPENERS, PRODUCT_TYPES, REVIEW_BODIES,
     REVIEW_TITLES, WHAT_YOU_GET, ProductType,
@@ -36,6 +46,10 @@ ASIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 PRICE_RANGES = {"beauty": (6, 60), "food": (4, 45), "fashion": (12, 90), "furniture": (18, 380),
                 "electronics": (7, 250)}
 _NOT_NOUNS = {"for", "with", "and", "of", "the", "a", "in", "to"}
+CATALOGUE_SCHEMA = "catalogue"
+# SQLite maps at most this much of a file (its default compile-time ceiling is 2 GB); reads
+# past it go through SQLite's own page cache.
+MMAP_BYTES = 1 << 31
 
 
 class WebShopWorld(World):
@@ -69,13 +83,84 @@ class WebShopWorld(World):
             return {"source": self._source, "num_products": self.num_products}
         return {"num_products": self.num_products}
 
-    def populate(self) -> None:
+    # -- the catalogue file ---------------------------------------------------------------
+    def _build(self) -> None:
+        """Attach the catalogue file of this world's fingerprint, building it first when missing."""
+        path = cache.entry_path(f"world-{type(self).__name__}", self.fingerprint(), (), suffix=".sqlite")
+        if path is not None and path.exists():
+            try:
+                self._load_file(path)
+                return
+            except ValueError:  # unreadable (a disk error, a foreign file): build it again
+                path.unlink(missing_ok=True)
+        if path is None:  # no cache folder: a file of this world's own, gone when it closes
+            folder = tempfile.mkdtemp(prefix="toolgym-webshop-")
+            path = Path(folder) / "catalogue.sqlite"
+            self._write_file(path)
+            self._attach(path)
+            path.unlink()
+            os.rmdir(folder)
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        self._write_file(path)
+        self._attach(path)
+
+    def _load_file(self, path: Path) -> None:
+        self._read_build(path)[0].close()  # refuses another world's file
+        self._attach(path)
+
+    def _write_file(self, path: Path) -> None:
+        """Generate the catalogue into a new file at ``path``, all at once or not at all."""
+        if path.exists():  # World.__init__ writes the file a db_url names after _build made it
+            return
+        fd, building = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
+        os.close(fd)
+        try:
+            target = sqlite3.connect(building)
+            try:
+                target.execute("PRAGMA journal_mode = OFF")  # a failed build is deleted, never repaired
+                target.execute("PRAGMA synchronous = OFF")
+                table = Product.__table__
+                target.execute(str(CreateTable(table).compile(self.engine)))
+                self._insert_products(target)
+                for index in table.indexes:
+                    target.execute(str(CreateIndex(index).compile(self.engine)))
+                target.execute(f"CREATE TABLE {BUILD_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                target.executemany(f"INSERT INTO {BUILD_TABLE} VALUES (?, ?)", [
+                    ("fingerprint", json.dumps(self.fingerprint(), sort_keys=True)),
+                    ("state", json.dumps({}))])
+                target.commit()
+            finally:
+                target.close()
+            try:
+                os.link(building, path)  # never replaces a file another process built
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links
+                os.replace(building, path)
+        finally:
+            Path(building).unlink(missing_ok=True)
+
+    def _attach(self, path: Path) -> None:
+        """Attach the catalogue read-only: queries of ``products`` read it (the working copy has no such table)."""
+        raw = self.sql()
+        raw.execute(f"ATTACH DATABASE ? AS {CATALOGUE_SCHEMA}", (f"{path.resolve().as_uri()}?mode=ro",))
+        raw.execute(f"PRAGMA {CATALOGUE_SCHEMA}.mmap_size = {MMAP_BYTES}")
+        # The working copy names its catalogue; SQLite cannot serialize (snapshot) an empty database.
+        raw.execute("CREATE TABLE webshop_catalogue (file TEXT NOT NULL)")
+        raw.execute("INSERT INTO webshop_catalogue VALUES (?)", (str(path),))
+        raw.commit()
+        self.catalogue_file = path
+
+    def _insert_products(self, raw: sqlite3.Connection) -> None:
         rows = self._given_products if self._given_products is not None else iter_products(
             self.seed, self.num_products)
         columns = [c.name for c in Product.__table__.columns]
         json_columns = {c.name for c in Product.__table__.columns if isinstance(c.type, JSON)}
         statement = f"INSERT INTO products ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
-        raw = self.sql()
 
         def encoded(row: dict) -> tuple:
             return tuple(json.dumps(row[c]) if c in json_columns and row[c] is not None else row[c] for c in columns)
@@ -86,7 +171,6 @@ class WebShopWorld(World):
                 raw.executemany(statement, batch)
                 batch = []
         raw.executemany(statement, batch)
-        raw.commit()
 
     # -- reads ------------------------------------------------------------------------------
     def products(self, asins: list[str]) -> dict[str, Product]:
