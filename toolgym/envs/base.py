@@ -87,7 +87,6 @@ class Outcome:
         progress: The paper's metric so far, after this action, or None when unchanged. The
             step's reward is its change, so the episode's return equals the metric.
         info: Keys this step adds to ``info`` (``error``, ``final_answer`` ...).
-        turn: What the conversation shows as the agent's turn (``_with_history``); None: the action.
     """
 
     observation: str
@@ -95,7 +94,6 @@ class Outcome:
     truncated: bool | None = None
     progress: float | None = None
     info: dict = field(default_factory=dict)
-    turn: Any = None
 
 
 class ToolEnv(gym.Env):
@@ -277,10 +275,10 @@ class ToolEnv(gym.Env):
             self._note_invalid_action()
             outcome = self._refuse(f"the action is longer than this env's limit of {limit} characters; "
                                    f"it was not read")
-            turn = REFUSED_TURN if outcome.turn is None else outcome.turn
+            turn = REFUSED_TURN
         else:
             outcome = self._act(action)
-            turn = action if outcome.turn is None else outcome.turn
+            turn = action
         terminated = outcome.terminated
         truncated = outcome.truncated
         if truncated is None:
