@@ -38,7 +38,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 
 from toolgym.worlds.sheets.a1 import bounds_label
 from toolgym.worlds.sheets.api import (OWNER_EMAIL, ApiError, check_user_value, filter_fields, parse_fields,
@@ -195,6 +195,13 @@ class DriveService:
 
     def copy(self, file_id: str, query: dict, body: dict) -> dict:
         source = self.file(file_id)
+        stored = self.world.session.scalar(select(func.count()).select_from(Cell).join(
+            Sheet, Cell.sheet_id == Sheet.sheet_id).where(Sheet.spreadsheet_id == file_id))
+        if self.sheets.work_left is not None:  # a program's copies are priced before any is made
+            if stored > self.sheets.work_left:
+                raise ApiError("Quota exceeded: copying this spreadsheet needs more work than the simulated API "
+                               "allows one program.", 429)
+            self.sheets.work_left -= stored
         name = body.get("name") or f"Copy of {source.title}"
         copied = self._new_spreadsheet(name, {"parents": body.get("parents", list(source.parents or ["root"])),
                                               "mimeType": body.get("mimeType", SPREADSHEET_MIME)})
@@ -219,6 +226,9 @@ class DriveService:
                              "extra": copy.deepcopy(cell.extra)})
             if rows:
                 session.execute(insert(Cell), rows)
+        copied.named_ranges = [{**named, "range": {**named["range"], "sheetId": new_ids[named["range"]["sheetId"]]}}
+                               for named in source.named_ranges or [] if named["range"].get("sheetId") in new_ids]
+        copied.next_object_id = source.next_object_id
         session.flush()
         return self._shaped(copied, query)
 
