@@ -15,6 +15,7 @@ from toolgym.envs.metrics import Column
 from toolgym.envs.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
+from toolgym.worlds.sheets.formula import warm as warm_formulas
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
@@ -284,6 +285,7 @@ class GoogleSheetsEnv(ToolEnv):
         super().reset(seed=seed)
         self.task_id = self._choose_task(options)
         self.expected_states(self.task_id)
+        warm_formulas()  # the formula engine's import (seconds) is paid here, once per process, not in a step
         self.world.restore(self._initial)
         self.interpreter = self._new_interpreter(self.task_id)
         self._programs: list[str] = []
