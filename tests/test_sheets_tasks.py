@@ -110,17 +110,18 @@ def test_facades_refuse_what_they_do_not_offer(env, program, message):
 
 
 def test_copies_are_priced_before_they_are_made():
+    from toolgym.worlds.sheets.drive import FILE_WORK
     from toolgym.worlds.sheets.models import Spreadsheet
     from toolgym.worlds.sheets.world import SheetsWorld
 
     world = SheetsWorld()
     files = world.session.query(Spreadsheet).count()
     world.service.quota = 10
-    world.service.work_left = 5  # less than the 44 stored cells of the products table
+    world.service.work_left = FILE_WORK + 5  # less than a file and the 44 stored cells of the products table
     status, body, _ = world.drive.handle("POST", "/drive/v3/files/products/copy", {}, {"name": "Copy"})
     assert status == 429 and "copying this spreadsheet needs more work" in body["error"]["message"]
-    assert world.session.query(Spreadsheet).count() == files and world.service.work_left == 5
-    world.service.work_left = 100
+    assert world.session.query(Spreadsheet).count() == files and world.service.work_left == FILE_WORK + 5
+    world.service.work_left = FILE_WORK + 100
     status, body, _ = world.drive.handle("POST", "/drive/v3/files/products/copy", {}, {"name": "Copy"})
     assert status == 200 and world.service.work_left == 56
 
@@ -135,3 +136,20 @@ def test_a_copy_keeps_the_named_ranges_on_its_own_sheets(env):
     original = env.interpreter.variables["sheet"].list_named_ranges()
     assert [n["name"] for n in names] == [n["name"] for n in original] and len(names) == 1
     assert names[0]["range"] == {**original[0]["range"], "sheetId": copy_sheet} != original[0]["range"]
+
+
+def test_a_program_copying_in_a_loop_is_stopped_in_time_and_undone(env):
+    import time
+
+    task_id = task_of(env, "copy_edit")
+    env.reset(options={"task_id": task_id})
+    before = env.world.state_hash()
+    began = time.perf_counter()
+    info = run(env, task_id, "for i in range(300):\n    copy_spreadsheet(sheet, 'c')")
+    assert time.perf_counter() - began < 5  # about 0.5 s idle: each copy is priced (drive.FILE_WORK)
+    assert "copying this spreadsheet needs more work" in info["error"] and env.world.state_hash() == before
+    # A program that makes more files than the ground truth is judged without reading them.
+    env.reset(options={"task_id": task_id})
+    program = env.tasks[task_id].programs[0] + "\nfor i in range(3):\n    copy_spreadsheet(sheet, 'extra')"
+    _, _, _, _, info = env.step(program)
+    assert info["metrics"]["executable"] == 1 and info["metrics"]["success"] == 0

@@ -117,7 +117,9 @@ class GoogleSheetsEnv(ToolEnv):
       list with ``q`` filters and paging, get, delete, export (CSV, TSV; other types 400) and
       permissions; ``Client.create``, ``copy``, ``open`` by title, ``openall``,
       ``del_spreadsheet``, ``share`` work. Programs reach Drive only through
-      ``copy_spreadsheet(sheet, title)``: the client itself stays out of reach.
+      ``copy_spreadsheet(sheet, title)``: the client itself stays out of reach, and each file a
+      program makes is priced before it is made (``drive.FILE_WORK`` and a unit per copied cell,
+      out of the program's recalculation allowance: a handful of copies per program).
     - Dates are serial numbers; a typed ``2024-03-15`` or ``3/15/2024`` becomes one with a DATE
       format; DATE / TIME / DATE_TIME patterns render (``yyyy``, ``mmm``, ``d``, ``h``, ...).
     - Strict data validation refuses values its rule forbids (lists, booleans, number
@@ -162,7 +164,8 @@ class GoogleSheetsEnv(ToolEnv):
     dropped, ``DataFrame.equals`` the ground truth's; the same worksheets), ``format_match``
     (effective format of every cell, merges, basic filter, frozen rows and columns, hidden rows
     and columns, named ranges and data validation rules equal; spreadsheets a program made, such
-    as copies, are compared too, by title),
+    as copies, are compared too, by title; more of them than a ground truth makes are not read and
+    do not match),
     ``success`` and ``num_programs``. In multi-step mode a failing program is rolled back and
     only lowers ``executable``: success is that of the submitted sheet. With several ground-truth programs the best match counts.
     A prediction identical to a ground-truth program (surrounding whitespace aside) counts as
@@ -422,9 +425,11 @@ class GoogleSheetsEnv(ToolEnv):
             self.world.service.quota = None
 
     # -- judging -----------------------------------------------------------------------------
-    def read_state(self, spreadsheet_id: str) -> SheetState:
+    def read_state(self, spreadsheet_id: str, read_files: int | None = None) -> SheetState:
         """The spreadsheet as the evaluator reads it (through gspread and gspread-dataframe), and
-        every spreadsheet a program made (copies), keyed ``(its title, the sheet's title)``."""
+        every spreadsheet a program made (copies), keyed ``(its title, the sheet's title)``. With
+        more made files than ``read_files`` (what the ground truths make), none is read: each is
+        only named, ``(its title, None)``, which no expected sheet matches."""
         from toolgym.worlds.sheets.models import Spreadsheet
 
         self.world.service.quota = None
@@ -433,7 +438,11 @@ class GoogleSheetsEnv(ToolEnv):
         values, formats = self._read_file(self._readers[spreadsheet_id], spreadsheet_id, None)
         made = self.world.session.query(Spreadsheet).filter(Spreadsheet.id.not_in(self._initial_files),
                                                             Spreadsheet.trashed.is_(False))
-        for file in sorted(made, key=lambda f: (f.title, f.id)):
+        made = sorted(made, key=lambda f: (f.title, f.id))
+        for file in made:
+            if read_files is not None and len(made) > read_files:
+                values[(file.title, None)] = formats[(file.title, None)] = None
+                continue
             more = self._read_file(self.world.client().open_by_key(file.id), file.id, file.title)
             values.update(more[0])
             formats.update(more[1])
@@ -481,7 +490,9 @@ class GoogleSheetsEnv(ToolEnv):
         return values, formats
 
     def _judge(self, identical: bool = False) -> Judgement:
-        state = self.read_state(self.tasks[self.task_id].spreadsheet)
+        made = max(len({key[0] for key in expected.values if isinstance(key, tuple)})
+                   for expected in self._expected[self.task_id])
+        state = self.read_state(self.tasks[self.task_id].spreadsheet, read_files=made)
         best = max(((expected.values_equal(state), expected.formats_equal(state))
                     for expected in self._expected[self.task_id]), key=lambda m: (m[0] and m[1], m[0], m[1]))
         return Judgement(self._all_ran, values_match=best[0], format_match=best[1], identical=identical,
