@@ -103,7 +103,7 @@ def main() -> None:
     if sys.argv[1:2] == ["--fuzz"]:
         fuzz_programs(int(sys.argv[2]) if len(sys.argv) > 2 else 10_000)
         return
-    episodes = int(sys.argv[1]) if len(sys.argv) > 1 else 81
+    episodes = int(sys.argv[1]) if len(sys.argv) > 1 else 111
     start = time.perf_counter()
     env = gym.make("GoogleSheets-v0").unwrapped
     print(f"make: {time.perf_counter() - start:.2f} s")
