@@ -44,7 +44,7 @@ pd: DataFrame, Series, concat, to_numeric, isna, notna, pivot_table; np: where, 
 TOOLS = [{"type": "function", "function": {
     "name": "run_program",
     "description": "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
-                   "get_as_dataframe, set_with_dataframe, pd, np.",
+                   "get_as_dataframe, set_with_dataframe, pd, np, copy_spreadsheet, ValidationConditionType.",
     "parameters": {"type": "object", "properties": {"program": {"type": "string", "description": "the program"}},
                    "required": ["program"]}}}]
 
