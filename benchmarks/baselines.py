@@ -51,6 +51,15 @@ PUBLISHED = {
 
 # What reading the failures of the SmolLM2-135M-Instruct run showed (kept with the table it explains).
 READING = """\
+## This run
+
+A first, reduced run: 3 episodes per env (ToolTalk 2: its run was stopped during the third,
+which also lost its timing), batch size 3, one torch thread, on the project's shared 2-core
+machine at a load average near 10, so *s/ep* is that machine's wall clock, not a speed
+measurement. WebShop and ToolLLM (long multi-turn episodes) had no finished episode within the
+session. The full run (`python benchmarks/baselines.py`, 100 tasks or every task per env) is
+for a free machine.
+
 ## Reading the failures (SmolLM2-135M-Instruct)
 
 - **The prompt format was the cause on the ToolBench envs, and is fixed.** Given the paper's
@@ -59,7 +68,8 @@ READING = """\
   on OpenWeather, HomeSearch, TripBooking (3/3 each) in a first run. The `toolbench` format now
   sends the same demonstrations as chat turns (`Task: ...\\nAction:` answered by the action); the
   model then writes curl commands and `API.*` programs: CatAPI 2/3, VirtualHome 2/3 reach the
-  goal, HomeSearch programs run (statement F1 0.8 and 0.36 on two tasks).
+  goal, HomeSearch programs run (statement F1 0.8 and 0.36 on two tasks). OpenWeather's
+  commands are now curl commands too, but with an invented `appid=12345` and wrong parameters.
 - **The rest is the model.** ToolTalk (tools as text in the system message, since SmolLM2's
   template has no `tools`): the model writes JavaScript or Python about the task instead of a
   JSON call; Tabletop and GoogleSheets: it writes `def` functions and DataFrames, which the
@@ -143,12 +153,13 @@ def render(args) -> str:
     from toolgym.eval.runner import read_results
 
     folder = Path(args.results) / _slug(args.model)
-    rows = []
+    rows, missing = [], []
     for env_id in args.envs:
         path = folder / f"{env_id}.jsonl"
         try:
             records = [r for r in read_results(path, torn_tail_ok=True) if "task_id" in r]
         except (OSError, ValueError):  # not run yet, or no episode finished
+            missing.append(env_id)
             continue
         rows.append(summarise(env_id, records, _read_json(path.with_suffix(".timing.json"))))
 
@@ -170,6 +181,8 @@ def render(args) -> str:
         lines.append(f"| {row['env']} | {row['episodes']}{errors} | {row['paper']} | {cell(row['success'])} | "
                      f"{cell(row['invalid_share'])} | {cell(row['steps'])} | {cell(row['seconds'])} | "
                      f"{PUBLISHED.get(row['env'], '')} |")
+    if missing:
+        lines += ["", f"No finished episode yet (no row): {', '.join(missing)}; the same command continues the run."]
     return "\n".join(lines) + "\n\n" + READING
 
 
