@@ -56,8 +56,8 @@ READING = """\
 A first, reduced run: 3 episodes per env (ToolTalk 2: its run was stopped during the third,
 which also lost its timing), batch size 3, one torch thread, on the project's shared 2-core
 machine at a load average near 10, so *s/ep* is that machine's wall clock, not a speed
-measurement. WebShop and ToolLLM (long multi-turn episodes) had no finished episode within the
-session. The full run (`python benchmarks/baselines.py`, 100 tasks or every task per env) is
+measurement. WebShop and ToolLLM (long multi-turn episodes): 1 episode each
+(`--episodes 1 --batch-size 1`). The full run (`python benchmarks/baselines.py`, 100 tasks or every task per env) is
 for a free machine.
 
 ## Reading the failures (SmolLM2-135M-Instruct)
@@ -74,7 +74,10 @@ for a free machine.
   template has no `tools`): the model writes JavaScript or Python about the task instead of a
   JSON call; Tabletop and GoogleSheets: it writes `def` functions and DataFrames, which the
   program envs refuse (`def is not allowed`, unterminated literals); AppBench (a 4,000-token
-  prompt): prose instead of a plan. The parsers read what was there: every refused action
+  prompt): prose instead of a plan; WebShop: it copies the tool-call instructions of the system
+  message back at every one of its 15 steps; ToolLLM: a plain-text sentence at each of its 12
+  steps (ToolLLM's own *invalid calls* counts those; `invalid_actions` counts only actions
+  that could not be read, and text is read as a reply). The parsers read what was there: every refused action
   above contains no call or program in the env's format.
 - Gemma 3 270M (`hf:gemma3-270m`) is Google's pretrained model, not the instruct one, and
   without a chat template it continues the transcript with markup (`<h2><h2>...`): no row.
