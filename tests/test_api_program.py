@@ -55,7 +55,7 @@ def test_builtin_tasks_are_what_the_expectations_below_were_computed_for(home, t
 def test_home_ground_truth_succeeds_and_search_returns_matching_listings(home):
     obs, info = play(home, HOME_0)
     assert info["metrics"] == {"executable": 1, "success": 1, "f1": 1.0, "precision": 1.0, "recall": 1.0,
-                               "num_statements": 4}
+                               "num_statements": 4, "invalid_actions": 0}
     result = json.loads(obs)
     assert result["num_results"] >= 1
     assert all(h["city"] == "Spokane" and h["buy_or_rent"] == "buy" and h["num_baths"] >= 3.5
