@@ -49,6 +49,41 @@ PUBLISHED = {
 }
 
 
+# What reading the failures of the SmolLM2-135M-Instruct run showed (kept with the table it explains).
+READING = """\
+## This run
+
+A first, reduced run: 3 episodes per env (ToolTalk 2: its run was stopped during the third,
+which also lost its timing), batch size 3, one torch thread, on the project's shared 2-core
+machine at a load average near 10, so *s/ep* is that machine's wall clock, not a speed
+measurement. WebShop and ToolLLM (long multi-turn episodes): 1 episode each
+(`--episodes 1 --batch-size 1`). The full run (`python benchmarks/baselines.py`, 100 tasks or every task per env) is
+for a free machine.
+
+## Reading the failures (SmolLM2-135M-Instruct)
+
+- **The prompt format was the cause on the ToolBench envs, and is fixed.** Given the paper's
+  Figure 5 prompt as one system text (goal, API docs, demonstrations, each demo starting with
+  `Task:`), the model answered every task turn with a new `Task:` of its own: no action at all
+  on OpenWeather, HomeSearch, TripBooking (3/3 each) in a first run. The `toolbench` format now
+  sends the same demonstrations as chat turns (`Task: ...\\nAction:` answered by the action); the
+  model then writes curl commands and `API.*` programs: CatAPI 2/3, VirtualHome 2/3 reach the
+  goal, HomeSearch programs run (statement F1 0.8 and 0.36 on two tasks). OpenWeather's
+  commands are now curl commands too, but with an invented `appid=12345` and wrong parameters.
+- **The rest is the model.** ToolTalk (tools as text in the system message, since SmolLM2's
+  template has no `tools`): the model writes JavaScript or Python about the task instead of a
+  JSON call; Tabletop and GoogleSheets: it writes `def` functions and DataFrames, which the
+  program envs refuse (`def is not allowed`, unterminated literals); AppBench (a 4,000-token
+  prompt): prose instead of a plan; WebShop: it copies the tool-call instructions of the system
+  message back at every one of its 15 steps; ToolLLM: a plain-text sentence at each of its 12
+  steps (ToolLLM's own *invalid calls* counts those; `invalid_actions` counts only actions
+  that could not be read, and text is read as a reply). The parsers read what was there: every refused action
+  above contains no call or program in the env's format.
+- Gemma 3 270M (`hf:gemma3-270m`) is Google's pretrained model, not the instruct one, and
+  without a chat template it continues the transcript with markup (`<h2><h2>...`): no row.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="smollm2-135m-instruct",
@@ -121,12 +156,14 @@ def render(args) -> str:
     from toolgym.eval.runner import read_results
 
     folder = Path(args.results) / _slug(args.model)
-    rows = []
+    rows, missing = [], []
     for env_id in args.envs:
         path = folder / f"{env_id}.jsonl"
-        if not path.exists():
+        try:
+            records = [r for r in read_results(path, torn_tail_ok=True) if "task_id" in r]
+        except (OSError, ValueError):  # not run yet, or no episode finished
+            missing.append(env_id)
             continue
-        records = [r for r in read_results(path, torn_tail_ok=True) if "task_id" in r]
         rows.append(summarise(env_id, records, _read_json(path.with_suffix(".timing.json"))))
 
     def cell(value, digits=1):
@@ -147,7 +184,9 @@ def render(args) -> str:
         lines.append(f"| {row['env']} | {row['episodes']}{errors} | {row['paper']} | {cell(row['success'])} | "
                      f"{cell(row['invalid_share'])} | {cell(row['steps'])} | {cell(row['seconds'])} | "
                      f"{PUBLISHED.get(row['env'], '')} |")
-    return "\n".join(lines) + "\n"
+    if missing:
+        lines += ["", f"No finished episode yet (no row): {', '.join(missing)}; the same command continues the run."]
+    return "\n".join(lines) + "\n\n" + READING
 
 
 def _command(args) -> str:

@@ -5,8 +5,11 @@ Prints the mean time of a request answered through gspread and the transport ada
 an episode (reset plus one oracle program, judged) over the built-in tasks, once the expected
 sheets are computed. With ``--fuzz N``, instead runs N fuzzed programs (the ground truths and
 demonstrations mutated by toolgym's FuzzAgent and by swapping names for allowed, forbidden and
-dunder ones) through the env's check-and-run, and counts any exception that escapes.
-Usage: python benchmarks/bench_sheets.py [episodes] | --fuzz N
+dunder ones) through the env's check-and-run, and counts any exception that escapes. With
+``--chain N``, times make, the first reset (which imports the formula engine) and N rounds of
+the steps of a chain of 2,000 formulas each referring to the next (writing it, reading its
+head, changing its end), printing each step's median.
+Usage: python benchmarks/bench_sheets.py [episodes] | --fuzz N | --chain N
 """
 
 from __future__ import annotations
@@ -67,11 +70,40 @@ def fuzz_programs(count: int) -> None:
         print("   ", line)
 
 
+def chain_steps(rounds: int) -> None:
+    import statistics
+
+    start = time.perf_counter()
+    env = gym.make("GoogleSheets-v0", mode="multi_step").unwrapped
+    print(f"make: {time.perf_counter() - start:.2f} s")
+    steps = {"write the chain": "worksheet.resize(rows=2100)\n"
+                                "worksheet.update([[f'=F{i + 1}+1'] for i in range(1, 2000)] + [[1]], 'F1:F2000', "
+                                "raw=False)",
+             "read its head": "x = worksheet.acell('F1').value",
+             "change its end": "worksheet.update_acell('F2000', 5)"}
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for number in range(rounds):
+        start = time.perf_counter()
+        env.reset(options={"task_id": env.task_ids()[0]})
+        if number == 0:
+            print(f"first reset: {time.perf_counter() - start:.2f} s")
+        for name, program in steps.items():
+            start = time.perf_counter()
+            observation = env.step(program)[0]
+            times[name].append(time.perf_counter() - start)
+            assert observation.startswith("The program ran."), observation
+    for name, values in times.items():
+        print(f"step, {name}: median {statistics.median(values):.2f} s, max {max(values):.2f} s ({rounds} rounds)")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--chain"]:
+        chain_steps(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
+        return
     if sys.argv[1:2] == ["--fuzz"]:
         fuzz_programs(int(sys.argv[2]) if len(sys.argv) > 2 else 10_000)
         return
-    episodes = int(sys.argv[1]) if len(sys.argv) > 1 else 81
+    episodes = int(sys.argv[1]) if len(sys.argv) > 1 else 111
     start = time.perf_counter()
     env = gym.make("GoogleSheets-v0").unwrapped
     print(f"make: {time.perf_counter() - start:.2f} s")

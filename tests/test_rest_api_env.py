@@ -332,7 +332,7 @@ def test_oracle_scores_100_on_official(official_data, env_id, scoring):
     for task_id in env.task_ids():
         env.reset(options={"task_id": task_id})
         results.append(env.step(env.oracle_action())[4]["metrics"])
-    assert all(r == {"executable": 1, "success": 1, "key_f1": 1.0} for r in results)
+    assert all(r == {"executable": 1, "success": 1, "key_f1": 1.0, "invalid_actions": 0} for r in results)
 
 
 def test_official_needs_data(monkeypatch):

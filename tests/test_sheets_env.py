@@ -49,7 +49,8 @@ def test_oracle_solves_every_task_and_both_ways_agree():
         assert terminated and reward == 1.0, (task_id, info["metrics"], info["error"])
         assert info["metrics"]["values_match"] == info["metrics"]["format_match"] == 1
     assert categories == {"cell_update", "sorting", "insert_rows", "delete_rows", "insert_columns",
-                          "delete_columns", "merging", "filtering", "formatting", "pivot_tables", "pandas"}
+                          "delete_columns", "merging", "filtering", "formatting", "pivot_tables", "pandas",
+                          "drive", "dates", "named_ranges", "hidden", "data_validation"}
 
 
 @pytest.mark.parametrize("scoring", ["paper", "paper_compat"])

@@ -408,6 +408,20 @@ def test_legitimate_calls_run(line):
     assert observation.startswith("The program ran"), observation[:300]
 
 
+def test_describe_refuses_a_frame_as_its_dtype_selection():
+    """Found by the totality fuzz: ``include=df`` was compared with ``!=`` (element-wise) and raised."""
+    import pandas
+
+    from toolgym.worlds.interpreter import ProgramError
+    from toolgym.worlds.sheets.guard import guard
+
+    frame = pandas.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0]})
+    for selection in (frame, [frame]):
+        with pytest.raises(ProgramError, match="dtype must be one of"):
+            guard("DataFrame.describe", (frame, [None, selection], {}))
+    guard("DataFrame.describe", (frame, [], {"include": "all", "exclude": ["number"]}))
+
+
 def test_the_guard_is_total():
     """A rule refuses with a ProgramError or lets the call go; nothing else ever comes out of it."""
     hypothesis = pytest.importorskip("hypothesis")

@@ -99,8 +99,8 @@ PINS: dict[str, dict[str, str]] = {
     'googlesheets': {
         'employees-basic_filter': 'd23f6ac639527a669db7c3f2ceef4e6a53cd6acc8652f717356132428b1e36cb',
         'inventory-append_row': '197dbf069a7afbbde3599d322283b73b907ec3d4eee23a3131e7244a006d0278',
-        'sales-update_cell': 'c0552e41d9cb845fd7ee08c4cd34400f74f769081bf8ea21b83d68df1ec51e39',
-        'all': 'c621ccb8f7058227d398370d9eb26811de44b3d290cb79c758d72fde1ed1e249',
+        'sales-validation_number': '9880d4233ae8354239684dad11eb18ae30d8121ba3089d8d70cefb948a7da0be',
+        'all': '1f60da2978c4b1d49e28df7fb0ba6a81fe58a8bd637d76cf59667a48ee52140e',
     },
     'webshop': {
         'B0BDJ0MZ2Q-7': '69632ca42688d21d0b94667dc195713f8a00877469fb5bf8d29b6002e594fbc6',

@@ -104,8 +104,9 @@ def _model_on_disk(model: str) -> bool:
 
 
 def _cache_keyword() -> str:
-    """generate's keyword for a prefilled cache: ``cache`` in later transformers 5 releases
-    (``past_key_values`` there prints a deprecation warning at every call), else ``past_key_values``."""
+    """The name of the key-value cache in generate's keywords and in a model's outputs: ``cache``
+    in later transformers 5 releases (``past_key_values`` there prints deprecation warnings),
+    else ``past_key_values``."""
     from transformers.generation import utils
 
     return "cache" if "cache" in getattr(utils, "ALL_CACHE_NAMES", ()) else "past_key_values"
@@ -344,7 +345,8 @@ class TransformersBackend:
         """The KV cache of all but the last prompt token, computed row by row without padding and
         left-padded into one batch cache: a padded prefill takes attention's slow masked path."""
         torch = self.torch
-        caches = [self.model(input_ids=torch.tensor([p[:-1]], device=self.device), use_cache=True).past_key_values
+        keyword = _cache_keyword()
+        caches = [getattr(self.model(input_ids=torch.tensor([p[:-1]], device=self.device), use_cache=True), keyword)
                   for p in prompts]
         from transformers import DynamicCache
         batch = DynamicCache()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import json
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
+from toolgym.worlds.sheets.formula import warm as warm_formulas
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
 from toolgym.worlds.tools import function_schema
 
@@ -21,7 +23,7 @@ SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
 GOAL = ("Your task is to write a Python program that makes the requested change to a Google Sheets worksheet with "
         "the gspread library (and, if you like, pandas through gspread-dataframe). These names are defined: "
         "sheet (the gspread Spreadsheet), worksheet (its first Worksheet), get_as_dataframe, set_with_dataframe, "
-        "pd and np. Write only the program.")
+        "pd, np, copy_spreadsheet and ValidationConditionType. Write only the program.")
 API_DOCS = """sheet: gspread.Spreadsheet -- sheet.add_worksheet(title, rows, cols), sheet.worksheet(title), sheet.worksheets(),
     sheet.del_worksheet(ws), sheet.batch_update({'requests': [...]}) (Sheets API v4 requests, e.g. a pivotTable
     written with updateCells), sheet.values_get(range), sheet.fetch_sheet_metadata()
@@ -32,13 +34,17 @@ worksheet: gspread.Worksheet -- get_all_values(), get_all_records(), get(range),
     delete_columns(start, end=None), add_rows(n), add_cols(n), resize(rows, cols), sort((col, 'asc'|'des'), range=...),
     merge_cells(range), unmerge_cells(range), set_basic_filter(range), clear_basic_filter(),
     format(range, {'textFormat': {'bold': True}, 'backgroundColor': {...}, 'numberFormat': {...}, ...}),
-    freeze(rows, cols), clear(), update_title(title); attributes title, id, row_count, col_count
+    freeze(rows, cols), clear(), update_title(title), hide_rows(start, end), hide_columns(start, end) (0-based,
+    end excluded), define_named_range(a1_range, name), add_validation(range, ValidationConditionType.one_of_list |
+    .number_greater | ..., values, strict=False, inputMessage=None, showCustomUi=False), duplicate(); attributes
+    title, id, row_count, col_count
+copy_spreadsheet(sheet, title) -> the copy (a gspread.Spreadsheet; Drive files.copy, as gspread's Client.copy)
 get_as_dataframe(worksheet, evaluate_formulas=False, ...) -> pandas.DataFrame of the sheet (empty rows and columns dropped)
 set_with_dataframe(worksheet, df, row=1, col=1, include_index=False, include_column_header=True, resize=False)
 pd: DataFrame, Series, concat, to_numeric, isna, notna, pivot_table; np: where, round, sum, mean, ..., nan"""
 TOOLS = [function_schema(
     "run_program", "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
-                   "get_as_dataframe, set_with_dataframe, pd, np.",
+                   "get_as_dataframe, set_with_dataframe, pd, np, copy_spreadsheet, ValidationConditionType.",
     {"program": {"type": "string", "description": "the program"}}, ["program"])]
 
 
@@ -96,6 +102,38 @@ class GoogleSheetsEnv(ToolEnv):
     transport adapter on the session of a real ``gspread.Client``, so the program runs through
     the real, unpatched client libraries, with no network and no credentials.
 
+    ## What is simulated
+    - Sheets API v4 (``toolgym.worlds.sheets.api``): ``spreadsheets.get`` (grid data, ranges,
+      ``fields`` masks), the ``values`` calls (get, update, append, clear and their batches),
+      ``sheets.copyTo`` and these batchUpdate requests: updateCells (pivot tables included),
+      repeatCell, insert/delete/appendDimension, updateSheetProperties, sortRange, merge and
+      unmergeCells, set/clearBasicFilter, add/delete/duplicateSheet,
+      updateSpreadsheetProperties, add/deleteNamedRange, add/deleteProtectedRange,
+      updateDimensionProperties (hidden, pixel size), autoResizeDimensions, dimension groups,
+      setDataValidation, copyPaste, cutPaste. Any other request, or a malformed one, gets the
+      API's error shape (400 ``INVALID_ARGUMENT``) and the batch is rolled back.
+    - Drive API v3 files (``toolgym.worlds.sheets.drive``), as gspread uses it: create, copy,
+      list with ``q`` filters and paging, get, delete, export (CSV, TSV; other types 400) and
+      permissions; ``Client.create``, ``copy``, ``open`` by title, ``openall``,
+      ``del_spreadsheet``, ``share`` work. Programs reach Drive only through
+      ``copy_spreadsheet(sheet, title)``: the client itself stays out of reach, and each file a
+      program makes is priced before it is made (``drive.FILE_WORK`` and a unit per copied cell,
+      out of the program's recalculation allowance: a handful of copies per program).
+    - Dates are serial numbers; a typed ``2024-03-15`` or ``3/15/2024`` becomes one with a DATE
+      format; DATE / TIME / DATE_TIME patterns render (``yyyy``, ``mmm``, ``d``, ``h``, ...).
+    - Strict data validation refuses values its rule forbids (lists, booleans, number
+      conditions; other conditions are stored, not enforced).
+    - Formulas are evaluated by the ``formulas`` engine with Sheets' error values (``#REF!``,
+      ``#DIV/0!``, ``#NAME?``, ``#VALUE!``). Differences from Sheets: a named range inside a
+      formula is ``#NAME?`` (named ranges work in A1 requests); a formula over dates gets no
+      date format (Sheets infers one), so it shows the serial number unless formatted; the
+      functions are those ``formulas`` implements; recalculation work is budgeted per change and
+      per program (a refused change answers 400, an exhausted program 429).
+    - Not simulated: conditional formats, charts, filter views, slicers, developer metadata,
+      banding, comments' contents (Drive lists none), revisions, folders beyond ``parents``,
+      XLSX / PDF export, other locales' date forms, sheet ids kept by a copied spreadsheet (each
+      takes a new id, unique in the world), any host but the Sheets and Drive APIs.
+
     ## Action Space
     A string. Mode ``"single_step"`` (default): the whole program, or a model's raw completion
     from which it is taken as the released evaluator does (first fenced block, else the text
@@ -123,7 +161,10 @@ class GoogleSheetsEnv(ToolEnv):
     in multi-step mode, every program ran), ``values_match`` (every worksheet read back as the
     original does, ``get_as_dataframe(evaluate_formulas=True)`` with all-empty rows and columns
     dropped, ``DataFrame.equals`` the ground truth's; the same worksheets), ``format_match``
-    (effective format of every cell, merges, basic filter and frozen rows and columns equal),
+    (effective format of every cell, merges, basic filter, frozen rows and columns, hidden rows
+    and columns, named ranges and data validation rules equal; spreadsheets a program made, such
+    as copies, are compared too, by title; more of them than a ground truth makes are not read and
+    do not match),
     ``success`` and ``num_programs``. In multi-step mode a failing program is rolled back and
     only lowers ``executable``: success is that of the submitted sheet. With several ground-truth programs the best match counts.
     A prediction identical to a ground-truth program (surrounding whitespace aside) counts as
@@ -141,11 +182,14 @@ class GoogleSheetsEnv(ToolEnv):
     ``max_steps`` programs.
 
     ## Arguments
-    - ``tasks``: ``"built-in"`` only (81 test tasks, 18 demonstrations); the original's test
+    - ``tasks``: ``"built-in"`` only (111 test tasks, 18 demonstrations); the original's test
       sheets are private, so no official data exists.
     - ``split``: a category (``cell_update``, ``sorting``, ``insert_rows``, ``delete_rows``,
       ``insert_columns``, ``delete_columns``, ``merging``, ``filtering``, ``formatting``,
-      ``pivot_tables``, ``pandas``) or None for all.
+      ``pivot_tables``, ``pandas``; toolgym's additions ``drive`` (copy a template spreadsheet),
+      ``dates``, ``named_ranges``, ``hidden`` (rows and columns), ``data_validation``) or None
+      for all. The added categories have 30 tasks, each with two or three ground-truth forms
+      (gspread's helper and the raw ``batch_update`` request, or gspread-dataframe).
     - ``scoring``: ``"paper"`` or ``"paper_compat"`` (see Rewards). ``mode``: see Action Space.
     - ``num_demos`` (3), ``max_steps`` (10), ``max_requests`` (API requests per program, 200),
       ``preview_rows`` (12), ``world_seed`` (0), ``db_url`` (see ``World``).
@@ -193,6 +237,9 @@ class GoogleSheetsEnv(ToolEnv):
         self.demo_pool = [Demo(query, program) for _, query, program in demo_pool(world_seed)]
         self.world = SheetsWorld(url=db_url, seed=world_seed)
         self._initial = self.world.snapshot()
+        from toolgym.worlds.sheets.models import Spreadsheet
+
+        self._initial_files = [f.id for f in self.world.session.query(Spreadsheet)]
         self._expected: dict[str, list[SheetState]] = {}
         self._prompts: dict[str, dict] = {}
         self.tools = TOOLS
@@ -239,6 +286,7 @@ class GoogleSheetsEnv(ToolEnv):
         super().reset(seed=seed)
         self.task_id = self._choose_task(options)
         self.expected_states(self.task_id)
+        warm_formulas()  # the formula engine's import (seconds) is paid here, once per process, not in a step
         self.world.restore(self._initial)
         self.interpreter = self._new_interpreter(self.task_id)
         self._programs: list[str] = []
@@ -335,15 +383,17 @@ class GoogleSheetsEnv(ToolEnv):
         return error
 
     def _new_interpreter(self, task_id: str, variables: dict | None = None) -> Interpreter:
-        from toolgym.worlds.sheets.profile import BUDGETS, Numpy, Pandas
+        from toolgym.worlds.sheets.profile import BUDGETS, Numpy, Pandas, ValidationConditions, copy_spreadsheet
 
-        functions = {"get_as_dataframe": _get_as_dataframe, "set_with_dataframe": _set_with_dataframe}
+        functions = {"get_as_dataframe": _get_as_dataframe, "set_with_dataframe": _set_with_dataframe,
+                     "copy_spreadsheet": functools.partial(copy_spreadsheet, self.world.client())}
         interpreter = Interpreter(self.profile, functions=functions)
         self.world.service.quota = None
         spreadsheet = self.world.client().open_by_key(self.tasks[task_id].spreadsheet)
         interpreter.variables.update(variables or {})
         interpreter.variables.update(sheet=spreadsheet, worksheet=spreadsheet.sheet1,
-                                     pd=Pandas(BUDGETS.max_size), np=Numpy(BUDGETS.max_size))
+                                     pd=Pandas(BUDGETS.max_size), np=Numpy(BUDGETS.max_size),
+                                     ValidationConditionType=ValidationConditions())
         return interpreter
 
     def _run(self, interpreter: Interpreter, program: Any) -> str | None:
@@ -357,36 +407,77 @@ class GoogleSheetsEnv(ToolEnv):
             self.world.service.quota = None
 
     # -- judging -----------------------------------------------------------------------------
-    def read_state(self, spreadsheet_id: str) -> SheetState:
-        """The spreadsheet as the evaluator reads it (through gspread and gspread-dataframe)."""
+    def read_state(self, spreadsheet_id: str, read_files: int | None = None) -> SheetState:
+        """The spreadsheet as the evaluator reads it (through gspread and gspread-dataframe), and
+        every spreadsheet a program made (copies), keyed ``(its title, the sheet's title)``. With
+        more made files than ``read_files`` (what the ground truths make), none is read: each is
+        only named, ``(its title, None)``, which no expected sheet matches."""
+        from toolgym.worlds.sheets.models import Spreadsheet
+
+        self.world.service.quota = None
+        values, formats = self._read_file(spreadsheet_id, None)
+        made = self.world.session.query(Spreadsheet).filter(Spreadsheet.id.not_in(self._initial_files),
+                                                            Spreadsheet.trashed.is_(False))
+        made = sorted(made, key=lambda f: (f.title, f.id))
+        for file in made:
+            if read_files is not None and len(made) > read_files:
+                values[(file.title, None)] = formats[(file.title, None)] = None
+                continue
+            more = self._read_file(file.id, file.title)
+            values.update(more[0])
+            formats.update(more[1])
+        return SheetState(values, formats)
+
+    def _read_file(self, spreadsheet_id: str, prefix: str | None) -> tuple[dict, dict]:
+        """One spreadsheet's values and formats (layout, hidden rows and columns, named ranges and
+        data validation included), its sheets keyed by title, or by ``(prefix, title)``. Values are
+        read by gspread-dataframe from the world's Sheets service directly (:class:`_ServiceReader`)."""
         from gspread_dataframe import get_as_dataframe
 
         from toolgym.worlds.sheets.api import effective_format
-        from toolgym.worlds.sheets.models import Cell, Sheet
+        from toolgym.worlds.sheets.models import Cell, Sheet, Spreadsheet
 
-        self.world.service.quota = None
+        def key(title: str):
+            return title if prefix is None else (prefix, title)
+
         session, default = self.world.session, effective_format(None)
         sheets = sorted(session.query(Sheet).filter(Sheet.spreadsheet_id == spreadsheet_id), key=lambda s: s.index)
         reader = _ServiceReader(self.world.service, spreadsheet_id)
-        values = {sheet.title: get_as_dataframe(_WorksheetView(reader, sheet.title, sheet.row_count,
-                                                               sheet.column_count), evaluate_formulas=True)
+        values = {key(sheet.title): get_as_dataframe(_WorksheetView(reader, sheet.title, sheet.row_count,
+                                                                    sheet.column_count), evaluate_formulas=True)
                   for sheet in sheets}
+        named = session.get(Spreadsheet, spreadsheet_id).named_ranges
         formats, effective = {}, {}
         for sheet in sheets:
-            cells = {}
-            for cell in session.query(Cell).filter(Cell.sheet_id == sheet.sheet_id, Cell.format.isnot(None)):
-                key = json.dumps(cell.format, sort_keys=True)
-                if key not in effective:
-                    effective[key] = effective_format(cell.format)
-                fmt = effective[key]
-                if fmt != default and cell.row < sheet.row_count and cell.col < sheet.column_count:
-                    cells[f"{cell.row},{cell.col}"] = fmt
-            formats[sheet.title] = {"frozen": [sheet.frozen_rows, sheet.frozen_columns], "merges": sheet.merges,
-                                    "basic_filter": sheet.basic_filter, "cells": cells}
-        return SheetState(values, formats)
+            cells, rules = {}, {}
+            for cell in session.query(Cell).filter(Cell.sheet_id == sheet.sheet_id,
+                                                   (Cell.format.isnot(None)) | (Cell.extra.isnot(None))):
+                if cell.row >= sheet.row_count or cell.col >= sheet.column_count:
+                    continue
+                if cell.format is not None:
+                    text = json.dumps(cell.format, sort_keys=True)
+                    if text not in effective:
+                        effective[text] = effective_format(cell.format)
+                    if effective[text] != default:
+                        cells[f"{cell.row},{cell.col}"] = effective[text]
+                rule = (cell.extra or {}).get("dataValidation")
+                if rule:  # what a rule leaves unset reads as its default (False, no message)
+                    rules[f"{cell.row},{cell.col}"] = {k: v for k, v in rule.items() if v not in (False, None, "")}
+            hidden = {dimension: sorted(int(i) for i, entry in (sheet.dimensions or {}).get(dimension, {}).items()
+                                        if entry.get("hiddenByUser"))
+                      for dimension in ("ROWS", "COLUMNS")}
+            names = sorted([n["name"], *(n["range"].get(k) for k in ("startRowIndex", "endRowIndex",
+                                                                      "startColumnIndex", "endColumnIndex"))]
+                           for n in named if n["range"].get("sheetId") == sheet.sheet_id)
+            formats[key(sheet.title)] = {"frozen": [sheet.frozen_rows, sheet.frozen_columns], "merges": sheet.merges,
+                                         "basic_filter": sheet.basic_filter, "cells": cells, "hidden": hidden,
+                                         "named_ranges": names, "validation": rules}
+        return values, formats
 
     def _judge(self, identical: bool = False) -> Judgement:
-        state = self.read_state(self.tasks[self.task_id].spreadsheet)
+        made = max(len({key[0] for key in expected.values if isinstance(key, tuple)})
+                   for expected in self._expected[self.task_id])
+        state = self.read_state(self.tasks[self.task_id].spreadsheet, read_files=made)
         best = max(((expected.values_equal(state), expected.formats_equal(state))
                     for expected in self._expected[self.task_id]), key=lambda m: (m[0] and m[1], m[0], m[1]))
         return Judgement(self._all_ran, values_match=best[0], format_match=best[1], identical=identical,
@@ -450,9 +541,9 @@ def _namespace_copy(variables: dict) -> dict:
     they point to."""
     import gspread
 
-    from toolgym.worlds.sheets.profile import Numpy, Pandas
+    from toolgym.worlds.sheets.profile import Numpy, Pandas, ValidationConditions
 
-    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy)
+    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy, ValidationConditions)
     memo: dict[int, Any] = {}
     stack = list(variables.values())
     while stack:

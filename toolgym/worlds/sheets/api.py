@@ -844,9 +844,15 @@ class SheetsService:
         """An A1 range -> its sheet and 0-based end-exclusive bounds (open ends clipped to the grid)."""
         if not isinstance(text, str) or not text.strip():
             raise ApiError("Unable to parse range: " + str(text)[:100])
+        def by_title(title: str | None) -> Sheet:  # a missing sheet: Sheets quotes the whole range
+            try:
+                return self.sheet_by_title(spreadsheet, title)
+            except ApiError:
+                raise RangeError(text) from None
+
         try:
             title, cells = split_sheet(text)
-            sheet = self.sheet_by_title(spreadsheet, title) if title is not None or cells else None
+            sheet = by_title(title) if title is not None or cells else None
             if sheet is None:
                 raise RangeError(text)
             try:
@@ -856,7 +862,7 @@ class SheetsService:
                 if named is not None:  # a named range's name stands for its range (after a sheet's name too)
                     return self.grid_range(spreadsheet, named["range"])
                 if title is None:  # 'Sheet1' alone is a sheet's name
-                    sheet, bounds = self.sheet_by_title(spreadsheet, cells), None
+                    sheet, bounds = by_title(cells), None
                 else:
                     raise
         except RangeError:

@@ -38,7 +38,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 
 from toolgym.worlds.sheets.a1 import bounds_label
 from toolgym.worlds.sheets.api import (OWNER_EMAIL, ApiError, check_user_value, filter_fields, parse_fields,
@@ -55,6 +55,10 @@ EXPORTS = {"text/csv": ",", "text/tab-separated-values": "\t"}
 ROLES = ("owner", "organizer", "fileOrganizer", "writer", "commenter", "reader")
 TYPES = ("user", "group", "domain", "anyone")
 DEFAULT_FILE_FIELDS = [["kind"], ["id"], ["name"], ["mimeType"]]
+#: Work units (the Sheets service's, about a microsecond each) of making a file, created or copied
+#: (measured: about 50 ms with gspread's opening of it), besides a unit per copied cell; a
+#: program's allowance (``SheetsService.work_left``) so holds a few files' making.
+FILE_WORK = 60_000
 
 
 def file_time(world) -> str:
@@ -169,7 +173,16 @@ class DriveService:
         self.world.session.flush()
         return spreadsheet
 
+    def _charge(self, work: int, what: str) -> None:
+        """Charge ``work`` to the program's allowance before doing it (429 when it is spent)."""
+        if self.sheets.work_left is not None:
+            if work > self.sheets.work_left:
+                raise ApiError(f"Quota exceeded: {what} needs more work than the simulated API allows one program "
+                               f"(each file made costs as much as {FILE_WORK:,} cells).", 429)
+            self.sheets.work_left -= work
+
     def create(self, query: dict, body: dict) -> dict:
+        self._charge(FILE_WORK, "creating a spreadsheet")
         spreadsheet = self._new_spreadsheet(body.get("name", "Untitled spreadsheet"), body)
         self.world.session.add(Sheet(sheet_id=self.free_sheet_id(0), spreadsheet_id=spreadsheet.id, title="Sheet1",
                                      index=0, row_count=1000, column_count=26, frozen_rows=0, frozen_columns=0,
@@ -192,6 +205,9 @@ class DriveService:
 
     def copy(self, file_id: str, query: dict, body: dict) -> dict:
         source = self.file(file_id)
+        stored = self.world.session.scalar(select(func.count()).select_from(Cell).join(
+            Sheet, Cell.sheet_id == Sheet.sheet_id).where(Sheet.spreadsheet_id == file_id))
+        self._charge(FILE_WORK + stored, "copying this spreadsheet")  # priced before any cell is copied
         name = body.get("name") or f"Copy of {source.title}"
         copied = self._new_spreadsheet(name, {"parents": body.get("parents", list(source.parents or ["root"])),
                                               "mimeType": body.get("mimeType", SPREADSHEET_MIME)})
@@ -216,6 +232,9 @@ class DriveService:
                              "extra": copy.deepcopy(cell.extra)})
             if rows:
                 session.execute(insert(Cell), rows)
+        copied.named_ranges = [{**named, "range": {**named["range"], "sheetId": new_ids[named["range"]["sheetId"]]}}
+                               for named in source.named_ranges or [] if named["range"].get("sheetId") in new_ids]
+        copied.next_object_id = source.next_object_id
         session.flush()
         return self._shaped(copied, query)
 

@@ -571,9 +571,10 @@ def _arguments(bound: dict, where: str) -> None:
             raise ProgramError(f"{where}: {name} is not allowed")
         if name == "dtype":
             dtype(value, where)
-        if name in ("include", "exclude") and value is not None and value != "all":  # describe's dtype selections
+        # describe's dtype selections (compared as text only: a frame's == is element-wise)
+        if name in ("include", "exclude") and value is not None and not (isinstance(value, str) and value == "all"):
             for item in (value if isinstance(value, (list, tuple)) else [value]):
-                if item != "number":
+                if not (isinstance(item, str) and item == "number"):
                     dtype(item, where)
         if name == "decimals":
             items = list(value.values()) if isinstance(value, dict) else \

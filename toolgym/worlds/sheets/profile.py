@@ -3,7 +3,9 @@
 Programs run in toolgym's interpreter (:mod:`toolgym.worlds.interpreter`), never ``exec``.
 They start with the names the original gives them: ``sheet`` (the gspread ``Spreadsheet``),
 ``worksheet`` (its first ``Worksheet``), ``get_as_dataframe``, ``set_with_dataframe``, ``pd``
-and ``np`` (small facades offering the allowed pandas / numpy functions). A program may:
+and ``np`` (small facades offering the allowed pandas / numpy functions), ``copy_spreadsheet``
+(gspread's ``Client.copy`` without the client) and ``ValidationConditionType`` (gspread's
+condition types for ``add_validation``). A program may:
 
 - call the allow-listed methods of gspread's Spreadsheet and Worksheet, of pandas' DataFrame,
   Series, Index, group-bys and string accessor, and of numpy arrays (:data:`METHODS`), and
@@ -63,18 +65,20 @@ from toolgym.worlds.interpreter.profile import CODE_AS_POLICIES_BUILTINS, SCRIPT
 from toolgym.worlds.sheets import guard as rules
 from toolgym.worlds.sheets.guard import AGGREGATIONS, BUDGETS, DTYPES, guard, size_of
 
-__all__ = ["AGGREGATIONS", "BUDGETS", "DTYPES", "Numpy", "Pandas", "guard", "sheets_profile", "size_of"]
+__all__ = ["AGGREGATIONS", "BUDGETS", "DTYPES", "Numpy", "Pandas", "ValidationConditions", "copy_spreadsheet", "guard",
+           "sheets_profile", "size_of"]
 
 _WORKSHEET_METHODS = frozenset({
     "get", "get_all_values", "get_values", "get_all_records", "row_values", "col_values", "acell", "cell", "range",
     "find", "findall", "update", "update_acell", "update_cell", "update_cells", "batch_update", "batch_get",
     "batch_clear", "append_row", "append_rows", "insert_row", "insert_rows", "insert_cols", "delete_rows",
     "delete_columns", "add_rows", "add_cols", "resize", "sort", "merge_cells", "unmerge_cells", "set_basic_filter",
-    "clear_basic_filter", "format", "batch_format", "freeze", "clear", "update_title"})
+    "clear_basic_filter", "format", "batch_format", "freeze", "clear", "update_title", "hide_rows", "hide_columns",
+    "unhide_rows", "unhide_columns", "define_named_range", "delete_named_range", "add_validation", "duplicate"})
 _SPREADSHEET_METHODS = frozenset({
     "worksheet", "worksheets", "get_worksheet", "get_worksheet_by_id", "add_worksheet", "del_worksheet",
     "batch_update", "values_get", "values_update", "values_append", "values_clear", "values_batch_get",
-    "fetch_sheet_metadata", "update_title"})
+    "fetch_sheet_metadata", "update_title", "duplicate_sheet", "list_named_ranges", "named_range"})
 _FRAME_METHODS = frozenset({
     "head", "tail", "sort_values", "sort_index", "reset_index", "set_index", "drop", "dropna", "fillna", "rename",
     "copy", "astype", "pivot_table", "pivot", "groupby", "sum", "mean", "median", "min", "max", "count", "round",
@@ -294,6 +298,31 @@ def _longest_text(value: Any) -> int:
     return 0
 
 
+class ValidationConditions:
+    """``ValidationConditionType`` in a program: the members of gspread's enum, by name
+    (``ValidationConditionType.one_of_list``), without the enum class, which is callable."""
+
+    def __init__(self):
+        from gspread.utils import ValidationConditionType
+
+        for member in ValidationConditionType:
+            setattr(self, member.name, member)
+
+
+def copy_spreadsheet(client: Any, spreadsheet: Any, title: Any = None, copy_comments: bool = False):
+    """``copy_spreadsheet(sheet, title)`` in a program (the env binds ``client``): gspread's
+    ``client.copy(sheet.id, title)``, for programs never reach the client. The copy is one Drive
+    request, under the program's request quota, and the service charges its cells to the
+    program's work before copying them."""
+    import gspread
+
+    if not isinstance(spreadsheet, gspread.Spreadsheet):
+        raise ProgramError(f"copy_spreadsheet() takes a spreadsheet first, got {type(spreadsheet).__name__}")
+    if title is not None and not (isinstance(title, str) and len(title) <= 1000):
+        raise ProgramError("copy_spreadsheet(): the title must be a text of at most 1,000 characters")
+    return client.copy(spreadsheet.id, title=title, copy_comments=bool(copy_comments))
+
+
 _PANDAS_FUNCTIONS = frozenset({"DataFrame", "Series", "concat", "to_numeric", "isna", "notna", "pivot_table"})
 _NUMPY_FUNCTIONS = frozenset({"where", "arange", "array", "round", "sum", "mean", "min", "max", "abs", "isnan",
                               "sqrt", "floor", "ceil", "unique"})
@@ -328,12 +357,13 @@ def sheets_profile() -> Profile:
         pandas.DataFrame: _FRAME_ATTRIBUTES, pandas.Series: _FRAME_ATTRIBUTES,
         numpy.ndarray: frozenset({"shape", "size", "ndim"}),
         Pandas: frozenset({"NA", "NaT"}), Numpy: frozenset({"nan", "inf", "pi"}),
+        ValidationConditions: frozenset(gspread.utils.ValidationConditionType.__members__),
     }
     return Profile(
         name="Google Sheets (gspread + pandas)",
         statements=SCRIPT_STATEMENTS,
         expressions=SCRIPT_EXPRESSIONS | {ast.BitAnd, ast.BitOr, ast.Invert},  # pandas masks: a & b, ~a
-        functions=frozenset({"get_as_dataframe", "set_with_dataframe"}),
+        functions=frozenset({"get_as_dataframe", "set_with_dataframe", "copy_spreadsheet"}),
         methods=methods,
         attributes=attributes,
         stores=(pandas.DataFrame, pandas.Series, _LocIndexer, _iLocIndexer, _AtIndexer, _iAtIndexer),

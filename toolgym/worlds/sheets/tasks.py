@@ -4,14 +4,18 @@ Six spreadsheets hold one generated table each (products and prices, grades, sal
 region and month, inventory, employees, expenses). Each task template turns a table into a
 request and its ground-truth programs, covering every category of the paper: cell updates,
 sorting, inserting and deleting rows and columns, merging, filtering, formatting, pivot
-tables and pandas-based edits. Where an operation can be written with plain gspread calls
-and with gspread-dataframe, the task keeps both programs (the env checks they leave equal
-sheets). Expected sheets are never written here: the env computes them by running the
+tables and pandas-based edits. toolgym adds five categories over what the simulation offers
+beyond the paper's operations: ``drive`` (copy the spreadsheet, as a template, and edit the copy),
+``dates`` (date serial numbers and DATE number formats), ``named_ranges``, ``hidden`` (hidden
+rows and columns) and ``data_validation`` (dropdowns and number rules). Where an operation can be
+written in two ways (plain gspread calls, gspread-dataframe, or a raw ``batch_update`` request),
+the task keeps the programs of each (the env checks they leave equal sheets). Expected sheets are never written here: the env computes them by running the
 programs.
 """
 
 from __future__ import annotations
 
+import datetime
 import random
 from dataclasses import dataclass
 from collections.abc import Callable
@@ -311,17 +315,136 @@ def rename_header(key, headers, rows, rng):
         READ + f"df = df.rename(columns={{'{headers[3]}': '{new}'}})\n" + WRITE))
 
 
+# -- templates over Drive, dates, named ranges, hidden rows and columns and data validation ---------
+# (toolgym's additions: the paper's categories do not cover them)
+def copy_template(key, headers, rows, rng):
+    title = f"{key.title()} {rng.choice([2025, 2026, 2027])}"
+    n = _last(rows)
+    return ("drive", f"Use this spreadsheet as a template: make a copy of it named '{title}' and, in the copy only, "
+                     f"empty the data rows (rows 2 to {n}) so that just the header row remains.", (
+        f"new = copy_spreadsheet(sheet, '{title}')\nnew.sheet1.batch_clear(['A2:D{n}'])",
+        f"new = copy_spreadsheet(sheet, '{title}')\nnew.sheet1.delete_rows(2, {n})"))
+
+
+def copy_edit(key, headers, rows, rng):
+    title = f"{key.title()} Archive"
+    return ("drive", f"Make a copy of this spreadsheet named '{title}' and delete the {headers[1]} column from the "
+                     f"copy, leaving the original unchanged.", (
+        f"archive = copy_spreadsheet(sheet, '{title}')\narchive.sheet1.delete_columns(2)",
+        f"archive = copy_spreadsheet(sheet, '{title}')\nws = archive.sheet1\ndf = get_as_dataframe(ws)\n"
+        f"df = df.drop(columns=['{headers[1]}'])\nws.clear()\nset_with_dataframe(ws, df)"))
+
+
+#: Day 0 of Sheets' serial numbers (1899-12-30), as a proleptic Gregorian ordinal.
+_SERIAL_EPOCH = datetime.date(1899, 12, 30).toordinal()
+
+
+def date_cell(key, headers, rows, rng):
+    day = datetime.date(2024, 1, 1) + datetime.timedelta(days=rng.randrange(366))
+    return ("dates", f"In F1 write 'Last Updated' and in F2 the date {day:%B} {day.day}, {day.year}, shown as "
+                     f"yyyy-mm-dd.", (
+        f"worksheet.update([['Last Updated'], ['{day.isoformat()}']], 'F1:F2', raw=False)",
+        f"worksheet.update_acell('F1', 'Last Updated')\n"
+        f"worksheet.update_acell('F2', {day.toordinal() - _SERIAL_EPOCH})\n"
+        "worksheet.format('F2', {'numberFormat': {'type': 'DATE', 'pattern': 'yyyy-mm-dd'}})"))
+
+
+def date_column(key, headers, rows, rng):
+    start = datetime.date(2025, 1, 1) + datetime.timedelta(days=rng.randrange(300))
+    days = [(start + datetime.timedelta(days=i)).isoformat() for i in range(len(rows))]
+    n = _last(rows)
+    fmt = "{'numberFormat': {'type': 'DATE', 'pattern': 'mmm d, yyyy'}}"
+    serial = start.toordinal() - _SERIAL_EPOCH
+    return ("dates", f"Add a column E named 'Review Date' holding consecutive days, {start:%B} {start.day}, "
+                     f"{start.year} in row 2, the next day in row 3, and so on, formatted like 'Jan 5, 2025'.", (
+        f"worksheet.update([['Review Date']] + [[d] for d in {days!r}], 'E1:E{n}', raw=False)\n"
+        f"worksheet.format('E2:E{n}', {fmt})",
+        f"worksheet.update([['Review Date']] + [[{serial} + i] for i in range({len(rows)})], 'E1:E{n}')\n"
+        f"worksheet.format('E2:E{n}', {fmt})",
+        READ + f"df['Review Date'] = {days!r}\n" + WRITE + f"\nworksheet.format('E2:E{n}', {fmt})"))
+
+
+def named_range(key, headers, rows, rng):
+    name = f"{headers[2].replace(' ', '_')}_values"
+    n = _last(rows)
+    return ("named_ranges", f"Define a named range '{name}' covering the {headers[2]} values (C2:C{n}).", (
+        f"worksheet.define_named_range('C2:C{n}', '{name}')",
+        "sheet.batch_update({'requests': [{'addNamedRange': {'namedRange': {'name': '" + name + "', 'range': "
+        f"{{'sheetId': worksheet.id, 'startRowIndex': 1, 'endRowIndex': {n}, 'startColumnIndex': 2, "
+        "'endColumnIndex': 3}}}}]})"))
+
+
+def named_table(key, headers, rows, rng):
+    name = f"{key.title()}Table"
+    n = _last(rows)
+    return ("named_ranges", f"Give the whole table, headers included (A1:D{n}), the name {name}.", (
+        f"worksheet.define_named_range('A1:D{n}', '{name}')",
+        "sheet.batch_update({'requests': [{'addNamedRange': {'namedRange': {'name': '" + name + "', 'range': "
+        f"{{'sheetId': worksheet.id, 'startRowIndex': 0, 'endRowIndex': {n}, 'startColumnIndex': 0, "
+        "'endColumnIndex': 4}}}}]})"))
+
+
+def hide_rows(key, headers, rows, rng):
+    i = rng.randrange(len(rows) - 2)
+    first, last = i + 2, i + 4
+    request = ("{'updateDimensionProperties': {'range': {'sheetId': worksheet.id, 'dimension': 'ROWS', "
+               f"'startIndex': {first - 1}, 'endIndex': {last}}}, 'properties': {{'hiddenByUser': True}}, "
+               "'fields': 'hiddenByUser'}}")
+    return ("hidden", f"Hide rows {first} to {last} (the rows of {rows[i][0]}, {rows[i + 1][0]} and "
+                      f"{rows[i + 2][0]}) without deleting them.", (
+        f"worksheet.hide_rows({first - 1}, {last})",
+        f"sheet.batch_update({{'requests': [{request}]}})"))
+
+
+def hide_column(key, headers, rows, rng):
+    request = ("{'updateDimensionProperties': {'range': {'sheetId': worksheet.id, 'dimension': 'COLUMNS', "
+               "'startIndex': 3, 'endIndex': 4}, 'properties': {'hiddenByUser': True}, 'fields': 'hiddenByUser'}}")
+    return ("hidden", f"Hide the {headers[3]} column (column D) without deleting it.", (
+        "worksheet.hide_columns(3, 4)", f"sheet.batch_update({{'requests': [{request}]}})"))
+
+
+def validation_list(key, headers, rows, rng):
+    choices = sorted({r[1] for r in rows})
+    n = _last(rows)
+    values = ", ".join(f"{{'userEnteredValue': '{c}'}}" for c in choices)
+    request = (f"{{'setDataValidation': {{'range': {{'sheetId': worksheet.id, 'startRowIndex': 1, 'endRowIndex': {n}, "
+               f"'startColumnIndex': 1, 'endColumnIndex': 2}}, 'rule': {{'condition': {{'type': 'ONE_OF_LIST', "
+               f"'values': [{values}]}}, 'strict': True, 'showCustomUi': True}}}}}}")
+    return ("data_validation", f"Make the {headers[1]} cells (B2:B{n}) a dropdown that only accepts "
+                               f"{', '.join(choices)}, rejecting anything else.", (
+        f"worksheet.add_validation('B2:B{n}', ValidationConditionType.one_of_list, {choices!r}, strict=True, "
+        "showCustomUi=True)",
+        f"sheet.batch_update({{'requests': [{request}]}})"))
+
+
+def validation_number(key, headers, rows, rng):
+    n = _last(rows)
+    request = (f"{{'setDataValidation': {{'range': {{'sheetId': worksheet.id, 'startRowIndex': 1, 'endRowIndex': {n}, "
+               "'startColumnIndex': 3, 'endColumnIndex': 4}, 'rule': {'condition': {'type': 'NUMBER_GREATER', "
+               "'values': [{'userEnteredValue': '0'}]}, 'strict': True, 'inputMessage': 'A positive number'}}}")
+    return ("data_validation", f"Only allow numbers greater than 0 in the {headers[3]} cells D2:D{n}: reject other "
+                               f"input and show the help text 'A positive number'.", (
+        f"worksheet.add_validation('D2:D{n}', ValidationConditionType.number_greater, ['0'], strict=True, "
+        "inputMessage='A positive number')",
+        f"sheet.batch_update({{'requests': [{request}]}})"))
+
+
 TEMPLATES: tuple[Template, ...] = (
     update_cell, update_text, sort_desc, sort_asc, sort_name, append_row, insert_row, delete_row, delete_below,
     delete_column, insert_column, product_column, totals_row, average_cell, countif_cell, merge_title, merge_cells,
     filter_rows, filter_threshold, basic_filter, bold_header, currency, highlight, freeze_header, pivot_sum,
-    pivot_average, pandas_scale, pandas_summary, pandas_rank, rename_header)
+    pivot_average, pandas_scale, pandas_summary, pandas_rank, rename_header,
+    # toolgym's additions (appended, so that the tasks above keep their tables)
+    copy_template, copy_edit, date_cell, date_column, named_range, named_table, hide_rows, hide_column,
+    validation_list, validation_number)
 #: Templates whose tasks are demonstrations only (the test set holds the others).
 DEMO_TEMPLATES = frozenset({"countif_cell", "rename_header", "highlight"})
 #: Tables each test template is instantiated on.
 TABLES_PER_TEMPLATE = 3
 CATEGORIES = ("cell_update", "sorting", "insert_rows", "delete_rows", "insert_columns", "delete_columns", "merging",
-              "filtering", "formatting", "pivot_tables", "pandas")
+              "filtering", "formatting", "pivot_tables", "pandas",
+              # toolgym's additions, over what the simulation adds to the paper's operations
+              "drive", "dates", "named_ranges", "hidden", "data_validation")
 
 
 def describe_table(title: str, table: list[list]) -> str:
