@@ -33,8 +33,7 @@ def without_metric(record: dict, key: str) -> str:
 
 # (the bad line, given the good record; what the error says after "FILE:2: ")
 HOSTILE = {
-    "100000-deep": (lambda r: "[" * 100_000 + "]" * 100_000,
-                    "not a JSON line (nested too deeply); is this a toolgym results file?"),
+    "100000-deep": (lambda r: "[" * 100_000 + "]" * 100_000, "nested deeper than 400 levels; not an episode record"),
     # written as text: json.dumps itself recurses once a level, past the limit under pytest's stack
     "950-deep trajectory": (lambda r: changed(r, trajectory=None).replace('"trajectory": null',
                                                                           '"trajectory": ' + "[" * 950 + "]" * 950),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -172,6 +173,10 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        if line.count("[") + line.count("{") > MAX_RECORD_DEPTH and _text_depth_over(line, MAX_RECORD_DEPTH):
+            # judged on the text: how deep json.loads can go depends on the caller's stack, and json
+            # reads a little deeper than it writes (such a line would fail when the file is rewritten)
+            raise ValueError(f"{path}:{n}: nested deeper than {MAX_RECORD_DEPTH} levels; not an episode record")
         try:
             record = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
@@ -182,9 +187,6 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
         if not isinstance(record, dict) or not {"env", "task_id"} <= set(record):
             raise ValueError(f"{path}:{n}: not an episode record (no 'env' and 'task_id'); "
                              f"is this a toolgym results file?")
-        if line.count("[") + line.count("{") > MAX_RECORD_DEPTH and _depth_over(record, MAX_RECORD_DEPTH):
-            # json reads a little deeper than it writes: such a line would fail when the file is rewritten
-            raise ValueError(f"{path}:{n}: nested deeper than {MAX_RECORD_DEPTH} levels; not an episode record")
         try:  # the checked fields only: copying a long trajectory into the model would cost more than reading it
             _RecordFields.model_validate({k: record[k] for k in _CHECKED_FIELDS if k in record})
             if not isinstance(record.get("trajectory", []), list | None):
@@ -201,17 +203,18 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
     return records
 
 
-def _depth_over(value: Any, limit: int) -> bool:
-    """Whether lists and dicts nest in ``value`` deeper than ``limit`` (iterative: no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        for child in children:
-            if isinstance(child, (dict, list)):
-                if depth + 1 > limit:
-                    return True
-                stack.append((child, depth + 1))
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _text_depth_over(line: str, limit: int) -> bool:
+    """Whether lists and objects nest deeper than ``limit`` in a JSON line, read from its text
+    (strings left out; linear, no recursion)."""
+    depth = 0
+    for match in _BRACKET.finditer(_JSON_STRING.sub("", line)):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > limit:
+            return True
     return False
 
 
