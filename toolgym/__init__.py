@@ -23,6 +23,7 @@ _ENTRY_POINTS = {
     "VirtualHome-v0": "toolgym.envs.virtualhome:VirtualHomeEnv",
     "ToolLLM-v0": "toolgym.envs.toolllm:ToolLLMEnv",
     "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
+    "Tau2-v0": "toolgym.envs.tau2:Tau2Env",
 }
 
 ENV_IDS = tuple(_ENTRY_POINTS)

@@ -8,7 +8,9 @@ flights charges the fare difference without touching seat counts.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
+
+from typing_extensions import TypedDict
 
 from sqlalchemy.orm import DeclarativeBase
 

@@ -158,10 +158,10 @@ class RetailTools(Toolkit):
             last_name: The last name of the customer, such as 'Doe'.
             zip: The zip code of the customer, such as '12345'.
         """
-        for user in self.world.records("users"):
-            if (user["name"]["first_name"].lower() == first_name.lower()
-                    and user["name"]["last_name"].lower() == last_name.lower() and user["address"]["zip"] == zip):
-                return user["user_id"]
+        for user_id, first, last, user_zip in self.world.fields("users", "$.name.first_name", "$.name.last_name",
+                                                                "$.address.zip"):
+            if first.lower() == first_name.lower() and last.lower() == last_name.lower() and user_zip == zip:
+                return user_id
         raise ToolError("User not found")
 
     @tool(kind=READ, app="retail")
@@ -171,9 +171,9 @@ class RetailTools(Toolkit):
         Args:
             email: The email of the user, such as 'something@example.com'.
         """
-        for user in self.world.records("users"):
-            if user["email"].lower() == email.lower():
-                return user["user_id"]
+        for user_id, user_email in self.world.fields("users", "$.email"):
+            if user_email.lower() == email.lower():
+                return user_id
         raise ToolError("User not found")
 
     @tool(kind=READ, app="retail")

@@ -1,0 +1,293 @@
+"""Tau2-v0: τ²-bench's customer-service domains with a simulated user."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from toolgym.envs.actions import TextReply, ToolCall, parse_action
+from toolgym.envs.base import ToolEnv
+from toolgym.envs.metrics import Column
+from toolgym.envs.tau2.grading import goal_reached, grade
+from toolgym.envs.tau2.tasks import DOMAINS, WORLDS, builtin_task_set, official_task_set
+from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
+
+#: What the agent writes to end the conversation itself (τ²-bench's agent stop).
+AGENT_STOP = STOP
+
+
+class Tau2Env(ToolEnv):
+    """τ²-bench (Barres et al. 2025): a customer-service agent follows a policy, calls a
+    domain's tools against its database and talks with a simulated user who holds the goal.
+
+    ## Action Space
+    A tool call (``{"name": ..., "arguments": {...}}``, OpenAI's function format, or
+    ``name(k=v)``) or a message to the user (any other text). The message ``###STOP###`` ends
+    the conversation from the agent's side.
+
+    ## Observation Space
+    Text: the tool's result as JSON (``Error: ...`` when it fails) or the user's reply. The
+    first observation is the user's first message (the agent's greeting, τ²-bench's
+    "Hi! How can I help you today?", is in the history). ``info["messages"]`` is the
+    conversation with the domain's policy as the system prompt, ``info["tools"]`` the schemas.
+
+    ## Rewards
+    0 until the episode ends, then τ²-bench's reward: the product of the components in the
+    task's ``reward_basis`` (see :mod:`toolgym.envs.tau2.grading`). ``info["metrics"]`` has
+    ``db``, ``action``, ``communicate``, ``env_assertion``, ``nl_assertion`` (1.0 / 0.0, or
+    None when not scored), ``reward``, ``reward_without_judge``, ``success`` and ``failed``
+    (the components that did not hold). Without ``judge`` a task whose basis has NL_ASSERTION
+    scores ``reward`` 0 and lists it in ``unscored``; ``reward_without_judge`` still compares.
+
+    ## Starting State
+    The domain's database (official: τ²-bench's, airline's from τ-bench v1; built-in: a seeded
+    generated one of the same schema), with the task's ``initial_state`` applied.
+
+    ## Episode End
+    Terminated when the user's reply holds ``###STOP###``, ``###TRANSFER###`` or
+    ``###OUT-OF-SCOPE###``, or the agent sends ``###STOP###``. Truncated after ``max_steps``
+    actions, which scores 0 (τ²-bench: a premature termination).
+
+    ## Arguments
+    - ``domain``: ``"airline"``, ``"retail"`` or ``"mock"``.
+    - ``tasks``: ``"built-in"`` (generated, default) or ``"official"`` (``data_dir`` or
+      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``).
+    - ``split``: official ``"train"``, ``"test"`` or ``"base"`` (all); built-in ``"base"``.
+    - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
+      ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
+      its sampling settings.
+    - ``judge``: None, a backend, or ``"hf:MODEL"`` / ``"openai:URL#MODEL"`` for NL assertions.
+    - ``max_steps``: actions per episode (default 200, τ²-bench's max steps).
+    - ``world_seed``: seed of the built-in database and tasks.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    env_id = "Tau2-v0"
+    splits = {"built-in": ("base",), "official": ("train", "test", "base")}
+    table_columns = (
+        Column("Reward", "mean", ("reward",)),
+        Column("Reward w/o judge", "mean", ("reward_without_judge",)),
+    )
+
+    def __init__(self, domain: str = "airline", tasks: str = "built-in", split: str | None = None,
+                 data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
+                 render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
+                 judge: Any = None, max_steps: int = 200, world_seed: int = 0):
+        super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
+                         render_mode=render_mode)
+        if domain not in DOMAINS:
+            raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}"
+                             + (" (telecom is not available yet)" if domain == "telecom" else ""))
+        if max_steps < 1:
+            raise ValueError(f"{self.env_id}: max_steps must be at least 1")
+        self.domain = domain
+        self.max_steps = max_steps
+        self.task_data = (official_task_set(self.env_id, domain, data_dir) if tasks == "official"
+                          else builtin_task_set(domain, world_seed))
+        self._task_ids = [t for t, splits in self.task_data.splits.items()
+                          if split is None or split in splits or (split == "base" and not splits)]
+        if not self._task_ids:
+            raise ValueError(f"{self.env_id}: domain {domain!r} has no tasks in split {split!r}")
+        self.world = WORLDS[domain](seed=world_seed)
+        self.toolkit = self.world.tools
+        self.tools = [spec.schema() for spec in self.toolkit.specs.values()]
+        self._signatures = {name: list(spec.parameters) for name, spec in self.toolkit.specs.items()}
+        self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
+                              **(user_options or {}))
+        self.judge = _make_judge(judge)
+        self._gold_hashes: dict[str, str] = {}
+        self.task: dict | None = None
+
+    # -- tasks -----------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        return list(self._task_ids)
+
+    def task_split(self, task_id: str) -> str:
+        if self.split is not None:
+            return self.split
+        splits = self.task_data.splits.get(task_id, ())
+        return next((s for s in ("test", "train") if s in splits), splits[0] if splits else "base")
+
+    # -- episode ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.task_id = self._choose_task(options)
+        self.task = self.task_data.tasks[self.task_id]
+        self._start_world(self.world)
+        self._messages = [{"role": "system", "content": self.task_data.policy}]
+        self._messages += self._history()
+        if len(self._messages) == 1:
+            self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
+        self._steps = 0
+        self._done = False
+        user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
+        self._messages.append({"role": "user", "content": opening})
+        self._episode_start = len(self._messages)
+        return opening, self._info()
+
+    def _start_world(self, world) -> None:
+        """The task's starting state: the domain's database, its initialization data merged in and
+        the tool calls of its message history run."""
+        world.restore(self.task_data.initial_state)
+        initial = self.task.get("initial_state") or {}
+        agent_data = ((initial.get("initialization_data") or {}).get("agent_data")) or {}
+        for table, records in agent_data.items():
+            for key, update in (records or {}).items():
+                record = world.get(table, key, "") if world.has(table, key) else {}
+                world.put(table, key, _merged(record, update))
+        for action in initial.get("initialization_actions") or ():
+            if action.get("env_type", "assistant") == "assistant":
+                world.tools.call(action["func_name"], action.get("arguments") or {})
+        for message in initial.get("message_history") or ():
+            for call in message.get("tool_calls") or ():
+                if message["role"] == "assistant":
+                    world.tools.call(call["name"], call.get("arguments") or {})
+        world.commit()
+
+    def _history(self) -> list[dict]:
+        history = []
+        for message in (self.task.get("initial_state") or {}).get("message_history") or ():
+            if message.get("tool_calls"):
+                history.append({"role": message["role"], "content": message.get("content"), "tool_calls": [
+                    {"id": c.get("id", ""), "type": "function",
+                     "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {})}}
+                    for c in message["tool_calls"]]})
+            else:
+                history.append({"role": message["role"], "content": message.get("content"),
+                                **({"tool_call_id": message["id"]} if message["role"] == "tool" else {})})
+        return history
+
+    def step(self, action: Any):
+        if (refused := self._guard_step(action)) is not None:
+            return refused
+        self._steps += 1
+        parsed = parse_action(action, self._signatures)
+        if isinstance(parsed, TextReply):
+            text = parsed.text
+            self._messages.append({"role": "assistant", "content": text})
+            if AGENT_STOP in text:
+                return self._end("", stopped=True)
+            reply = self.user.respond(text, [dict(m) for m in self._messages])
+            self._messages.append({"role": "user", "content": reply})
+            if is_stop(reply):
+                return self._end(reply, stopped=True)
+            observation = reply
+        elif isinstance(parsed, ToolCall):
+            observation = self._call(parsed)
+        else:
+            observation = f"Error: could not read the tool call: {parsed.error}"
+            self._messages.append({"role": "assistant", "content": parsed.text})
+            self._messages.append({"role": "user", "content": observation})
+        if self._steps >= self.max_steps:
+            return self._end(observation, stopped=False, truncated=True)
+        return observation, 0.0, False, False, self._info()
+
+    def _refuse_action(self, error: str):
+        self._steps += 1
+        observation = f"Error: {error}"
+        self._messages.append({"role": "user", "content": observation})
+        if self._steps >= self.max_steps:
+            return self._end(observation, stopped=False, truncated=True)
+        return observation, 0.0, False, False, self._info()
+
+    def _call(self, call: ToolCall) -> str:
+        call_id = f"call_{len(self._messages)}"
+        result = self.toolkit.call(call.name, call.arguments)
+        try:
+            arguments = json.dumps(result.arguments)
+        except (TypeError, ValueError):
+            arguments = json.dumps(result.arguments, default=str)
+        self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": call_id, "type": "function", "function": {"name": result.name, "arguments": arguments}}]})
+        if result.error is not None:
+            observation = f"Error: {result.error}"
+        elif isinstance(result.response, str):
+            observation = result.response
+        else:
+            observation = json.dumps(result.response)
+        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation})
+        return observation
+
+    def _end(self, observation: str, stopped: bool, truncated: bool = False):
+        self._done = True
+        trajectory = self._messages[1:]
+        db_match = stopped and self.world.state_hash() == self._gold_hash()
+        metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge)
+        info = self._info()
+        info["metrics"] = metrics
+        return observation, float(metrics["reward"]), not truncated, truncated, info
+
+    def _gold_hash(self) -> str:
+        """The hash of the database the ground-truth actions produce from the task's start.
+
+        The gold run happens on the env's own world, after the episode's final hash has been
+        taken (``_end`` compares first): the episode is over, so nothing reads the world again.
+        """
+        if self.task_id not in self._gold_hashes:
+            final = self.world.snapshot()
+            self._start_world(self.world)
+            for action in (self.task.get("evaluation_criteria") or {}).get("actions") or ():
+                if action.get("requestor", "assistant") == "assistant":
+                    self.toolkit.call(action["name"], action.get("arguments") or {})
+            self._gold_hashes[self.task_id] = self.world.state_hash()
+            self.world.restore(final)
+        return self._gold_hashes[self.task_id]
+
+    def _run_assertion(self, assertion: dict) -> bool:
+        method = getattr(self.toolkit, assertion["func_name"], None)
+        if assertion["func_name"] not in getattr(self.toolkit, "assertions", ()) or method is None:
+            return False
+        try:
+            value = method(**(assertion.get("arguments") or {}))
+        except Exception:  # noqa: BLE001 - τ²-bench counts an assertion that raises as not met
+            return False
+        return value == assertion.get("assert_value", True)
+
+    def _info(self) -> dict:
+        info = self.base_info(self.task_id)
+        info.update(tools=self.tools, messages=[dict(m) for m in self._messages], domain=self.domain,
+                    steps=self._steps)
+        return info
+
+    # -- oracle ----------------------------------------------------------------------------
+    def oracle_action(self) -> Any:
+        """The next ground-truth action, then one message with every fact to communicate."""
+        criteria = self.task.get("evaluation_criteria") or {}
+        actions = [a for a in criteria.get("actions") or () if a.get("requestor", "assistant") == "assistant"]
+        episode = self._messages[self._episode_start:]
+        calls = sum(1 for m in episode if m["role"] == "assistant" and m.get("tool_calls"))
+        if calls < len(actions):
+            action = actions[calls]
+            return {"name": action["name"], "arguments": copy.deepcopy(action.get("arguments") or {})}
+        if not any(m["role"] == "assistant" and m.get("content") for m in episode):
+            infos = criteria.get("communicate_info") or []
+            return ("Done. " + "; ".join(infos)) if infos else "Done. Is there anything else?"
+        return AGENT_STOP
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
+                             for m in self._messages)
+        return None
+
+
+def _merged(record: Any, update: Any) -> Any:
+    """``update`` merged into ``record``: dicts key by key, anything else replaced (τ²'s update_db)."""
+    if isinstance(record, dict) and isinstance(update, dict):
+        out = dict(record)
+        for key, value in update.items():
+            out[key] = _merged(record.get(key), value)
+        return out
+    return copy.deepcopy(update)
+
+
+def _make_judge(judge: Any):
+    if judge is None or not isinstance(judge, str):
+        return judge
+    kind, _, arg = judge.partition(":")
+    from toolgym.agents.llm import make_backend
+    return make_backend(kind, arg)
