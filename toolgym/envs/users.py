@@ -14,6 +14,7 @@ or ``openai:URL#MODEL``, the LLM agent's backends) or ``"module.path:Class"``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -40,7 +41,7 @@ customer would, and follow the scenario below.
 class User(Protocol):
     def reset(self, scenario: Mapping, seed: int | None = None) -> str: ...
 
-    def respond(self, message: str, trajectory: list[dict]) -> str: ...
+    def respond(self, message: str, trajectory: list[dict]) -> str | dict: ...
 
 
 def is_stop(text: str) -> bool:
@@ -71,14 +72,20 @@ class ScriptedUser:
     what the agent proposes, and says ``###STOP###`` once the goal is reached: every
     ground-truth action of the task has been called with its arguments and every fact the
     agent must tell has been said. A transfer to a human ends the call with ``###TRANSFER###``.
+    With tools of its own (telecom's phone) it runs a call the agent spells out as JSON
+    (``{"name": "toggle_roaming", "arguments": {}}``) or names (a tool without required
+    arguments), then reports the result.
 
     Args:
         goal_reached: ``goal_reached(trajectory) -> bool``; the env passes the task's check.
+        tools: The user's own tools (OpenAI schemas), if any.
     """
 
-    def __init__(self, goal_reached: Callable[[list[dict]], bool] | None = None):
+    def __init__(self, goal_reached: Callable[[list[dict]], bool] | None = None, tools: list[dict] | None = None):
         self.goal_reached = goal_reached
+        self.tools = {t["function"]["name"]: t["function"] for t in tools or ()}
         self._known = self._reason = ""
+        self._acted = False
 
     def reset(self, scenario: Mapping, seed: int | None = None) -> str:
         instructions = scenario.get("instructions")
@@ -89,7 +96,16 @@ class ScriptedUser:
             self._reason, self._known = str(instructions or ""), ""
         return self._reason or "I need help."
 
-    def respond(self, message: str, trajectory: list[dict]) -> str:
+    def respond(self, message: str, trajectory: list[dict]) -> str | dict:
+        if self._acted:  # ``message`` is the result of the call it just made
+            self._acted = False
+            if self.goal_reached is not None and self.goal_reached(trajectory):
+                return STOP
+            return f"I did that. The phone says: {message}"
+        call = self._instructed_call(message)
+        if call is not None:
+            self._acted = True
+            return call
         if any(call["function"]["name"] == "transfer_to_human_agents"
                for m in trajectory if m["role"] == "assistant" for call in m.get("tool_calls") or ()):
             return TRANSFER
@@ -101,6 +117,21 @@ class ScriptedUser:
             return self._known or self._reason
         return "Yes, please go ahead."
 
+    def _instructed_call(self, message: str) -> dict | None:
+        if not self.tools:
+            return None
+        for match in re.finditer(r"\{.*\}", message, re.S):
+            try:
+                value = json.loads(match.group(0))
+            except ValueError:
+                continue
+            if isinstance(value, dict) and value.get("name") in self.tools:
+                return {"name": value["name"], "arguments": value.get("arguments") or {}}
+        for name, function in self.tools.items():
+            if re.search(rf"\b{re.escape(name)}\b", message) and not function["parameters"].get("required"):
+                return {"name": name, "arguments": {}}
+        return None
+
 
 class LLMUser:
     """A user played by a language model with τ²-bench's guidelines and stop signals.
@@ -111,9 +142,10 @@ class LLMUser:
         max_turns: Replies after which the user stops on its own (a guard against loops).
     """
 
-    def __init__(self, backend, sampling=None, max_turns: int = 30):
+    def __init__(self, backend, sampling=None, max_turns: int = 30, tools: list[dict] | None = None):
         from toolgym.agents.llm.backends import SamplingParams  # the backends live with the LLM agent
         self.backend = backend
+        self.tools = tools or None
         self.sampling = sampling or SamplingParams(temperature=0.0, max_new_tokens=200)
         self.max_turns = max_turns
         self._messages: list[dict] = []
@@ -127,24 +159,35 @@ class LLMUser:
                                                         f"\n</scenario>"}]
         return self.respond(FIRST_AGENT_MESSAGE, [])
 
-    def respond(self, message: str, trajectory: list[dict]) -> str:
+    def respond(self, message: str, trajectory: list[dict]) -> str | dict:
+        """The model's next message, or the call of one of the user's tools it makes (dual control)."""
         from toolgym.agents.llm.backends import ChatRequest
+        from toolgym.envs.actions import ToolCall, parse_action
         self._messages.append({"role": "user", "content": message})
         if len(self._messages) // 2 > self.max_turns:
             return STOP
-        completion = self.backend.generate([ChatRequest(messages=list(self._messages))], self.sampling)[0]
+        completion = self.backend.generate([ChatRequest(messages=list(self._messages), tools=self.tools)],
+                                           self.sampling)[0]
         text = (completion.text or "").strip() if completion.error is None else OUT_OF_SCOPE
+        names = {t["function"]["name"] for t in self.tools or ()}
+        calls = [parse_action(c) for c in completion.tool_calls] or [parse_action(text)]
+        if isinstance(calls[0], ToolCall) and calls[0].name in names:
+            self._messages.append({"role": "assistant", "content": json.dumps(
+                {"name": calls[0].name, "arguments": calls[0].arguments}, default=str)})
+            return {"name": calls[0].name, "arguments": calls[0].arguments}
         text = text or "..."
         self._messages.append({"role": "assistant", "content": text})
         return text
 
 
-def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = None, **options) -> Any:
+def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = None, tools: list[dict] | None = None,
+              **options) -> Any:
     """A user from a spec (see the module docstring), or ``spec`` itself when it is a user object.
 
     Args:
         spec: ``"scripted"``, ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``, ``"module:Class"`` or a user.
         goal_reached: The task's goal check, for the scripted user.
+        tools: The user's own tools (OpenAI schemas) in a dual-control env, for the built-in users.
         options: For LLM users: ``temperature``, ``top_p``, ``max_new_tokens``, ``seed``, ``backend_kwargs``.
 
     Raises:
@@ -156,13 +199,13 @@ def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = Non
                              f"trajectory) methods")
         return spec
     if spec == "scripted":
-        return ScriptedUser(goal_reached)
+        return ScriptedUser(goal_reached, tools)
     if spec.startswith("llm:"):
         kind, _, arg = spec[len("llm:"):].partition(":")
         from toolgym.agents.llm import SAMPLING_KEYS, SamplingParams, make_backend
         sampling = SamplingParams(**{"max_new_tokens": 200,
                                      **{k: options[k] for k in SAMPLING_KEYS if options.get(k) is not None}})
-        return LLMUser(make_backend(kind, arg, **dict(options.get("backend_kwargs") or {})), sampling)
+        return LLMUser(make_backend(kind, arg, **dict(options.get("backend_kwargs") or {})), sampling, tools=tools)
     if ":" in spec:
         from toolgym.agents import load_agent_class
         cls = load_agent_class(spec)

@@ -5,16 +5,23 @@ from __future__ import annotations
 import copy
 import json
 from typing import Any
+from collections.abc import Mapping
 
 from toolgym.envs.actions import TextReply, ToolCall, parse_action
 from toolgym.envs.base import ToolEnv
 from toolgym.envs.metrics import Column
 from toolgym.envs.tau2.grading import goal_reached, grade
-from toolgym.envs.tau2.tasks import DOMAINS, WORLDS, builtin_task_set, official_task_set
+from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, official_task_set, run_function,
+                                     start_task)
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
+from toolgym.worlds.tools import ToolResult
 
 #: What the agent writes to end the conversation itself (τ²-bench's agent stop).
 AGENT_STOP = STOP
+#: How many tool calls the user may make in one turn before it hangs up.
+MAX_USER_CALLS = 10
+#: How the oracle asks the user to run one of the user's tools (the scripted user reads the JSON after it).
+USER_ACTION_PREFIX = "Please do this on your phone:"
 
 
 class Tau2Env(ToolEnv):
@@ -24,7 +31,10 @@ class Tau2Env(ToolEnv):
     ## Action Space
     A tool call (``{"name": ..., "arguments": {...}}``, OpenAI's function format, or
     ``name(k=v)``) or a message to the user (any other text). The message ``###STOP###`` ends
-    the conversation from the agent's side.
+    the conversation from the agent's side. In telecom (dual control) the user has tools of its
+    own, the phone's (``env.user_tools``): the agent asks, the user acts, and the user's calls and
+    their results are in the history (role ``user`` with ``tool_calls``, then ``tool`` with
+    ``requestor: "user"``).
 
     ## Observation Space
     Text: the tool's result as JSON (``Error: ...`` when it fails) or the user's reply. The
@@ -42,7 +52,9 @@ class Tau2Env(ToolEnv):
 
     ## Starting State
     The domain's database (official: τ²-bench's, airline's from τ-bench v1; built-in: a seeded
-    generated one of the same schema), with the task's ``initial_state`` applied.
+    generated one of the same schema), with the task's ``initial_state`` applied: its
+    initialization data merged, its initialization functions run (telecom: the phone's faults),
+    and the tool calls of its message history replayed.
 
     ## Episode End
     Terminated when the user's reply holds ``###STOP###``, ``###TRANSFER###`` or
@@ -50,10 +62,11 @@ class Tau2Env(ToolEnv):
     actions, which scores 0 (τ²-bench: a premature termination).
 
     ## Arguments
-    - ``domain``: ``"airline"``, ``"retail"`` or ``"mock"``.
+    - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
     - ``tasks``: ``"built-in"`` (generated, default) or ``"official"`` (``data_dir`` or
-      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``).
-    - ``split``: official ``"train"``, ``"test"`` or ``"base"`` (all); built-in ``"base"``.
+      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks_small.json``).
+    - ``split``: official ``"train"``, ``"test"``, ``"base"`` (airline, retail) or ``"small"``
+      (telecom); built-in ``"base"``.
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
@@ -66,7 +79,7 @@ class Tau2Env(ToolEnv):
     """
 
     env_id = "Tau2-v0"
-    splits = {"built-in": ("base",), "official": ("train", "test", "base")}
+    splits = {"built-in": ("base",), "official": ("train", "test", "base", "small")}
     table_columns = (
         Column("Reward", "mean", ("reward",)),
         Column("Reward w/o judge", "mean", ("reward_without_judge",)),
@@ -79,8 +92,7 @@ class Tau2Env(ToolEnv):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if domain not in DOMAINS:
-            raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}"
-                             + (" (telecom is not available yet)" if domain == "telecom" else ""))
+            raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}")
         if max_steps < 1:
             raise ValueError(f"{self.env_id}: max_steps must be at least 1")
         self.domain = domain
@@ -95,8 +107,11 @@ class Tau2Env(ToolEnv):
         self.toolkit = self.world.tools
         self.tools = [spec.schema() for spec in self.toolkit.specs.values()]
         self._signatures = {name: list(spec.parameters) for name, spec in self.toolkit.specs.items()}
+        user_tools = getattr(self.world, "user_tools", None)
+        #: The user's own tools (telecom's phone): schemas the user sees, None in single-control domains.
+        self.user_tools = [spec.schema() for spec in user_tools.specs.values()] if user_tools is not None else None
         self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
-                              **(user_options or {}))
+                              tools=self.user_tools, **(user_options or {}))
         self.judge = _make_judge(judge)
         self._gold_hashes: dict[str, str] = {}
         self.task: dict | None = None
@@ -116,7 +131,7 @@ class Tau2Env(ToolEnv):
         super().reset(seed=seed)
         self.task_id = self._choose_task(options)
         self.task = self.task_data.tasks[self.task_id]
-        self._start_world(self.world)
+        start_task(self.world, self.task_data.initial_state, self.task)
         self._messages = [{"role": "system", "content": self.task_data.policy}]
         self._messages += self._history()
         if len(self._messages) == 1:
@@ -128,25 +143,6 @@ class Tau2Env(ToolEnv):
         self._messages.append({"role": "user", "content": opening})
         self._episode_start = len(self._messages)
         return opening, self._info()
-
-    def _start_world(self, world) -> None:
-        """The task's starting state: the domain's database, its initialization data merged in and
-        the tool calls of its message history run."""
-        world.restore(self.task_data.initial_state)
-        initial = self.task.get("initial_state") or {}
-        agent_data = ((initial.get("initialization_data") or {}).get("agent_data")) or {}
-        for table, records in agent_data.items():
-            for key, update in (records or {}).items():
-                record = world.get(table, key, "") if world.has(table, key) else {}
-                world.put(table, key, _merged(record, update))
-        for action in initial.get("initialization_actions") or ():
-            if action.get("env_type", "assistant") == "assistant":
-                world.tools.call(action["func_name"], action.get("arguments") or {})
-        for message in initial.get("message_history") or ():
-            for call in message.get("tool_calls") or ():
-                if message["role"] == "assistant":
-                    world.tools.call(call["name"], call.get("arguments") or {})
-        world.commit()
 
     def _history(self) -> list[dict]:
         history = []
@@ -171,8 +167,7 @@ class Tau2Env(ToolEnv):
             self._messages.append({"role": "assistant", "content": text})
             if AGENT_STOP in text:
                 return self._end("", stopped=True)
-            reply = self.user.respond(text, [dict(m) for m in self._messages])
-            self._messages.append({"role": "user", "content": reply})
+            reply = self._user_turn(text)
             if is_stop(reply):
                 return self._end(reply, stopped=True)
             observation = reply
@@ -186,6 +181,21 @@ class Tau2Env(ToolEnv):
             return self._end(observation, stopped=False, truncated=True)
         return observation, 0.0, False, False, self._info()
 
+    def _user_turn(self, message: str) -> str:
+        """The user's answer to ``message``: its tool calls on its own device (dual control), each
+        result handed back to it, until it writes text (at most ``MAX_USER_CALLS`` calls)."""
+        for _ in range(MAX_USER_CALLS):
+            reply = self.user.respond(message, [dict(m) for m in self._messages])
+            call = parse_action(reply) if isinstance(reply, Mapping) else None
+            if not isinstance(call, ToolCall):
+                text = reply if isinstance(reply, str) else json.dumps(reply, default=str)
+                self._messages.append({"role": "user", "content": text})
+                return text
+            message = self._call(call, requestor="user")
+        text = "I have to go now. ###STOP###"  # a user that only calls tools hangs up
+        self._messages.append({"role": "user", "content": text})
+        return text
+
     def _refuse_action(self, error: str):
         self._steps += 1
         observation = f"Error: {error}"
@@ -194,14 +204,18 @@ class Tau2Env(ToolEnv):
             return self._end(observation, stopped=False, truncated=True)
         return observation, 0.0, False, False, self._info()
 
-    def _call(self, call: ToolCall) -> str:
+    def _call(self, call: ToolCall, requestor: str = "assistant") -> str:
+        """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
         call_id = f"call_{len(self._messages)}"
-        result = self.toolkit.call(call.name, call.arguments)
+        if requestor == "user" and self.user_tools is None:
+            result = ToolResult(name=call.name, arguments={}, error="you have no tools to call", known=False)
+        else:
+            result = call_tool(self.world, requestor, call.name, call.arguments, sync=True)
         try:
             arguments = json.dumps(result.arguments)
         except (TypeError, ValueError):
             arguments = json.dumps(result.arguments, default=str)
-        self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
+        self._messages.append({"role": requestor, "content": None, "tool_calls": [{
             "id": call_id, "type": "function", "function": {"name": result.name, "arguments": arguments}}]})
         if result.error is not None:
             observation = f"Error: {result.error}"
@@ -209,7 +223,8 @@ class Tau2Env(ToolEnv):
             observation = result.response
         else:
             observation = json.dumps(result.response)
-        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation})
+        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation,
+                               "requestor": requestor})
         return observation
 
     def _end(self, observation: str, stopped: bool, truncated: bool = False):
@@ -229,20 +244,19 @@ class Tau2Env(ToolEnv):
         """
         if self.task_id not in self._gold_hashes:
             final = self.world.snapshot()
-            self._start_world(self.world)
+            start_task(self.world, self.task_data.initial_state, self.task)
             for action in (self.task.get("evaluation_criteria") or {}).get("actions") or ():
-                if action.get("requestor", "assistant") == "assistant":
-                    self.toolkit.call(action["name"], action.get("arguments") or {})
+                # τ²-bench runs the ground truth without syncing between its actions
+                call_tool(self.world, action.get("requestor", "assistant"), action["name"],
+                          action.get("arguments") or {}, sync=False)
             self._gold_hashes[self.task_id] = self.world.state_hash()
             self.world.restore(final)
         return self._gold_hashes[self.task_id]
 
     def _run_assertion(self, assertion: dict) -> bool:
-        method = getattr(self.toolkit, assertion["func_name"], None)
-        if assertion["func_name"] not in getattr(self.toolkit, "assertions", ()) or method is None:
-            return False
         try:
-            value = method(**(assertion.get("arguments") or {}))
+            value = run_function(self.world, assertion.get("env_type", "assistant"), assertion["func_name"],
+                                 assertion.get("arguments"))
         except Exception:  # noqa: BLE001 - τ²-bench counts an assertion that raises as not met
             return False
         return value == assertion.get("assert_value", True)
@@ -257,13 +271,17 @@ class Tau2Env(ToolEnv):
     def oracle_action(self) -> Any:
         """The next ground-truth action, then one message with every fact to communicate."""
         criteria = self.task.get("evaluation_criteria") or {}
-        actions = [a for a in criteria.get("actions") or () if a.get("requestor", "assistant") == "assistant"]
+        actions = criteria.get("actions") or []
         episode = self._messages[self._episode_start:]
-        calls = sum(1 for m in episode if m["role"] == "assistant" and m.get("tool_calls"))
+        calls = sum(1 for m in episode if m.get("tool_calls"))
         if calls < len(actions):
             action = actions[calls]
-            return {"name": action["name"], "arguments": copy.deepcopy(action.get("arguments") or {})}
-        if not any(m["role"] == "assistant" and m.get("content") for m in episode):
+            call = {"name": action["name"], "arguments": copy.deepcopy(action.get("arguments") or {})}
+            if action.get("requestor", "assistant") == "user":  # dual control: the user does it on its phone
+                return f"{USER_ACTION_PREFIX} {json.dumps(call)}"
+            return call
+        if not any(m["role"] == "assistant" and m.get("content") and not m["content"].startswith(USER_ACTION_PREFIX)
+                   for m in episode):
             infos = criteria.get("communicate_info") or []
             return ("Done. " + "; ".join(infos)) if infos else "Done. Is there anything else?"
         return AGENT_STOP
@@ -273,16 +291,6 @@ class Tau2Env(ToolEnv):
             return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
                              for m in self._messages)
         return None
-
-
-def _merged(record: Any, update: Any) -> Any:
-    """``update`` merged into ``record``: dicts key by key, anything else replaced (τ²'s update_db)."""
-    if isinstance(record, dict) and isinstance(update, dict):
-        out = dict(record)
-        for key, value in update.items():
-            out[key] = _merged(record.get(key), value)
-        return out
-    return copy.deepcopy(update)
 
 
 def _make_judge(judge: Any):

@@ -241,3 +241,88 @@ def mock_tasks(db: dict, seed: int) -> list[dict]:
                      [("update_task_status", {"task_id": "task_1", "status": "completed"})])
     complete["evaluation_criteria"]["reward_basis"] = ["DB", "ACTION"]
     return [create, complete]
+
+
+# -- telecom -------------------------------------------------------------------------------
+def telecom_database(seed: int, customers: int = 4) -> tuple[dict[str, list[dict]], dict]:
+    """A carrier (plans, customers with lines, devices and bills) and the user's phone's settings."""
+    rng = random.Random(f"tau2-telecom-{seed}")
+    plans = [{"plan_id": f"P100{n}", "name": name, "data_limit_gb": limit, "price_per_month": price,
+              "data_refueling_price_per_gb": refuel}
+             for n, (name, limit, price, refuel) in enumerate((("Basic Plan", 5.0, 40.0, 5.0),
+                                                               ("Premium Plan", 15.0, 65.0, 2.0),
+                                                               ("Unlimited Plus", 999.0, 85.0, 0.1)), start=1)]
+    carrier = {"plans": plans, "devices": [], "lines": [], "customers": [], "bills": []}
+    taken: set = set()
+    for c in range(customers):
+        first, last, _ = _person(rng, taken)
+        customer_id = f"C{2001 + c}"
+        customer = {"customer_id": customer_id, "full_name": f"{first} {last}",
+                    "date_of_birth": f"19{rng.randrange(50, 99)}-0{rng.randrange(1, 9)}-1{rng.randrange(9)}",
+                    "email": f"{first.lower()}.{last.lower()}@example.com", "phone_number": None,
+                    "account_status": "Active", "line_ids": [], "bill_ids": [], "payment_methods": [],
+                    "address": {"street": "1 Main St", "city": "Anytown", "state": "CA", "zip_code": "90210"}}
+        for n in range(2):
+            line_id, device_id = f"L{2001 + 2 * c + n}", f"D{2001 + 2 * c + n}"
+            phone = f"555-200-{2 * c + n:04d}"
+            plan = rng.choice(plans)
+            carrier["devices"].append({"device_id": device_id, "device_type": "phone", "model": "Smartphone X",
+                                       "imei": str(rng.randrange(10**14, 10**15)), "is_esim_capable": True,
+                                       "activated": True})
+            carrier["lines"].append({"line_id": line_id, "phone_number": phone, "status": "Active",
+                                     "plan_id": plan["plan_id"], "device_id": device_id,
+                                     "data_used_gb": round(rng.uniform(0, plan["data_limit_gb"] * 0.8), 1),
+                                     "data_refueling_gb": 0.0, "roaming_enabled": False,
+                                     "contract_end_date": "2026-12-31"})
+            customer["line_ids"].append(line_id)
+        customer["phone_number"] = carrier["lines"][-1]["phone_number"]
+        bill_id = f"B{2001 + c}"
+        carrier["bills"].append({"bill_id": bill_id, "customer_id": customer_id, "period_start": "2025-01-01",
+                                 "period_end": "2025-01-31", "issue_date": "2025-01-05", "total_due": 80.0,
+                                 "due_date": "2025-01-19", "status": "Paid", "line_items": []})
+        customer["bill_ids"].append(bill_id)
+        carrier["customers"].append(customer)
+    return carrier, {}
+
+
+# Built-in telecom problems: (name, reason, the phone's setup, the fix as (requestor, tool, arguments),
+# the assertions that hold once fixed).
+_TELECOM_PROBLEMS = (
+    ("data_off", "Your mobile data does not work.", [("user", "turn_data_off", {})],
+     [("user", "toggle_data", {})], [("user", "assert_mobile_data_status", {"expected_status": True})]),
+    ("airplane_mode_on", "Your phone has no service.", [("user", "turn_airplane_mode_on", {})],
+     [("user", "toggle_airplane_mode", {})], [("user", "assert_service_status", {"expected_status": "connected"})]),
+    ("data_saver_on", "Your mobile data is very slow; you want excellent speed.",
+     [("user", "turn_data_saver_mode_on", {})], [("user", "toggle_data_saver_mode", {})],
+     [("user", "assert_internet_speed", {"expected_speed": 100, "expected_desc": "excellent"})]),
+    ("abroad_roaming_off", "You are abroad and your mobile data does not work.",
+     [("user", "set_user_location", {"abroad": True})],
+     [("assistant", "enable_roaming", {}), ("user", "toggle_roaming", {})],
+     [("user", "assert_mobile_data_status", {"expected_status": True})]),
+)
+
+
+def telecom_tasks(database: tuple[dict, dict], seed: int) -> list[dict]:
+    carrier = database[0]
+    tasks = []
+    for n, customer in enumerate(carrier["customers"]):
+        line = next(l for l in carrier["lines"] if l["phone_number"] == customer["phone_number"])
+        ids = {"customer_id": customer["customer_id"], "line_id": line["line_id"]}
+        name, reason, setup, fix, checks = _TELECOM_PROBLEMS[n % len(_TELECOM_PROBLEMS)]
+        task_id = f"telecom_{n}_{name}"
+        setup = [("user", "set_user_info", {"name": customer["full_name"], "phone_number": customer["phone_number"]}),
+                 *setup]
+        tasks.append({
+            "id": task_id, "description": {"purpose": "built-in"}, "ticket": reason,
+            "user_scenario": _scenario("telecom", reason, f"You are {customer['full_name']} with phone number "
+                                                          f"{customer['phone_number']}."),
+            "initial_state": {"initialization_data": None, "message_history": None, "initialization_actions": [
+                {"env_type": env, "func_name": func, "arguments": args} for env, func, args in setup]},
+            "evaluation_criteria": {
+                "actions": [{"action_id": f"{task_id}_{i}", "requestor": requestor, "name": tool_name,
+                             "arguments": {**(ids if requestor == "assistant" else {}), **args}, "info": None}
+                            for i, (requestor, tool_name, args) in enumerate(fix)],
+                "env_assertions": [{"env_type": env, "func_name": func, "arguments": args, "assert_value": True}
+                                   for env, func, args in checks],
+                "communicate_info": [], "nl_assertions": None, "reward_basis": ["ENV_ASSERTION", "ACTION"]}})
+    return tasks
