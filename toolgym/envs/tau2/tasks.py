@@ -17,7 +17,7 @@ from pathlib import Path
 
 from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
 from toolgym.worlds.base import Snapshot
-from toolgym.worlds.tau2 import generate
+from toolgym.worlds.tau2 import tasks as builtin_tasks
 from toolgym.worlds.tau2.airline import AirlineWorld
 from toolgym.worlds.tau2.mock import MockWorld
 from toolgym.worlds.tau2.retail import RetailWorld
@@ -27,10 +27,10 @@ from toolgym.worlds.tools import ToolError, ToolResult
 WORLDS = {"airline": AirlineWorld, "retail": RetailWorld, "telecom": TelecomWorld, "mock": MockWorld}
 DOMAINS = tuple(WORLDS)
 AIRLINE_V1 = "tau_bench_v1/tau_bench/envs/airline/data"
-BUILTIN_TASKS = {"airline": generate.airline_tasks, "retail": generate.retail_tasks,
-                 "telecom": generate.telecom_tasks, "mock": generate.mock_tasks}
-BUILTIN_DATABASES = {"airline": generate.airline_database, "retail": generate.retail_database,
-                     "telecom": generate.telecom_database, "mock": generate.mock_database}
+BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks.retail_tasks,
+                 "telecom": builtin_tasks.telecom_tasks, "mock": builtin_tasks.mock_tasks}
+BUILTIN_DATABASES = {"airline": builtin_tasks.airline_database, "retail": builtin_tasks.retail_database,
+                     "telecom": builtin_tasks.telecom_database, "mock": builtin_tasks.mock_database}
 TELECOM_FILES = ("tasks_small.json", "db.toml", "user_db.toml", "main_policy.md", "tech_support_manual.md")
 _ASSETS = Path(__file__).resolve().parents[2] / "assets" / "tau2"
 

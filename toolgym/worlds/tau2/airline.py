@@ -70,7 +70,7 @@ class AirlineWorld(DocumentWorld):
         self.tools = AirlineTools(self)
 
     def populate(self) -> None:
-        from toolgym.worlds.tau2.generate import airline_database
+        from toolgym.worlds.tau2.tasks import airline_database
         self.load(airline_database(self.seed))
 
 

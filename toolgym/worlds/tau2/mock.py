@@ -34,7 +34,7 @@ class MockWorld(DocumentWorld):
         self.tools = MockTools(self)
 
     def populate(self) -> None:
-        from toolgym.worlds.tau2.generate import mock_database
+        from toolgym.worlds.tau2.tasks import mock_database
         self.load(mock_database(self.seed))
 
 

@@ -43,7 +43,7 @@ class RetailWorld(DocumentWorld):
         self.tools = RetailTools(self)
 
     def populate(self) -> None:
-        from toolgym.worlds.tau2.generate import retail_database
+        from toolgym.worlds.tau2.tasks import retail_database
         self.load(retail_database(self.seed))
 
 

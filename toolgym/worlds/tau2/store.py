@@ -37,6 +37,8 @@ class DocumentWorld(World):
 
     Base: type[DeclarativeBase]
     tables: dict[str, type] = {}
+    #: The built-in databases are generated there: a changed generator never reads an old cached world.
+    generator_modules = ("toolgym.worlds.tau2.tasks",)
 
     def state_hash(self) -> str:
         """The digest of every table's records (in order) and the aux state: the world's own

@@ -101,7 +101,7 @@ class TelecomWorld(DocumentWorld):
         self.user_tools = TelecomUserTools(self)
 
     def populate(self) -> None:
-        from toolgym.worlds.tau2.generate import telecom_database
+        from toolgym.worlds.tau2.tasks import telecom_database
         self.load_telecom(*telecom_database(self.seed))
 
     def load_telecom(self, carrier: dict[str, list[dict]], device: dict | None) -> None:
