@@ -90,6 +90,15 @@ def test_oracle_scores_1_on_every_official_task(domain, count):
 
 
 @needs_data
+def test_mock_official_tasks_with_a_ground_truth_to_replay():
+    env = make("mock", official=True)
+    results = {task_id: play_oracle(env, task_id)[0] for task_id in env.task_ids()}
+    # no ground-truth action to replay; a user action the ground truth lacks
+    assert [t for t, total in results.items() if total != 1.0] == [
+        "update_task_with_history_and_env_assertions", "update_task_with_user_tools"]
+
+
+@needs_data
 def test_official_splits_and_database():
     env = make("retail", official=True, split="test")
     assert len(env.task_ids()) == 40 and env.task_split(env.task_ids()[0]) == "test"

@@ -101,7 +101,7 @@ def test_eval_trials_reports_pass_k_in_the_table_and_the_results_file(tmp_path, 
     row = next(line for line in table.splitlines() if line.startswith("base"))
     assert head.split()[-2:] == ["pass^1", "pass^2"] and row.split()[-2:] == ["50.0", "0.0"]
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["trial"] for r in lines[:-1]] == [0, 0, 1, 1]
+    assert [r["trial"] for r in lines[:-1]] == [0, 0, 0, 1, 1, 1]
     assert lines[-1]["pass^k"] == {"base": {"pass^1": 0.5, "pass^2": 0.0}}
     assert main(["report", str(out)]) == 0 and "pass^2" in capsys.readouterr().out
 

@@ -87,6 +87,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
                     for table in ("flights", "reservations", "users")}
         else:
             data = read_json(domain_folder / "db.json")
+            if domain == "mock" and (domain_folder / "user_db.json").is_file():  # the user's inbox
+                data = {**data, **(read_json(domain_folder / "user_db.json") or {})}
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise OfficialDataError(f"{domain_folder}: the database is not τ²-bench's layout of tables of records")
         world.load(data)

@@ -1,4 +1,5 @@
-"""τ²-bench's mock domain: users and their tasks; three tools and two environment assertions."""
+"""τ²-bench's mock domain: users and their tasks (the agent's tools), and the user's notification
+inbox (the user's tools): a small dual-control domain for tests."""
 
 from __future__ import annotations
 
@@ -25,13 +26,20 @@ class User(DocumentRow, Base):
     __tablename__ = "users"
 
 
+class Notification(DocumentRow, Base):
+    """The user's side: τ²'s ``user_db.json`` notifications."""
+
+    __tablename__ = "notifications"
+
+
 class MockWorld(DocumentWorld):
     Base = Base
-    tables = {"tasks": Task, "users": User}
+    tables = {"tasks": Task, "users": User, "notifications": Notification}
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
         self.tools = MockTools(self)
+        self.user_tools = MockUserTools(self)
 
     def populate(self) -> None:
         from toolgym.worlds.tau2.tasks import mock_database
@@ -95,3 +103,38 @@ class MockTools(Toolkit):
         return self.world.get("tasks", task_id, f"Task {task_id} not found")["status"] == expected_status
 
     assertions = ("assert_number_of_tasks", "assert_task_status")
+
+
+class MockUserTools(Toolkit):
+    """The mock user's notification inbox (τ²-bench's ``MockUserTools``)."""
+
+    world: MockWorld
+
+    @tool(kind=READ, app="inbox")
+    def check_notifications(self) -> list:
+        """Check all notifications in the user's inbox."""
+        return list(self.world.records("notifications"))
+
+    @tool(kind=ACTION, app="inbox")
+    def dismiss_notification(self, notification_id: str) -> str:
+        """Dismiss (mark as read) a notification.
+
+        Args:
+            notification_id: The ID of the notification to dismiss.
+        """
+        notification = self.world.get("notifications", notification_id, f"Notification {notification_id} not found")
+        notification["status"] = "read"
+        self.world.put("notifications", notification_id, notification)
+        return f"Notification {notification_id} dismissed"
+
+    def add_notification(self, notification_id: str, message: str, task_id: str | None = None) -> dict:
+        notification = {"notification_id": notification_id, "message": message, "status": "unread", "task_id": task_id}
+        self.world.put("notifications", notification_id, notification)
+        return notification
+
+    def assert_notification_status(self, notification_id: str, expected_status: str) -> bool:
+        notification = self.world.get("notifications", notification_id, f"Notification {notification_id} not found")
+        return notification["status"] == expected_status
+
+    functions = ("add_notification",)
+    assertions = ("assert_notification_status",)

@@ -225,7 +225,9 @@ def retail_tasks(db: dict, seed: int, count: int = 12) -> list[dict]:
 def mock_database(seed: int) -> dict:
     return {"tasks": {"task_1": {"task_id": "task_1", "title": "Test task", "description": "A test task",
                                  "status": "pending"}},
-            "users": {"user_1": {"user_id": "user_1", "name": "Test User", "tasks": ["task_1"]}}}
+            "users": {"user_1": {"user_id": "user_1", "name": "Test User", "tasks": ["task_1"]}},
+            "notifications": {"notif_1": {"notification_id": "notif_1", "status": "unread", "task_id": "task_1",
+                                          "message": "Task 'Test task' has been assigned to you."}}}
 
 
 def mock_tasks(db: dict, seed: int) -> list[dict]:
@@ -240,7 +242,16 @@ def mock_tasks(db: dict, seed: int) -> list[dict]:
                                                 "You are user_1; your task is task_1."),
                      [("update_task_status", {"task_id": "task_1", "status": "completed"})])
     complete["evaluation_criteria"]["reward_basis"] = ["DB", "ACTION"]
-    return [create, complete]
+    inbox = _task("mock_inbox", _scenario("mock", "An unread notification keeps showing on your screen.",
+                                          "You are user_1. You can check and dismiss your notifications."), [])
+    inbox["evaluation_criteria"]["actions"] = [{"action_id": "mock_inbox_0", "requestor": "user",
+                                                "name": "dismiss_notification",
+                                                "arguments": {"notification_id": "notif_1"}, "info": None}]
+    inbox["evaluation_criteria"]["env_assertions"] = [{"env_type": "user", "func_name": "assert_notification_status",
+                                                       "arguments": {"notification_id": "notif_1",
+                                                                     "expected_status": "read"}, "assert_value": True}]
+    inbox["evaluation_criteria"]["reward_basis"] = ["DB", "ENV_ASSERTION"]
+    return [create, complete, inbox]
 
 
 # -- telecom -------------------------------------------------------------------------------
