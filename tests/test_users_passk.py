@@ -128,3 +128,34 @@ def test_an_llm_agent_and_an_llm_user_complete_episodes(tmp_path):
                 break
         assert terminated or truncated
         assert set(info["metrics"]) >= {"reward", "reward_without_judge", "db", "failed"}
+
+
+class ScriptedBackend:
+    """A backend that answers with the given completions in turn (the last one repeated)."""
+
+    def __init__(self, *completions):
+        self.completions, self.requests = list(completions), []
+
+    def generate(self, requests, sampling):
+        from toolgym.agents.llm.backends import Completion
+        self.requests += requests
+        text, calls = self.completions.pop(0) if len(self.completions) > 1 else self.completions[0]
+        return [Completion(text=text, tool_calls=calls)]
+
+
+def test_an_llm_user_acts_on_its_phone_when_the_agent_asks():
+    from toolgym.envs.users import LLMUser
+
+    toggle = {"type": "function", "function": {"name": "toggle_data", "arguments": "{}"}}
+    backend = ScriptedBackend(("My mobile data does not work.", []), ("", [toggle]),
+                              ("Data works now, thanks! ###STOP###", []))
+    env = gym.make("Tau2-v0", domain="telecom", user=LLMUser(backend)).unwrapped
+    task_id = next(t for t in env.task_ids() if "data_off" in t)
+    observation, _ = env.reset(seed=0, options={"task_id": task_id})
+    assert observation == "My mobile data does not work."
+    assert backend.requests[0].messages[0]["content"].startswith("# User simulation")
+    _, reward, terminated, _, info = env.step("Please turn your mobile data on.")
+    assert terminated and reward == 1.0 and info["metrics"]["env_assertion"] == 1.0
+    user_call = next(m for m in info["messages"] if m["role"] == "user" and m.get("tool_calls"))
+    assert user_call["tool_calls"][0]["function"]["name"] == "toggle_data"
+    assert backend.requests[1].tools == env.user_tools  # the model was offered the phone's tools

@@ -197,6 +197,8 @@ def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = Non
         if not (callable(getattr(spec, "reset", None)) and callable(getattr(spec, "respond", None))):
             raise ValueError(f"user {spec!r}: a user object needs reset(scenario, seed) and respond(message, "
                              f"trajectory) methods")
+        if tools and getattr(spec, "tools", False) is None:  # a built-in user made without the env's tools
+            spec.tools = tools
         return spec
     if spec == "scripted":
         return ScriptedUser(goal_reached, tools)
