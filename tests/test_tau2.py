@@ -195,8 +195,8 @@ def test_telecom_dual_control_oracle_scores_1_on_tasks_small():
         total, info, done = play_oracle(env, task_id)
         assert done and total == 1.0, (task_id, info["metrics"])
     # the user ran its own phone's tools: the calls and their results are in the history
-    user_calls = [m for m in info["messages"] if m["role"] == "user" and m.get("tool_calls")]
-    assert user_calls and [m for m in info["messages"] if m.get("requestor") == "user"]
+    user_calls = [m for m in info["trajectory"] if m["role"] == "user" and m.get("tool_calls")]
+    assert user_calls and [m for m in info["trajectory"] if m.get("requestor") == "user"]
 
 
 @needs_data

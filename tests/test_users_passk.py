@@ -156,6 +156,8 @@ def test_an_llm_user_acts_on_its_phone_when_the_agent_asks():
     assert backend.requests[0].messages[0]["content"].startswith("# User simulation")
     _, reward, terminated, _, info = env.step("Please turn your mobile data on.")
     assert terminated and reward == 1.0 and info["metrics"]["env_assertion"] == 1.0
-    user_call = next(m for m in info["messages"] if m["role"] == "user" and m.get("tool_calls"))
+    user_call = next(m for m in info["trajectory"] if m["role"] == "user" and m.get("tool_calls"))
     assert user_call["tool_calls"][0]["function"]["name"] == "toggle_data"
+    assert not any(m.get("tool_calls") and m["role"] == "user" for m in info["messages"])  # not the agent's view
+    assert backend.requests[2].messages[-1]["content"].startswith("Tool result: Mobile Data is now ON.")
     assert backend.requests[1].tools == env.user_tools  # the model was offered the phone's tools

@@ -163,7 +163,8 @@ class LLMUser:
         """The model's next message, or the call of one of the user's tools it makes (dual control)."""
         from toolgym.agents.llm.backends import ChatRequest
         from toolgym.envs.actions import ToolCall, parse_action
-        self._messages.append({"role": "user", "content": message})
+        acted = self._messages[-1]["role"] == "assistant" and self._messages[-1]["content"].startswith('{"name"')
+        self._messages.append({"role": "user", "content": f"Tool result: {message}" if acted else message})
         if len(self._messages) // 2 > self.max_turns:
             return STOP
         completion = self.backend.generate([ChatRequest(messages=list(self._messages), tools=self.tools)],

@@ -40,7 +40,8 @@ class Tau2Env(ToolEnv):
     Text: the tool's result as JSON (``Error: ...`` when it fails) or the user's reply. The
     first observation is the user's first message (the agent's greeting, τ²-bench's
     "Hi! How can I help you today?", is in the history). ``info["messages"]`` is the
-    conversation with the domain's policy as the system prompt, ``info["tools"]`` the schemas.
+    conversation with the domain's policy as the system prompt (without the user's own tool
+    calls, which the agent does not see), ``info["tools"]`` the schemas.
 
     ## Rewards
     0 until the episode ends, then τ²-bench's reward: the product of the components in the
@@ -234,6 +235,7 @@ class Tau2Env(ToolEnv):
         metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge)
         info = self._info()
         info["metrics"] = metrics
+        info["trajectory"] = [dict(m) for m in self._messages[1:]]  # both sides, as graded
         return observation, float(metrics["reward"]), not truncated, truncated, info
 
     def _gold_hash(self) -> str:
@@ -263,8 +265,10 @@ class Tau2Env(ToolEnv):
 
     def _info(self) -> dict:
         info = self.base_info(self.task_id)
-        info.update(tools=self.tools, messages=[dict(m) for m in self._messages], domain=self.domain,
-                    steps=self._steps)
+        # The agent's view: the user's own tool calls and their results stay on the user's side, as in τ²-bench.
+        messages = [dict(m) for m in self._messages if m.get("requestor") != "user"
+                    and not (m["role"] == "user" and m.get("tool_calls"))]
+        info.update(tools=self.tools, messages=messages, domain=self.domain, steps=self._steps)
         return info
 
     # -- oracle ----------------------------------------------------------------------------
