@@ -171,6 +171,14 @@ def test_agent_stop_and_max_steps():
     env.step({"name": "get_users", "arguments": {}})
     _, reward, terminated, truncated, info = env.step({"name": "get_users", "arguments": {}})
     assert truncated and not terminated and info["metrics"]["failed"] == ["TERMINATION"]
+    assert info["metrics"]["termination"] == "max_steps"
+    env = make("mock", max_errors=3)
+    env.reset(options={"task_id": "mock_complete"})
+    for _ in range(2):
+        assert env.step({"name": "update_task_status", "arguments": {"task_id": "nope", "status": "completed"}})[2] is False
+    env.step("What is your task id?")  # a message is no error
+    _, reward, terminated, _, info = env.step({"name": "nope", "arguments": {}})
+    assert terminated and reward == 0.0 and info["metrics"]["termination"] == "too_many_errors"
 
 
 def test_action_comparison_is_tau2s():

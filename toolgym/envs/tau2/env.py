@@ -60,7 +60,8 @@ class Tau2Env(ToolEnv):
     ## Episode End
     Terminated when the user's reply holds ``###STOP###``, ``###TRANSFER###`` or
     ``###OUT-OF-SCOPE###``, or the agent sends ``###STOP###``. Truncated after ``max_steps``
-    actions, which scores 0 (τ²-bench: a premature termination).
+    actions, and terminated after ``max_errors`` failed tool calls of either side; both score 0
+    (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS). ``info["metrics"]["termination"]`` says which.
 
     ## Arguments
     - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
@@ -72,7 +73,8 @@ class Tau2Env(ToolEnv):
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
     - ``judge``: None, a backend, or ``"hf:MODEL"`` / ``"openai:URL#MODEL"`` for NL assertions.
-    - ``max_steps``: actions per episode (default 200, τ²-bench's max steps).
+    - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
+      tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
     - ``world_seed``: seed of the built-in database and tasks.
 
     ## Version History
@@ -89,13 +91,14 @@ class Tau2Env(ToolEnv):
     def __init__(self, domain: str = "airline", tasks: str = "built-in", split: str | None = None,
                  data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
                  render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
-                 judge: Any = None, max_steps: int = 200, world_seed: int = 0):
+                 judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if domain not in DOMAINS:
             raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}")
-        if max_steps < 1:
-            raise ValueError(f"{self.env_id}: max_steps must be at least 1")
+        if max_steps < 1 or max_errors < 1:
+            raise ValueError(f"{self.env_id}: max_steps and max_errors must be at least 1")
+        self.max_errors = max_errors
         self.domain = domain
         self.max_steps = max_steps
         self.task_data = (official_task_set(self.env_id, domain, data_dir) if tasks == "official"
@@ -138,6 +141,7 @@ class Tau2Env(ToolEnv):
         if len(self._messages) == 1:
             self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
         self._steps = 0
+        self._errors = 0
         self._done = False
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
         opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
@@ -167,10 +171,10 @@ class Tau2Env(ToolEnv):
             text = parsed.text
             self._messages.append({"role": "assistant", "content": text})
             if AGENT_STOP in text:
-                return self._end("", stopped=True)
+                return self._end("", "agent_stop")
             reply = self._user_turn(text)
             if is_stop(reply):
-                return self._end(reply, stopped=True)
+                return self._end(reply, "user_stop")
             observation = reply
         elif isinstance(parsed, ToolCall):
             observation = self._call(parsed)
@@ -178,8 +182,15 @@ class Tau2Env(ToolEnv):
             observation = f"Error: could not read the tool call: {parsed.error}"
             self._messages.append({"role": "assistant", "content": parsed.text})
             self._messages.append({"role": "user", "content": observation})
+        return self._continue(observation)
+
+    def _continue(self, observation: str):
+        """The step's result, or the end of the episode at ``max_steps`` actions or ``max_errors``
+        failed tool calls (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS, both scored 0)."""
+        if self._errors >= self.max_errors:
+            return self._end(observation, "too_many_errors")
         if self._steps >= self.max_steps:
-            return self._end(observation, stopped=False, truncated=True)
+            return self._end(observation, "max_steps")
         return observation, 0.0, False, False, self._info()
 
     def _user_turn(self, message: str) -> str:
@@ -201,9 +212,7 @@ class Tau2Env(ToolEnv):
         self._steps += 1
         observation = f"Error: {error}"
         self._messages.append({"role": "user", "content": observation})
-        if self._steps >= self.max_steps:
-            return self._end(observation, stopped=False, truncated=True)
-        return observation, 0.0, False, False, self._info()
+        return self._continue(observation)
 
     def _call(self, call: ToolCall, requestor: str = "assistant") -> str:
         """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
@@ -219,6 +228,7 @@ class Tau2Env(ToolEnv):
         self._messages.append({"role": requestor, "content": None, "tool_calls": [{
             "id": call_id, "type": "function", "function": {"name": result.name, "arguments": arguments}}]})
         if result.error is not None:
+            self._errors += 1
             observation = f"Error: {result.error}"
         elif isinstance(result.response, str):
             observation = result.response
@@ -228,14 +238,18 @@ class Tau2Env(ToolEnv):
                                "requestor": requestor})
         return observation
 
-    def _end(self, observation: str, stopped: bool, truncated: bool = False):
+    def _end(self, observation: str, termination: str):
+        """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""
         self._done = True
         trajectory = self._messages[1:]
+        stopped = termination in ("user_stop", "agent_stop")
         db_match = stopped and self.world.state_hash() == self._gold_hash()
         metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge)
+        metrics["termination"] = termination
         info = self._info()
         info["metrics"] = metrics
         info["trajectory"] = [dict(m) for m in self._messages[1:]]  # both sides, as graded
+        truncated = termination == "max_steps"
         return observation, float(metrics["reward"]), not truncated, truncated, info
 
     def _gold_hash(self) -> str:
