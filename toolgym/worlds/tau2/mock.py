@@ -9,7 +9,7 @@ from sqlalchemy.orm import DeclarativeBase
 
 from toolgym.worlds.tau2.common import TRANSFER_RESULT
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, Toolkit, tool
 
 TaskStatus = Literal["pending", "completed"]
 
