@@ -1,1 +1,1 @@
-"""τ²-bench's customer-service domains: airline, retail and mock, each a world over SQLAlchemy."""
+"""τ²-bench's customer-service domains (airline, retail, telecom, mock), each a world over SQLAlchemy."""
