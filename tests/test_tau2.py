@@ -227,3 +227,20 @@ def test_telecom_builtin_tasks_need_both_sides():
     agent_only = run(env, task_id, lambda a: None if isinstance(a, str) and a.startswith(USER_ACTION_PREFIX) else a)
     assert agent_only["failed"] == ["ENV_ASSERTION", "ACTION"]
     assert run(env, task_id)["reward"] == 1.0
+
+
+@needs_data
+def test_records_carry_tau2s_unset_fields_as_null():
+    """τ²'s tools return pydantic records whole: unset optional fields are null, and its replay
+    compares a write call's recorded result with what its tool returns."""
+    airline = make("airline", official=True)
+    airline.reset(options={"task_id": "0"})
+    user = json.loads(airline.step({"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}})[0])
+    assert user["user_id"] == "mia_li_3668"
+    reservation = json.loads(airline.step({"name": "get_reservation_details",
+                                           "arguments": {"reservation_id": user["reservations"][0]}})[0])
+    assert reservation["status"] is None
+    retail = make("retail", official=True)
+    retail.reset(options={"task_id": "0"})
+    order = json.loads(retail.step({"name": "get_order_details", "arguments": {"order_id": "#W2378156"}})[0])
+    assert order["status"] == "delivered" and order["return_items"] is None and order["cancel_reason"] is None

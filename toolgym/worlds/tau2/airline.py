@@ -80,10 +80,14 @@ class AirlineTools(Toolkit):
     world: AirlineWorld
 
     def _user(self, user_id: str) -> dict:
-        return self.world.get("users", user_id, f"User {user_id} not found")
+        user = self.world.get("users", user_id, f"User {user_id} not found")
+        user.setdefault("user_id", user_id)  # τ²'s User record holds its id; v1's table keys by it
+        return user
 
     def _reservation(self, reservation_id: str) -> dict:
-        return self.world.get("reservations", reservation_id, f"Reservation {reservation_id} not found")
+        reservation = self.world.get("reservations", reservation_id, f"Reservation {reservation_id} not found")
+        reservation.setdefault("status", None)  # τ²'s Reservation returns an unset status as null
+        return reservation
 
     def _flight(self, flight_number: str) -> dict:
         return self.world.get("flights", flight_number, f"Flight {flight_number} not found")

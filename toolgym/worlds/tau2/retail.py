@@ -16,6 +16,9 @@ from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
 from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
+#: The fields of τ²-bench's ``Order`` that default to None: its tools return them as null when unset.
+ORDER_OPTIONAL = ("cancel_reason", "exchange_items", "exchange_new_items", "exchange_payment_method_id",
+                  "exchange_price_difference", "return_items", "return_payment_method_id")
 
 
 class Base(DeclarativeBase):
@@ -57,7 +60,10 @@ class RetailTools(Toolkit):
     world: RetailWorld
 
     def _order(self, order_id: str) -> dict:
-        return self.world.get("orders", order_id, "Order not found")
+        order = self.world.get("orders", order_id, "Order not found")
+        for key in ORDER_OPTIONAL:
+            order.setdefault(key, None)
+        return order
 
     def _user(self, user_id: str) -> dict:
         return self.world.get("users", user_id, "User not found")
