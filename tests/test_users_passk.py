@@ -9,7 +9,7 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
-from toolgym.envs.users import STOP, TRANSFER, ScriptedUser, make_user
+from toolgym.envs.users import STOP, TRANSFER, ScriptedUser, make_user, match_instruction
 from toolgym.eval.cli import main
 from toolgym.eval.passk import pass_hat_k, pass_hat_table
 
@@ -161,3 +161,37 @@ def test_an_llm_user_acts_on_its_phone_when_the_agent_asks():
     assert not any(m.get("tool_calls") and m["role"] == "user" for m in info["messages"])  # not the agent's view
     assert backend.requests[2].messages[-1]["content"].startswith("Tool result: Mobile Data is now ON.")
     assert backend.requests[1].tools == env.user_tools  # the model was offered the phone's tools
+
+
+@pytest.mark.parametrize("message,tool", [
+    ("Please turn off airplane mode.", "toggle_airplane_mode"),
+    ("Could you toggle your mobile data?", "toggle_data"),
+    ("Restart your phone, please.", "reboot_device"),
+    ("Can you turn on Wi-Fi calling?", "toggle_wifi_calling"),
+    ("Please disable data saver mode", "toggle_data_saver_mode"),
+    ("Reseat your SIM and tell me what happens", "reseat_sim_card"),
+    ("Please reset your APN settings and then restart the phone", "reset_apn_settings"),
+    ("Disconnect from your VPN", "disconnect_vpn"),
+    ("Could you check your network status?", "check_network_status"),
+    ("Let me check your account.", None),
+    ("Thanks! I have updated your plan.", None),
+])
+def test_the_scripted_user_reads_free_form_phone_instructions(message, tool):
+    env = gym.make("Tau2-v0", domain="telecom").unwrapped
+    names = [t["function"]["name"] for t in env.user_tools if not t["function"]["parameters"].get("required")]
+    assert match_instruction(message, names) == tool
+
+
+@pytest.mark.parametrize("task_id,instruction", [
+    ("telecom_0_data_off", "Could you turn your mobile data back on?"),
+    ("telecom_1_airplane_mode_on", "Please switch off airplane mode."),
+    ("telecom_2_data_saver_on", "Please disable Data Saver."),
+])
+def test_free_form_instructions_fix_the_phone(task_id, instruction):
+    env = gym.make("Tau2-v0", domain="telecom").unwrapped
+    env.reset(options={"task_id": task_id})
+    observation, reward, terminated, _, info = env.step(instruction)
+    # the user did it on its phone, saw the goal reached and hung up
+    assert terminated and observation == STOP and reward == 1.0 and info["metrics"]["env_assertion"] == 1.0
+    assert [m["tool_calls"][0]["function"]["name"] for m in info["trajectory"] if m["role"] == "user"
+            and m.get("tool_calls")] == [env.task["evaluation_criteria"]["actions"][0]["name"]]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 STOP = "###STOP###"
@@ -73,8 +73,9 @@ class ScriptedUser:
     ground-truth action of the task has been called with its arguments and every fact the
     agent must tell has been said. A transfer to a human ends the call with ``###TRANSFER###``.
     With tools of its own (telecom's phone) it runs a call the agent spells out as JSON
-    (``{"name": "toggle_roaming", "arguments": {}}``) or names (a tool without required
-    arguments), then reports the result.
+    (``{"name": "toggle_roaming", "arguments": {}}``), names (a tool without required
+    arguments) or asks for in words ("please turn off airplane mode", "restart your phone":
+    :func:`match_instruction`), then reports the result.
 
     Args:
         goal_reached: ``goal_reached(trajectory) -> bool``; the env passes the task's check.
@@ -130,7 +131,44 @@ class ScriptedUser:
         for name, function in self.tools.items():
             if re.search(rf"\b{re.escape(name)}\b", message) and not function["parameters"].get("required"):
                 return {"name": name, "arguments": {}}
-        return None
+        name = match_instruction(message, [n for n, f in self.tools.items() if not f["parameters"].get("required")])
+        return {"name": name, "arguments": {}} if name is not None else None
+
+
+#: Phrases of a free-form instruction rewritten to the words of the user's tool names, in this order.
+INSTRUCTION_WORDS = (
+    (r"\bwi-?\s?fi\b", "wifi"), (r"\b(mobile|cellular) data\b", "data"), (r"\bflight mode\b", "airplane mode"),
+    (r"\b(turn|switch)(ing)?\b|\b(en|dis)abl(e|ing)\b", "toggle"), (r"\b(restart|power[- ]cycle)\b", "reboot"),
+    (r"\b(phone|handset)\b", "device"), (r"\b(re-?insert|re-?seat|take out)\b", "reseat"),
+    (r"\b(verify|look at|inspect)\b", "check"), (r"\bpay\b", "make payment"), (r"\bperform\b", "run"),
+)
+#: Words of tool names an instruction may leave out ("reseat your SIM" names reseat_sim_card).
+OPTIONAL_NAME_WORDS = frozenset({"mode", "card", "status", "settings", "device", "preference", "test"})
+
+
+def match_instruction(message: str, names: Sequence[str]) -> str | None:
+    """The tool a free-form instruction asks for ("please turn off airplane mode" ->
+    ``toggle_airplane_mode``), or None.
+
+    Each clause of the message, in order, is rewritten to the tools' vocabulary
+    (``INSTRUCTION_WORDS``); a tool matches a clause when the clause has its verb (the first
+    word of its name) and every other word of its name but those in ``OPTIONAL_NAME_WORDS``.
+    The first clause with a match wins; among its matches the tool with the most words in the
+    clause, then the fewest left out, then the first name in alphabetical order.
+    """
+    for clause in re.split(r"[.;!?\n]|,|\band then\b|\bthen\b", message.lower()):
+        for pattern, words in INSTRUCTION_WORDS:
+            clause = re.sub(pattern, words, clause)
+        said = set(re.findall(r"[a-z0-9]+", clause))
+        ranked = []
+        for name in names:
+            verb, *rest = name.split("_")
+            if verb in said and all(w in said or w in OPTIONAL_NAME_WORDS for w in rest):
+                matched = 1 + sum(w in said for w in rest)
+                ranked.append((-matched, len(rest) + 1 - matched, name))
+        if ranked:
+            return min(ranked)[2]
+    return None
 
 
 class LLMUser:
