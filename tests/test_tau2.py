@@ -13,6 +13,7 @@ import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
 from toolgym.agents.llm.backends import Completion
 from toolgym.envs.tau2.env import USER_ACTION_PREFIX
+from toolgym.envs.tau2 import grading
 from toolgym.envs.tau2.grading import action_matches
 from toolgym.envs.users import STOP
 
@@ -244,3 +245,29 @@ def test_records_carry_tau2s_unset_fields_as_null():
     retail.reset(options={"task_id": "0"})
     order = json.loads(retail.step({"name": "get_order_details", "arguments": {"order_id": "#W2378156"}})[0])
     assert order["status"] == "delivered" and order["return_items"] is None and order["cancel_reason"] is None
+
+
+def test_paper_compat_skips_the_db_check_of_tasks_without_actions_or_assertions():
+    """τ²'s released environment evaluator returns DB 1 early when a task's actions and env
+    assertions are both null; the paper compares the database of every task."""
+    task = {"evaluation_criteria": {"actions": None, "env_assertions": None, "communicate_info": [],
+                                    "reward_basis": ["DB"]}}
+    wrote = dict(stopped=True, db_match=False, run_assertion=lambda a: True)
+    assert grading.grade(task, [], **wrote)["failed"] == ["DB"]
+    assert grading.grade(task, [], **wrote, compat=True)["reward"] == 1.0
+    task["evaluation_criteria"]["actions"] = []  # an empty list is compared, in both
+    assert grading.grade(task, [], **wrote, compat=True)["failed"] == ["DB"]
+    env = make("mock", scoring="paper_compat")
+    assert play_oracle(env, env.task_ids()[0])[0] == 1.0
+
+
+@needs_data
+def test_paper_compat_on_the_official_mock_task_without_actions():
+    extra = {"name": "create_task", "arguments": {"user_id": "user_1", "title": "Not asked for"}}
+    results = {}
+    for scoring in ("paper", "paper_compat"):
+        env = make("mock", official=True, scoring=scoring)
+        env.reset(options={"task_id": "create_task_1_nl_eval"})
+        env.step(extra)
+        results[scoring] = env.step(STOP)[4]["metrics"]["db"]
+    assert results == {"paper": 0.0, "paper_compat": 1.0}

@@ -51,6 +51,16 @@ class Tau2Env(ToolEnv):
     (the components that did not hold). Without ``judge`` a task whose basis has NL_ASSERTION
     scores ``reward`` 0 and lists it in ``unscored``; ``reward_without_judge`` still compares.
 
+    ``scoring="paper_compat"`` gives the numbers of τ²-bench's released evaluator
+    (``evaluate_simulation``, checked episode by episode with ``benchmarks/compare_tau2.py``).
+    It differs from ``"paper"`` in one place: a task whose ``actions`` and ``env_assertions``
+    are both null scores DB 1 without a comparison, whatever the agent wrote (none of the
+    official airline, retail and telecom-small tasks; mock's ``create_task_1_nl_eval``). Both
+    scorings share the evaluator's other rules, which the paper does not spell out: a
+    ground-truth action with ``compare_args`` null compares only the arguments the agent's call
+    has, and a fact is said when it is a substring of an agent message in lower case with the
+    message's commas removed.
+
     ## Starting State
     The domain's database (official: τ²-bench's, airline's from τ-bench v1; built-in: a seeded
     generated one of the same schema), with the task's ``initial_state`` applied: its
@@ -82,6 +92,7 @@ class Tau2Env(ToolEnv):
     """
 
     env_id = "Tau2-v0"
+    scorings = ("paper", "paper_compat")
     splits = {"built-in": ("base",), "official": ("train", "test", "base", "small")}
     table_columns = (
         Column("Reward", "mean", ("reward",)),
@@ -244,7 +255,8 @@ class Tau2Env(ToolEnv):
         trajectory = self._messages[1:]
         stopped = termination in ("user_stop", "agent_stop")
         db_match = stopped and self.world.state_hash() == self._gold_hash()
-        metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge)
+        metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge,
+                        compat=self.scoring == "paper_compat")
         metrics["termination"] = termination
         info = self._info()
         info["metrics"] = metrics

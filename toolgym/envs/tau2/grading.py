@@ -107,10 +107,16 @@ def judge_assertions(judge, assertions: Sequence[str], trajectory: Sequence[Mapp
 
 
 def grade(task: Mapping, trajectory: Sequence[Mapping], stopped: bool, db_match: bool,
-          run_assertion: Callable[[Mapping], bool], judge=None) -> dict:
+          run_assertion: Callable[[Mapping], bool], judge=None, compat: bool = False) -> dict:
     """The episode's metrics: each component (1.0, 0.0, or None when not scored), ``reward``,
-    ``reward_without_judge``, ``success`` and ``failed`` (the basis components that did not hold)."""
+    ``reward_without_judge``, ``success`` and ``failed`` (the basis components that did not hold).
+
+    ``compat``: τ²-bench's released evaluator, whose environment evaluator scores DB 1 without
+    comparing when a task's ``actions`` and ``env_assertions`` are both null (so writes the
+    task never asked for go unpunished); the paper compares the database in every task."""
     criteria = task.get("evaluation_criteria")
+    if compat and criteria is not None and criteria.get("actions") is None and criteria.get("env_assertions") is None:
+        db_match = True
     if not stopped:
         metrics = {METRIC_NAMES[c]: None for c in COMPONENTS}
         return {**metrics, "reward": 0.0, "reward_without_judge": 0.0, "success": 0, "failed": ["TERMINATION"],
