@@ -252,7 +252,7 @@ def test_paper_compat_skips_the_db_check_of_tasks_without_actions_or_assertions(
     assertions are both null; the paper compares the database of every task."""
     task = {"evaluation_criteria": {"actions": None, "env_assertions": None, "communicate_info": [],
                                     "reward_basis": ["DB"]}}
-    wrote = dict(stopped=True, db_match=False, run_assertion=lambda a: True)
+    wrote = {"stopped": True, "db_match": False, "run_assertion": lambda a: True}
     assert grading.grade(task, [], **wrote)["failed"] == ["DB"]
     assert grading.grade(task, [], **wrote, compat=True)["reward"] == 1.0
     task["evaluation_criteria"]["actions"] = []  # an empty list is compared, in both
