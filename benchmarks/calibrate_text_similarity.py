@@ -6,7 +6,7 @@ Run: .venv/bin/python benchmarks/calibrate_text_similarity.py
 import json
 from importlib.resources import files
 
-from toolgym.envs.text_similarity import LexicalSimilarity, SentenceEmbeddingSimilarity
+from toolgym.envs.common.text_similarity import LexicalSimilarity, SentenceEmbeddingSimilarity
 
 pairs = json.loads(files("toolgym").joinpath("assets/text_similarity_pairs.json").read_text())
 

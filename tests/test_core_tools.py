@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Integer, String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import (
     ACTION, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, READ, ToolError, Toolkit, argument_problem, parse_docstring, tool,
@@ -258,10 +258,11 @@ def test_statements_on_sql_end_with_the_worlds_commit_and_rollback(world):
     world.commit()
     assert not world.has_pending_writes()
     assert sorted(t for (t,) in db.execute("SELECT text FROM notes")) == ["orm", "raw"]
-    with world.transaction() as tx:  # a failed transaction undoes both kinds of write
+    with pytest.raises(ZeroDivisionError), world.atomic():  # a failed call undoes both kinds of write
         db.execute("INSERT INTO notes (text) VALUES ('raw 2')")
         world.session.add(Note(text="orm 2"))
-        tx.fail()
+        world.session.flush()
+        1 / 0
     assert sorted(t for (t,) in db.execute("SELECT text FROM notes")) == ["orm", "raw"]
 
 

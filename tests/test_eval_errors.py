@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from toolgym.agents.llm import Completion
 from toolgym.envs.rest_api.env import RestApiEnv
 from toolgym.eval.cli import main
 
@@ -133,3 +134,49 @@ def test_a_backend_that_fails_only_sometimes_does_not_stop_the_run(tmp_path):
     assert stats["episodes"] == 4 and len(records) == 4
     assert [r.get("error") for r in records] == ["backend failed: HTTP 503"] * 2 + [None] * 2
     assert len(out.read_text().splitlines()) == 4  # the held failures are written once a request succeeds
+
+
+class RaisingBackend:
+    """Raises inside generate for every prompt that mentions ``poison`` (as transformers might
+    mid-run), answers the others with an empty reply."""
+
+    name = "raising"
+
+    def __init__(self, poison: str):
+        self.poison = poison
+
+    def describe(self):
+        return {"backend": self.name, "model": "raising"}
+
+    def generate(self, requests, sampling):
+        if any(self.poison in json.dumps(r.messages) for r in requests):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        return [Completion(text="") for _ in requests]
+
+
+def test_an_exception_mid_run_is_recorded_on_its_episode_and_the_run_goes_on(tmp_path):
+    from toolgym.agents.llm import LLMAgent
+    from toolgym.eval.batch import evaluate_batched
+    from toolgym.eval.runner import make_env
+
+    env = make_env("OpenWeather-v0", {}).unwrapped
+    tasks = env.task_ids()[:4]
+    query = env.task_data.tasks[tasks[1]].query
+    out = tmp_path / "r.jsonl"
+    records, _, stats = evaluate_batched("OpenWeather-v0", LLMAgent(RaisingBackend(query)), "raising", episodes=4,
+                                         out=out, progress=False, batch_size=4)
+    errors = {r["task_id"]: r.get("error") for r in records}
+    assert errors[tasks[1]] == (f"OpenWeather-v0, task {tasks[1]}, step 1: RuntimeError: probability tensor "
+                                "contains either `inf`, `nan` or element < 0")
+    assert [errors[t] for t in tasks if t != tasks[1]] == [None] * 3  # the batch's other episodes ran
+    assert stats["episodes"] == 4 and len(out.read_text().splitlines()) == 4  # every episode written
+
+
+def test_a_run_whose_first_episodes_all_raise_stops_naming_the_failure(capsys, tmp_path, monkeypatch):
+    import toolgym.agents.llm as llm
+
+    monkeypatch.setattr(llm, "make_backend", lambda kind, arg, **kwargs: RaisingBackend(""))
+    assert main(["eval", "OpenWeather-v0", "--agent", "hf:any", "--no-progress", "--episodes", "3"]) == 1
+    err = error_line(capsys)
+    assert "the first 3 episode(s) failed; the last: OpenWeather-v0, task " in err
+    assert ", step 1: RuntimeError: probability tensor" in err and "configuration" not in err

@@ -100,3 +100,22 @@ def test_history_news_leaves_out_what_the_player_already_saw():
     truth = {"role": "assistant", "content": "Done."}
     after = [system, user, call, {**result, "content": "r2"}, truth, {"role": "user", "content": "next"}]
     assert history_news([system, user], after, "Sure.", "next") == [call, {**result, "content": "r2"}, truth]
+
+
+@pytest.mark.parametrize("env_id, shows", [
+    ("ToolTalk-v0", ["Tools (argument: JSON type; ? marks an optional one):", "  AddAlarm(time: string): Adds an alarm",
+                     "To finish: answer the user in plain text; the episode ends after the last user turn."]),
+    ("ToolLLM-v0", ["To finish: call Finish (return_type give_answer with final_answer, or give_up_and_restart)."]),
+    ("Tabletop-v0", ["In scope for your program (? marks an optional argument):", "  put_first_on_second(obj: string, "
+                     "target: string | array of number)", "To finish: single_step: the program is the episode; multi_step: type done"]),
+    ("VirtualHome-v0", ["To finish: program mode: the program is the episode; step mode: type done"]),
+    ("GoogleSheets-v0", ["  run_program(program: string): Run a Python program (gspread / pandas) on the worksheet. "
+                         "Names defined: sheet, worksheet"]),
+])
+def test_play_shows_argument_types_names_in_scope_and_how_to_finish(monkeypatch, capsys, env_id, shows):
+    argv = [env_id, "--env-kwarg", "text_similarity=lexical"] if env_id == "ToolTalk-v0" else [env_id]
+    code, _, _ = play(monkeypatch, argv, "quit")
+    out = capsys.readouterr().out
+    assert code == 0
+    for text in shows:
+        assert text in out, text

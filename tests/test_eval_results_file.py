@@ -158,5 +158,7 @@ def test_report_of_an_official_run(official_data, tmp_path, capsys):
     record = json.loads(lines(out)[0])
     assert record["task_set"] == "official" and record["task_id"] == "0" and record["scoring"] == "paper"
     capsys.readouterr()
-    assert main(["report", str(out)]) == 0
+    assert main(["report", str(out)]) == 2  # the file names a folder: only its owner says to read it
+    assert "env_kwargs names a path (data_dir)" in capsys.readouterr().err
+    assert main(["report", str(out), "--trust-env-kwargs"]) == 0
     assert "OpenWeather-v0 (official tasks, scoring=paper)" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Extracting the action from a model's raw completion (toolgym.envs.actions.extract_*)."""
+"""Extracting the action from a model's raw completion (toolgym.envs.common.actions.extract_*)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from toolgym.envs.actions import extract_curl, extract_plan, extract_program, fenced_blocks
+from toolgym.envs.common.actions import extract_curl, extract_plan, extract_program, fenced_blocks
 
 PROGRAM = 'API.set_location("Palo Alto")\nAPI.set_buy_or_rent("buy")\nAPI.search()'
 CURL = "curl -X GET 'https://api.openweathermap.org/data/2.5/weather?q=reno&appid={API_KEY}'"

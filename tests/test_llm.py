@@ -330,7 +330,16 @@ def test_other_envs_prompts_and_parsers(env_id, backend):
             obs, _, term, trunc, info = env.step(agent.act(obs, info))
             done = term or trunc
         assert info["metrics"][key] == 1, (task_id, agent.last_llm)
-    assert scripted.requests[-1].tools is None and scripted.requests[-1].messages == start[1]["messages"]
+    request, first = scripted.requests[-1], start[1]
+    assert request.tools is None
+    if env_id == "AppBench-v0":
+        assert request.messages == first["messages"]
+    else:  # ToolBench: the paper's demonstrations as chat turns between the system message and the task
+        demos = first["prompt"]["demos"]
+        assert request.messages[-1] == first["messages"][-1] and len(request.messages) == 2 + 2 * len(demos)
+        assert request.messages[0]["content"] + "I have the following set of examples:" in first["messages"][0]["content"]
+        assert request.messages[1:-1:2] == [{"role": "user", "content": f"Task: {d['query']}\nAction:"} for d in demos]
+        assert [m["content"] for m in request.messages[2:-1:2]] == [d["action"].strip() for d in demos]
     # and the tiny model runs the env end to end, recording its tokens
     records, _, _ = evaluate_batched(env_id, LLMAgent(backend, env=env, sampling=SamplingParams(max_new_tokens=8)),
                                      "hf:tiny", episodes=2, progress=False, batch_size=2)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolgym.agents.llm.parsers import PARSERS, parse_curl, parse_plan, parse_program, parse_react, parse_tool_call
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, extract_curl, extract_program, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, extract_curl, extract_program, parse_action
 
 TOOLS = ["AddAlarm", "SendEmail", "QueryCalendar"]
 ALARM = {"name": "AddAlarm", "arguments": {"time": "08:30:00"}}

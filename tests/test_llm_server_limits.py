@@ -311,3 +311,63 @@ def test_a_server_off_loopback_needs_a_key(backend, monkeypatch, capsys):
     monkeypatch.setenv(API_KEY_ENV, "a-key")  # with a key it goes on, to the model, which is not there
     assert main(["toolgym-test/missing-model", "--host", "0.0.0.0", "--port", "0"]) == 2
     assert capsys.readouterr().err.startswith("error: hf: model 'toolgym-test/missing-model' not found on disk")
+
+
+class QuickBackend:
+    """Answers every batch after a short pause, so that a burst of clients overlaps."""
+
+    model_id = "quick"
+
+    def generate(self, requests, sampling):
+        time.sleep(0.05)
+        return [Completion(text="ok", prompt_tokens=1, completion_tokens=1, prompt_token_ids=[1],
+                           completion_token_ids=[2], logprobs=[-0.5], finish_reason="stop") for _ in requests]
+
+
+@pytest.mark.timeout(120)
+def test_400_concurrent_clients_are_each_answered_and_never_reset():
+    server = make_server(QuickBackend(), port=0, max_batch=4, max_queue=8)
+    assert server.max_connections == 28 and server.request_queue_size == 1024
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    clients = 400
+    start = threading.Barrier(clients)
+
+    def one_client(_):
+        start.wait(TIMEOUT_S)
+        return request(port, body={"messages": HELLO})  # a reset raises here and fails the test
+
+    try:
+        with ThreadPoolExecutor(clients) as pool:
+            answers = list(pool.map(one_client, range(clients)))
+        statuses = [status for status, _, _ in answers]
+        assert set(statuses) <= {200, 503} and statuses.count(200) >= 12
+        busy = [(headers, body) for status, headers, body in answers if status == 503]
+        assert busy and all(h["Retry-After"] == "1" and b["error"]["code"] == "server_busy" for h, b in busy)
+        assert {b["error"]["message"].split(" (")[0] for _, b in busy} == {"the server is busy"}
+        status, _, body = request(port, body={"messages": HELLO})  # and the server goes on
+        assert status == 200 and body["choices"][0]["message"]["content"] == "ok"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_busy_server_reads_the_refused_request_before_closing(backend):
+    """The 503 for a connection over the limit reaches a client that is still sending its body."""
+    server = make_server(GatedBackend(), port=0, max_batch=1, max_queue=1, max_connections=1)
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        holder = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S)  # takes the one slot, idle
+        deadline = time.monotonic() + TIMEOUT_S
+        while server.active_connections < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        body = json.dumps({"messages": [{"role": "user", "content": "x" * 200_000}]}).encode()
+        status, error, sock = raw_request(port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                                                b"Content-Length: %d" % len(body), body)
+        assert status == 503 and error["error"]["code"] == "server_busy"
+        sock.close()
+        holder.close()
+    finally:
+        server.shutdown()
+        server.server_close()

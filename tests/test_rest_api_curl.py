@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgym.envs.toolbench_prompt import _bm25_scores, prompt_info, retrieve_demos, system_prompt, tokenize
+from toolgym.envs.common.toolbench_prompt import _bm25_scores, prompt_info, retrieve_demos, system_prompt, tokenize
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.rest import CurlError, parse_curl
 

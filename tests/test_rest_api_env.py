@@ -6,11 +6,11 @@ import json
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolgym  # noqa: F401  (registers the envs)
+from toolgym.envs.base import INVALID_ACTIONS
 from toolgym.envs.rest_api.env import key_f1
 from toolgym.eval.cli import main as cli_main
 from toolgym.worlds.catapi.data_model import Favourite, Vote
@@ -33,7 +33,8 @@ def cat_env():
 
 
 def play(env, task: RestTask, action, scoring: str = "paper"):
-    """Run one episode of a hand-made task; returns (observation, reward, metrics)."""
+    """Run one episode of a hand-made task; returns (observation, reward, metrics), the metrics
+    without ``invalid_actions`` (test_invalid_actions_are_commands_not_read checks it)."""
     env.task_data.tasks[task.task_id] = task
     env.scoring = scoring
     try:
@@ -44,6 +45,7 @@ def play(env, task: RestTask, action, scoring: str = "paper"):
         del env.task_data.tasks[task.task_id]
         env._truths.pop(task.task_id)  # hand-made tasks reuse ids
     assert terminated and not truncated
+    info["metrics"].pop(INVALID_ACTIONS)
     return observation, reward, info["metrics"]
 
 
@@ -111,6 +113,23 @@ def test_errors_are_not_executable(weather_env, action, status, message):
     assert observation.startswith(f"HTTP {status}\n")
     assert message in observation
     assert (reward, m) == (0.0, {"executable": 0, "success": 0, "key_f1": 0.0})
+
+
+def test_invalid_actions_are_commands_not_read(weather_env):
+    task = weather_task("q=reno&appid={API_KEY}&units=metric")
+    counts = {}
+    for name, action in [("pipe", task.action + " | jq .main"), ("prose", "It is sunny in Reno."),
+                         ("http 404", f"curl '{OW}/data/3.0/weather?q=reno&appid={{API_KEY}}'"),
+                         ("right", task.action)]:
+        weather_env.task_data.tasks[task.task_id] = task
+        try:
+            weather_env.reset(options={"task_id": task.task_id})
+            counts[name] = weather_env.step(action)[4]["metrics"][INVALID_ACTIONS]
+        finally:
+            del weather_env.task_data.tasks[task.task_id]
+            weather_env._truths.pop(task.task_id)
+    # a request that was read and answered with an error is executable=0 but not invalid
+    assert counts == {"pipe": 1, "prose": 1, "http 404": 0, "right": 0}
 
 
 def test_pipe_and_other_text_are_not_executable(weather_env):
@@ -323,9 +342,7 @@ def test_official_needs_data(monkeypatch):
 
 
 @pytest.mark.parametrize("env_id", ["OpenWeather-v0", "CatAPI-v0"])
-def test_check_env_and_determinism(env_id):
-    env = gym.make(env_id).unwrapped
-    check_env(env, skip_render_check=True)
+def test_two_envs_answer_the_same(env_id):
     a, b = gym.make(env_id).unwrapped, gym.make(env_id).unwrapped
     assert a.reset(seed=5)[0] == b.reset(seed=5)[0]
     assert a.step(a.oracle_action())[0] == b.step(b.oracle_action())[0]
@@ -354,7 +371,9 @@ def play_info(env, task: RestTask, action, scoring: str = "paper") -> dict:
     env.scoring = scoring
     try:
         env.reset(options={"task_id": task.task_id})
-        return env.step(action)[4]
+        info = env.step(action)[4]
+        info["metrics"].pop(INVALID_ACTIONS)
+        return info
     finally:
         env.scoring = "paper"
         del env.task_data.tasks[task.task_id]

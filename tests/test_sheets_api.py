@@ -198,8 +198,10 @@ def test_error_shapes(ws, base_world):
     with pytest.raises(gspread.exceptions.APIError) as err:
         ws.resize(rows=10_000, cols=100)
     assert "limit" in str(err.value)
-    response = ws.client.session.get("https://www.googleapis.com/drive/v3/files")
-    assert response.status_code == 403  # no network: every other host is refused
+    for url in ("https://oauth2.googleapis.com/token", "https://www.googleapis.com/gmail/v1/users/me/messages",
+                "https://example.com/"):
+        response = ws.client.session.get(url)
+        assert response.status_code == 403  # no network: every host but the simulated APIs is refused
 
 
 def test_quota(base_world):

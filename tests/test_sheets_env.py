@@ -136,7 +136,7 @@ HOSTILE = [
     ("df = get_as_dataframe(worksheet)\nx = df.query('Price > 1')", "query"),
     ("df = get_as_dataframe(worksheet)\nx = df.agg('to_csv')", "aggregation 'to_csv' is not allowed"),
     ("df = get_as_dataframe(worksheet)\nx = df.pivot_table(index='Name', aggfunc='plot')", "not allowed"),
-    ("df = get_as_dataframe(worksheet)\nx = df[df.columns[0]].str.contains('(a+)+$')", "regex=False"),
+    ("df = get_as_dataframe(worksheet)\nx = df[df.columns[0]].str.contains(r'(a)\\1')", "a backreference"),
     ("f = lambda: 1", "lambda"),
     ("while True:\n    pass", "while"),
     ("for i in range(10**9):\n    pass", "too large"),

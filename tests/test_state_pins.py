@@ -20,6 +20,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym  # noqa: F401
+from toolgym.envs.base import INVALID_ACTIONS
 
 # name -> (env id, make kwargs, every how many of the env's tasks an episode is run)
 CONFIGS = {
@@ -96,16 +97,16 @@ PINS: dict[str, dict[str, str]] = {
         'all': 'f7bf8043b5e73703fb0b18700c3041a8083ecfaa424416231a30d1edebeae1ed',
     },
     'googlesheets': {
-        'employees-basic_filter': '435d42f1c5516bb151a6284e2d27c054988c3fb12cdcc137925b40db8a9b1422',
-        'inventory-append_row': '67e31a6464588a5b81676e059de77aec1ff0d871e6c9d524f6026a45cbaa0ac7',
-        'sales-update_cell': '5e7fc803ba4db02383be2cf80fd6181406c2a29b9f7eef0cc7787c759c7ca4df',
-        'all': '3abe93eea5b91d4ed789fb0059ad6ded70c8529d3d692ce1f5a2af43e308a0d1',
+        'employees-basic_filter': 'd23f6ac639527a669db7c3f2ceef4e6a53cd6acc8652f717356132428b1e36cb',
+        'inventory-append_row': '197dbf069a7afbbde3599d322283b73b907ec3d4eee23a3131e7244a006d0278',
+        'sales-update_cell': 'c0552e41d9cb845fd7ee08c4cd34400f74f769081bf8ea21b83d68df1ec51e39',
+        'all': 'c621ccb8f7058227d398370d9eb26811de44b3d290cb79c758d72fde1ed1e249',
     },
     'webshop': {
-        'B0BDJ0MZ2Q-7': '44cb3815f877d51bb388537c8877d8d5b6384cf8aa723fc89637397b2cbed5f2',
-        'B04RTZ9AT4-12': '9c79b1f6ca626d001dfae624aa78a29eaf2dcd0488c1486acff1d5f25670db9a',
-        'B02F1JYLNU-3': 'f7179a69edade61d08f0aa0ab4c9093c96cb97e9730f826eea1be5a92d185e86',
-        'all': 'b19ec04b0bef351f680a883b96c9342c4fb464d125e2eacb8f89114e7cf18cbd',
+        'B0BDJ0MZ2Q-7': '69632ca42688d21d0b94667dc195713f8a00877469fb5bf8d29b6002e594fbc6',
+        'B04RTZ9AT4-12': '16caaabe37e96dd863a8e6712fb860a3602959f811116f0b58c4edb008176898',
+        'B02F1JYLNU-3': '54d534662bb506e9d370b6c7b1c501efd1b838711bccad12e802dd7bdd3e8a47',
+        'all': '8a5fd0a9e469d49db1ce0796ef82e94a8d8e59b340f0eb748ccffd3d2f221d89',
     },
     'toolllm': {
         'G1_instruction-000': '67720c7772eb37ddfe0e03a610d22730dad6f87f4c206da9f5f9f16c5ccf0a4c',
@@ -144,6 +145,8 @@ def episode_pins(env_id: str, kwargs: dict, every: int) -> dict[str, str]:
             observation, reward, terminated, truncated, info = env.step(unwrapped.oracle_action())
             trace += [observation, reward]
             done = terminated or truncated
+        # invalid_actions came after the pins; the oracle never makes one
+        assert info["metrics"].pop(INVALID_ACTIONS) == 0, task_id
         trace.append(info["metrics"])
         state = unwrapped.world.state_hash()
         everything.update(json.dumps([task_id, state, trace], sort_keys=True, default=str).encode())

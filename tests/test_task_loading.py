@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, read_jsonl, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_jsonl, require_key
 from toolgym.eval.cli import main as cli_main
 
 OFFICIAL_ENVS = ["ToolTalk-v0", "AppBench-v0", "OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0"]

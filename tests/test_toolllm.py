@@ -372,7 +372,7 @@ def test_official_apis_without_required_parameters_are_offered_no_parameters(off
     assert len(only_optional) == 402
     for doc in only_optional[:50]:
         api = env.world.api(env.world.api_id(doc["category_name"], doc["tool_name"], doc["api_name"]))
-        assert api.schema()["parameters"]["properties"] == {}
+        assert api.schema()["function"]["parameters"]["properties"] == {}
 
 
 def test_official_system_prompt_lists_tools_as_toolbench(official_data, monkeypatch):
@@ -426,3 +426,17 @@ def test_official_paper_compat_dispatches_by_suffix_and_offers_colliding_names(o
     compat.step({"name": name, "arguments": {}})
     last = compat.world.api(compat.episode.calls[-1].api_id)
     assert last.name == "Today Sure VIP BTTS/Goal Goal"  # ToolBench's api_name_reflect keeps the last one
+
+
+def test_a_syntax_error_says_what_the_parser_expected(env):
+    env.reset(seed=0)
+    before = env.world.state_hash()
+    unclosed = json.loads(env.step('get_details(id="x"')[0])["error"]
+    assert unclosed.startswith("Tool input parse error...\na call that does not parse: '(' was never closed (column 12)\n")
+    assert unclosed.endswith('Expected one function call: a JSON object {"name": "<function>", "arguments": {...}} or '
+                             "<function>(key=value, ...) with literal values (strings, numbers, lists, dicts).")
+    bad_json = json.loads(env.step('{"name": "f", "arguments": {"a": 1,}}')[0])["error"]
+    assert "malformed JSON: Expecting property name" in bad_json and "Expected one function call" in bad_json
+    plain = json.loads(env.step("I think so (maybe)")[0])["error"]
+    assert plain == "No function call: call one of the functions, or Finish to answer or give up."
+    assert env.world.state_hash() == before

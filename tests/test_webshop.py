@@ -18,7 +18,8 @@ import toolgym  # noqa: F401  (registers the envs)
 from toolgym.envs.webshop.pages import done_page, item_page, results_page, search_page, sub_page
 from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
 from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
-from toolgym.worlds.webshop.world import WebShopWorld
+from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, DESCRIPTION_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES
+from toolgym.worlds.webshop.world import WebShopWorld, generate_products
 
 from toolgym.agents import play_oracle
 
@@ -326,6 +327,38 @@ def test_generated_catalogue_and_goals():
         WebShopWorld(num_products=0)
 
 
+def test_the_catalogue_is_one_shared_read_only_file_and_later_makes_build_nothing(tmp_path, monkeypatch):
+    from toolgym.envs.webshop import env as webshop_env
+    from toolgym.worlds.webshop import search, world as webshop_world
+
+    monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    first = gym.make("WebShop-v0", num_products=300, num_goals=20).unwrapped
+    (catalogue,) = tmp_path.glob("world-WebShopWorld-*.sqlite")
+    assert first.world.catalogue_file == catalogue and len(list(tmp_path.glob("webshop-goals-*.json"))) == 1
+    snapshot = first.world.snapshot()
+    assert len(snapshot.database) < 64 * 1024 < catalogue.stat().st_size  # the rows stay in the file
+    with pytest.raises(Exception, match="readonly"):
+        first.world.sql().execute("DELETE FROM products")
+    monkeypatch.setattr(search, "_SEARCHES", {})
+    for name in ("iter_products",):
+        monkeypatch.setattr(webshop_world, name, lambda *a: pytest.fail("the catalogue was generated again"))
+    monkeypatch.setattr(webshop_env, "builtin_goals", lambda *a: pytest.fail("the goals were drawn again"))
+    monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the index was built again"))
+    second = gym.make("WebShop-v0", num_products=300, num_goals=20).unwrapped
+    assert second.goal_set == first.goal_set and second.world.state_hash() == first.world.state_hash()
+    goal = next(iter(first.goal_set.goals))
+    assert second.reset(options={"task_id": goal})[0] == first.reset(options={"task_id": goal})[0]
+    assert second.search_engine.search(first.goal["query"]) == first.search_engine.search(first.goal["query"])
+
+
+def test_without_a_cache_folder_the_catalogue_file_is_the_worlds_own(monkeypatch):
+    monkeypatch.setenv("TOOLGYM_CACHE", "")
+    world = WebShopWorld(num_products=40, seed=2)
+    assert not world.catalogue_file.exists()  # unlinked once attached: gone with the world
+    assert len(world.all_rows("asin")) == 40
+
+
 # -- search ------------------------------------------------------------------------------------
 def _queries(world: WebShopWorld, count: int) -> list[str]:
     """Queries of 1 to 6 catalogue words, stop words, repeats and unknown words among them."""
@@ -342,14 +375,18 @@ def test_search_index_read_from_the_cache_gives_the_same_results(tmp_path, monke
     monkeypatch.setattr(search, "_SEARCHES", {})  # no earlier index in this process
     world = WebShopWorld(num_products=300, seed=6)
     built = search.catalogue_search(world)
-    (entry,) = tmp_path.glob("webshop-search-*.npz")
+    (entry,) = tmp_path.glob("webshop-search-*")
+    assert sorted(p.name for p in entry.iterdir()) == ["asins.npy", "data.npy", "indices.npy", "indptr.npy",
+                                                       "words.json"]
     monkeypatch.setattr(search, "_SEARCHES", {})
     monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the cached index was built again"))
     read = search.catalogue_search(world)
-    assert read is not built and read.asins == built.asins and read.index.words == built.index.words
-    for name in ("data", "indices", "indptr"):
+    assert read is not built and read.index.words == built.index.words
+    assert isinstance(read.index.data, np.memmap)  # mapped, shared through the page cache
+    for name in ("asins", "data", "indices", "indptr"):
         stored, fresh = getattr(read.index, name), getattr(built.index, name)
         assert stored.dtype == fresh.dtype and (stored == fresh).all()
+    assert read.index.asins[0].decode() == world.all_rows("asin")[0][0]
     for query in _queries(world, 500):
         assert read.search(query) == built.search(query)
         assert read.search(query, 7) == built.search(query, 7)
@@ -362,19 +399,18 @@ def test_an_unreadable_or_pickled_search_entry_is_a_miss(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
     world = WebShopWorld(num_products=50, seed=6)
     query = world.all_rows("name")[0][0]
-    for unreadable in (b"PK not an npz", None):
+    for unreadable in (b"\x93NUMPY not an array", None):
         monkeypatch.setattr(search, "_SEARCHES", {})
-        built = search.catalogue_search(world)
-        (entry,) = tmp_path.glob("webshop-search-*.npz")
+        expected = search.catalogue_search(world).search(query)
+        (entry,) = tmp_path.glob("webshop-search-*")
         if unreadable is None:  # an object array, which only pickle could read
-            with entry.open("wb") as file:
-                np.savez(file, asins=np.array(built.asins, dtype=object), words=np.array(built.index.words),
-                         data=built.index.data, indices=built.index.indices, indptr=built.index.indptr)
+            asins = world.all_rows("asin")
+            np.save(entry / "asins.npy", np.array(asins, dtype=object), allow_pickle=True)
         else:
-            entry.write_bytes(unreadable)
+            (entry / "data.npy").write_bytes(unreadable)
         assert search.BM25Index.read(entry) is None
         monkeypatch.setattr(search, "_SEARCHES", {})
-        assert search.catalogue_search(world).search(query) == built.search(query) != []
+        assert search.catalogue_search(world).search(query) == expected != []
         assert search.BM25Index.read(entry) is not None  # written again
 
 
@@ -494,49 +530,73 @@ def test_serve_lets_a_person_shop_over_http():
     thread.start()
     root = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        base = env.unwrapped
-        task_id = base.task_ids()[0]
-        page = urllib.request.urlopen(f"{root}/?task_id={task_id}").read().decode()
-        assert 'id="search_input"' in page and base.goal["instruction_text"].split(",")[0] in page
+        task_id = env.unwrapped.task_ids()[0]
+        response = urllib.request.urlopen(f"{root}/?task_id={task_id}")
+        session_id = response.url.rsplit("/", 1)[1]
+        base = server.shop.sessions[session_id].env.unwrapped  # the visitor's own env
+        page = response.read().decode()
+        assert 'id="search_input"' in page and base.goal["instruction_text"] in page
         while True:
             action = base.oracle_action()
             kind, argument = action[:-1].split("[", 1)
             if kind == "search":
-                request = urllib.request.Request(f"{root}/{task_id}/search",
+                request = urllib.request.Request(f"{root}/{session_id}/search",
                                                  data=urllib.parse.urlencode({"search_query": argument}).encode())
             else:
-                request = urllib.request.Request(f"{root}/{task_id}/click/{urllib.parse.quote(argument, safe='')}",
+                request = urllib.request.Request(f"{root}/{session_id}/click/{urllib.parse.quote(argument, safe='')}",
                                                  data=b"")
-            page = urllib.request.urlopen(request).read().decode()
+            response = urllib.request.urlopen(request)
+            page = response.read().decode()
             if action == "click[buy now]":
                 break
-        assert "Thank you for shopping with us!" in page and "Score 1.000" in page
+        assert response.url.startswith(f"{root}/done/{session_id}/{base.goal['asin']}/")
+        assert "Thank you for shopping with us!" in page and '<span id="reward">1.000</span>' in page
+        assert env.unwrapped._steps == 0  # the served env is only the template of the sessions
     finally:
         server.shutdown()
         server.server_close()
 
 
-def test_serve_in_a_headless_browser():
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright (headless Chromium) is not installed")
-    import threading
 
-    from toolgym.envs.webshop.serve import make_server
 
-    env = gym.make("WebShop-v0", observation_mode="html")
-    server = make_server(env, port=0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with playwright.sync_playwright() as p:
-            try:
-                browser = p.chromium.launch()
-            except Exception as error:  # no browser binary installed
-                pytest.skip(f"headless Chromium is not available: {error}")
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/?task_id={env.unwrapped.task_ids()[0]}")
-            page.fill("#search_input", env.unwrapped.goal["query"])
-            page.click("text=Search")
-            assert "Total results" in page.content()
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+# -- product text ------------------------------------------------------------------------------
+def _what_the_reward_reads(count: int) -> str:
+    """A digest of what goals and rewards read of the generated products: the goals' fields, the
+    options and prices, the title nouns and which attribute phrases the product's text holds."""
+    phrases = sorted({a for types in PRODUCT_TYPES.values() for t in types for a in t.attributes})
+    digest = hashlib.sha256()
+    for p in generate_products(0, count):
+        text = [p["name"].lower(), " ".join(p["bullet_points"]).lower(), p["description"].lower()]
+        found = [a for a in phrases if any(a in t for t in text)]
+        digest.update(json.dumps([p["asin"], p["category"], p["query"], p["product_category"], p["options"],
+                                  p["price"], p["pricing"], p["attributes"], p["title_nouns"], p["instruction"],
+                                  p["instruction_attributes"], found]).encode())
+    return digest.hexdigest()
+
+
+def test_product_text_changes_no_goal_and_no_reward():
+    # The same digest as the catalogue with faker's filler text had: every goal, and the reward
+    # of buying any product for any goal, are what they were.
+    assert _what_the_reward_reads(3000) == "98781a9fdb6b67d4918d6625e4afa5178042d1e627894ac46429f3df15fae8b8"
+
+
+def test_product_text_reads_like_a_shop():
+    products = generate_products(0, 400)
+    nouns = {t.query: t.noun for types in PRODUCT_TYPES.values() for t in types}
+    for p in products:
+        category = p["category"]
+        for bullet in p["bullet_points"][:-1]:
+            assert bullet.split(" - ", 1)[1] in BULLET_SENTENCES[category], bullet
+        sentences = p["description"].removeprefix(p["name"] + ". ").split(". ")
+        assert sentences[2].startswith("Highlights: ") and len(set(sentences)) == 4, p["description"]
+        for sentence in sentences[:2] + sentences[3:]:
+            assert any(sentence.rstrip(".") == s.format(brand=p["name"].split()[0], noun=nouns[p["query"]],
+                                                        query=p["query"]).rstrip(".")
+                       for s in DESCRIPTION_SENTENCES[category]), sentence
+        said = [w.lower().rstrip("s") for w in p["name"].split(" with ")[0].split()]
+        assert len(said) == len(set(said)), p["name"]  # no word twice ("Herbal Tea Bag Tea Bags" was)
+        assert p["bullet_points"][-1].startswith(f"WHAT YOU GET - {nouns[p['query']]} ")
+        for review in p["reviews"]:
+            assert review["title"] in REVIEW_TITLES[review["score"]]
+        assert not {"Usb", "Hdmi", "Usda", "For", "With"} & set(p["name"].split()), p["name"]
+    assert any("USB" in p["name"] for p in products)

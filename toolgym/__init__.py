@@ -24,14 +24,42 @@ _ENTRY_POINTS = {
     "ToolLLM-v0": "toolgym.envs.toolllm:ToolLLMEnv",
     "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
     "Tau2-v0": "toolgym.envs.tau2:Tau2Env",
+    # The example env of docs/adding-an-env.md: a small complete env to copy.
+    "Example-v0": "toolgym.envs.example:ExampleEnv",
 }
 
 ENV_IDS = tuple(_ENTRY_POINTS)
 
+
+
+def _vector_entry_point(env_id: str):
+    """``gym.make_vec(env_id, num_envs=N)``: toolgym's async vector env (``toolgym.envs.common.vector``)."""
+
+    def make_vector_env(num_envs: int = 1, **env_kwargs):
+        from toolgym.envs.common.vector import ToolAsyncVectorEnv
+        import gymnasium
+
+        return ToolAsyncVectorEnv([lambda: gymnasium.make(env_id, **env_kwargs) for _ in range(num_envs)])
+
+    return make_vector_env
+
+
 # Every env answers a step before reset (or after the end) with an observation saying so;
 # gymnasium's OrderEnforcing wrapper would raise ResetNeeded instead.
 for _env_id, _entry in _ENTRY_POINTS.items():
-    register(id=_env_id, entry_point=_entry, disable_env_checker=True, order_enforce=False)
+    register(id=_env_id, entry_point=_entry, vector_entry_point=_vector_entry_point(_env_id),
+             disable_env_checker=True, order_enforce=False)
+
+
+def env_modes() -> list[tuple[str, str | None]]:
+    """Every registered env id with each of its modes (None for an env without modes).
+
+    Imports each env's module (not its heavy dependencies) to read its ``modes``.
+    """
+    from gymnasium.envs.registration import load_env_creator
+
+    return [(env_id, mode) for env_id, entry in _ENTRY_POINTS.items()
+            for mode in (load_env_creator(entry).modes or (None,))]
 
 
 def __getattr__(name: str):

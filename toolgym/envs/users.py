@@ -200,7 +200,7 @@ class LLMUser:
     def respond(self, message: str, trajectory: list[dict]) -> str | dict:
         """The model's next message, or the call of one of the user's tools it makes (dual control)."""
         from toolgym.agents.llm.backends import ChatRequest
-        from toolgym.envs.actions import ToolCall, parse_action
+        from toolgym.envs.common.actions import ToolCall, parse_action
         acted = self._messages[-1]["role"] == "assistant" and self._messages[-1]["content"].startswith('{"name"')
         self._messages.append({"role": "user", "content": f"Tool result: {message}" if acted else message})
         if len(self._messages) // 2 > self.max_turns:

@@ -18,7 +18,8 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import MAX_STEPS, make_env, open_results, run_header, select_tasks, write_record
+from toolgym.eval.runner import (MAX_STEPS, make_env, open_results, record_world_diff, reset_prompt, run_header,
+                                 select_tasks, world_image, write_record)
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
 FAILURES_BEFORE_STOP = 3
@@ -26,6 +27,11 @@ FAILURES_BEFORE_STOP = 3
 
 class BackendUnavailable(RuntimeError):
     """Every request of the first episodes failed: the server is down or the model is missing."""
+
+
+class EpisodesFailed(RuntimeError):
+    """The first episodes all failed with an exception before any step succeeded; the message
+    names the env, task, step and exception of the last one."""
 
 
 @dataclass
@@ -37,6 +43,7 @@ class _Slot:
     info: dict = field(default_factory=dict)
     record: dict = field(default_factory=dict)
     steps: int = 0
+    start: bytes | None = None  # the world's rows after reset, for the record's world_diff
 
 
 def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
@@ -49,17 +56,23 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     Returns the records of the run's tasks in task order (kept and new), an env (for the
     table) and throughput statistics.
 
+    An exception while stepping (the model failing inside transformers, a prompt that cannot
+    be built) ends only its episode, recorded with an ``error`` that names the env, the task,
+    the step and the exception; the run goes on.
+
     Raises:
         BackendUnavailable: when the first episodes (``FAILURES_BEFORE_STOP``, or all of them
             if fewer) all ended with a backend error before any request succeeded. Their
             records are not written, so the same command can be run again once the backend
             is fixed.
+        EpisodesFailed: the same, when they ended with an exception.
     """
     env_kwargs = env_kwargs or {}
     envs = [make_env(env_id, env_kwargs)]
     task_ids = select_tasks(envs[0], episodes)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, agent)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=envs[0].unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
@@ -84,7 +97,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
             _start(slot, queue.pop(0), agent, header, seed)
         live = list(slots)
         while live:
-            steps = agent.step_batch([s.state for s in live], [s.observation for s in live], [s.info for s in live])
+            steps = _step_batch(agent, live, env_id)
             stats["generate_calls"] += 1
             still_live = []
             for slot, step in zip(live, steps):
@@ -101,6 +114,9 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                     if failed and not answered:
                         held.append(slot.record)
                         if len(held) >= stop_after:
+                            if step.llm.get("exception"):
+                                raise EpisodesFailed(f"the first {len(held)} episode(s) failed; the last: "
+                                                     f"{step.llm['error']}")
                             raise BackendUnavailable(step.llm["error"])
                     else:
                         finish(slot.record)
@@ -110,7 +126,9 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                 still_live.append(slot)
             live = still_live
             elapsed = time.perf_counter() - start
-            bar.set_postfix_str(f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s")
+            # steps, not only episodes: a lockstep batch of long episodes finishes all at once
+            bar.set_postfix_str(f"{stats['steps']} steps, {len(live)} live, "
+                                f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s")
     finally:
         bar.close()
         if sink:
@@ -119,21 +137,60 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     return [finished[t] for t in task_ids if t in finished], envs[0], stats
 
 
+def _step_batch(agent, live: list[_Slot], env_id: str) -> list:
+    """One step of every live episode. An exception (a model that fails in transformers, an
+    agent that cannot build its prompt) does not end the run: the batch is retried one episode
+    at a time, and an episode that still fails gets a step whose error names the env, the task,
+    the step and the exception, so that it is recorded as an errored episode."""
+    from toolgym.agents.llm.agent import Step
+
+    def one(slots: list[_Slot]) -> list:
+        return agent.step_batch([s.state for s in slots], [s.observation for s in slots], [s.info for s in slots])
+
+    try:
+        return one(live)
+    except Exception:  # noqa: BLE001 - any failure of one episode's step is that episode's error
+        if len(live) == 1:
+            return [_failed_step(live[0], env_id, Step)]
+    steps = []
+    for slot in live:
+        try:
+            steps += one([slot])
+        except Exception:  # noqa: BLE001
+            steps.append(_failed_step(slot, env_id, Step))
+    return steps
+
+
+def _failed_step(slot: _Slot, env_id: str, step_class):
+    exc = sys.exc_info()[1]
+    message = " ".join(str(exc).split())[:300]
+    where = f"{env_id}, task {slot.task_id}, step {slot.steps + 1}"
+    return step_class(action="", llm={"error": f"{where}: {type(exc).__name__}: {message}", "exception": True})
+
+
 def _start(slot: _Slot, task_id: str, agent, header: dict, seed: int) -> None:
     slot.task_id = task_id
     slot.observation, slot.info = slot.env.reset(seed=seed, options={"task_id": task_id})
+    slot.start = world_image(slot.env)
     slot.state = agent.start(slot.observation, slot.info)
     slot.steps = 0
-    slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"), "metrics": None,
-                   "trajectory": [], "return": 0.0}
+    slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"),
+                   "prompt": reset_prompt(slot.observation, slot.info), "metrics": None, "trajectory": [], "return": 0.0}
 
 
 def _advance(slot: _Slot, step, max_steps: int) -> bool:
-    """Take the step's action; True when the episode is over."""
+    """Take the step's action; True when the episode is over (its record then has the world diff)."""
+    over = _step(slot, step, max_steps)
+    if over:
+        record_world_diff(slot.env, slot.record, slot.start)
+    return over
+
+
+def _step(slot: _Slot, step, max_steps: int) -> bool:
     record = slot.record
     if step.llm.get("error"):
         record["trajectory"].append({"action": None, "observation": None, "reward": 0.0, "llm": step.llm})
-        record["error"] = f"backend failed: {step.llm['error']}"
+        record["error"] = step.llm["error"] if step.llm.get("exception") else f"backend failed: {step.llm['error']}"
         return True
     slot.observation, reward, terminated, truncated, slot.info = slot.env.step(step.action)
     record["trajectory"].append({"action": step.action, "observation": slot.observation, "reward": reward,
@@ -179,7 +236,8 @@ def evaluate_search(env_id: str, agent_spec: str, strategy, agent=None, env_kwar
         batch_size = 1
     searcher = SearchAgent(agent, strategy)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, searcher)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=envs[0].unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]

@@ -1,4 +1,5 @@
-"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``play`` and ``complexity``."""
+"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``view``, ``play``, ``complexity``, ``judge``
+and ``serve``."""
 
 from __future__ import annotations
 
@@ -97,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--trials", type=int, default=1, metavar="K",
                     help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
                          "τ-bench's reliability estimate (default 1)")
+    ev.add_argument("--env-url", metavar="URL",
+                    help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
+                         "arguments are checked against these); the oracle needs the server's --oracle")
     ev.add_argument("--strategy", metavar="react|react@N|dfsdt",
                     help="search over the env's snapshot()/restore() (ToolLLM's decision procedures): react "
                          "(one chain), react@N (up to N chains, the first that answers kept) or dfsdt (ToolLLM's "
@@ -117,11 +121,25 @@ def build_parser() -> argparse.ArgumentParser:
                                              "(default: the env's)")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
-                     help="backend option, e.g. device=cuda, dtype=bfloat16, timeout=60, max_retries=2 "
-                          "(repeatable)")
+                     help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
+                          "max_retries=2 (repeatable)")
+    llm.add_argument("--threads", type=int, metavar="N",
+                     help="hf: CPU threads for torch (default: torch's; on a busy machine 1 can beat all cores)")
 
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    rp.add_argument("--trust-env-kwargs", action="store_true",
+                    help="make the envs with env_kwargs of the file that name paths (db_url, data_dir, ...); "
+                         "without it a results file, which may come from anyone, cannot make toolgym read or "
+                         "write a file it names")
+
+    vw = _subparser(sub, "view", "look at a results file in a browser: episodes with filters, each as a timeline "
+                                 "of actions, observations, rewards, LLM logprobs and what it changed in the world")
+    vw.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    vw.add_argument("--against", metavar="OTHER.jsonl", help="another run of the same tasks, shown side by side")
+    vw.add_argument("--html", metavar="OUT.html", help="write the page to one static HTML file instead of serving it")
+    vw.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
+    vw.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
 
     cx = _subparser(sub, "complexity", "API selection complexity of a task set and its demo pool "
                                        "(Xu et al. 2023, appendix D)")
@@ -151,17 +169,32 @@ def build_parser() -> argparse.ArgumentParser:
                     help="backend option, e.g. device=cuda (repeatable)")
 
     sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
-                                  "(WebShop-v0, the way its human demonstrations were collected)")
+                                  "(WebShop-v0, the way its human demonstrations were collected), or any env "
+                                  "to programs: --protocol openenv (OpenEnv's WebSocket sessions) or mcp")
     _add_env_flags(sv)
+    sv.add_argument("--protocol", choices=["openenv", "mcp"],
+                    help="openenv: a session per client at ws://HOST:PORT/ws (toolgym.remote.make, OpenEnv's "
+                         "EnvClient); mcp: the env's tools over MCP, stdio unless --port is given "
+                         "(default: the html pages)")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    sv.add_argument("--port", type=int, default=3000, help="port (default 3000)")
+    sv.add_argument("--port", type=int, help="port (default 3000 for the html pages, 8000 for openenv; "
+                                             "mcp: Streamable HTTP at /mcp on this port instead of stdio)")
+    sv.add_argument("--max-sessions", type=int, default=1024, help="sessions at once (default 1024)")
+    sv.add_argument("--max-message-bytes", type=int, default=1 << 20,
+                    help="longest client message read (default 1 MiB)")
+    sv.add_argument("--step-timeout", type=float, default=10.0, help="seconds a reset or step may take (default 10)")
+    sv.add_argument("--idle-timeout", type=float, default=600.0,
+                    help="seconds without a message before a session is closed (default 600)")
+    sv.add_argument("--oracle", action="store_true",
+                    help="openenv: send the oracle's next action with each result (for tests and benchmarks: "
+                         "it gives the answer away)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit code (2: bad configuration, 1: the run failed, 130: Ctrl-C)."""
     args = build_parser().parse_args(argv)
-    from toolgym.eval.batch import BackendUnavailable
+    from toolgym.eval.batch import BackendUnavailable, EpisodesFailed
 
     try:
         return COMMANDS[args.command](args)
@@ -171,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BackendUnavailable as exc:
         print(f"toolgym: error: every request to the backend failed: {exc}", file=sys.stderr)
+        return 1
+    except EpisodesFailed as exc:
+        print(f"toolgym: error: {exc}", file=sys.stderr)
         return 1
     except (ValueError, KeyError, OSError, ImportError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -190,6 +226,8 @@ def eval_command(args) -> int:
     from toolgym.eval.runner import check_out_options, evaluate
 
     check_out_options(args.out, args.resume, args.overwrite)  # before a model is loaded
+    if args.env_url is not None:
+        return eval_remote(args)
     if args.trials != 1:
         return eval_trials(args)
     if args.strategy is not None:
@@ -207,6 +245,27 @@ def eval_command(args) -> int:
     return code
 
 
+def eval_remote(args) -> int:
+    """``eval --env-url``: the sequential runner, each episode on the server's session."""
+    from toolgym.eval.runner import evaluate
+
+    if args.strategy is not None or args.ray is not None:
+        raise ValueError("--env-url runs the episodes one after another on the server; drop --strategy and --ray")
+    try:
+        import toolgym.remote
+    except ImportError as exc:
+        raise ImportError(f"--env-url needs the serve extra: pip install 'toolgym[serve]' ({exc})") from exc
+    env = toolgym.remote.make(args.env_url, args.env_id, **_env_kwargs(args))
+    try:
+        records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=args.seed, episodes=args.episodes,
+                                out=args.out, progress=not args.no_progress, resume=args.resume,
+                                overwrite=args.overwrite, env=env)
+        code = print_results(env, records)
+    finally:
+        env.close()
+    if args.out:
+        print(f"{args.out}: {len(records)} episode(s) of this run on {args.env_url}")
+    return code
 def eval_trials(args) -> int:
     """``eval --trials K``: every task K times, trial t reset and sampled with seed ``--seed`` + t;
     the table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``) and
@@ -297,10 +356,14 @@ def _llm_agent(args):
     from toolgym.eval.runner import check_env_args
 
     env_class = check_env_args(args.env_id, _env_kwargs(args))
+    backend_kwargs = dict(args.backend_kwarg or [])
+    if args.agent.startswith("hf:"):
+        backend_kwargs.setdefault("progress", not args.no_progress)
+        if args.threads is not None:
+            backend_kwargs.setdefault("threads", args.threads)
     options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
-               "prompt_format": args.prompt_format, "parser": args.parser,
-               "backend_kwargs": dict(args.backend_kwarg or [])}
+               "prompt_format": args.prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
     try:
         return make_agent(args.agent, env_class, **options)
     except BackendError as exc:
@@ -341,18 +404,52 @@ def print_results(env: gym.Env, records: list[dict]) -> int:
     return 0
 
 
-def report(args) -> int:
-    """``toolgym report``: the paper's table of each run in a results file."""
-    from toolgym.eval.runner import make_env, read_results
+# Env keywords whose value names a file or folder; a results file may not choose them (see report).
+PATH_KWARGS = ("db_url", "data_dir")
 
-    runs: dict[tuple, list[dict]] = {}
-    for record in read_results(args.results):
+
+def path_kwargs(kwargs: dict) -> list[str]:
+    """The keywords of ``kwargs`` that name a path: those of :data:`PATH_KWARGS`, and any whose
+    value holds a string with a path separator."""
+
+    def names_path(value) -> bool:
+        if isinstance(value, str):
+            return "/" in value or "\\" in value
+        if isinstance(value, dict):
+            return any(names_path(v) for v in value.values())
+        if isinstance(value, list):
+            return any(names_path(v) for v in value)
+        return False
+
+    return [k for k, v in kwargs.items() if k in PATH_KWARGS or names_path(v)]
+
+
+def report(args) -> int:
+    """``toolgym report``: the paper's table of each run in a results file.
+
+    The envs are made from the ``env_kwargs`` the file stores; a results file is untrusted
+    input, so keywords that name a path (:func:`path_kwargs`: a ``db_url`` would create a
+    database file wherever it says) are refused unless ``--trust-env-kwargs``.
+    """
+    from toolgym.eval.runner import check_metrics, make_env, read_numbered_results
+
+    runs: dict[tuple, list[tuple[int, dict]]] = {}
+    for n, record in read_numbered_results(args.results):
         kwargs = record.get("env_kwargs") or {}
+        named = path_kwargs(kwargs)
+        if named and not args.trust_env_kwargs:
+            raise ValueError(f"{args.results}:{n}: env_kwargs names a path ({', '.join(named)}); a results file "
+                             "may come from anyone, so report does not make an env that reads or writes where it "
+                             "says: pass --trust-env-kwargs if you trust this file")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
-        runs.setdefault(key, []).append(record)
+        runs.setdefault(key, []).append((n, record))
     code = 0
-    for (env_id, _, agent, seed), records in runs.items():
-        env = make_env(env_id, records[0].get("env_kwargs") or {})
+    for (env_id, _, agent, seed), numbered in runs.items():
+        env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
+        for n, record in numbered:
+            if record.get("metrics") is not None:
+                check_metrics(env_id, record["metrics"], f"{args.results}:{n}", env.unwrapped.table_columns)
+        records = [record for _, record in numbered]
         print(f"{args.results}: {len(records)} episode(s), agent {agent}, seed {seed}")
         code = max(code, print_results(env, records))
         print()
@@ -384,6 +481,45 @@ def action_hint(env: gym.Env) -> str:
     if getattr(base, "mode", None) == "multi_step":
         return MULTI_STEP_HINT
     return ACTION_HINTS.get(action_format, ACTION_HINTS["text"])
+
+
+def finish_hint(env: gym.Env, tools: list[dict]) -> str | None:
+    """How a player ends the episode: the env's own ``finish_hint``, else from its tools and format."""
+    from toolgym.agents.llm.prompts import defaults_for
+
+    own = getattr(env.unwrapped, "finish_hint", None)
+    if own:
+        return own
+    names = [t.get("function", {}).get("name") for t in tools]
+    if "Finish" in names:
+        return "call Finish (return_type give_answer with final_answer, or give_up_and_restart)"
+    if defaults_for(env)[0] == "tooltalk":  # a conversation: text replies end turns, the data ends it
+        return "answer the user in plain text; the episode ends after the last user turn"
+    return None
+
+
+def _json_type(schema: dict) -> str:
+    """A JSON schema's type, short: ``string``, ``integer | null``, ``array of string``, ``"a" | "b"``."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(v) for v in schema["enum"][:8])
+    if "anyOf" in schema or "oneOf" in schema:
+        return " | ".join(_json_type(s) for s in schema.get("anyOf", schema.get("oneOf", [])))
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        return " | ".join(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_json_type(schema['items'])}"
+    return kind
+
+
+def tool_signature(schema: dict) -> str:
+    """``name(argument: type, optional?: type)`` of an OpenAI tool schema."""
+    fn = schema.get("function", schema)
+    parameters = fn.get("parameters") or {}
+    required = set(parameters.get("required") or [])
+    arguments = [f"{name}{'' if name in required else '?'}: {_json_type(spec if isinstance(spec, dict) else {})}"
+                 for name, spec in (parameters.get("properties") or {}).items()]
+    return f"{fn.get('name')}({', '.join(arguments)})"
 
 
 def format_message(message: dict) -> str:
@@ -450,14 +586,22 @@ def play(args) -> int:
             print(format_message(message) + "\n")
         if not messages:
             print(obs + "\n")
-        if defaults_for(env)[1] == "tool_call" and info.get("tools"):
-            print("Tools:")
-            for schema in info["tools"]:
-                fn = schema["function"]
-                params = ", ".join(fn["parameters"].get("properties", {}))
-                print(f"  {fn['name']}({params}): {fn['description']}")
+        tools = info.get("tools") or []
+        if defaults_for(env)[1] == "tool_call" and tools:
+            print("Tools (argument: JSON type; ? marks an optional one):")
+            for schema in tools:
+                print(f"  {tool_signature(schema)}: {schema.get('function', schema).get('description') or ''}")
+            print()
+        elif tools:  # a program env: its functions are the names in scope (argument: JSON type)
+            print("In scope for your program (? marks an optional argument):")
+            for schema in tools:
+                about = (schema.get("function", schema).get("description") or "").strip().split("\n")[0]
+                print(f"  {tool_signature(schema)}: {about}")
             print()
         print(f"Type {action_hint(env)}. End a line with \\ to continue on the next; 'quit' stops.")
+        finish = finish_hint(env, tools)
+        if finish:
+            print(f"To finish: {finish}.")
         if not _play_episode(env, messages):
             return 0
         if not _ask("another episode? [y/N] "):
@@ -505,15 +649,51 @@ def _ask(question: str) -> bool:
 
 
 def serve_command(args) -> int:
-    """``toolgym serve``: the env's html pages over HTTP (envs with an html observation mode)."""
+    """``toolgym serve``: the env's html pages over HTTP, or the env over OpenEnv or MCP (``--protocol``)."""
     from toolgym.eval.runner import make_env
 
+    if args.protocol is not None:
+        return serve_protocol(args)
     if args.env_id != "WebShop-v0":
-        raise ValueError(f"serve supports WebShop-v0 only (the env with html pages), not {args.env_id}")
+        raise ValueError(f"serve supports WebShop-v0 only (the env with html pages), not {args.env_id}; "
+                         f"--protocol openenv or mcp serves any env")
     from toolgym.envs.webshop.serve import serve
 
-    serve(make_env(args.env_id, {**_env_kwargs(args), "observation_mode": "html"}), args.host, args.port)
+    serve(make_env(args.env_id, {**_env_kwargs(args), "observation_mode": "html"}), args.host,
+          3000 if args.port is None else args.port)
     return 0
+
+
+def serve_protocol(args) -> int:
+    """``serve --protocol openenv|mcp``: see :mod:`toolgym.serve`."""
+    try:
+        from toolgym.serve.wire import ServeLimits
+
+        limits = ServeLimits(max_sessions=args.max_sessions, max_message_bytes=args.max_message_bytes,
+                             step_timeout_s=args.step_timeout, idle_timeout_s=args.idle_timeout)
+        if args.protocol == "openenv":
+            from toolgym.serve.openenv_app import serve
+        else:
+            from toolgym.serve.mcp_app import serve
+    except ImportError as exc:
+        extra = "serve" if args.protocol == "openenv" else "mcp"
+        raise ImportError(f"serve --protocol {args.protocol} needs the {extra} extra: pip install "
+                          f"'toolgym[{extra}]' ({exc})") from exc
+    if args.protocol == "openenv":
+        serve(args.env_id, _env_kwargs(args), args.host, 8000 if args.port is None else args.port, limits,
+              oracle=args.oracle)
+    else:
+        if args.oracle:
+            raise ValueError("--oracle is an openenv option (MCP clients play the tools themselves)")
+        serve(args.env_id, _env_kwargs(args), args.host, args.port, limits)
+    return 0
+
+
+def view_command(args) -> int:
+    """``toolgym view``: see :mod:`toolgym.eval.view`."""
+    from toolgym.eval.view import view_command as run
+
+    return run(args)
 
 
 def judge_command(args) -> int:
@@ -524,7 +704,7 @@ def judge_command(args) -> int:
 
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command}
 
 
 if __name__ == "__main__":

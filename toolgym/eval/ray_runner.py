@@ -95,7 +95,8 @@ def evaluate_ray(env_id: str, agent_spec: str, env_kwargs: dict | None = None, s
     task_ids = select_tasks(env, episodes)
     header = run_header(env_id, env, agent_spec, seed, env_kwargs,
                         make_agent(worker_agent_spec(agent_spec, 0), env, seed=seed, **agent_options))
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=env.unwrapped.table_columns)
     todo = deque(t for t in task_ids if t not in finished)
     stats = {"episodes": 0, "seconds": 0.0, "workers": 0, "restarts": 0}
     if not ray.is_initialized():

@@ -36,7 +36,7 @@ import gymnasium as gym
 
 from toolgym.agents.llm.backends import ChatRequest, Completion
 from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
-from toolgym.eval.runner import MAX_STEPS, make_env, run_header, select_tasks
+from toolgym.eval.runner import MAX_STEPS, make_env, reset_prompt, run_header, select_tasks
 
 
 @dataclass
@@ -360,8 +360,8 @@ def _play_agent(env: gym.Env, agent, task_id: str, header: dict, seed: int, toke
     prompt_format = make_prompt_format(defaults_for(env)[0])
     observation, info = env.reset(seed=seed, options={"task_id": task_id})
     agent.reset(observation, info)
-    record = {**header, "task_id": task_id, "split": info.get("split"), "metrics": None, "trajectory": [],
-              "return": 0.0}
+    record = {**header, "task_id": task_id, "split": info.get("split"), "prompt": reset_prompt(observation, info),
+              "metrics": None, "trajectory": [], "return": 0.0}
     state, token_chain, last_completion, last_action = EpisodeState(task_id=task_id, info=info), None, None, None
     for _ in range(max_steps):
         llm = None

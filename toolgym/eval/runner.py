@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
+from pydantic import BaseModel, ConfigDict, ValidationError
 from tqdm import tqdm
 
 import toolgym
@@ -31,6 +32,10 @@ SUMMARY_KEY = "summary"
 
 # Keywords of gym.make itself, accepted besides the env's own.
 _GYM_MAKE_KEYWORDS = ("max_episode_steps", "disable_env_checker")
+
+# Lists and dicts a results line may nest (a DFSDT tree in "search" nests three per step; json
+# reads lines some 990 deep but cannot write them back).
+MAX_RECORD_DEPTH = 400
 
 # Record fields that must be equal for a results file to be continued with resume=True.
 RUN_KEYS = ("env", "task_set", "agent", "seed", "env_kwargs", "scoring", "mode", "backend", "model",
@@ -124,8 +129,32 @@ def run_header(env_id: str, env: gym.Env, agent_spec: str, seed: int, env_kwargs
     return header
 
 
+_Scalar = bool | int | float | str | None
+
+
+class _RecordFields(BaseModel):
+    """The fields of an episode record that the runners, ``report`` and ``judge`` read, with
+    their types (a results file is untrusted input: a wrong type is refused, never used)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    env: str
+    task_id: str
+    env_kwargs: dict[str, _Scalar | list[_Scalar]] | None = None  # gym.make keywords: JSON values, flat
+    agent: str | None = None
+    seed: int | None = None
+    split: str | None = None
+    error: str | None = None
+    metrics: dict[str, _Scalar | list[_Scalar]] | None = None  # a list: Tau2-v0's failed components
+    trajectory: list[Any] | None = None
+    world_diff: dict[str, dict[str, Any]] | None = None
+    prompt: dict[str, list[Any]] | None = None
+
+
+_CHECKED_FIELDS = tuple(name for name in _RecordFields.model_fields if name != "trajectory")
+
+
 def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
-    """The records of a results file.
+    """The records of a results file, each checked (:class:`_RecordFields`, :func:`check_metrics`).
 
     Args:
         path: A results JSONL file.
@@ -133,9 +162,14 @@ def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
             interrupted) instead of failing.
 
     Raises:
-        ValueError: naming the file and line of a line that is not a record, or saying the
-            file holds none.
+        ValueError: ``FILE:LINE: what is wrong`` for a line that is not a well-formed record,
+            or saying the file holds none.
     """
+    return [record for _, record in read_numbered_results(path, torn_tail_ok)]
+
+
+def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[tuple[int, dict]]:
+    """:func:`read_results` with each record's line number."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     records = []
     for n, line in enumerate(lines, 1):
@@ -143,19 +177,74 @@ def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             if torn_tail_ok and n == len(lines):
                 break
-            raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg}); is this a toolgym results file?") from exc
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            raise ValueError(f"{path}:{n}: not a JSON line ({why}); is this a toolgym results file?") from None
         if isinstance(record, dict) and SUMMARY_KEY in record:
             continue  # a run's pass^k line (eval --trials), recomputed from the episodes when needed
         if not isinstance(record, dict) or not {"env", "task_id"} <= set(record):
             raise ValueError(f"{path}:{n}: not an episode record (no 'env' and 'task_id'); "
                              f"is this a toolgym results file?")
-        records.append(record)
+        if line.count("[") + line.count("{") > MAX_RECORD_DEPTH and _depth_over(record, MAX_RECORD_DEPTH):
+            # json reads a little deeper than it writes: such a line would fail when the file is rewritten
+            raise ValueError(f"{path}:{n}: nested deeper than {MAX_RECORD_DEPTH} levels; not an episode record")
+        try:  # the checked fields only: copying a long trajectory into the model would cost more than reading it
+            _RecordFields.model_validate({k: record[k] for k in _CHECKED_FIELDS if k in record})
+            if not isinstance(record.get("trajectory", []), list | None):
+                _RecordFields.model_validate({"env": "", "task_id": "", "trajectory": record["trajectory"]})
+        except ValidationError as exc:
+            error = exc.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in error["loc"][:2])
+            raise ValueError(f"{path}:{n}: {field}: {error['msg']} (got {_short(error['input'])})") from None
+        if record.get("metrics") is not None:
+            check_metrics(record["env"], record["metrics"], f"{path}:{n}")
+        records.append((n, record))
     if not records:
         raise ValueError(f"{path} holds no episode records")
     return records
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether lists and dicts nest in ``value`` deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def check_metrics(env_id: str, metrics: dict, where: str, columns=None) -> None:
+    """ValueError (``where: ...``) unless each key of the env class's table that ``metrics``
+    holds is a number or None; with ``columns`` (an env's ``table_columns``, the table that will
+    be printed) a number, and each key a mean column averages must be there.
+    """
+    if columns is None:
+        try:
+            cls = env_class(env_id)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        columns, required = cls.table_columns, False
+    else:
+        required = True
+    for column in columns:
+        for key in column.keys:
+            if key not in metrics:
+                if required and column.kind == "mean":
+                    raise ValueError(f"{where}: metrics has no {key!r}, which {env_id}'s table averages")
+                continue  # ratio, f1 and sum columns count a missing key as 0
+            value = metrics[key]
+            if value is None and not required:  # a column the env may leave out (ToolLLM's pass, official)
+                continue
+            if not isinstance(value, (int, float)):  # bool is an int
+                raise ValueError(f"{where}: metrics.{key} must be a number for {env_id}'s table "
+                                 f"(got {_short(value)})")
 
 
 def is_scored(record: dict) -> bool:
@@ -174,13 +263,14 @@ def check_out_options(out: str | Path | None, resume: bool, overwrite: bool) -> 
 
 
 def open_results(out: str | Path | None, header: dict, task_ids: list[str], resume: bool = False,
-                 overwrite: bool = False) -> tuple[dict[str, dict], IO[str] | None]:
+                 overwrite: bool = False, columns=None) -> tuple[dict[str, dict], IO[str] | None]:
     """Apply the results-file rule of every runner and open ``out`` for the run's new records.
 
     An existing non-empty ``out`` is continued (``resume``: its scored episodes of this run are
     kept and skipped, episodes that ended with an error are run again and replaced, records of
     other tasks stay), replaced (``overwrite``) or refused. Resuming a file written with other
-    settings (:data:`RUN_KEYS`) is refused.
+    settings (:data:`RUN_KEYS`) is refused, and so is a kept record whose metrics do not fill
+    ``columns`` (the env's ``table_columns``), which the run's table will average.
 
     Returns:
         The kept records of this run's tasks by task id, and the file to append new records to
@@ -200,7 +290,11 @@ def open_results(out: str | Path | None, header: dict, task_ids: list[str], resu
         path.write_text("", encoding="utf-8")
     finished: dict[str, dict] = {}
     if resume and path.is_file() and path.stat().st_size > 0:
-        records = read_results(path, torn_tail_ok=True)
+        numbered = read_numbered_results(path, torn_tail_ok=True)
+        records = [record for _, record in numbered]
+        for line, record in numbered:
+            if columns is not None and record.get("metrics") is not None and record["env"] == header["env"]:
+                check_metrics(record["env"], record["metrics"], f"{path}:{line}", columns)
         for n, record in enumerate(records, 1):
             differing = [k for k in RUN_KEYS if k in header and k in record and record[k] != header[k]]
             if differing:
@@ -242,11 +336,40 @@ def write_record(sink: IO[str] | None, record: dict) -> None:
         sink.flush()
 
 
+def world_image(env: gym.Env) -> bytes | None:
+    """The env's world database at this point (after reset), for :func:`record_world_diff`;
+    None for an env without a :class:`~toolgym.worlds.base.World`."""
+    from toolgym.worlds.base import World
+
+    world = getattr(env.unwrapped, "world", None)
+    return world.database_image() if isinstance(world, World) else None
+
+
+def record_world_diff(env: gym.Env, record: dict, start: bytes | None) -> None:
+    """Put in ``record["world_diff"]`` what the episode changed in the world's rows since
+    ``start`` (:meth:`World.diff`: per table, rows added, deleted and changed)."""
+    if start is not None:
+        record["world_diff"] = env.unwrapped.world.diff(start)
+
+
+def reset_prompt(observation: Any, info: dict) -> dict[str, list]:
+    """The record's ``prompt``: what the env gave at reset. ``messages`` are its
+    ``info["messages"]`` (system prompt, instructions, first user turn) or, for an env without
+    them, the reset observation as one user message; ``tools`` the names of the tools offered
+    (``info["tools"]``; their schemas are the env's and would repeat in every record)."""
+    messages = info.get("messages")
+    if not isinstance(messages, list) or not messages:
+        messages = [{"role": "user", "content": observation}]
+    tools = [t.get("function", t).get("name") for t in info.get("tools") or () if isinstance(t, dict)]
+    return {"messages": list(messages), "tools": tools}
+
+
 def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = MAX_STEPS) -> dict:
-    """Play one task; the record has the metrics, the trajectory and the return."""
+    """Play one task; the record has the metrics, the trajectory, the return and the world diff."""
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    record: dict[str, Any] = {"task_id": task_id, "split": info.get("split"), "metrics": None,
-                              "trajectory": [], "return": 0.0}
+    start = world_image(env)
+    record: dict[str, Any] = {"task_id": task_id, "split": info.get("split"), "prompt": reset_prompt(obs, info),
+                              "metrics": None, "trajectory": [], "return": 0.0}
     try:
         agent.reset(obs, info)
     except MissingReplay as exc:
@@ -266,23 +389,26 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
     record["metrics"] = info.get("metrics")
     if record["metrics"] is None:
         record["error"] = f"episode did not end within {max_steps} steps"
+    record_world_diff(env, record, start)
     return record
 
 
 def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
              episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
              agent_options: dict | None = None, resume: bool = False,
-             overwrite: bool = False) -> tuple[list[dict], gym.Env]:
+             overwrite: bool = False, env: gym.Env | None = None) -> tuple[list[dict], gym.Env]:
     """Evaluate ``agent_spec`` on every task of the env's task set (or the first ``episodes``).
 
-    ``out``, ``resume`` and ``overwrite`` follow :func:`open_results`. Returns the records of
-    the run's tasks in task order (kept and new) and the env.
+    ``out``, ``resume`` and ``overwrite`` follow :func:`open_results`. ``env``, when given, is
+    used instead of making ``env_id`` (a :mod:`toolgym.remote` env). Returns the records of the
+    run's tasks in task order (kept and new) and the env.
     """
-    env = make_env(env_id, env_kwargs)
+    env = make_env(env_id, env_kwargs) if env is None else env
     task_ids = select_tasks(env, episodes)
     agent = make_agent(agent_spec, env, seed=seed, **(agent_options or {}))
     header = run_header(env_id, env, agent_spec, seed, env_kwargs, agent)
-    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite)
+    finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
+                                  columns=env.unwrapped.table_columns)
     todo = [t for t in task_ids if t not in finished]
     try:
         bar = tqdm(todo, desc=env_id, disable=not progress, file=sys.stderr, unit="ep", initial=len(finished),

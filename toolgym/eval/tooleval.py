@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolgym.agents.llm.backends import ChatRequest, SamplingParams
-from toolgym.envs.actions import ToolCall, parse_action
+from toolgym.envs.common.actions import ToolCall, parse_action
 from toolgym.envs.toolllm.env import read_finish
 
 SOLVED, UNSOLVED, UNSURE = "Solved", "Unsolved", "Unsure"

@@ -8,13 +8,16 @@
   whole episodes with the trainer's model through the lockstep runner, as one token sequence
   each, with the env's tokens masked out and the episode return as ``env_reward``;
   :func:`env_reward` hands that to the trainer.
+- :func:`environment_factory`: TRL's environment interface (``GRPOTrainer(environment_factory=...)``):
+  the env's tools as the model's tools, the env's return as ``get_reward``.
 
 Importing this package imports neither torch nor TRL; the functions do, when called.
 """
 
 from toolgym.train.dataset import build_prompt_dataset, prompt_key
+from toolgym.train.environment import environment_factory
 from toolgym.train.rewards import EnvReward, env_reward
 from toolgym.train.rollout import TrainerModelBackend, make_rollout_func
 
-__all__ = ["build_prompt_dataset", "prompt_key", "EnvReward", "env_reward", "make_rollout_func",
+__all__ = ["build_prompt_dataset", "prompt_key", "EnvReward", "env_reward", "make_rollout_func", "environment_factory",
            "TrainerModelBackend"]

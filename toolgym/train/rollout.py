@@ -61,7 +61,8 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
     Each prompt (TRL passes one per completion: a GRPO group is its prompt repeated) is looked
     up in ``dataset`` (from :func:`~toolgym.train.build_prompt_dataset`) for its task, and the
     episodes are played ``batch_size`` at a time with the trainer's model, sampling with the
-    trainer's ``temperature`` / ``top_p`` and at most ``max_completion_length`` tokens per turn.
+    trainer's ``temperature`` / ``top_p`` (a torch seed per training step) and at most
+    ``max_completion_length`` tokens per turn.
     Prompts are token chains (:class:`~toolgym.eval.rollouts.TokenChain`), so an episode is one
     sequence: ``prompt_ids`` the first prompt, ``completion_ids`` everything after it, with
     ``env_mask`` 1 on exactly the model's tokens and ``logprobs`` (the model's, 0 on env
@@ -89,8 +90,11 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
         model = trainer.accelerator.unwrap_model(trainer.model)
         backend = TrainerModelBackend(model, trainer.processing_class)
         args = trainer.args
+        # Sampled (a group's completions must differ for GRPO to compare them), from a stream
+        # seeded per step: reproducible, and no step repeats another's samples.
         sampling = SamplingParams(temperature=args.temperature, top_p=args.top_p,
-                                  max_new_tokens=args.max_completion_length)
+                                  max_new_tokens=args.max_completion_length,
+                                  seed=seed * 1_000_003 + trainer.state.global_step)
         agent = LLMAgent(backend, env=probe, prompt_format=prompt_format, parser=parser, sampling=sampling)
         jobs = [task_of[prompt_key(p)] for p in prompts]
         header = run_header(env_id, probe, "trainer", seed, env_kwargs, agent)

@@ -38,6 +38,7 @@ from toolgym.worlds import cache
 
 #: Table of a world database file that records how the file was built (never in a working copy).
 BUILD_TABLE = "toolgym_world"
+DIFF_ROWS = 20  # rows of each kind that World.diff lists per table (it counts them all)
 
 
 class Record:
@@ -65,20 +66,13 @@ class SimClock:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """An opaque copy of a world's full state."""
+    """An opaque copy of a world's full state, and which world it is of."""
 
     database: bytes | None  # the serialized SQLite working copy; None from volatile_state
     aux: dict
     rng_states: dict  # stream -> random.Random, never drawn from: the world draws from a copy
     now: datetime
-
-
-class _Transaction:
-    def __init__(self):
-        self.failed = False
-
-    def fail(self) -> None:
-        self.failed = True
+    world: str  # the world's identity (its fingerprint as JSON): restore refuses another world's
 
 
 class World:
@@ -127,6 +121,8 @@ class World:
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
         self._sqlite: sqlite3.Connection = self.connection.connection.driver_connection
         self.clock = SimClock(now)
+        #: What the world is (its :meth:`fingerprint` as JSON), carried by each snapshot.
+        self.identity = json.dumps(self.fingerprint(), sort_keys=True)
         self.aux: dict = {}
         self._rngs: dict[str, random.Random] = {}
         # Streams whose generator a snapshot also holds: copied before the next draw. Copying a
@@ -140,6 +136,15 @@ class World:
             self._build()
             if database_file is not None:
                 self._write_file(database_file)
+
+    def close(self) -> None:
+        """Free the world's database (session, connection, engine); the world is unusable after.
+
+        Closing twice is harmless.
+        """
+        self.session.close()
+        self.connection.close()
+        self.engine.dispose()
 
     # -- generation -------------------------------------------------------------------------
     def populate(self) -> None:
@@ -191,7 +196,7 @@ class World:
         :meth:`fingerprint`.
         """
         fingerprint = self.fingerprint()
-        key = json.dumps(fingerprint, sort_keys=True)
+        key = self.identity
         built = _BUILT.get(key)
         if built is not None:  # generating takes up to seconds; restoring an image, milliseconds
             self.restore(built)
@@ -313,7 +318,8 @@ class World:
 
     def volatile_state(self) -> Snapshot:
         """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
-        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now())
+        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now(),
+                        world=self.identity)
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
@@ -324,22 +330,28 @@ class World:
 
     # -- transactions ---------------------------------------------------------------------
     @contextmanager
-    def transaction(self, write: bool = True) -> Iterator[_Transaction]:
-        """Commit what the body did, or roll all of it back if the body called ``fail``.
+    def atomic(self, write: bool = True) -> Iterator[None]:
+        """One call on the world, all or nothing: the rule of every tool, API request and REST call.
 
-        With ``write=False`` the body only reads: nothing is committed, and a failure still
-        rolls back whatever the body may have changed.
+        When the body returns, its database writes commit (``write=False``: the body only reads,
+        and a write it made anyway is rolled back). When it raises, the database is rolled back
+        and the state outside it (aux, random streams, clock) is put back as it was, then the
+        exception goes on: the caller turns it into its own error shape (a tool's error text,
+        an HTTP status). A budget is the caller's to check before the call, so a refused call
+        never starts. A program of several calls is atomic as a whole with :meth:`snapshot`
+        and :meth:`restore` around it.
         """
-        tx = _Transaction()
+        before = self.volatile_state()  # cheap (no database image); used only on failure
         try:
-            yield tx
+            yield
+            if write:
+                self.commit()
+            elif self.has_pending_writes():
+                self.rollback()
         except BaseException:
-            self.rollback()
+            self.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
+            self.restore_volatile_state(before)
             raise
-        if tx.failed or (not write and self.has_pending_writes()):
-            self.rollback()
-        elif write:
-            self.commit()
 
     def commit(self) -> None:
         """Commit the session's ORM work and the statements run on :meth:`sql`."""
@@ -365,11 +377,14 @@ class World:
         self.commit()
         raw = self._sqlite
         snap = Snapshot(database=raw.serialize(), aux=_copy_state(self.aux), rng_states=self._share_rngs(),
-                        now=self.clock.now())
+                        now=self.clock.now(), world=self.identity)
         self._database_image = (snap, raw.total_changes)
         return snap
 
     def restore(self, snap: Snapshot) -> None:
+        """Return to ``snap``. It may come from another world of this class: ToolTalk's task sets
+        hold a state built once and restored into worlds of any seed. A world whose state is
+        not all in the snapshot (a catalogue read into memory) calls :meth:`check_snapshot` first."""
         self.rollback()
         self.session.expunge_all()
         raw = self._sqlite
@@ -384,6 +399,42 @@ class World:
         self.aux = _copy_state(snap.aux)
         self._rngs, self._shared_rngs = dict(snap.rng_states), set(snap.rng_states)
         self.clock.set(snap.now)
+
+    def check_snapshot(self, snap: Snapshot) -> None:
+        """ValueError, saying how the worlds differ, unless ``snap`` was taken in a world like this one."""
+        if not isinstance(snap, Snapshot) or snap.database is None:
+            raise ValueError(f"{type(self).__name__}: restore() takes a snapshot() of the world, "
+                             f"not {type(snap).__name__}")
+        if snap.world == self.identity:
+            return
+        ours, theirs = json.loads(self.identity), json.loads(snap.world)
+        differences = "; ".join(f"{key} {theirs.get(key)!r} there, {ours[key]!r} here"
+                                for key in ours if key != "generator" and theirs.get(key) != ours[key])
+        raise ValueError(f"{type(self).__name__}: this snapshot was taken in another world "
+                         f"({differences or 'another generator'}); restore() takes snapshots of this world only")
+
+    def database_image(self) -> bytes:
+        """The working copy's rows as one SQLite image, for :meth:`diff` (the world is not changed)."""
+        self.commit()
+        return self._sqlite.serialize()
+
+    def diff(self, before: bytes | Snapshot, limit: int = DIFF_ROWS) -> dict[str, dict]:
+        """What the rows of each table are now against ``before`` (a :meth:`database_image` or a
+        :meth:`snapshot`): ``{table: {"added": [row], "deleted": [row], "changed": [{"key", "before",
+        "after"}], "counts": {"added", "deleted", "changed"}}}`` for tables that differ, rows as
+        ``{column: value}`` (a changed row keeps its key columns and those that changed), at most
+        ``limit`` listed of each kind. SQLite compares the two images (``EXCEPT``) on a scratch
+        connection; the world's own is only read."""
+        image = before.database if isinstance(before, Snapshot) else before
+        scratch = sqlite3.connect(":memory:")
+        try:
+            scratch.deserialize(self.database_image())
+            scratch.execute("ATTACH DATABASE ':memory:' AS before")
+            scratch.deserialize(image, name="before")
+            return {table.name: changes for table in self.Base.metadata.sorted_tables
+                    if (changes := _table_diff(scratch, table, limit))}
+        finally:
+            scratch.close()
 
     def state_hash(self) -> str:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""
@@ -415,6 +466,35 @@ class World:
 
 
 _BUILT: dict[str, Snapshot] = {}  # fingerprint (JSON) -> the freshly built world, per process
+
+
+def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:
+    """One table's rows added, deleted and changed between the ``before`` and ``main`` schemas."""
+    name = table.name.replace('"', '""')
+    columns = [c.name for c in table.columns]
+    keys = [columns.index(c.name) for c in table.primary_key.columns]
+    try:
+        newer = connection.execute(f'SELECT * FROM main."{name}" EXCEPT SELECT * FROM before."{name}"').fetchall()
+        older = connection.execute(f'SELECT * FROM before."{name}" EXCEPT SELECT * FROM main."{name}"').fetchall()
+    except sqlite3.OperationalError:  # a table one of the images does not have
+        return {}
+    if not newer and not older:
+        return {}
+    key_of = (lambda row: tuple(row[k] for k in keys)) if keys else tuple
+    old_by_key = {key_of(row): row for row in older}
+    added, changed = [], []
+    for row in newer:
+        old = old_by_key.pop(key_of(row), None)
+        if old is None:
+            added.append(dict(zip(columns, row)))
+        else:
+            moved = [i for i, (a, b) in enumerate(zip(old, row)) if a != b]
+            changed.append({"key": {columns[k]: row[k] for k in keys},
+                            "before": {columns[i]: old[i] for i in moved},
+                            "after": {columns[i]: row[i] for i in moved}})
+    deleted = [dict(zip(columns, row)) for row in old_by_key.values()]
+    return {"added": added[:limit], "deleted": deleted[:limit], "changed": changed[:limit],
+            "counts": {"added": len(added), "deleted": len(deleted), "changed": len(changed)}}
 
 
 _ATOMS = (str, int, float, bool, type(None), datetime)

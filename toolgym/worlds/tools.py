@@ -91,14 +91,23 @@ class ToolSpec:
             properties[name] = prop
             if parameter.required:
                 required.append(name)
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": {"type": "object", "properties": properties, "required": required},
-            },
-        }
+        return function_schema(self.name, self.description, properties, required)
+
+
+def function_schema(name: str, description: str, properties: dict[str, dict], required: list[str],
+                    **parameters: Any) -> dict:
+    """A tool in OpenAI function-calling format: the one shape in which every world offers its tools.
+
+    Args:
+        name: The tool's name.
+        description: What it does.
+        properties: Parameter name -> JSON schema of its value.
+        required: The parameters a call must give.
+        **parameters: More keys of the ``parameters`` object (``additionalProperties``, ToolBench's
+            ``optional``).
+    """
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": required, **parameters}}}
 
 
 @dataclass
@@ -301,14 +310,9 @@ class Toolkit:
         problem = argument_problem(arguments)
         if problem is not None:
             return failed(f"Invalid arguments for {spec.name}: {problem}")
-        world = self.world
-        before = world.volatile_state()  # cheap (no database image); used only on failure
         try:
-            response = getattr(self, spec.method_name)(**arguments)
-            if spec.is_action:
-                world.commit()
-            elif world.has_pending_writes():
-                world.rollback()  # a read-only tool never writes
+            with self.world.atomic(write=spec.is_action):  # a read-only tool never writes
+                response = getattr(self, spec.method_name)(**arguments)
         except ToolError as exc:
             error = str(exc)
         except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
@@ -316,14 +320,8 @@ class Toolkit:
             # First line only: database errors go on with the SQL statement and a link.
             lines = str(exc).strip().splitlines()
             error = f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
-        except BaseException:
-            world.rollback()
-            world.restore_volatile_state(before)
-            raise
         else:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
-        world.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
-        world.restore_volatile_state(before)
         return failed(error)
 
 
@@ -369,7 +367,7 @@ def _json_type(annotation: Any) -> dict:
     if origin is Literal:
         values = list(args)
         return {"type": _json_type(type(values[0]))["type"], "enum": values}
-    if origin in (list, tuple, set, list):
+    if origin in (list, tuple, set):
         return {"type": "array", "items": _json_type(args[0]) if args else {}}
     if typing.is_typeddict(annotation):
         hints = typing.get_type_hints(annotation)

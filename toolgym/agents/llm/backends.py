@@ -103,6 +103,20 @@ def _model_on_disk(model: str) -> bool:
         return False
 
 
+def _cache_keyword() -> str:
+    """generate's keyword for a prefilled cache: ``cache`` in later transformers 5 releases
+    (``past_key_values`` there prints a deprecation warning at every call), else ``past_key_values``."""
+    from transformers.generation import utils
+
+    return "cache" if "cache" in getattr(utils, "ALL_CACHE_NAMES", ()) else "past_key_values"
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's message on one line (a first line may end in a colon), at most ``limit`` characters."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _context_length(config) -> int | None:
     for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
         value = getattr(config, name, None)
@@ -149,6 +163,14 @@ class TransformersBackend:
         compile: Compile the forward pass of the static-cache decoding with ``torch.compile``
             (transformers does it on CUDA; the first calls of each batch size pay the compile
             time). None (default): the value of ``static_cache``.
+        gguf_file: The GGUF file in the folder ``model`` (``model`` may also be a ``.gguf`` path or
+            a packaged model's short name, see :data:`toolgym.agents.llm.gguf.PACKAGED_MODELS`).
+            The model is dequantised to ``dtype`` (``auto``: float32) and cached as a plain folder.
+        threads: CPU threads for torch (``torch.set_num_threads``); None leaves torch's default.
+            On a busy machine fewer threads than cores is often faster.
+        progress: Whether transformers shows its own progress bars (loading, GGUF
+            dequantisation). Its warnings are errors-only either way: deprecation notices would
+            otherwise print into the run's progress bar at every call.
 
     Attributes:
         context_length: The most tokens (prompt and completion) the model takes, from its
@@ -159,19 +181,35 @@ class TransformersBackend:
 
     def __init__(self, model: str, device: str = "auto", dtype: str = "auto", trust_remote_code: bool = False,
                  max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
-                 download: bool = False, static_cache: bool | None = None, compile: bool | None = None):
+                 download: bool = False, static_cache: bool | None = None, compile: bool | None = None,
+                 gguf_file: str | None = None, threads: int | None = None, progress: bool = True):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise ImportError("the hf: agent needs torch and transformers: pip install 'toolgym[llm]'") from exc
+        from transformers.utils import logging as transformers_logging
+
+        from toolgym.agents.llm.gguf import GGUFError, dequantised_folder, find_gguf
+
+        transformers_logging.set_verbosity_error()
+        if not progress:
+            transformers_logging.disable_progress_bar()
         self.torch = torch
         self.model_id = model
+        if threads is not None:
+            torch.set_num_threads(int(threads))
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = device
-        torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
         self.dtype = dtype
+        try:
+            gguf = find_gguf(model, gguf_file)
+            if gguf is not None:
+                model = str(dequantised_folder(gguf, "float32" if dtype == "auto" else dtype))
+        except GGUFError as exc:
+            raise BackendError(f"hf: {exc}") from exc
+        torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
         if not download and not _model_on_disk(model):
             raise BackendError(f"hf: model {model!r} not found on disk (downloads are off); pass a local path or a "
                                "model in the Hugging Face cache, or download=true to fetch it")
@@ -181,9 +219,8 @@ class TransformersBackend:
             self.model = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype,
                                                               trust_remote_code=trust_remote_code,
                                                               local_files_only=not download).to(device)
-        except (OSError, ValueError) as exc:  # transformers' messages run to many lines; the first one says what
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise BackendError(f"hf: cannot load model {model!r}: {first_line}") from exc
+        except (OSError, ValueError) as exc:  # transformers' messages run to many lines: one, cut short
+            raise BackendError(f"hf: cannot load model {model!r}: {_one_line(exc)}") from exc
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -278,7 +315,7 @@ class TransformersBackend:
         with torch.inference_mode():
             if (self.prefill == "rows" and not self.static_cache and len(prompts) > 1
                     and min(map(len, prompts)) > 1):
-                kwargs["past_key_values"] = self._prefill_rows(prompts, input_ids.shape[1])
+                kwargs[_cache_keyword()] = self._prefill_rows(prompts, input_ids.shape[1])
             sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
         logprobs = recorder.finish(sequences)
         width = input_ids.shape[1]

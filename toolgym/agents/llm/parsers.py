@@ -20,7 +20,7 @@ import re
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from toolgym.envs.actions import (
+from toolgym.envs.common.actions import (
     ToolCall, Unparseable, extract_curl, extract_plan, extract_program, fenced_blocks, parse_call,
 )
 
@@ -214,7 +214,7 @@ def parse_react(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence
 
 
 def parse_curl(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
-    """A curl command (:func:`toolgym.envs.actions.extract_curl`, as the env reads a raw
+    """A curl command (:func:`toolgym.envs.common.actions.extract_curl`, as the env reads a raw
     completion); native tool calls of the REST envs' endpoint tools pass on as calls."""
     if tool_calls:
         return _native_calls(tool_calls)
@@ -222,12 +222,12 @@ def parse_curl(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[
 
 
 def parse_program(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
-    """A program (ToolBench API calls, code-as-policies): :func:`toolgym.envs.actions.extract_program`."""
+    """A program (ToolBench API calls, code-as-policies): :func:`toolgym.envs.common.actions.extract_program`."""
     return [extract_program(_clean(text))]
 
 
 def parse_plan(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
-    """AppBench's plan: :func:`toolgym.envs.actions.extract_plan` (code block, no ``Plan:`` cue)."""
+    """AppBench's plan: :func:`toolgym.envs.common.actions.extract_plan` (code block, no ``Plan:`` cue)."""
     return [extract_plan(_clean(text))]
 
 

@@ -25,6 +25,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+# The line of the ToolBench system prompt that starts its demonstrations (toolgym.envs.common.toolbench_prompt).
+DEMOS_HEADER = "I have the following set of examples:"
+
 TOOL_INSTRUCTIONS = (
     "To call a tool, answer with only a JSON object "
     '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}. '
@@ -131,17 +134,35 @@ class PlainFormat(PromptFormat):
 
 
 class ToolBenchFormat(PromptFormat):
-    """SambaNova ToolBench's Figure 5 prompt; the demos come from the env (``info["prompt"]``)."""
+    """SambaNova ToolBench's Figure 5 prompt for a chat model; the demos come from the env
+    (``info["prompt"]``).
+
+    The paper wrote goal, API docs and demonstrations into one text that a completion model
+    continues after ``Action:``. A chat model given that text as a system message answers the
+    task turn by starting a new ``Task:`` of its own (SmolLM2-135M-Instruct did, on every
+    ToolBench env), so the demonstrations go in as chat turns instead: the system message
+    keeps the goal and the API docs, each demonstration is a ``Task: ...\nAction:`` user turn
+    answered by its action, then come the env's task turn and the turns since. The same
+    content; ``--prompt-format messages`` sends the paper's single text unchanged.
+    """
 
     name = "toolbench"
     stop = ("\nTask:", "-------------")
 
     def build(self, state, info):
         prompt = info.get("prompt") or {}
-        messages = prompt.get("messages") or info.get("messages")
+        messages = list(prompt.get("messages") or info.get("messages") or [])
         if not messages:
             raise ValueError("the toolbench prompt format needs info['prompt'] from a ToolBench env")
-        return list(messages), None
+        demos = prompt.get("demos") or []
+        if not demos or messages[0].get("role") != "system":
+            return messages, None
+        system = messages[0]["content"].split(DEMOS_HEADER)[0].rstrip() + "\n"
+        turns = []
+        for demo in demos:
+            turns += [{"role": "user", "content": f"Task: {demo['query']}\nAction:"},
+                      {"role": "assistant", "content": demo["action"].strip()}]
+        return [{"role": "system", "content": system}, *turns, *messages[1:]], None
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:

@@ -19,6 +19,9 @@ Limits (each refusal is an OpenAI-shaped error, ``{"error": {"message", "type", 
 - ``max_tokens`` over ``--max-tokens-limit`` (4096) is a 400, and so is a prompt that does not
   fit the model's context together with its ``max_tokens`` (``context_length_exceeded``);
 - at most ``--max-queue`` (64) requests wait for the generator; more are a 503 with ``Retry-After``;
+- at most ``--max-connections`` (``max_queue + max_batch + 16``) connections are served at once and
+  the listen backlog holds as many; one more is answered with a 503 and ``Retry-After`` right away,
+  never left to a reset (:class:`toolgym.serving.BoundedHTTPServer`);
 - a ``model`` other than the served one is a 404 (``model_not_found``);
 - with ``--api-key`` (or ``$TOOLGYM_SERVER_API_KEY``) every route but ``/health`` wants
   ``Authorization: Bearer KEY`` (401 otherwise). A key is required to bind an address that is
@@ -32,24 +35,23 @@ from __future__ import annotations
 
 import argparse
 import hmac
-import ipaddress
 import json
 import os
 import queue
-import socket
 import sys
 import threading
 import time
 import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from toolgym.agents.llm.backends import BackendError, ChatRequest, SamplingParams, TransformersBackend
 from toolgym.agents.llm.parsers import parse_tool_call
+from toolgym.serving import (RETRY_AFTER_S, BoundedHandler, BoundedHTTPServer, HttpError, content_length,
+                             is_loopback)
 
 API_KEY_ENV = "TOOLGYM_SERVER_API_KEY"
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -60,17 +62,14 @@ MAX_STOP_CHARS = 256  # longer stop strings make transformers' stop-string table
 ERROR_MESSAGE_CHARS = 500
 
 
-class ApiError(Exception):
+class ApiError(HttpError):
     """A request the server answers with an error status instead of a completion."""
 
     def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None,
                  headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status = status
-        self.message = message
+        super().__init__(status, message, headers)
         self.param = param
         self.code = code
-        self.headers = headers or {}
 
     def body(self) -> dict:
         """OpenAI's error shape."""
@@ -232,7 +231,7 @@ class BatchingGenerator:
             self._queue.put_nowait(_Pending(request, sampling, future))
         except queue.Full:
             raise ApiError(503, f"the server is busy ({self.max_queue} requests are waiting); retry later",
-                           code="server_busy", headers={"Retry-After": "1"}) from None
+                           code="server_busy", headers={"Retry-After": str(RETRY_AFTER_S)}) from None
         return future
 
     def _loop(self) -> None:
@@ -296,23 +295,21 @@ class BatchingGenerator:
 
 
 # -- HTTP ------------------------------------------------------------------------------------
-class ChatServer(ThreadingHTTPServer):
-    """A threading HTTP server with the generator and the limits the handler reads."""
+class ChatServer(BoundedHTTPServer):
+    """A bounded threading HTTP server with the generator and the limits the handler reads."""
 
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+    def __init__(self, address: tuple[str, int], handler: type[BoundedHandler],
                  generator: BatchingGenerator, model_name: str, api_key: str | None, max_body_bytes: int,
-                 max_tokens_limit: int):
+                 max_tokens_limit: int, max_connections: int):
         self.generator = generator
         self.model_name = model_name
         self.api_key = api_key
         self.max_body_bytes = max_body_bytes
         self.max_tokens_limit = max_tokens_limit
-        super().__init__(address, handler)
+        super().__init__(address, handler, max_connections)
 
 
-class ChatHandler(BaseHTTPRequestHandler):
+class ChatHandler(BoundedHandler):
     """The HTTP side of :class:`ChatServer`."""
 
     protocol_version = "HTTP/1.1"
@@ -340,6 +337,11 @@ class ChatHandler(BaseHTTPRequestHandler):
 
     def _reply_error(self, error: ApiError) -> None:
         self._reply(error.status, error.body(), error.headers)
+
+    def refuse_busy(self) -> None:
+        self._reply_error(ApiError(503, f"the server is busy ({self.server.max_connections} connections are being "
+                                        "served); retry later", code="server_busy",
+                                   headers={"Retry-After": str(RETRY_AFTER_S)}))
 
     def _authorize(self) -> None:
         key = self.server.api_key
@@ -369,15 +371,10 @@ class ChatHandler(BaseHTTPRequestHandler):
 
     def declared_length(self) -> int:
         """The body's Content-Length (ApiError when it is missing or not one non-negative integer)."""
-        if self.headers.get("Transfer-Encoding"):
-            raise ApiError(411, "send the body with a Content-Length (chunked transfer encoding is not supported)")
-        lengths = set(self.headers.get_all("Content-Length") or [])
-        if not lengths:
-            raise ApiError(411, "a Content-Length header is required")
-        raw = lengths.pop().strip()
-        if lengths or not (raw.isascii() and raw.isdigit()):
-            raise ApiError(400, "the Content-Length header must be one non-negative integer")
-        return int(raw)
+        try:
+            return content_length(self, sys.maxsize)  # the size limit is read_body's, with its own message
+        except HttpError as error:
+            raise ApiError(error.status, error.message) from None
 
     def read_body(self) -> bytes:
         """The request body, within the server's size limit (ApiError otherwise)."""
@@ -464,26 +461,21 @@ class ChatHandler(BaseHTTPRequestHandler):
                           "total_tokens": result.prompt_tokens + result.completion_tokens}}
 
 
-def is_loopback(host: str) -> bool:
-    """Whether every address ``host`` stands for is a loopback address ("" and 0.0.0.0 are not)."""
-    try:
-        infos = socket.getaddrinfo(host, None) if host else []
-    except socket.gaierror:
-        return False
-    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
-
-
 def make_server(backend, host: str = "127.0.0.1", port: int = 0, max_batch: int = 8, model_name: str | None = None,
-                handler: type[BaseHTTPRequestHandler] = ChatHandler, api_key: str | None = None,
+                handler: type[BoundedHandler] = ChatHandler, api_key: str | None = None,
                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, max_tokens_limit: int = DEFAULT_MAX_TOKENS_LIMIT,
-                max_queue: int = DEFAULT_MAX_QUEUE) -> ChatServer:
-    """A bound server (call ``serve_forever``). Without ``api_key``, ``host`` must be loopback (ValueError)."""
+                max_queue: int = DEFAULT_MAX_QUEUE, max_connections: int | None = None) -> ChatServer:
+    """A bound server (call ``serve_forever``). Without ``api_key``, ``host`` must be loopback (ValueError).
+
+    ``max_connections`` (default ``max_queue + max_batch + 16``: every waiting and generating
+    request, and room for ``/health``) is also the listen backlog."""
     if not api_key and not is_loopback(host):
         raise ValueError(f"serving on {host or 'every address'!r} needs an API key: pass --api-key or set "
                          f"${API_KEY_ENV} (without one, only a loopback address such as 127.0.0.1)")
     generator = BatchingGenerator(backend, max_batch=max_batch, max_queue=max_queue)
     return ChatServer((host, port), handler, generator, model_name or getattr(backend, "model_id", "model"),
-                      api_key or None, max_body_bytes, max_tokens_limit)
+                      api_key or None, max_body_bytes, max_tokens_limit,
+                      max_connections or max_queue + max_batch + 16)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -501,6 +493,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the largest max_tokens a request may ask for")
     parser.add_argument("--max-queue", type=int, default=DEFAULT_MAX_QUEUE,
                         help="requests that may wait for the generator; more are answered 503")
+    parser.add_argument("--max-connections", type=int,
+                        help="connections served at once, also the listen backlog; more are answered 503 "
+                             "(default: max-queue + max-batch + 16)")
     args = parser.parse_args(argv)
     if not args.api_key and not is_loopback(args.host):  # before loading a model that may take minutes
         print(f"error: serving on {args.host!r} needs an API key: pass --api-key or set ${API_KEY_ENV}",
@@ -513,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     server = make_server(backend, args.host, args.port, args.max_batch, api_key=args.api_key,
                          max_body_bytes=args.max_body_bytes, max_tokens_limit=args.max_tokens_limit,
-                         max_queue=args.max_queue)
+                         max_queue=args.max_queue, max_connections=args.max_connections)
     print(f"serving {server.model_name} on http://{args.host}:{server.server_address[1]}/v1", flush=True)
     server.serve_forever()
     return 0

@@ -18,7 +18,7 @@ from typing import Any
 from toolgym.agents.llm.agent import Step
 from toolgym.agents.llm.prompts import EpisodeState
 from toolgym.agents.search.tree import Decision, Node, SearchResult, diversity_info
-from toolgym.envs.actions import ToolCall, parse_action
+from toolgym.envs.common.actions import ToolCall, parse_action
 
 STRATEGY_HELP = ("react (one chain), react@N (up to N chains, the first that answers is kept) or dfsdt "
                  "(ToolLLM's depth-first decision tree, width 2, 200 LLM calls)")

@@ -9,10 +9,10 @@ from collections import Counter
 from typing import Any
 
 from toolgym.envs.appbench.scoring import dependency_structure, score_paper, score_paper_compat
-from toolgym.envs.actions import ToolCall, parse_action
+from toolgym.envs.common.actions import ToolCall, parse_action
 from toolgym.envs.appbench.tasks import load_official
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
 from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask, builtin_task_set
 from toolgym.worlds.appbench.plan import Call, ParsedPlan, Ref, parse_plan, parse_plan_json, render_plan
 from toolgym.worlds.appbench.tools import APPS, KEYWORD_ARGUMENTS, REFERENCE_DATE, RETURNS, AppBenchTools
@@ -225,9 +225,7 @@ class AppBenchEnv(ToolEnv):
         # The rows the ground-truth plan writes, computed with the task set.
         self._expected_effects = self._effects[self.task_id] if self.task_set == "built-in" else None
         self._visible = list(APPS) if self.prompting == "flat" else []
-        self._steps = 0
         self._history: list[Executed] = []
-        self._succ_so_far = 0.0
         self._done = False
         if self._system is None:  # the same for every task of the env
             self._system = self._system_prompt()
@@ -254,10 +252,7 @@ class AppBenchEnv(ToolEnv):
             task = "You plan the API calls on a phone that fulfil the user's instruction.\n" + PLAN_RULES
         return f"{task}\n\nApps and APIs:\n{describe_apps(apps, with_apis=True)}"
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         content = action if isinstance(action, str) else json.dumps(action, default=str)
         self._messages.append({"role": "assistant", "content": content})
         selection = _SELECT.match(action) if isinstance(action, str) else None
@@ -270,29 +265,24 @@ class AppBenchEnv(ToolEnv):
             return self._end(self._executed_calls(), [], "Finished.", terminated=True)
         else:
             observation = self._interactive_call(action)
-        reward = 0.0
-        if self.mode == "interactive":
-            reward = self._reward(self._executed_calls())
-        self._messages.append({"role": "user", "content": observation})
-        if self._steps >= self.max_steps and self.mode == "interactive":
-            return self._end(self._executed_calls(), [], observation + f"\n[stopped after {self.max_steps} steps]",
-                             terminated=False, reward_so_far=reward)
-        if self._steps >= self.max_steps:
-            return self._finish_plan("")
-        return observation, reward, False, False, self._info()
+        return self._going_on(observation, progress=self._succ() if self.mode == "interactive" else None)
 
-    def _refuse_action(self, error: str):
+    def _refuse(self, error: str) -> Outcome:
         # Plan mode: a plan that could not be read. Interactive mode: a call that could not be read.
-        self._steps += 1
         self._messages.append({"role": "assistant", "content": "(action not shown)"})
         if self.mode == "plan":
             return self._end([], [error], f"Plan not read: {error}", terminated=True, plan_text="")
-        observation = json.dumps({"response": None, "exception": error})
+        return self._going_on(json.dumps({"response": None, "exception": error}), progress=None)
+
+    def _going_on(self, observation: str, progress: float | None) -> Outcome:
+        """A step that did not end the episode by itself; the step limit may end it."""
         self._messages.append({"role": "user", "content": observation})
-        if self._steps >= self.max_steps:
+        if self._steps >= self.max_steps and self.mode == "interactive":
             return self._end(self._executed_calls(), [], observation + f"\n[stopped after {self.max_steps} steps]",
-                             terminated=False, reward_so_far=0.0)
-        return observation, 0.0, False, False, self._info()
+                             terminated=False)
+        if self._steps >= self.max_steps:
+            return self._finish_plan("")
+        return Outcome(observation, truncated=False, progress=progress)
 
     def _select_apps(self, text: str) -> str:
         names = [n.strip().strip("'\"") for n in text.split(",") if n.strip()]
@@ -314,6 +304,8 @@ class AppBenchEnv(ToolEnv):
             parsed = ParsedPlan([call] if call else [], [error] if error else [])
         else:
             parsed = parse_plan(action)
+        if parsed.errors:
+            self._note_invalid_action()
         static = _static_problems(parsed.calls)
         problems = list(parsed.errors) + [p for ps in static.values() for p in ps]
         lines = [f"Plan read: {len(parsed.calls)} call(s)."]
@@ -332,6 +324,7 @@ class AppBenchEnv(ToolEnv):
     def _interactive_call(self, action: Any) -> str:
         call, error = _read_one_call(action)
         if call is None:
+            self._note_invalid_action()
             return json.dumps({"response": None, "exception": error})
         done = self.world.execute(call, [h for h in self._history if h.result.ok])
         self._history.append(done)
@@ -366,10 +359,10 @@ class AppBenchEnv(ToolEnv):
             calls.append(Call(done.call.app, done.call.api, arguments, returned_fields(done.call)))
         return calls
 
-    def _reward(self, calls: list[Call]) -> float:
-        value = self._score(calls, [], render_plan(calls))["succ"]
-        reward, self._succ_so_far = value - self._succ_so_far, value
-        return reward
+    def _succ(self) -> float:
+        """Interactive mode: the success rate of the calls that ran so far (the reward's metric)."""
+        calls = self._executed_calls()
+        return self._score(calls, [], render_plan(calls))["succ"]
 
     # -- scoring ---------------------------------------------------------------------------
     def _score(self, calls: list[Call], errors: list[str], plan_text: Any) -> dict:
@@ -385,8 +378,7 @@ class AppBenchEnv(ToolEnv):
         return {**analysis, **compat}
 
     def _end(self, calls: list[Call], errors: list[str], observation: str, terminated: bool,
-             plan_text: Any = None, reward_so_far: float | None = None):
-        self._done = True
+             plan_text: Any = None) -> Outcome:
         if plan_text is None:
             plan_text = render_plan(calls)
         metrics = self._score(calls, errors, plan_text)
@@ -395,15 +387,16 @@ class AppBenchEnv(ToolEnv):
         if self.task_set == "built-in":
             metrics["exec_ok"] = float(bool(self._history) and all(h.result.ok for h in self._history))
             metrics["db_match"] = float(self.world.effects() == self._expected_effects)
-        if self.mode == "interactive":
-            reward = (metrics["succ"] - self._succ_so_far) if reward_so_far is None else reward_so_far
-        else:
-            reward = metrics["succ"]
+        self._final_metrics = metrics
         self._messages.append({"role": "user", "content": observation})
-        info = self._info()
-        info["metrics"] = metrics
-        info["plan"] = render_plan(calls)
-        return observation, reward, terminated, not terminated, info
+        return Outcome(observation, terminated=terminated, truncated=not terminated, progress=metrics["succ"],
+                       info={"plan": render_plan(calls)})
+
+    def _metrics(self) -> dict:
+        return self._final_metrics
+
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        return self._info()  # the env keeps the conversation
 
     def _info(self) -> dict:
         info = self.base_info(self.task_id)

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from toolgym.envs.metrics import multiset_hits
+from toolgym.envs.common.metrics import multiset_hits
 from toolgym.worlds.appbench.plan import Call, Ref, Value
 
 TIME_KEYS = {"date", "time", "start_date", "end_date", "pickup_time", "check_in_date", "check_out_date",

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from toolgym.envs.appbench.scoring import dependency_structure
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json_list, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json_list, require_key
 from toolgym.worlds.appbench.plan import Call, Ref, parse_plan_text
 from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask
 from toolgym.worlds.appbench.tools import AppBenchTools

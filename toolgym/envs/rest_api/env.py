@@ -6,12 +6,12 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from toolgym.envs.actions import ToolCall, Unparseable, extract_curl, extract_program, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column, f1
+from toolgym.envs.common.actions import ToolCall, Unparseable, extract_curl, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column, f1
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
 from toolgym.envs.rest_api.tasks import load_official
-from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.base import World
 from toolgym.worlds.catapi import CatWorld, cat_service
 from toolgym.worlds.catapi.tasks import builtin_catapi
@@ -141,10 +141,7 @@ class RestApiEnv(ToolEnv):
             self._truths[self.task.task_id] = self.service.handle(self._request(self.task.action))
             self.world.restore(initial)
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._done = True
+    def _act(self, action: Any) -> Outcome:
         command, error = self._command(action)
         truth = self._truths[self.task.task_id]
         response = None
@@ -153,6 +150,8 @@ class RestApiEnv(ToolEnv):
                 response = self.service.handle(self._request(command))
             except CurlError as exc:
                 error = str(exc)
+        if response is None:  # no request was read from the action
+            self._note_invalid_action()
         if response is not None and not response.ok:
             error = f"HTTP {response.status}: {response.text()[:500]}"
         if error is None and self.scoring == "paper_compat":
@@ -166,24 +165,28 @@ class RestApiEnv(ToolEnv):
         else:
             success = executable and response.body == truth.body
             partial = key_f1(response.body, truth.body) if executable else 0.0
-        metrics = {"executable": int(executable), "success": int(success), "key_f1": partial}
+        self._judged = {"executable": int(executable), "success": int(success), "key_f1": partial}
         if response is not None and response.status:
             observation = f"HTTP {response.status}\n{response.text()}"
         else:
             observation = f"Not executable: {error}"
         self._last_observation = observation
-        info = self.base_info(self.task.task_id)
-        info.update(metrics=metrics, ground_truth=self.task.action, command=command)
-        return observation, float(success), True, False, info
+        return Outcome(observation, terminated=True, progress=int(success),
+                       info={"ground_truth": self.task.action, "command": command})
 
-    def _refuse_action(self, error: str):
+    def _refuse(self, error: str) -> Outcome:
         # A command that could not be read: not executable, the episode's one attempt used.
-        self._done = True
+        self._judged = {"executable": 0, "success": 0, "key_f1": 0.0}
         self._last_observation = f"Not executable: {error}"
-        info = self.base_info(self.task.task_id)
-        info.update(metrics={"executable": 0, "success": 0, "key_f1": 0.0}, ground_truth=self.task.action,
-                    command=None)
-        return self._last_observation, 0.0, True, False, info
+        return Outcome(self._last_observation, terminated=True,
+                       info={"ground_truth": self.task.action, "command": None})
+
+    def _metrics(self) -> dict:
+        return dict(self._judged)
+
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        # One request per episode: the step's info is the task's, with the judgement.
+        return self.base_info(self.task.task_id)
 
     def api_call_sequences(self) -> dict[str, list[list[str]]]:
         """The API call of every test task's ground truth and of every demonstration."""
@@ -212,9 +215,9 @@ class RestApiEnv(ToolEnv):
         """The command to judge, or None and the reason there is none.
 
         A string is read as a model's completion: its action is extracted
-        (:func:`~toolgym.envs.actions.extract_program`: up to the next ``Task:``, a code block's
+        (:func:`~toolgym.envs.common.actions.extract_program`: up to the next ``Task:``, a code block's
         body, the text after ``Action:``), which is the command (paper), or of which the first
-        curl line is kept (paper_compat, :func:`~toolgym.envs.actions.extract_curl`). A tool call
+        curl line is kept (paper_compat, :func:`~toolgym.envs.common.actions.extract_curl`). A tool call
         of ``info["tools"]`` (JSON or ``Name(k=v)``) stands for the curl command of its request.
         """
         if isinstance(action, str):
@@ -259,7 +262,7 @@ class OpenWeatherEnv(RestApiEnv):
     A string: one curl command on one line, e.g.
     ``curl -X GET 'https://api.openweathermap.org/data/2.5/weather?q=reno&appid={API_KEY}&units=metric'``.
     ``{API_KEY}`` stands for the key. The string may be a model's raw completion of the
-    prompt: the action is read from it with :func:`toolgym.envs.actions.extract_program`
+    prompt: the action is read from it with :func:`toolgym.envs.common.actions.extract_program`
     (cut at the next line starting with ``Task:`` or ``-----``, a code block's body, else the
     text after an ``Action:`` cue). Other text, a second command, pipes, redirections and
     unsupported curl options are not executable.
@@ -289,7 +292,7 @@ class OpenWeatherEnv(RestApiEnv):
 
     Scoring: ``"paper"`` (default) judges the whole extracted action as one command.
     ``"paper_compat"`` follows the released evaluator: of the extracted action it keeps the
-    first line that starts with ``curl`` (:func:`toolgym.envs.actions.extract_curl`), and it
+    first line that starts with ``curl`` (:func:`toolgym.envs.common.actions.extract_curl`), and it
     counts a command that does not end with ``'`` and any XML response as not executable.
     Under both scorings toolgym reads a completion more leniently than the released code,
     whose generator stops the model at ``Task:`` or ``------`` and which judges the rest as it

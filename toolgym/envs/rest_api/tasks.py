@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
 from toolgym.worlds.catapi.tasks import cat_setup
 from toolgym.worlds.rest.tasks import RestTask
 

@@ -7,9 +7,9 @@ import json
 from typing import Any
 from collections.abc import Mapping
 
-from toolgym.envs.actions import TextReply, ToolCall, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
+from toolgym.envs.common.metrics import Column
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, official_task_set, run_function,
                                      start_task)
@@ -151,7 +151,6 @@ class Tau2Env(ToolEnv):
         self._messages += self._history()
         if len(self._messages) == 1:
             self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
-        self._steps = 0
         self._errors = 0
         self._done = False
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
@@ -173,10 +172,7 @@ class Tau2Env(ToolEnv):
                                 **({"tool_call_id": message["id"]} if message["role"] == "tool" else {})})
         return history
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, TextReply):
             text = parsed.text
@@ -190,19 +186,20 @@ class Tau2Env(ToolEnv):
         elif isinstance(parsed, ToolCall):
             observation = self._call(parsed)
         else:
+            self._note_invalid_action()
             observation = f"Error: could not read the tool call: {parsed.error}"
             self._messages.append({"role": "assistant", "content": parsed.text})
             self._messages.append({"role": "user", "content": observation})
         return self._continue(observation)
 
-    def _continue(self, observation: str):
+    def _continue(self, observation: str) -> Outcome:
         """The step's result, or the end of the episode at ``max_steps`` actions or ``max_errors``
         failed tool calls (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS, both scored 0)."""
         if self._errors >= self.max_errors:
             return self._end(observation, "too_many_errors")
         if self._steps >= self.max_steps:
             return self._end(observation, "max_steps")
-        return observation, 0.0, False, False, self._info()
+        return Outcome(observation, truncated=False)
 
     def _user_turn(self, message: str) -> str:
         """The user's answer to ``message``: its tool calls on its own device (dual control), each
@@ -219,8 +216,7 @@ class Tau2Env(ToolEnv):
         self._messages.append({"role": "user", "content": text})
         return text
 
-    def _refuse_action(self, error: str):
-        self._steps += 1
+    def _refuse(self, error: str) -> Outcome:
         observation = f"Error: {error}"
         self._messages.append({"role": "user", "content": observation})
         return self._continue(observation)
@@ -249,20 +245,26 @@ class Tau2Env(ToolEnv):
                                "requestor": requestor})
         return observation
 
-    def _end(self, observation: str, termination: str):
+    def _end(self, observation: str, termination: str) -> Outcome:
         """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""
-        self._done = True
         trajectory = self._messages[1:]
         stopped = termination in ("user_stop", "agent_stop")
         db_match = stopped and self.world.state_hash() == self._gold_hash()
-        metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge,
-                        compat=self.scoring == "paper_compat")
-        metrics["termination"] = termination
-        info = self._info()
-        info["metrics"] = metrics
-        info["trajectory"] = [dict(m) for m in self._messages[1:]]  # both sides, as graded
+        self._final_metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge,
+                                    compat=self.scoring == "paper_compat")
+        self._final_metrics["termination"] = termination
         truncated = termination == "max_steps"
-        return observation, float(metrics["reward"]), not truncated, truncated, info
+        return Outcome(observation, terminated=not truncated, truncated=truncated,
+                       progress=float(self._final_metrics["reward"]))
+
+    def _metrics(self) -> dict:
+        return self._final_metrics
+
+    def _end_info(self) -> dict:
+        return {"trajectory": [dict(m) for m in self._messages[1:]]}  # both sides, as graded
+
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        return self._info()  # the conversation is kept in self._messages
 
     def _gold_hash(self) -> str:
         """The hash of the database the ground-truth actions produce from the task's start.

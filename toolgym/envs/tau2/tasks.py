@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, require_key
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.tau2 import tasks as builtin_tasks
 from toolgym.worlds.tau2.airline import AirlineWorld

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column, safe_div
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column, safe_div
 from toolgym.envs.toolllm.tasks import load_official
 from toolgym.worlds.base import Snapshot
-from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, standardize
+from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, RETURN_TYPES, standardize
 from toolgym.worlds.rapidapi.tasks import GROUPS, ToolLLMTask, builtin_tasks
 from toolgym.worlds.rapidapi.world import (
     STATUS_ARGUMENTS, STATUS_NO_FUNCTION, STATUS_OK, STATUS_PARSE, CallResult, RapidAPIWorld, example_arguments,
@@ -36,13 +37,17 @@ Task description: You should use functions to help handle the real time user que
 2.Do not use origin tool names, use only subfunctions' names.
 You have access of the following tools:
 """
+#: What the action parser reads, said after a parse error (ToolBench's own error stops at the exception).
+EXPECTED_CALL = ('Expected one function call: a JSON object {"name": "<function>", "arguments": {...}} or '
+                 '<function>(key=value, ...) with literal values (strings, numbers, lists, dicts).')
+#: Text that starts as a call in call syntax: a name and an opening parenthesis.
+_CALL_START = re.compile(r"\s*[A-Za-z_]\w*\s*\(")
 # ToolBench's answers to Finish, verbatim (the malformed ones are not JSON in the original either).
 FINISH_ANSWERED = '{"response":"successfully giving the final answer."}'
 FINISH_GAVE_UP = '{"response":"chose to give up and restart"}'
 FINISH_NO_RETURN_TYPE = '{error:"must have "return_type""}'
 FINISH_NO_ANSWER = '{error:"must have "final_answer""}'
 FINISH_BAD_RETURN_TYPE = '{error:""return_type" is not a valid choice"}'
-RETURN_TYPES = ("give_answer", "give_up_and_restart")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 TOOL_DESCRIPTION_MAX = 512  # ToolBench cuts each tool's description in the system prompt here
 
@@ -264,8 +269,8 @@ class ToolLLMEnv(ToolEnv):
                 if self.world.api(api_id).tool_id == first.tool_id:
                     self._functions[name] = api_id
             self._functions.setdefault(name, api_id)
-        self.tools = [{"type": "function", "function": self.world.api(a).schema()} for a in offered]
-        self.tools.append({"type": "function", "function": copy.deepcopy(FINISH_SCHEMA)})
+        self.tools = [self.world.api(a).schema() for a in offered]
+        self.tools.append(copy.deepcopy(FINISH_SCHEMA))
         self._signatures = {t["function"]["name"]: list(t["function"]["parameters"]["properties"]) for t in self.tools}
         wanted = set(task.relevant)
         self._relevant = {a for a in task.api_ids if (self.world.api(a).tool_name, self.world.api(a).name) in wanted}
@@ -294,42 +299,44 @@ class ToolLLMEnv(ToolEnv):
         row = self.world.sql().execute("SELECT description FROM tools WHERE id = ?", (tool_id,)).fetchone()
         return row[0] if row else ""
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        parsed = parse_action(action, self._signatures)
+    def _act(self, action: Any) -> Outcome:
+        return self._answer(parse_action(action, self._signatures))
+
+    def _refuse(self, error: str) -> Outcome:
+        return self._answer(Unparseable("(action not shown)", error), counted=True)
+
+    def _answer(self, parsed: ToolCall | TextReply | Unparseable, counted: bool = False) -> Outcome:
+        """Run a read action: a call, Finish, or text that calls nothing (an error observation)."""
         episode = self.episode
         episode.steps += 1
         call_id = f"call_{episode.steps}"
-        reward = 0.0
         if isinstance(parsed, ToolCall) and parsed.name == "Finish":
             observation = self._finish(parsed, call_id)
             if episode.done:
-                self._done = True
                 metrics = self._metrics()
-                info = self._info()
-                info.update(metrics=metrics, final_answer=episode.final_answer)
-                reward = float(metrics["pass"] or 0.0)
-                return observation, reward, True, False, info
+                return Outcome(observation, terminated=True, progress=float(metrics["pass"] or 0.0),
+                               info={"final_answer": episode.final_answer})
         elif isinstance(parsed, ToolCall):
             observation = self._call(parsed, call_id)
         else:
             text = parsed.text if isinstance(parsed, TextReply) else "(unreadable function call)"
-            error = (f"Tool input parse error...\n{parsed.error[:300]}" if isinstance(parsed, Unparseable) else
+            problem = parsed.error if isinstance(parsed, Unparseable) else _call_syntax_error(text)
+            if problem and not counted:
+                self._note_invalid_action()
+            error = (f"Tool input parse error...\n{problem[:300]}\n{EXPECTED_CALL}" if problem else
                      "No function call: call one of the functions, or Finish to answer or give up.")
             observation = json.dumps({"error": error, "response": ""})
             episode.calls.append(CallRecord(function="", arguments=None, status=STATUS_PARSE, ok=False))
             episode.messages.append({"role": "assistant", "content": text[:2000]})
             episode.messages.append({"role": "user", "content": observation})
+        # The step limit is the episode's (restore() goes back to an earlier count).
         if episode.steps >= self.max_calls:
-            self._done = episode.done = True
-            info = self._info()
-            info.update(metrics=self._metrics(), final_answer=None)
-            return observation, reward, False, True, info
-        return observation, reward, False, False, self._info()
+            episode.done = True
+            return Outcome(observation, truncated=True, info={"final_answer": None})
+        return Outcome(observation, truncated=False)
 
-    def _refuse_action(self, error: str):
-        return self.step(Unparseable("(action not shown)", error))
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        return self._info()  # the episode keeps the conversation
 
     def _append_call(self, name: str, arguments: Any, call_id: str, observation: str) -> None:
         shown = arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
@@ -434,13 +441,19 @@ class ToolLLMEnv(ToolEnv):
         """Go back to a point of the current episode: later calls, writes and messages are undone.
 
         Raises:
-            ValueError: The snapshot was taken in another task's episode.
+            ValueError: The snapshot was taken in another task's episode or in another world (other
+                ``world_seed``, catalogue or official data); nothing is changed.
         """
         if not isinstance(snapshot, EnvSnapshot) or snapshot.task_id != self.task_id:
             raise ValueError(f"{self.env_id}: restore() takes a snapshot of the current episode's task")
+        try:
+            self.world.check_snapshot(snapshot.world)
+        except ValueError as error:
+            raise ValueError(f"{self.env_id}: {error}") from None
         self.world.restore(snapshot.world)
         self.episode = copy.deepcopy(snapshot.episode)
         self._done = self.episode.done
+        self._progress = 0.0  # the reward comes at Finish: none of it is earned before
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> Any:
@@ -524,3 +537,16 @@ def _builtin(world: RapidAPIWorld, seed: int) -> list[ToolLLMTask]:
     if key not in _BUILTIN:
         _BUILTIN[key] = builtin_tasks(world, seed)
     return _BUILTIN[key]
+
+
+def _call_syntax_error(text: str) -> str:
+    """Python's parser's complaint about text that starts as a call (``name(``) but does not parse; "" otherwise."""
+    if not _CALL_START.match(text) or len(text) > 20_000:
+        return ""
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        return f"a call that does not parse: {error.msg} (column {error.offset})"
+    except (ValueError, RecursionError, MemoryError):
+        return "a call that does not parse"
+    return ""

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json_list, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json_list, require_key
 from toolgym.worlds.rapidapi.tasks import GROUPS
 
 LAYOUT = OfficialLayout(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolgym.envs.actions import TextReply, ToolCall, Unparseable, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column
-from toolgym.envs.text_similarity import make_text_similarity
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.text_similarity import make_text_similarity
 from toolgym.envs.tooltalk.scoring import CallRecord, Comparator, ConversationScore
 from toolgym.envs.tooltalk.tasks import official_task_set
 from toolgym.envs.users import make_user
@@ -167,7 +167,6 @@ class ToolTalkEnv(ToolEnv):
                     turn=k))
                 self._truth_calls[k].append((request["api_name"], self._ground_truth_texts(i, j, api)[0]))
         self._score = ConversationScore(ground_truth, self._compare)
-        self._metric_so_far = 0.0
         meta = conv["metadata"]
         self._messages = [{"role": "system", "content": SYSTEM_PROMPT.format(
             location=meta.get("location"), timestamp=meta.get("timestamp"), username=meta.get("username"))}]
@@ -249,13 +248,21 @@ class ToolTalkEnv(ToolEnv):
                 json.dumps({"response": api["response"], "exception": api["exception"]}))
         return texts
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
+    def _act(self, action: Any) -> Outcome:
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, TextReply):
             self._last_reply = parsed.text
             return self._end_turn()
+        if isinstance(parsed, Unparseable):
+            self._note_invalid_action()
+        return self._answer(parsed)
+
+    def _refuse(self, error: str) -> Outcome:
+        # Like text that cannot be read as a call: an error observation, one of the turn's calls used.
+        return self._answer(Unparseable("(action not shown)", error))
+
+    def _answer(self, parsed: ToolCall | Unparseable) -> Outcome:
+        """A tool call of the agent's turn (or an unreadable one); the turn closes after its last call."""
         self._calls_this_turn += 1
         call_id = f"call_{len(self._messages)}"
         if isinstance(parsed, Unparseable):
@@ -264,16 +271,14 @@ class ToolTalkEnv(ToolEnv):
             self._messages.append({"role": "user", "content": observation})
         else:
             observation = self._call(parsed, call_id)
-        reward = self._update_reward()
         if self._calls_this_turn >= self.max_calls_per_turn:
-            obs, _, terminated, truncated, info = self._end_turn()
-            return (f"{observation}\n[turn closed after {self.max_calls_per_turn} tool calls]\n{obs}",
-                    reward, terminated, truncated, info)
-        return observation, reward, False, False, self._info()
+            end = self._end_turn()
+            end.observation = f"{observation}\n[turn closed after {self.max_calls_per_turn} tool calls]\n{end.observation}"
+            return end
+        return Outcome(observation, progress=self._metric())
 
-    def _refuse_action(self, error: str):
-        # Like text that cannot be read as a call: an error observation, one of the turn's calls used.
-        return self.step(Unparseable("(action not shown)", error))
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        return self._info()  # the conversation is the task's, with the ground truth's turns
 
     def _call(self, call: ToolCall, call_id: str) -> str:
         result = self.world.execute(call.name, call.arguments)
@@ -295,7 +300,7 @@ class ToolTalkEnv(ToolEnv):
         self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation})
         return observation
 
-    def _end_turn(self):
+    def _end_turn(self) -> Outcome:
         # The agent's own turn is dropped from the history: the ground truth replaces it.
         del self._messages[self._turn_start:]
         turns = self._conversation["conversation"]
@@ -303,19 +308,14 @@ class ToolTalkEnv(ToolEnv):
         self._append_ground_truth_turn(turns[index], index)
         self._next_message = index + 1
         self._turn += 1
-        reward = self._update_reward()
         if self._turn == len(self._assistant_turns):
-            self._done = True
-            info = self._info()
-            info["metrics"] = self._final_metrics()
-            info["predictions"] = [p.as_dict() for p in self._score.predictions]  # for error analysis
-            return "", reward, True, False, info
+            return Outcome("", terminated=True, progress=self._metric())
         if len(self._turn_states) == self._turn and self._successful_calls == self._truth_calls[self._turn - 1]:
             # The agent ran exactly the ground truth's calls from the turn's starting state, and
             # tools are deterministic in the world's state: the world already holds what
             # replaying the ground truth would give.
             self._keep_turn_state()
-        return self._start_turn(), reward, False, False, self._info()
+        return Outcome(self._start_turn(), progress=self._metric())
 
     def _keep_turn_state(self) -> None:
         """Record the world as the state the next turn starts from, which the end of that turn
@@ -323,15 +323,17 @@ class ToolTalkEnv(ToolEnv):
         last = len(self._turn_states) == len(self._assistant_turns) - 1
         self._turn_states.append(None if last else self.world.snapshot())
 
-    def _update_reward(self) -> float:
-        value = self._score.metrics()[self.reward_metric]
-        reward, self._metric_so_far = value - self._metric_so_far, value
-        return reward
+    def _metric(self) -> float:
+        """The reward's metric so far (``reward_metric``)."""
+        return self._score.metrics()[self.reward_metric]
 
-    def _final_metrics(self) -> dict:
+    def _metrics(self) -> dict:
         metrics = self._score.metrics()
         metrics.update(self._score.failure_analysis(len(self._assistant_turns)))
         return metrics
+
+    def _end_info(self) -> dict:
+        return {"predictions": [p.as_dict() for p in self._score.predictions]}  # for error analysis
 
     def _info(self) -> dict:
         info = self.base_info(self.task_id)

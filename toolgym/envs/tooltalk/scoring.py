@@ -5,7 +5,7 @@ conversation; each ground-truth call matches at most once. Per-tool equivalence:
 
 - action tools compare the arguments present in the ground truth; recipients and attendees
   as sets; free text (event names, descriptions, locations, subjects, bodies, reminder tasks)
-  through a :class:`~toolgym.envs.text_similarity.TextSimilarity`;
+  through a :class:`~toolgym.envs.common.text_similarity.TextSimilarity`;
 - read-only tools compare execution results: a query matches when it returns every record
   the ground truth's query returned (ids compared), or the same response;
 - generated ids and session tokens in responses are ignored.
@@ -22,8 +22,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from toolgym.envs.metrics import safe_div
-from toolgym.envs.text_similarity import TextSimilarity, similar
+from toolgym.envs.common.metrics import safe_div
+from toolgym.envs.common.text_similarity import TextSimilarity, similar
 from toolgym.worlds.tooltalk.tools import parse_time
 
 

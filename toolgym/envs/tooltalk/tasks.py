@@ -10,7 +10,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, require_key
 from toolgym.worlds.tooltalk.tasks import TaskSet
 from toolgym.worlds.tooltalk.world import ToolTalkWorld
 

@@ -3,34 +3,31 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import OrderedDict
 from typing import Any, ClassVar
 
-from toolgym.envs.actions import ToolCall, Unparseable, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column
+from toolgym.envs.common.actions import ToolCall, Unparseable, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
 from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
                                         Page, done_page, item_page, results_page, search_page, sub_page)
 from toolgym.worlds.webshop.reward import get_reward
+from toolgym.worlds import cache
 from toolgym.worlds.webshop.search import catalogue_search
 from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
+from toolgym.worlds.tools import function_schema
 from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
+THOUGHT_ANSWER = "OK."  # what ReAct's WebShop loop answers a think[...] action
 DEMO_VARIANTS = ("short", "long")
-#: WebShop's ``parse_action`` pattern: ``name[argument]`` at the start of the action.
-ACTION_PATTERN = re.compile(r"(.+)\[(.+)\]")
 TOOLS = [
-    {"type": "function", "function": {
-        "name": "search", "description": "Search the shop (only on the search page); the same as search[query].",
-        "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "keywords"}},
-                       "required": ["query"]}}},
-    {"type": "function", "function": {
-        "name": "click", "description": "Click a button, product or option on the page; the same as click[button].",
-        "parameters": {"type": "object", "properties": {"button": {"type": "string", "description":
-                       "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
-                       "required": ["button"]}}},
+    function_schema("search", "Search the shop (only on the search page); the same as search[query].",
+                    {"query": {"type": "string", "description": "keywords"}}, ["query"]),
+    function_schema("click", "Click a button, product or option on the page; the same as click[button].",
+                    {"button": {"type": "string", "description":
+                                "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
+                    ["button"]),
 ]
 SYSTEM_PROMPT = (
     "You are shopping on WebShop for the instruction shown on every page. Each turn, answer with one action:\n"
@@ -39,6 +36,32 @@ SYSTEM_PROMPT = (
     "a product's id, an option value, Description, Features, Reviews, Buy Now).\n"
     "Choose the product and its options that fit the instruction, then click[Buy Now]. "
     "You have {max_steps} actions.")
+
+
+def name_and_argument(action: str) -> tuple[str, str] | None:
+    """WebShop's ``parse_action``: the groups of ``re.match(r"(.+)\\[(.+)\\]", action)``, found
+    without backtracking.
+
+    The pattern's greedy groups end at the last ``]`` of the first line and at the last ``[`` with
+    at least one character between the two; Python's engine finds them by trying every ``[``
+    against every ``]``, quadratic in a hostile action such as ``'a[' * 5000``.
+    """
+    line = action.split("\n", 1)[0]
+    close = line.rfind("]")
+    open_ = line.rfind("[", 1, close - 1) if close > 2 else -1
+    if open_ < 1:
+        return None
+    return line[:open_], line[open_ + 1:close]
+
+
+def _builtin_goal_set(world: WebShopWorld, seed: int, num_goals: int) -> GoalSet:
+    rows = world.all_rows("asin", "name", "query", "category", "product_category", "options", "price", "title_nouns",
+                          "instruction", "instruction_attributes")
+    products = [{"asin": a, "name": n, "query": q, "category": c, "product_category": pc, "options": json.loads(o),
+                 "price": p, "title_nouns": json.loads(tn), "instruction": i,
+                 "instruction_attributes": json.loads(ia) if ia else None}
+                for a, n, q, c, pc, o, p, tn, i, ia in rows]
+    return builtin_goals(products, seed, num_goals)
 
 
 class WebShopEnv(ToolEnv):
@@ -60,7 +83,9 @@ class WebShopEnv(ToolEnv):
     ## Action Space
     A string, as in WebShop: ``search[keywords]`` or ``click[button]`` (the argument is
     lower-cased, as the original does), read with the original's pattern ``(.+)\\[(.+)\\]``.
-    ``click`` takes one of ``info["available_actions"]["clickables"]`` (``back to search``,
+    ``think[...]`` is answered ``OK.`` and changes nothing, as in ReAct's WebShop setup (it
+    uses a step, as each of ReAct's turns does). ``click`` takes one of
+    ``info["available_actions"]["clickables"]`` (``back to search``,
     ``next >``, ``< prev``, a product's asin, an option value, ``description``, ``features``,
     ``reviews``, ``buy now``). A call of the tools in ``info["tools"]``
     (``{"name": "click", "arguments": {"button": "buy now"}}``, as a dict, JSON text or
@@ -110,6 +135,10 @@ class WebShopEnv(ToolEnv):
       the text ``"('color', 'black')"``); ``paper`` compares the values;
     - search: ``paper`` allows ``search[...]`` on the search page only (the page with the search
       bar, as the paper describes); the released text env runs a search from any page.
+    - text that is not ASCII: ``paper`` matches attributes and options fuzzily with every letter
+      kept; the released code drops non-ASCII characters first (``thefuzz``'s ``force_ascii``),
+      so a goal attribute with ``’`` (67 of WebShop's 12,087 human goals have such text) never
+      matches a product's ``'``.
 
     Both scorings differ from the released code where it is not deterministic: WebShop draws
     price bounds and the price of a product with a price range from Python's unseeded global
@@ -123,7 +152,10 @@ class WebShopEnv(ToolEnv):
     ## Episode End
     Buy Now ends the episode (terminated) with the reward. After ``max_steps`` actions
     (15, WebShop's ReAct setting; the ToolBench uses 25) without a purchase the episode is
-    truncated with score 0.
+    truncated with score 0. The original env has no step limit of its own: ReAct's
+    ``webshop_run`` stops its loop after 15 turns (``think`` turns included) and the ToolBench's
+    evaluator after 25 actions, each counting an unfinished episode as reward 0, as here;
+    ``toolbench_success`` counts a purchase within ``max_steps``.
 
     ## Arguments
     - ``tasks``: ``"built-in"`` or ``"official"`` (WebShop's ``items_shuffle*.json``,
@@ -181,13 +213,12 @@ class WebShopEnv(ToolEnv):
             self.goal_set = GoalSet(official.goals, official.demos)
         else:
             self.world = WebShopWorld(url=db_url, seed=world_seed, num_products=num_products)
-            rows = self.world.all_rows("asin", "name", "query", "category", "product_category", "options", "price",
-                                       "title_nouns", "instruction", "instruction_attributes")
-            products = [{"asin": a, "name": n, "query": q, "category": c, "product_category": pc,
-                         "options": json.loads(o), "price": p, "title_nouns": json.loads(tn), "instruction": i,
-                         "instruction_attributes": json.loads(ia) if ia else None}
-                        for a, n, q, c, pc, o, p, tn, i, ia in rows]
-            self.goal_set = builtin_goals(products, world_seed, num_goals)
+            # Drawing goals reads the whole catalogue: kept in the cache with the catalogue's fingerprint.
+            self.goal_set = cache.cached_json(
+                "webshop-goals", {"catalogue": self.world.fingerprint(), "num_goals": num_goals},
+                ("toolgym.worlds.webshop.tasks",), lambda: _builtin_goal_set(self.world, world_seed, num_goals),
+                lambda goals: {"goals": list(goals.goals.values()), "demos": list(goals.demos)},
+                lambda stored: GoalSet({g["task_id"]: g for g in stored["goals"]}, tuple(stored["demos"])))
         self.search_engine = catalogue_search(self.world)
         self._products: OrderedDict[str, dict] = OrderedDict()  # asin -> WebShop dict, LRU
         self._prices: dict[str, float] = {}
@@ -226,7 +257,6 @@ class WebShopEnv(ToolEnv):
         self.goal = self.goal_set.goals[task_id]
         self._start_session()
         self._done = False
-        self._steps = 0
         demos = self.demonstrations()
         self._observation = self._render()
         info = {**self.base_info(task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
@@ -236,7 +266,8 @@ class WebShopEnv(ToolEnv):
         if self.k_shot and demos[self.demo_variant]:
             system += "\n\nExamples:\n\n" + demos[self.demo_variant]
         info["messages"] = [{"role": "system", "content": system}, {"role": "user", "content": self._observation}]
-        return self._observation, info
+        self._prompt = info["messages"]
+        return self._observation, self._with_history(info)
 
     def _start_session(self) -> None:
         self.world.aux["session"] = {"page": "search", "keywords": None, "page_no": None, "asin": None,
@@ -247,54 +278,42 @@ class WebShopEnv(ToolEnv):
     def session(self) -> dict:
         return self.world.aux["session"]
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         command, error = self._read(action)
-        reward, terminated = 0.0, False
-        if error is None:
-            error = self._apply(*command)
-        if error is None and self.session["page"] == "done":
-            reward, terminated = float(self.session["reward"]), True
-        self._observation = self._render()
-        observation = self._observation if error is None else self._invalid(error)
-        truncated = not terminated and self._steps >= self.max_steps
-        info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
-                "page": self.session["page"]}
         if error is not None:
-            info["error"] = error
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = self._metrics()
-        return observation, reward, terminated, truncated, info
+            self._note_invalid_action()
+        thought = error is None and command[0] == "think"
+        if error is None and not thought:
+            error = self._apply(*command)
+        bought = error is None and self.session["page"] == "done"
+        self._observation = self._render()
+        observation = THOUGHT_ANSWER if thought else self._observation if error is None else self._invalid(error)
+        # The reward is the purchase's, at Buy Now: WebShop's only reward.
+        return Outcome(observation, terminated=bought, progress=float(self.session["reward"]) if bought else None,
+                       info={} if error is None else {"error": error})
+
+    def _refuse(self, error: str) -> Outcome:
+        return Outcome(self._invalid(error), info={"error": error})
+
+    def _info(self) -> dict:
+        """A step's info: the page's actions and the reset's tools and prompt (the history is added to it)."""
+        return {**self.base_info(self.task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
+                "available_actions": self.available_actions(), "instruction": self.goal["instruction_text"],
+                "page": self.session["page"], "messages": [dict(m) for m in self._prompt]}
 
     def _invalid(self, error: str) -> str:
         return f"Invalid action: {error}. Nothing changed; the page is still:\n{self._observation}"
 
-    def _refuse_action(self, error: str):
-        self._steps += 1
-        truncated = self._steps >= self.max_steps
-        info = {**self.base_info(self.task_id), "available_actions": self.available_actions(),
-                "page": self.session["page"], "error": error}
-        if truncated:
-            self._done = True
-            info["metrics"] = self._metrics()
-        return self._invalid(error), 0.0, False, truncated, info
-
     def _read(self, action: Any) -> tuple[tuple[str, str] | None, str | None]:
         """``(("search" | "click", argument), None)``, or ``(None, why not)``."""
         if isinstance(action, str) and not action.lstrip().startswith("{"):
-            try:
-                match = ACTION_PATTERN.match(action)
-            except (TypeError, ValueError):
-                match = None
-            if match is None:
+            groups = name_and_argument(action)
+            if groups is None:
                 call = parse_action(action)
                 if isinstance(call, ToolCall):
                     return self._from_call(call)
                 return None, "expected search[keywords] or click[button]"
-            name, argument = match.groups()
+            name, argument = groups
         else:
             call = parse_action(action)
             if isinstance(call, Unparseable):
@@ -321,6 +340,8 @@ class WebShopEnv(ToolEnv):
             if self.scoring == "paper" and not self._current_page().has_search_bar:
                 return None, "there is no search bar on this page (click[back to search] first)"
             return ("search", argument), None
+        if name == "think":  # ReAct's WebShop loop answers a thought without touching the shop
+            return ("think", argument), None
         if name == "click":
             if argument == "search" or argument not in self._current_page().clickables():
                 shown = argument if len(argument) <= 60 else argument[:60] + "..."

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from toolgym.envs.base import OfficialDataError, OfficialLayout, read_json, read_json_list
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_json_list
 from toolgym.worlds.webshop.tasks import price_upper_for
 
 SPLITS = {"test": (0, 500), "dev": (500, 1500), "train": (1500, None), "toolbench": (0, 100)}

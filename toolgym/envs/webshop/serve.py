@@ -1,98 +1,412 @@
-"""``toolgym serve WebShop-v0``: the shop's ``html`` pages in a browser, for a person to shop.
+"""``toolgym serve WebShop-v0``: the shop in a browser, a session of its own for every visitor.
 
-WebShop collected its human demonstrations this way. The server holds one env in
-``observation_mode="html"``; ``GET /`` starts an episode (``?task_id=...`` picks the goal) and
-shows the search page; the pages' forms post to ``/<task>/search`` (field ``search_query``) and
-``/<task>/click/<button>``, which step the env and redirect to ``/page``. The done page shows
-the reward and the metrics. It binds to 127.0.0.1 by default and is meant for one person.
+WebShop collected its human demonstrations this way. ``GET /`` (``?task_id=...`` picks the
+goal) opens a session, an env of its own made from the served env's spec, and redirects to
+the session's pages, in WebShop's URL scheme with the session id in the path:
+
+- ``/<session>``: the search page;
+- ``/search_results/<session>/<keywords>/<page>``;
+- ``/item_page/<session>/<asin>/<keywords>/<page>/<options>``;
+- ``/item_sub_page/<session>/<asin>/<keywords>/<page>/<sub page>/<options>``;
+- ``/done/<session>/<asin>/<options>``: the reward and its parts (type, attributes, options,
+  price), and what the goal asked for.
+
+Every page has the goal instruction at the top and follows the layout of WebShop's templates
+(search box; result cards with image, title and price; item page with option buttons and
+Description / Features / Reviews tabs). The forms post ``search[...]`` to
+``/<session>/search`` (field ``search_query``) and ``click[...]`` to
+``/<session>/click/<button>``, as the env's ``html`` pages do; each post steps the session's
+env, which redirects to the page of its new state (a URL of an older state, the browser's back
+button, redirects there too). ``/static/webshop.css`` is ``toolgym/assets/webshop.css``;
+``/images/<asin>.svg`` a picture of the product's type in its colour, drawn from the product.
+
+Limits (:mod:`toolgym.serving`): connections are served on threads, at most ``max_connections``
+at once (more are a 503 with ``Retry-After``), each with ``ShopHandler.timeout`` (10 s) of
+silence before it is closed, so an idle client never blocks another visitor; a form body is at
+most :data:`MAX_BODY` bytes (413), and a missing or malformed ``Content-Length`` is a 411 or 400.
+At most ``max_sessions`` sessions live at once; a session idle for ``idle_s`` seconds is freed
+(its URLs then answer 404 with a link to a new one), and a visitor over the limit gets a 503.
+The server binds 127.0.0.1 unless told otherwise.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+import secrets
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from urllib.parse import parse_qs, unquote, urlparse
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from urllib.parse import parse_qs, quote, unquote, urlparse
+
+import gymnasium as gym
+
+from toolgym.envs.webshop.pages import END_BUTTON, SUB_PAGES
+from toolgym.serving import BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback
 
 MAX_BODY = 10_000
+MAX_CONNECTIONS = 32
+MAX_SESSIONS = 64
+IDLE_S = 1800.0
 
 
-def make_server(env, host: str = "127.0.0.1", port: int = 3000) -> HTTPServer:
-    """An HTTP server over ``env`` (a WebShop-v0 env made with ``observation_mode="html"``)."""
+@dataclass
+class ShopSession:
+    """One visitor's episode: an env of its own, its lock, and what the next page should say."""
+
+    id: str
+    env: gym.Env
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    last_used: float = 0.0
+    note: str = ""  # why the last action changed nothing, shown once
+    metrics: dict | None = None
+
+
+class Shop:
+    """The sessions of a server: made on demand from ``spec``, freed after ``idle_s`` idle seconds."""
+
+    def __init__(self, spec, max_sessions: int = MAX_SESSIONS, idle_s: float = IDLE_S, clock=time.monotonic):
+        self.spec = spec
+        self.max_sessions = max_sessions
+        self.idle_s = idle_s
+        self.clock = clock
+        self.sessions: dict[str, ShopSession] = {}
+        self._lock = threading.Lock()
+
+    def open(self, task_id: str | None) -> ShopSession:
+        """A new session on ``task_id`` (any goal when None); KeyError/ValueError for an unknown one,
+        HttpError 503 when ``max_sessions`` are open and none is idle."""
+        with self._lock:
+            self._free_idle()
+            if len(self.sessions) >= self.max_sessions:
+                raise HttpError(503, f"the shop has {self.max_sessions} visitors; retry in a minute",
+                                {"Retry-After": "60"})
+            session_id = secrets.token_urlsafe(9)
+            session = self.sessions[session_id] = ShopSession(session_id, None, last_used=self.clock())
+        try:
+            session.env = gym.make(self.spec)
+            session.env.reset(options={"task_id": task_id} if task_id else None)
+        except Exception:
+            with self._lock:
+                self.sessions.pop(session_id, None)
+            raise
+        return session
+
+    def get(self, session_id: str) -> ShopSession | None:
+        with self._lock:
+            self._free_idle()
+            session = self.sessions.get(session_id)
+            if session is not None and session.env is not None:
+                session.last_used = self.clock()
+                return session
+        return None
+
+    def _free_idle(self) -> None:
+        now = self.clock()
+        for session_id in [s for s, v in self.sessions.items() if now - v.last_used > self.idle_s]:
+            session = self.sessions.pop(session_id)
+            if session.env is not None:
+                session.env.close()
+
+
+# -- the pages ------------------------------------------------------------------------------
+def state_path(session: ShopSession) -> str:
+    """The URL of the session's current page, in WebShop's scheme."""
+    base = session.env.unwrapped
+    state, sid = base.session, quote(session.id, safe="")
+    keywords = quote(state["keywords"] or "", safe="") or "-"
+    options = quote(json.dumps(state["options"], sort_keys=True), safe="")
+    page = "done" if session.metrics is not None else state["page"]
+    if page == "search":
+        return f"/{sid}"
+    if page == "results":
+        return f"/search_results/{sid}/{keywords}/{state['page_no']}"
+    asin = quote(state["asin"] or "", safe="") or "-"
+    if page == "item":
+        return f"/item_page/{sid}/{asin}/{keywords}/{state['page_no']}/{options}"
+    if page == "sub":
+        return f"/item_sub_page/{sid}/{asin}/{keywords}/{state['page_no']}/{quote(state['sub'])}/{options}"
+    return f"/done/{sid}/{asin}/{options}"
+
+
+def _button(session: ShopSession, click: str, label: str, css: str = "btn") -> str:
+    action = f"/{quote(session.id, safe='')}/click/{quote(click, safe='')}"
+    return (f'<form method="post" action="{action}" class="inline"><button type="submit" class="{css}" '
+            f'data-click="{html.escape(click)}">{html.escape(label)}</button></form>')
+
+
+def _image(asin: str, css: str) -> str:
+    return f'<img class="{css}" src="/images/{quote(asin, safe="")}.svg" alt="product {html.escape(asin)}">'
+
+
+def render(session: ShopSession) -> str:
+    """The browser page of the session's current state."""
+    base = session.env.unwrapped
+    state, goal = base.session, base.goal
+    page = base._current_page()
+    body = [f'<div id="instruction-text" class="goal"><h4>Instruction:<br>{html.escape(goal["instruction_text"])}'
+            '</h4></div>']
+    if session.note:
+        body.append(f'<p class="note">{html.escape(session.note)}</p>')
+        session.note = ""
+    kind = "done" if session.metrics is not None else page.kind
+    if kind == "search":
+        body.append('<div class="search-page"><h1 class="logo">WebShop</h1>'
+                    f'<form method="post" action="/{quote(session.id, safe="")}/search" class="search-form">'
+                    '<input id="search_input" type="text" name="search_query" placeholder="Search..." required '
+                    'autofocus><button type="submit" class="btn btn-search" data-click="search">Search</button>'
+                    '</form></div>')
+    elif kind == "results":
+        body.append(f'<div class="bar">{_button(session, "back to search", "Back to Search")}</div>')
+        total = next(t for r, t in page.nodes if r == "text" and t.startswith("Page "))
+        body.append(f'<div class="bar"><span class="count">{html.escape(total)}</span>')
+        if state["page_no"] > 1:
+            body.append(_button(session, "< prev", "< Prev"))
+        body.append(_button(session, "next >", "Next >") + "</div><ul class=\"results\">")
+        links = [i for i, (role, _) in enumerate(page.nodes) if role == "link"]
+        for i in links:
+            asin, title, price = (text for _, text in page.nodes[i:i + 3])
+            visited = " visited" if asin in page.visited else ""
+            body.append(f'<li class="card{visited}">{_image(asin, "thumb")}<div>'
+                        f'{_button(session, asin.lower(), asin, "asin")}'
+                        f'<h4 class="title">{html.escape(title)}</h4><p class="price">{html.escape(price)}</p>'
+                        '</div></li>')
+        body.append("</ul>")
+    elif kind in ("item", "sub"):
+        product = base.product(state["asin"])
+        body.append(f'<div class="bar">{_button(session, "back to search", "Back to Search")}'
+                    f'{_button(session, "< prev", "< Prev")}</div><div class="item">')
+        if kind == "item":
+            body.append(f'<div class="item-image">{_image(state["asin"], "large")}</div><div class="item-info">')
+            for name, values in product["options"].items():
+                body.append(f'<div class="option"><h4>{html.escape(name)}</h4>')
+                for value in values:
+                    chosen = state["options"].get(name) == value
+                    body.append(_button(session, value, value, "opt chosen" if chosen else "opt"))
+                body.append("</div>")
+            body.append(f'<h2 class="title">{html.escape(product["Title"])}</h2>'
+                        f'<p class="price">Price: {html.escape(product["Price"])}</p>'
+                        f'<p class="rating">Rating: {html.escape(str(product["Rating"]))}</p><div class="tabs">')
+            body += [_button(session, sub.lower(), sub, "tab") for sub in SUB_PAGES]
+            body.append(f'</div>{_button(session, END_BUTTON.lower(), END_BUTTON, "btn buy")}</div>')
+        else:
+            body.append(f'<div class="sub"><div class="tabs">')
+            body += [_button(session, sub.lower(), sub, "tab chosen" if sub == state["sub"] else "tab")
+                     for sub in SUB_PAGES]
+            body.append(f'</div><h2 class="title">{html.escape(product["Title"])}</h2><div class="sub-text">')
+            body += [f"<p>{html.escape(text)}</p>" for role, text in page.nodes[4:] if role == "text"]
+            body.append("</div></div>")
+        body.append("</div>")
+    else:
+        body.append(done_html(session))
+    steps = f"step {base._steps} of {base.max_steps}"
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>WebShop</title>'
+            '<link rel="stylesheet" href="/static/webshop.css"></head><body>'
+            + "".join(body) + f'<footer>task {html.escape(str(base.task_id))}, {steps} &middot; '
+            '<a href="/">new session</a></footer></body></html>\n')
+
+
+def done_html(session: ShopSession) -> str:
+    """The done page: what was bought, the reward, its parts and what the goal asked for."""
+    base = session.env.unwrapped
+    state, goal = base.session, base.goal
+    metrics = session.metrics or base._metrics()
+    details = state.get("details") or {}
+    product = base.product(state["asin"]) if state.get("asin") else None
+    if state["page"] != "done":  # the step limit ran out before Buy Now
+        head = f"<h2>The episode ended after {base._steps} actions without a purchase.</h2>"
+    else:
+        head = "<h2>Thank you for shopping with us!</h2>"
+
+    def part(name: str, value, weight, asked: str) -> str:
+        shown = "n/a" if value is None else f"{value:.3f}"
+        weighted = "" if weight is None else f"{weight:.3f}"
+        return (f'<tr><th>{name}</th><td class="value">{shown}</td><td>{weighted}</td>'
+                f"<td>{html.escape(asked)}</td></tr>")
+
+    wanted = goal["goal_options"]
+    wanted_text = ", ".join(f"{k}: {v}" for k, v in wanted.items()) if isinstance(wanted, dict) else ", ".join(wanted)
+    rows = [part("Type", details.get("r_type"), None, f"{goal['query']} ({goal['product_category']})"),
+            part("Attributes", details.get("r_att"), details.get("w_att"), ", ".join(goal["attributes"]) or "none"),
+            part("Options", details.get("r_option"), details.get("w_option"), wanted_text or "none"),
+            part("Price", details.get("r_price"), details.get("w_price"), f"at most ${goal['price_upper']:.2f}")]
+    bought = ""
+    if product is not None and state["page"] == "done":
+        chosen = ", ".join(f"{k}: {v}" for k, v in state["options"].items()) or "none"
+        bought = (f'<div class="card">{_image(state["asin"], "thumb")}<div><h4 class="title">'
+                  f'{html.escape(product["Title"])}</h4><p>{html.escape(state["asin"])} &middot; '
+                  f'{html.escape(product["Price"])} &middot; options: {html.escape(chosen)}</p></div></div>')
+    return (f'<div class="done">{head}{bought}<h3>Your score (min 0.0, max 1.0): '
+            f'<span id="reward">{metrics["score"]:.3f}</span></h3>'
+            '<p>reward = type &times; (attributes + options + price, each weighted by its share)</p>'
+            '<table class="reward"><tr><th>part</th><th>reward</th><th>weight</th><th>the goal asked for</th></tr>'
+            + "".join(rows) + "</table>" + '<p><a class="btn" href="/">Shop again</a></p></div>')
+
+
+COLOURS = {"black": "#222222", "white": "#f4f4f4", "red": "#c62828", "blue": "#1565c0", "green": "#2e7d32",
+           "yellow": "#f9a825", "pink": "#ec407a", "purple": "#6a1b9a", "grey": "#9e9e9e", "gray": "#9e9e9e",
+           "brown": "#6d4c41", "orange": "#ef6c00", "navy": "#1a237e", "beige": "#d7ccc8", "gold": "#c9a227",
+           "silver": "#b0bec5", "natural": "#c8a165", "clear": "#b3e5fc", "ivory": "#fffff0"}
+SHAPES = {  # a simple outline of the category's products, on a 100x100 canvas
+    "beauty": '<rect x="38" y="18" width="24" height="12" rx="3"/><rect x="30" y="30" width="40" height="56" rx="10"/>',
+    "food": '<rect x="24" y="26" width="52" height="60" rx="6"/><rect x="30" y="16" width="40" height="12" rx="4"/>',
+    "fashion": '<path d="M34 16 L20 26 L14 46 L26 50 L28 40 L28 86 L72 86 L72 40 L74 50 L86 46 L80 26 L66 16 '
+               'Q50 30 34 16 Z"/>',
+    "furniture": '<rect x="26" y="14" width="48" height="40" rx="4"/><rect x="22" y="52" width="56" height="10" rx="3"/>'
+                 '<rect x="26" y="62" width="7" height="26"/><rect x="67" y="62" width="7" height="26"/>',
+    "electronics": '<rect x="14" y="22" width="72" height="46" rx="5"/><rect x="44" y="68" width="12" height="10"/>'
+                   '<rect x="32" y="78" width="36" height="6" rx="2"/>',
+}
+
+
+def product_svg(product: dict) -> str:
+    """A deterministic picture of ``product``: its category's outline in its first colour option
+    (or, without one, a colour drawn from its asin), and its query word."""
+    colour = None
+    for values in [v for name, v in product["options"].items() if "color" in name.lower()]:
+        for value in values:
+            colour = next((hexa for word, hexa in COLOURS.items() if word in value.lower()), None)
+            if colour:
+                break
+        if colour:
+            break
+    if colour is None:
+        hue = int(hashlib.sha256(product["asin"].encode()).hexdigest()[:4], 16) % 360
+        colour = f"hsl({hue}, 55%, 50%)"
+    shape = SHAPES.get(product.get("category"), SHAPES["food"])
+    label = html.escape(str(product.get("query") or "")[:18])
+    return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="200" height="200">'
+            '<rect width="100" height="100" fill="#f7f7f9"/>'
+            f'<g fill="{colour}" stroke="#555" stroke-width="1">{shape}</g>'
+            f'<text x="50" y="97" font-size="7" text-anchor="middle" fill="#444" font-family="sans-serif">{label}'
+            "</text></svg>")
+
+
+def stylesheet() -> bytes:
+    return resources.files("toolgym").joinpath("assets/webshop.css").read_bytes()
+
+
+# -- the server -----------------------------------------------------------------------------
+def make_server(env, host: str = "127.0.0.1", port: int = 3000, max_connections: int = MAX_CONNECTIONS,
+                max_sessions: int = MAX_SESSIONS, idle_s: float = IDLE_S) -> BoundedHTTPServer:
+    """An HTTP server whose every session is an env made like ``env`` (a WebShop-v0 env made
+    with ``gym.make(..., observation_mode="html")``); the server's :class:`Shop` is ``server.shop``."""
     base = env.unwrapped
-    if getattr(base, "observation_mode", None) != "html":
-        raise ValueError("toolgym serve: the env must be made with observation_mode='html'")
-    lock = threading.Lock()
-    state = {"page": "", "footer": ""}
+    if getattr(base, "observation_mode", None) != "html" or env.spec is None:
+        raise ValueError("toolgym serve: the env must be made with gym.make(..., observation_mode='html')")
+    shop = Shop(env.spec, max_sessions=max_sessions, idle_s=idle_s)
+    css = stylesheet()
+    catalogue_lock = threading.Lock()  # the served env's world answers the image requests, one at a time
 
-    def start(task_id: str | None) -> None:
-        options = {"task_id": task_id} if task_id else None
-        obs, info = env.reset(options=options)
-        state.update(page=obs, footer=f"<p><small>task {html.escape(str(info['task_id']))}</small></p>")
-
-    class Handler(BaseHTTPRequestHandler):
+    class ShopHandler(BoundedHandler):
         def log_message(self, format, *args):  # quiet
             pass
 
-        def _send(self, status: int, body: str, location: str | None = None) -> None:
-            data = body.encode("utf-8")
+        def _send(self, status: int, body: str | bytes, location: str | None = None,
+                  headers: dict[str, str] | None = None, content_type: str = "text/html; charset=utf-8") -> None:
+            data = body.encode("utf-8") if isinstance(body, str) else body
             self.send_response(status)
             if location:
                 self.send_header("Location", location)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            if self.close_connection:
+                self.send_header("Connection", "close")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 
+        def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+            self._send(status, f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>WebShop</title>'
+                               f'<link rel="stylesheet" href="/static/webshop.css"></head><body><p class="note">'
+                               f'{html.escape(message)}</p><p><a href="/">new session</a></p></body></html>',
+                       headers=headers)
+
+        def refuse_busy(self) -> None:
+            self._error(503, "The shop is busy; retry in a moment.", {"Retry-After": "1"})
+
         def do_GET(self):
             url = urlparse(self.path)
-            with lock:
-                if url.path == "/":
-                    task = parse_qs(url.query).get("task_id", [None])[0]
-                    try:
-                        start(task)
-                    except (KeyError, ValueError) as error:
-                        return self._send(404, f"<p>{html.escape(str(error))}</p>")
-                    return self._send(303, "", location="/page")
-                if url.path == "/page":
-                    if not state["page"]:
-                        start(None)
-                    return self._send(200, state["page"].replace("</body>", state["footer"] + "</body>"))
-            self._send(404, "<p>not found</p>")
+            parts = [unquote(p) for p in url.path.split("/")[1:]]
+            if url.path == "/":
+                task = parse_qs(url.query).get("task_id", [None])[0]
+                try:
+                    session = shop.open(task)
+                except HttpError as error:
+                    return self._error(error.status, error.message, error.headers)
+                except (KeyError, ValueError) as error:
+                    return self._error(404, f"no task {task!r} ({error})")
+                return self._send(303, "", location=state_path(session))
+            if url.path == "/static/webshop.css":
+                return self._send(200, css, content_type="text/css; charset=utf-8")
+            if len(parts) == 2 and parts[0] == "images" and parts[1].endswith(".svg"):
+                with catalogue_lock:
+                    product = base.product(parts[1][:-4])
+                if product is None:
+                    return self._error(404, "no such product")
+                return self._send(200, product_svg(product), content_type="image/svg+xml",
+                                  headers={"Cache-Control": "max-age=86400"})
+            routes = ("search_results", "item_page", "item_sub_page", "done")
+            session_id = parts[1] if len(parts) > 1 and parts[0] in routes else parts[0] if len(parts) == 1 else None
+            session = shop.get(session_id) if session_id else None
+            if session is None:
+                return self._error(404, "This session has ended (sessions idle for a while are freed) or never "
+                                        "existed.")
+            with session.lock:
+                where = state_path(session)
+                if url.path != where:
+                    return self._send(303, "", location=where)
+                self._send(200, render(session))
 
         def do_POST(self):
-            length = min(int(self.headers.get("Content-Length") or 0), MAX_BODY)
-            form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"))
+            try:
+                length = content_length(self, MAX_BODY)
+            except HttpError as error:  # the body is not read: the connection cannot carry another request
+                self.close_connection = True
+                self._error(error.status, error.message, error.headers)
+                drain(self.connection, 1.0)
+                return
+            body = self.rfile.read(length)
+            if len(body) < length:  # the client stopped sending (or timed out): nobody to answer
+                self.close_connection = True
+                return
+            try:
+                form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=20)
+            except ValueError:  # more fields than any of the shop's forms has
+                return self._error(400, "the form has too many fields")
             parts = urlparse(self.path).path.split("/")
-            if len(parts) >= 3 and parts[2] == "search":
+            if len(parts) == 3 and parts[2] == "search":
                 action = f"search[{form.get('search_query', [''])[0]}]"
-            elif len(parts) >= 4 and parts[2] == "click":
-                action = f"click[{unquote('/'.join(parts[3:]))}]"
+            elif len(parts) == 4 and parts[2] == "click":
+                action = f"click[{unquote(parts[3])}]"
             else:
-                return self._send(404, "<p>not found</p>")
-            with lock:
-                if not state["page"]:
-                    start(None)
-                if base._done:
-                    return self._send(303, "", location="/")
-                obs, reward, terminated, truncated, info = env.step(action)
-                note = f"<p><b>{html.escape(info['error'])}</b></p>" if "error" in info else ""
-                page = obs if "error" not in info else base._observation
-                footer = f"<p><small>task {html.escape(str(base.task_id))}, step {base._steps}</small></p>"
-                if terminated or truncated:
-                    footer += (f"<h3>Score {info['metrics']['score']:.3f}</h3><pre>"
-                               f"{html.escape(json.dumps(info['metrics'], indent=1))}</pre>"
-                               '<p><a href="/">another episode</a></p>')
-                state.update(page=page, footer=note + footer)
-            self._send(303, "", location="/page")
+                return self._error(404, "no such page")
+            session = shop.get(unquote(parts[1]))
+            if session is None:
+                return self._error(404, "This session has ended (sessions idle for a while are freed) or never "
+                                        "existed.")
+            with session.lock:
+                if session.metrics is None:
+                    *_, terminated, truncated, info = session.env.step(action)
+                    session.note = f"Invalid action: {info['error']}" if "error" in info else ""
+                    if terminated or truncated:
+                        session.metrics = info["metrics"]
+                where = state_path(session)
+            self._send(303, "", location=where)
 
-    return HTTPServer((host, port), Handler)
+    server = BoundedHTTPServer((host, port), ShopHandler, max_connections)
+    server.shop = shop
+    return server
 
 
 def serve(env, host: str = "127.0.0.1", port: int = 3000) -> None:
     server = make_server(env, host, port)
-    print(f"WebShop on http://{host}:{server.server_address[1]}/ (Ctrl-C stops)")
+    if not is_loopback(host):
+        print(f"warning: serving on {host!r}: other machines can reach the shop (it has no login)", flush=True)
+    print(f"WebShop on http://{host}:{server.server_address[1]}/ (a session per visitor; Ctrl-C stops)")
     try:
         server.serve_forever()
     finally:

@@ -79,7 +79,7 @@ class CatWorld(World):
     def populate(self) -> None:
         unbred_images, favourites, votes = (self.initial_counts[k] for k in ("unbred_images", "favourites", "votes"))
         rng = random.Random(f"catapi-{self.seed}")
-        with self.transaction():
+        with self.atomic():
             for breed_id, name, origin in BREEDS:
                 low = rng.randint(8, 15)
                 self.session.add(Breed(id=breed_id, name=name, origin=origin,
@@ -117,7 +117,7 @@ class CatWorld(World):
     # -- task setup ---------------------------------------------------------------------------
     def ensure_image(self, image_id: str) -> None:
         """Add an image with this id (breed-less, attributes derived from the id) if there is none."""
-        with self.transaction():
+        with self.atomic():
             if self.session.get(Image, image_id) is None:
                 seq = (self.session.scalar(select(func.max(Image.seq))) or 0) + 1
                 rng = random.Random(hashlib.sha256(f"{self.seed}:{image_id}".encode()).digest())
@@ -126,7 +126,7 @@ class CatWorld(World):
     def ensure_favourite(self, image_id: str, present: bool) -> None:
         """Make the image one of the account's favourites, or not one."""
         self.ensure_image(image_id)
-        with self.transaction():
+        with self.atomic():
             exists = self.session.scalar(select(Favourite).where(Favourite.image_id == image_id))
             if present and exists is None:
                 self.session.add(Favourite(id=self.next_id(Favourite), user_id=USER_ID, image_id=image_id,

@@ -9,6 +9,13 @@ nesting and aliases, so ``[x] * 10`` repeated cannot grow exponentially), the wo
 comparisons, ``in``, sorting, hashing and conversions to text, and the items created in all.
 Every failure is a :class:`ProgramError` whose message names the line and is meant for the
 agent.
+
+One rule for the steps of every env that runs programs, in every step mode: a program (or
+statement) that is refused, by a syntax error or a rule, or that fails while it runs, leaves
+nothing behind. The world and the program's namespace are as they were before the step, the
+observation states the error, and the step counts. In a single-step mode that ends the
+episode (not executable); in a multi-step mode the episode goes on (and is truncated at its
+step limit as any other step).
 """
 
 from toolgym.worlds.interpreter.checker import Program, Statement, check, describe

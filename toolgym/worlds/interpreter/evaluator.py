@@ -68,7 +68,7 @@ class Interpreter:
         if missing:
             raise ValueError(f"no implementation given for {sorted(missing)}")
         self.variables: dict[str, Any] = {}
-        self.meter = Meter(profile.budgets, profile.size_of)
+        self.meter = Meter(profile.budgets, profile.size_of, profile.operation_cost)
         self._signatures: dict[str, inspect.Signature | None] = {}
 
     def check(self, source: Any) -> Program:
@@ -88,7 +88,7 @@ class Interpreter:
         """
         if not isinstance(program, Program):
             program = self.check(program)
-        self.meter = Meter(self.profile.budgets, self.profile.size_of)
+        self.meter = Meter(self.profile.budgets, self.profile.size_of, self.profile.operation_cost)
         values = []
         try:
             for statement in program.statements:
@@ -165,6 +165,7 @@ class Interpreter:
         """``container[key] = value``, refused before the write if the container would grow too large."""
         meter, budgets = self.meter, self.profile.budgets
         if self.profile.stores and isinstance(container, self.profile.stores):
+            meter.charge_opaque(container, value)
             self._guard("store", (container, key, value))
             container[key] = value
             meter.forget(container)  # the next use measures it again
@@ -205,7 +206,9 @@ class Interpreter:
         """A value the program just created: checked against the budgets, its items counted."""
         if isinstance(value, (str, list, tuple, dict)):
             self.meter.allocate(len(value))
-        return self.meter.check(value)
+        self.meter.check(value)
+        self.meter.allocate_opaque(value)  # a new frame or array counts by its size
+        return value
 
     def _eval(self, node: ast.expr) -> Any:
         self.meter.tick()
@@ -249,6 +252,10 @@ class Interpreter:
             container, key = self._eval(node.value), self._eval(node.slice)
             if isinstance(container, dict):
                 self.meter.charge(self.meter.size(key))  # hashing the key
+            elif not isinstance(container, (list, tuple, str)):
+                self.meter.charge_opaque(container, key)
+                self._guard("load", (container, key))
+                return self._new(container[key])
             value = container[key]
             return self._new(value) if isinstance(key, slice) else value
         if isinstance(node, ast.Slice):
@@ -264,12 +271,14 @@ class Interpreter:
             if not any(node.attr in names for kind, names in self.profile.attributes.items()
                        if isinstance(target, kind)):
                 raise ProgramError(f"a {type(target).__name__} has no attribute {node.attr!r} a program may read")
+            self._guard("read", (target, node.attr))
             return self._new(getattr(target, node.attr))
         raise ProgramError(f"{type(node).__name__} is not allowed")
 
     def _binop(self, op: type, left: Any, right: Any) -> Any:
         """``left op right``, refused before it is computed if the result would be too large."""
         budgets, meter = self.profile.budgets, self.meter
+        meter.charge_opaque(left, right)
         self._guard(op.__name__, (left, right))
         known = None  # (deep size, depth) of a list or tuple result, from its operands' sizes
         if op is ast.Mult:
@@ -311,6 +320,8 @@ class Interpreter:
                 meter.charge(meter.size(left))  # hashing
             else:
                 meter.charge(meter.size(left) + meter.size(right))
+            meter.charge_opaque(left, right)
+            self._guard(op.__name__, (left, right))
         return _COMPARE_OPS[op](left, right)
 
     def _list_comprehension(self, node: ast.ListComp) -> list:
@@ -371,9 +382,13 @@ class Interpreter:
             allowed = [names for kind, names in self.profile.methods.items() if isinstance(target, kind)]
             if not any(func.attr in names for names in allowed):
                 raise ProgramError(f"a {type(target).__name__} has no method {func.attr!r} a program may call")
-            self._guard(label, (target, args, kwargs))
+            meter.charge_opaque(target)
+            instead = self._guard(label, (target, args, kwargs))
             method = getattr(target, func.attr)
-            return self._result(label, lambda: method(*args, **kwargs))
+            result = self._result(label, instead or (lambda: method(*args, **kwargs)))
+            if result is None:  # a method that returns nothing changed its target (pandas' inplace=True, insert)
+                meter.forget(target)
+            return result
         name = func.id
         function = self.functions.get(name) or self.profile.builtins[name]
         if getattr(function, "metered", False):
@@ -381,10 +396,12 @@ class Interpreter:
         self._bind(name, function, args, kwargs)
         return self._result(name, lambda: function(*args, **kwargs))
 
-    def _guard(self, operation: str, operands: tuple) -> None:
-        """Ask the profile's guard, if any, whether an operation on its values may start."""
+    def _guard(self, operation: str, operands: tuple) -> Callable[[], Any] | None:
+        """Ask the profile's guard, if any, whether an operation on its values may start (and,
+        for a method call, whether to run something else in its place)."""
         if self.profile.guard is not None:
-            self.profile.guard(operation, operands)
+            return self.profile.guard(operation, operands)
+        return None
 
     def _bind(self, name: str, function: Callable, args: list, kwargs: dict) -> None:
         """Say plainly when the arguments do not fit ``function``'s signature."""

@@ -36,9 +36,14 @@ class Profile:
         guard: Called before every operator, method call and subscript store into one of
             ``stores``, as ``guard(operation, operands)``
             (operation: the operator's node name such as ``"Mult"``, ``"Type.method"`` or
-            ``"store"``); raises ProgramError to refuse work too large to start.
+            ``"store"``); raises ProgramError to refuse work too large to start. For a method
+            call it may return a function of no arguments that computes the call's result in
+            its place (GoogleSheets runs regular expressions on RE2 this way).
         size_of: Deep size of a value the interpreter cannot walk (a data frame), or None;
             such values count as size 1 without it.
+        operation_cost: Work units of one operation (operator, subscript, method call) on such
+            values besides their size: the fixed overhead of a library call, so that many small
+            operations cost their time too.
         builtins: Pure functions (and helper constructors) the profile offers, by name.
         bare_expressions: Whether a statement may be any expression (else it must be a call).
         nested_namespace_calls: Whether a namespace call may sit inside an expression (else it
@@ -54,8 +59,9 @@ class Profile:
     methods: Mapping[type, frozenset[str]] = field(default_factory=dict)
     attributes: Mapping[type, frozenset[str]] = field(default_factory=dict)
     stores: tuple[type, ...] = ()
-    guard: Callable[[str, tuple], None] | None = None
+    guard: Callable[[str, tuple], Callable[[], Any] | None] | None = None
     size_of: Callable[[Any], int | None] | None = None
+    operation_cost: int = 0
     builtins: Mapping[str, Callable] = field(default_factory=dict)
     bare_expressions: bool = True
     nested_namespace_calls: bool = True

@@ -86,15 +86,18 @@ class Meter:
     (see :meth:`stored`) and measures them again when they are next used.
     """
 
-    def __init__(self, budgets: Budgets, size_of: Callable[[Any], int | None] | None = None):
+    def __init__(self, budgets: Budgets, size_of: Callable[[Any], int | None] | None = None,
+                 operation_cost: int = 0):
         self.budgets = budgets
         self.size_of = size_of  # deep size of values with no walkable children (a profile's data frames)
+        self.operation_cost = operation_cost  # work of one operation on such values, besides their size
         self.steps = 0
         self.work = 0
         self.allocated = 0
         # id -> (value, size, depth); the value is kept so that its id is not reused in the run
         self._flat: dict[int, tuple[Any, int, int]] = {}
         self._nested: dict[int, tuple[Any, int, int]] = {}
+        self._opaque: dict[int, tuple[Any, int]] = {}  # id -> (value, size) of values measured by size_of
 
     # -- budgets -------------------------------------------------------------------------------
     def tick(self) -> None:
@@ -138,10 +141,7 @@ class Meter:
             return known[1], known[2]
         children = _children(value)
         if children is None:  # an opaque object a function returned
-            size = (self.size_of(value) or 1) if self.size_of is not None else 1
-            if size > self.budgets.max_size:
-                raise too_large(self.budgets)
-            return size, 0
+            return self.opaque_size(value), 0
         if level >= self.budgets.max_depth:  # also ends the walk of a value that holds itself
             raise too_deep(self.budgets)
         self.charge(WALK_COST * (len(children) + 1))
@@ -156,6 +156,30 @@ class Meter:
             raise too_deep(self.budgets)
         self.remember(value, size, depth)
         return size, depth
+
+    def opaque_size(self, value: Any) -> int:
+        """The size of a value only the profile's ``size_of`` can measure (1 without it), remembered
+        until the next write into an opaque value; raises ProgramError past ``max_size``."""
+        known = self._opaque.get(id(value))
+        if known is not None:
+            return known[1]
+        size = (self.size_of(value) or 1) if self.size_of is not None else 1
+        if size > self.budgets.max_size:
+            raise too_large(self.budgets)
+        self._opaque[id(value)] = (value, size)
+        return size
+
+    def allocate_opaque(self, value: Any) -> None:
+        """Count a new opaque value (a data frame, an array) as items allocated, by its size."""
+        if _scalar_size(value) is None and _children(value) is None:
+            self.allocate(self.opaque_size(value))
+
+    def charge_opaque(self, *values: Any) -> None:
+        """Charge the work of an operation on opaque values, before it: their sizes (a data frame's
+        operation visits its cells) and the operation's fixed cost (a library call's overhead)."""
+        opaque = [v for v in values if _scalar_size(v) is None and _children(v) is None]
+        if opaque:
+            self.charge(self.operation_cost + sum(self.opaque_size(v) for v in opaque))
 
     def remember(self, value: Any, size: int, depth: int) -> None:
         """Record the deep size of a container just built from measured parts."""
@@ -184,8 +208,10 @@ class Meter:
         self.remember(container, size, depth)
 
     def forget(self, container: Any) -> None:
-        """After a write into an opaque container: drop every remembered size that may include it."""
+        """After a write into an opaque container (or a method that changed its target): drop every
+        remembered size that may include it (an indexer writes into the frame it belongs to)."""
         self._nested.clear()
+        self._opaque.clear()
         self._flat.pop(id(container), None)
 
     def holds(self, value: Any, target: Any) -> bool:

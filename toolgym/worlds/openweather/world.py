@@ -101,7 +101,7 @@ class OpenWeatherWorld(World):
     def populate(self) -> None:
         rng = random.Random(f"openweather-cities-{self.seed}")
         ids = rng.sample(range(4_000_000, 6_000_000), len(CITIES))
-        with self.transaction():
+        with self.atomic():
             for city_id, (name, state, country, lat, lon, population, offset) in zip(ids, CITIES):
                 self.session.add(City(id=city_id, name=name, name_key=name.lower(), state=state,
                                       country=country, lat=lat, lon=lon, population=population,

@@ -12,30 +12,28 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from toolgym.worlds.tools import function_schema
+
 _NOT_NAME = re.compile(r"[^\u4e00-\u9fa5a-zA-Z0-9_^]")
 _RENAMED = ("from", "class", "return", "false", "true", "id", "and")
 #: ToolBench maps these parameter types; every other type is offered as a string.
 SCHEMA_TYPES = {"NUMBER": "integer", "STRING": "string", "BOOLEAN": "boolean"}
 DESCRIPTION_MAX = 256
 
-FINISH_SCHEMA: dict = {
-    "name": "Finish",
-    "description": ("If you believe that you have obtained a result that can answer the task, please call this "
-                    "function to provide the final answer. Alternatively, if you recognize that you are unable to "
-                    "proceed with the task in the current state, call this function to restart. Remember: you must "
-                    "ALWAYS call this function at the end of your attempt, and the only part that will be shown to "
-                    "the user is the final answer, so it should contain sufficient information."),
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "return_type": {"type": "string", "enum": ["give_answer", "give_up_and_restart"]},
-            "final_answer": {"type": "string", "description": (
-                "The final answer you want to give the user. You should have this field if "
-                "\"return_type\"==\"give_answer\"")},
-        },
-        "required": ["return_type"],
-    },
-}
+#: Finish's ``return_type`` values.
+RETURN_TYPES = ("give_answer", "give_up_and_restart")
+FINISH_SCHEMA: dict = function_schema(
+    "Finish",
+    "If you believe that you have obtained a result that can answer the task, please call this "
+    "function to provide the final answer. Alternatively, if you recognize that you are unable to "
+    "proceed with the task in the current state, call this function to restart. Remember: you must "
+    "ALWAYS call this function at the end of your attempt, and the only part that will be shown to "
+    "the user is the final answer, so it should contain sufficient information.",
+    {"return_type": {"type": "string", "enum": list(RETURN_TYPES)},
+     "final_answer": {"type": "string", "description": (
+         "The final answer you want to give the user. You should have this field if "
+         "\"return_type\"==\"give_answer\"")}},
+    ["return_type"])
 
 
 def standardize(name: str) -> str:
@@ -61,8 +59,8 @@ def function_name(api_name: str, tool_name: str) -> str:
     return f"{change_name(standardize(api_name))}_for_{standardize(tool_name)}"[-64:]
 
 
-def function_schema(api_name: str, tool_name: str, description: str, required: list[dict],
-                    optional: list[dict]) -> dict:
+def api_schema(api_name: str, tool_name: str, description: str, required: list[dict],
+               optional: list[dict]) -> dict:
     """The OpenAI function of one API, built as ToolBench's ``api_json_to_openai_json``.
 
     ToolBench's extra ``optional`` list of parameter names is kept in ``parameters``; example
@@ -77,7 +75,7 @@ def function_schema(api_name: str, tool_name: str, description: str, required: l
     if description.strip():
         text += f"The description of this function is: \"{description.strip().replace(api_name, name)[:DESCRIPTION_MAX]}\""
     properties: dict[str, Any] = {}
-    parameters = {"type": "object", "properties": properties, "required": [], "optional": []}
+    parameters: dict[str, list[str]] = {"required": [], "optional": []}
     for group, params in (("required", required), ("optional", optional if required else [])):
         for param in params:
             arg = param.get("arg") or argument_name(str(param.get("name", "")))
@@ -90,4 +88,4 @@ def function_schema(api_name: str, tool_name: str, description: str, required: l
                 prop["example_value"] = default
             properties[arg] = prop
             parameters[group].append(arg)
-    return {"name": name, "description": text, "parameters": parameters}
+    return function_schema(name, text, properties, parameters["required"], optional=parameters["optional"])

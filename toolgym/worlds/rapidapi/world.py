@@ -34,11 +34,11 @@ from collections.abc import Iterable, Mapping
 
 from sqlalchemy import insert, select
 
-from toolgym.worlds.base import World
+from toolgym.worlds.base import Snapshot, World, _copy_state
 from toolgym.worlds.rapidapi.catalogue import SIZES, CatalogueSize, entity_key, generated_rows, official_rows
 from toolgym.worlds.rapidapi.domains import KINDS, SYLLABLES
 from toolgym.worlds.rapidapi.models import Api, Base, Category, Collection, Entity, Tool
-from toolgym.worlds.rapidapi.naming import function_name, function_schema, standardize
+from toolgym.worlds.rapidapi.naming import api_schema, function_name, standardize
 from toolgym.worlds.tools import argument_problem
 
 MAX_OBSERVATION = 1024
@@ -79,7 +79,7 @@ class ApiInfo:
         self.params = {p["arg"]: p for p in self.required + self.optional}
 
     def schema(self) -> dict:
-        return function_schema(self.name, self.tool_name, self.description, self.required, self.optional)
+        return api_schema(self.name, self.tool_name, self.description, self.required, self.optional)
 
 
 @dataclass
@@ -106,6 +106,43 @@ class CallResult:
 
 class _ArgumentError(Exception):
     pass
+
+
+# Entity rows changed since the base image, kept by SQLite itself: the first row an id had
+# (``existed`` 0 for one inserted since) and the ids changed since the last snapshot. Temporary
+# objects are outside the image (serialize copies ``main``), survive a deserialize, and a
+# rolled-back call takes its entries back with its rows.
+ENTITY_TRACKING = """
+CREATE TEMP TABLE IF NOT EXISTS entity_base (id INTEGER PRIMARY KEY, existed INTEGER NOT NULL, tool_id, key, name, data);
+CREATE TEMP TABLE IF NOT EXISTS entity_dirty (id INTEGER PRIMARY KEY);
+CREATE TEMP TRIGGER IF NOT EXISTS entity_inserted AFTER INSERT ON main.entities BEGIN
+    INSERT OR IGNORE INTO entity_base (id, existed) VALUES (NEW.id, 0);
+    INSERT OR IGNORE INTO entity_dirty VALUES (NEW.id);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS entity_updated AFTER UPDATE ON main.entities BEGIN
+    INSERT OR IGNORE INTO entity_base VALUES (OLD.id, 1, OLD.tool_id, OLD.key, OLD.name, OLD.data);
+    INSERT OR IGNORE INTO entity_dirty VALUES (OLD.id);
+    INSERT OR IGNORE INTO entity_dirty VALUES (NEW.id);
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS entity_deleted AFTER DELETE ON main.entities BEGIN
+    INSERT OR IGNORE INTO entity_base VALUES (OLD.id, 1, OLD.tool_id, OLD.key, OLD.name, OLD.data);
+    INSERT OR IGNORE INTO entity_dirty VALUES (OLD.id);
+END;
+"""
+ENTITY_COLUMNS = "id, tool_id, key, name, data"
+
+
+@dataclass(frozen=True)
+class JournalSnapshot(Snapshot):
+    """A snapshot as the entity rows that differ from a base image.
+
+    ``database`` is the image the world was built or fully restored with (the same bytes
+    object in every snapshot, never copied) and ``entities`` maps the id of each entity row
+    changed since to the row (``(id, tool_id, key, name, data)``), or None when it is gone.
+    Only entities change after the build: the catalogue is read-only.
+    """
+
+    entities: dict = dataclass_field(default_factory=dict)
 
 
 class RapidAPIWorld(World):
@@ -151,6 +188,8 @@ class RapidAPIWorld(World):
         self._functions: dict[str, list[int]] | None = None
         #: Successful writes so far (never restored: it tells a holder whether the rows may have changed).
         self.writes = 0
+        self._base_image: bytes | None = None
+        self._entity_rows: dict[int, tuple | None] = {}  # id -> row, for the rows changed since the base image
         super().__init__(url=url, seed=seed)
 
     # -- generation -------------------------------------------------------------------------
@@ -287,32 +326,107 @@ class RapidAPIWorld(World):
                 timeout = draw < self.fault_rate / 2
                 return CallResult(name, canonical, error=TIMEOUT_ERROR if timeout else RATE_LIMIT_ERROR,
                                   status=STATUS_TIMEOUT if timeout else STATUS_RATE_LIMIT, api_id=api_id)
-        before = self.volatile_state()
         try:
-            if api.kind == "official":
-                response, wrote = self._official_response(api, canonical), False
-            else:
-                response, wrote = self._generated_response(api, canonical)
-            if wrote:
-                self.commit()
-                self.writes += 1
+            with self.atomic():
+                if api.kind == "official":
+                    response, wrote = self._official_response(api, canonical), False
+                else:
+                    response, wrote = self._generated_response(api, canonical)
         except _ArgumentError as exc:
-            self.rollback()
-            self.restore_volatile_state(before)
             return CallResult(name, canonical, error=self._executing_error(api, str(exc)),
                               status=STATUS_ARGUMENTS, api_id=api_id)
         except Exception as exc:  # noqa: BLE001 - a data error is the call's error, never the caller's
-            self.rollback()
-            self.restore_volatile_state(before)
             lines = str(exc).strip().splitlines()
             return CallResult(name, canonical, error=self._executing_error(
                 api, f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"), status=STATUS_ARGUMENTS,
                 api_id=api_id)
+        if wrote:
+            self.writes += 1
         return CallResult(name, canonical, response=response, api_id=api_id, wrote=wrote)
 
+    # -- snapshots: the entity rows changed since the base image --------------------------------
+    def snapshot(self) -> Snapshot:
+        """The world's state. The first one is a full image, which becomes the base of the later
+        ones: those hold only the entity rows changed since (a :class:`JournalSnapshot`), so a
+        snapshot costs what changed, not what the catalogue holds."""
+        if self._base_image is None:
+            snap = super().snapshot()
+            self._start_journal(snap.database)
+            return snap
+        self.commit()
+        self._read_changes()
+        return JournalSnapshot(database=self._base_image, aux=_copy_state(self.aux), rng_states=self._share_rngs(),
+                               now=self.clock.now(), world=self.identity, entities=dict(self._entity_rows))
+
     def restore(self, snap) -> None:
-        super().restore(snap)
+        """Return to a snapshot of this world; another world's (other seed, catalogue size or
+        official documents) is refused before anything changes: its rows would be mixed with
+        this world's catalogue, which is kept in memory (ValueError).
+
+        A :class:`JournalSnapshot` over this world's base image rewrites only the entity rows
+        that differ between now and then; any other snapshot replaces the whole image."""
+        self.check_snapshot(snap)
+        if isinstance(snap, JournalSnapshot) and snap.database is self._base_image:
+            self.rollback()
+            self.session.expunge_all()
+            self._read_changes()
+            self._write_entities(snap.entities)
+            self.aux = _copy_state(snap.aux)
+            self._rngs, self._shared_rngs = dict(snap.rng_states), set(snap.rng_states)
+            self.clock.set(snap.now)
+        else:
+            super().restore(snap)
+            self._start_journal(snap.database)
+            if isinstance(snap, JournalSnapshot):
+                self._write_entities(snap.entities)
         self.writes += 1  # the rows may differ from before the restore
+
+    def _start_journal(self, image: bytes) -> None:
+        """``image`` (what the database holds now) becomes the base that snapshots are told against."""
+        raw = self.sql()
+        raw.executescript(ENTITY_TRACKING)
+        raw.execute("DELETE FROM temp.entity_base")
+        raw.execute("DELETE FROM temp.entity_dirty")
+        raw.commit()
+        self._base_image, self._entity_rows = image, {}
+
+    def _read_changes(self) -> None:
+        """Bring ``_entity_rows`` up to date with the rows changed since the last look."""
+        raw = self.sql()
+        dirty = [row[0] for row in raw.execute("SELECT id FROM temp.entity_dirty")]
+        if not dirty:
+            return
+        for id_ in dirty:
+            self._entity_rows[id_] = raw.execute(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?",
+                                                 (id_,)).fetchone()
+        raw.execute("DELETE FROM temp.entity_dirty")
+        raw.commit()
+
+    def _base_row(self, id_: int) -> tuple | None:
+        raw = self.sql()
+        base = raw.execute("SELECT existed, tool_id, key, name, data FROM temp.entity_base WHERE id = ?",
+                           (id_,)).fetchone()
+        if base is None:  # never changed here: the row now is the base image's
+            return raw.execute(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?", (id_,)).fetchone()
+        return (id_, *base[1:]) if base[0] else None
+
+    def _write_entities(self, target: dict[int, tuple | None]) -> None:
+        """Make the entity rows those of ``target`` (the rows changed since the base image)."""
+        current = self._entity_rows
+        wanted = {}
+        for id_ in current.keys() | target.keys():
+            want = target[id_] if id_ in target else self._base_row(id_)
+            have = current[id_] if id_ in current else self._base_row(id_)
+            if want != have:
+                wanted[id_] = want
+        raw = self.sql()
+        # Every differing row goes first, then the wanted ones come in: a key moves between ids.
+        raw.executemany("DELETE FROM entities WHERE id = ?", [(id_,) for id_ in wanted])
+        raw.executemany(f"INSERT INTO entities ({ENTITY_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                        [row for row in wanted.values() if row is not None])
+        raw.execute("DELETE FROM temp.entity_dirty")
+        raw.commit()
+        self._entity_rows = dict(target)
 
     @staticmethod
     def _executing_error(api: ApiInfo, reason: str) -> str:

@@ -12,20 +12,51 @@ gspread-formatting make for the task's operations::
     GET  /v4/spreadsheets/{id}/values:batchGet      values.batchGet
     POST /v4/spreadsheets/{id}/values:batchUpdate   values.batchUpdate
     POST /v4/spreadsheets/{id}/values:batchClear    values.batchClear
+    POST /v4/spreadsheets/{id}/sheets/{sheetId}:copyTo  sheets.copyTo
 
 batchUpdate request types: updateCells, repeatCell, insertDimension, deleteDimension,
-appendDimension, updateSheetProperties, sortRange, mergeCells, unmergeCells, setBasicFilter,
-clearBasicFilter, addSheet, deleteSheet, updateSpreadsheetProperties (pivot tables are
-``pivotTable`` cells written with updateCells, as the API does). A request the service does
+appendDimension, updateSheetProperties (title, index, grid size, frozen rows and columns,
+hidden, tab color, gridlines), sortRange, mergeCells, unmergeCells, setBasicFilter,
+clearBasicFilter, addSheet, deleteSheet, duplicateSheet, updateSpreadsheetProperties (title,
+time zone, locale), addNamedRange, deleteNamedRange, addProtectedRange, deleteProtectedRange,
+updateDimensionProperties (hidden, pixel size), autoResizeDimensions, addDimensionGroup,
+deleteDimensionGroup, setDataValidation, copyPaste, cutPaste (pivot tables are
+``pivotTable`` cells written with updateCells, as the API does; notes and data validation
+rules are cell fields too). Named ranges stand for their range in A1 requests; strict data
+validation rules refuse the values they do not allow. A request the service does
 not know, or a malformed one, is answered with the API's error shape
 (``{"error": {"code": 400, "message": ..., "status": "INVALID_ARGUMENT"}}``) and the whole
-batch is rolled back, as in Sheets.
+batch is rolled back, as in Sheets; so is a body the API's JSON cannot hold (nesting past
+:data:`MAX_JSON_DEPTH`, a number that is no finite double, an int32 field out of range, a
+``userEnteredValue`` or ``userEnteredFormat`` not of its message's types). A fault of the
+simulation itself is a 500 ``INTERNAL`` in the same shape, also rolled back: no request
+raises, and none leaves a sheet unreadable.
 
-Simplifications (documented, deliberate): no dates (a date-like text stays text), number
-formats of the NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a
-currency prefix; merges keep the top-left value and clear the rest (as Sheets does); values.append
+Formulas (:mod:`~toolgym.worlds.sheets.formula`) are recalculated on read, only where a value
+they read changed, with Sheets' error values (``#REF!``, ``#DIV/0!``, ``#NAME?``, ``#VALUE!``,
+``#ERROR!``). Their work is priced before it is done: a change after which the spreadsheet's
+recalculation would exceed :data:`MAX_RECALCULATION_WORK` is refused (400), and a program's
+reads may cause at most :data:`MAX_PROGRAM_WORK` in all (then 429, as a quota). A formula
+holds at most ``formula.MAX_FORMULA_CHARS`` characters.
+
+Dates are serial numbers (days since 30 December 1899): a typed ``2020-01-01``, ``1/2/1999``
+or ``2020-01-01 13:45`` becomes one and gives its cell a DATE / DATE_TIME number format, which
+renders it (``dateTimeRenderOption`` FORMATTED_STRING too); a number typed with a currency
+sign, thousands separators or a percent sign gives its cell the CURRENCY / NUMBER / PERCENT
+format it was typed in (a cell's own number format stays). A GridRange of sheet 0 leaves its
+sheetId out, as the API's JSON leaves out every zero.
+
+Simplifications (documented, deliberate): dates are read in the en_US forms above only, and a
+formula over dates is not given a date format (Sheets infers one); number formats of the
+NUMBER / CURRENCY / PERCENT kinds with ``0``, ``0.00``, ``#,##0``, ``%`` and a currency prefix,
+and of the DATE / TIME / DATE_TIME kinds (``yyyy``, ``mm``, ``mmm``, ``d``, ``dddd``, ``h``,
+``mm`` as minutes, ``ss``, ``am/pm``); merges keep the top-left value and clear the rest (as Sheets does); values.append
 appends after the last non-empty row of the range's columns; a spreadsheet holds at most
-:data:`MAX_CELLS` cells (Sheets: ten million).
+:data:`MAX_CELLS` cells (Sheets: ten million); sheet ids are unique in the whole world, so a
+copied spreadsheet's sheets take new ids (Sheets keeps them); autoResizeDimensions estimates
+7 pixels a character; copyPaste pastes with NORMAL orientation only; strict validation checks
+lists, booleans and number conditions (other conditions are kept, not enforced); named
+ranges are not names inside formulas (``#NAME?``).
 """
 
 from __future__ import annotations
@@ -33,20 +64,30 @@ from __future__ import annotations
 import copy
 import math
 import re
+from datetime import datetime, timedelta
 from typing import Any
 from collections.abc import Callable
 from urllib.parse import unquote
 
 from sqlalchemy import delete, insert, select
 
-from toolgym.worlds.sheets.a1 import Bounds, RangeError, bounds_label, col_letters, parse_bounds, quote_title, split_sheet
-from toolgym.worlds.sheets.formula import FormulaError, evaluate
+from toolgym.worlds.sheets.a1 import (Bounds, RangeError, bounds_label, cell_label, col_letters, parse_bounds, quote_title,
+                                      split_sheet)
+from toolgym.worlds.sheets.formula import (MAX_FORMULA_CHARS, VALUE_WORK, FormulaError, Recalculation, SheetCells,
+                                           recalculation_work)
 from toolgym.worlds.sheets.models import Cell, Sheet, Spreadsheet
 
 #: Cells a simulated spreadsheet may hold in all its sheets.
 MAX_CELLS = 200_000
 #: Characters of one cell's text (Sheets' own limit).
 MAX_CELL_CHARS = 50_000
+#: Recalculation work (``formula.recalculation_work`` units, about a microsecond each) a
+#: spreadsheet may need: a change after which it would need more is refused (400).
+MAX_RECALCULATION_WORK = 400_000
+#: Recalculation work one program may cause in all (its reads after its writes); then 429.
+MAX_PROGRAM_WORK = 500_000
+#: Nesting of a request body's JSON (Google's own parser stops at 100).
+MAX_JSON_DEPTH = 100
 
 DEFAULT_FORMAT: dict = {
     "backgroundColor": {"red": 1, "green": 1, "blue": 1},
@@ -59,11 +100,27 @@ DEFAULT_FORMAT: dict = {
     "backgroundColorStyle": {"rgbColor": {"red": 1, "green": 1, "blue": 1}},
 }
 
+#: The theme of a new spreadsheet (Sheets' default: Arial, its six accents, text, background, link).
+SPREADSHEET_THEME: dict = {"primaryFontFamily": "Arial", "themeColors": [
+    {"colorType": kind, "color": {"rgbColor": rgb}} for kind, rgb in (
+        ("TEXT", {}), ("BACKGROUND", {"red": 1, "green": 1, "blue": 1}),
+        ("ACCENT1", {"red": 0.25882354, "green": 0.52156866, "blue": 0.95686275}),
+        ("ACCENT2", {"red": 0.91764706, "green": 0.2627451, "blue": 0.20784314}),
+        ("ACCENT3", {"red": 0.9843137, "green": 0.7372549, "blue": 0.015686275}),
+        ("ACCENT4", {"red": 0.20392157, "green": 0.65882355, "blue": 0.3254902}),
+        ("ACCENT5", {"red": 1, "green": 0.42745098, "blue": 0.003921569}),
+        ("ACCENT6", {"red": 0.27450982, "green": 0.7411765, "blue": 0.7764706}),
+        ("LINK", {"red": 0.06666667, "green": 0.33333334, "blue": 0.8}))]}
+OWNER_EMAIL = "agent@toolgym.iam.gserviceaccount.com"  # the account of the world's programs (drive.OWNER)
+#: The CellData fields the service stores (updateCells / repeatCell masks may name these only).
+CELL_DATA_FIELDS = ("userEnteredValue", "userEnteredFormat", "pivotTable", "note", "dataValidation", "*")
+
 
 class ApiError(Exception):
     """An error the API answers with ``{"error": {...}}``."""
 
-    STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT"}
+    STATUS = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT",
+              429: "RESOURCE_EXHAUSTED", 500: "INTERNAL"}
 
     def __init__(self, message: str, code: int = 400):
         super().__init__(message)
@@ -71,6 +128,63 @@ class ApiError(Exception):
 
     def payload(self) -> dict:
         return {"error": {"code": self.code, "message": str(self), "status": self.STATUS.get(self.code, "UNKNOWN")}}
+
+
+def next_modified_time(world, previous: str) -> str:
+    """A file's modifiedTime after a change: the world's clock, or a millisecond after the last
+    change when the clock has not moved since (Drive's times only ever grow)."""
+    from datetime import datetime, timedelta
+
+    now = world.clock.now()
+    try:
+        last = datetime.strptime(previous, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        last = None
+    if last is not None and now <= last:
+        now = last + timedelta(milliseconds=1)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def check_json(body: Any) -> None:
+    """Refuse a body the API's JSON cannot hold: nesting past :data:`MAX_JSON_DEPTH`, a number
+    that is no finite double (``1e400``, ``10**400``, NaN, Infinity)."""
+    pending = [(body, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError("Invalid JSON payload received. Nesting too deep.")
+        if isinstance(value, dict):
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise ApiError(f"Invalid JSON payload received. Number out of range: {_show(value)}")
+
+
+def _show(value: Any) -> str:
+    """A value in an error message, cut short (a 400-digit number is shown by its start)."""
+    if isinstance(value, int) and abs(value) >= 10 ** 30:
+        return f"a number of {int(value.bit_length() * 0.30103) + 1} digits"
+    return repr(value)[:100]
+
+
+def _integer(value: Any, name: str) -> int:
+    """An int32 field of a request (the API's JSON takes a number or a numeric string)."""
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and re.fullmatch(r"-?\d{1,12}", value.strip()):
+        number = int(value)
+    if number is None or not -2 ** 31 <= number < 2 ** 31:
+        raise ApiError(f"Invalid value at '{name}' (TYPE_INT32), {_show(value)}")
+    return number
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -89,6 +203,9 @@ def parse_user_entered(value: Any) -> dict | None:
         return {"formulaValue": text}
     if text.upper() in ("TRUE", "FALSE"):
         return {"boolValue": text.upper() == "TRUE"}
+    date = entered_date(text)
+    if date is not None:
+        return {"numberValue": _number_json(date[0])}
     stripped = text.strip()
     percent = stripped.endswith("%")
     core = stripped[:-1] if percent else stripped
@@ -97,8 +214,108 @@ def parse_user_entered(value: Any) -> dict | None:
     if core and any(ch.isdigit() for ch in core) and _NUMBER.match(core):
         number = float(core.replace(",", ""))
         number = number / 100 if percent else number
+        if not math.isfinite(number):  # '1e400' is no number Sheets can hold: it stays text
+            return {"stringValue": text}
         return {"numberValue": int(number) if number.is_integer() and abs(number) < 2 ** 53 else number}
     return {"stringValue": text}
+
+
+# -- dates ----------------------------------------------------------------------------------------
+#: Day 0 of Sheets' serial numbers (the 30th of December 1899; 1 January 1900 is 2).
+EPOCH = datetime(1899, 12, 30)
+_DATE_INPUTS = [  # what Sheets (locale en_US) reads as a date or date-time, and the format it gives the cell
+    (re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})"), ("y", "m", "d"), "yyyy-mm-dd"),
+    (re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})"), ("m", "d", "y"), "M/d/yyyy"),
+]
+_TIME_INPUT = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?")
+
+
+def entered_format(text: str) -> dict | None:
+    """The number format Sheets gives a cell when ``text`` is typed into it: a date's, or that of
+    a number typed with a currency sign, thousands separators or a percent sign."""
+    date = entered_date(text)
+    if date is not None:
+        return date[1]
+    value = parse_user_entered(text)
+    if not value or "numberValue" not in value:
+        return None
+    core = text.strip()
+    decimals = ".00" if "." in core else ""
+    if core.endswith("%"):
+        return {"type": "PERCENT", "pattern": f"0{decimals}%"}
+    if core.lstrip("-").startswith("$"):
+        return {"type": "CURRENCY", "pattern": f'"$"#,##0{decimals}'}
+    if "," in core:
+        return {"type": "NUMBER", "pattern": f"#,##0{decimals}"}
+    return None
+
+
+def entered_date(text: str) -> tuple[float, dict] | None:
+    """A typed date ('2020-01-01', '1/2/1999', with an optional time '13:45[:30]' or '1:45 PM')
+    as its serial number and the number format Sheets gives the cell; None for anything else."""
+    stripped = text.strip()
+    if len(stripped) > 40:
+        return None
+    for pattern, order, date_pattern in _DATE_INPUTS:
+        match = pattern.match(stripped)
+        if not match:
+            continue
+        parts = dict(zip(order, (int(g) for g in match.groups())))
+        rest = stripped[match.end():]
+        hour = minute = second = 0
+        if rest.strip():
+            time = _TIME_INPUT.fullmatch(rest.strip()) if rest[:1].isspace() else None
+            if time is None:
+                return None
+            hour, minute, second = int(time.group(1)), int(time.group(2)), int(time.group(3) or 0)
+            if time.group(4):
+                if not 1 <= hour <= 12:
+                    return None
+                hour = hour % 12 + (12 if time.group(4).lower() == "pm" else 0)
+        try:
+            moment = datetime(parts["y"], parts["m"], parts["d"], hour, minute, second)
+        except ValueError:
+            return None
+        serial = (moment - EPOCH).total_seconds() / 86400
+        if rest.strip():
+            return serial, {"type": "DATE_TIME", "pattern": f"{date_pattern} H:mm:ss"}
+        return serial, {"type": "DATE", "pattern": date_pattern}
+    return None
+
+
+_DATE_TOKEN = re.compile(r'"[^"]*"|\\.|yyyy|yy|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|ss|s|am/pm|a/p|.', re.IGNORECASE)
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December"]
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def format_date(value: float, pattern: str) -> str:
+    """A serial number under a date / time pattern (yyyy, mm, m, mmm, dd, d, ddd, h, hh, mm after
+    h as minutes, ss, am/pm; quoted text kept), as Sheets draws it."""
+    try:
+        moment = EPOCH + timedelta(days=value)
+    except OverflowError:
+        return format_number(value, None)
+    moment = moment.replace(microsecond=0) + timedelta(seconds=round(moment.microsecond / 1e6))
+    tokens = _DATE_TOKEN.findall(pattern[:200])
+    twelve = any(t.lower() in ("am/pm", "a/p") for t in tokens)
+    out = []
+    for i, token in enumerate(tokens):
+        low = token.lower()
+        after_hour = any(t.lower() in ("h", "hh") for t in tokens[max(0, i - 2):i])
+        before_second = any(t.lower() in ("s", "ss") for t in tokens[i + 1:i + 3])
+        hour = moment.hour % 12 or 12 if twelve else moment.hour
+        if low in ("m", "mm") and (after_hour or before_second):
+            out.append(f"{moment.minute:0{len(low)}d}")
+        else:
+            out.append({"yyyy": f"{moment.year:04d}", "yy": f"{moment.year % 100:02d}", "mmmm": _MONTHS[moment.month - 1],
+                        "mmm": _MONTHS[moment.month - 1][:3], "mm": f"{moment.month:02d}", "m": str(moment.month),
+                        "dddd": _DAYS[moment.weekday()], "ddd": _DAYS[moment.weekday()][:3],
+                        "dd": f"{moment.day:02d}", "d": str(moment.day), "hh": f"{hour:02d}", "h": str(hour),
+                        "ss": f"{moment.second:02d}", "s": str(moment.second),
+                        "am/pm": "AM" if moment.hour < 12 else "PM", "a/p": "a" if moment.hour < 12 else "p",
+                        }.get(low, token.strip('"').removeprefix("\\")))
+    return "".join(out)
 
 
 def parse_raw(value: Any) -> dict | None:
@@ -112,14 +329,51 @@ def parse_raw(value: Any) -> dict | None:
     return {"stringValue": str(value)}
 
 
+_VALUE_TYPES = {"numberValue": (int, float), "stringValue": str, "boolValue": bool, "formulaValue": str}
+
+
+def check_user_value(value: Any, name: str) -> dict | None:
+    """A cell's ``userEnteredValue`` as the API accepts it: one of its four kinds, of its type,
+    a finite number, text within Sheets' cell limit, a formula within the simulation's."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in _VALUE_TYPES:
+        raise ApiError(f"Invalid {name}: expected exactly one of {', '.join(_VALUE_TYPES)}, got {_show(value)}")
+    (kind, item), = value.items()
+    if not isinstance(item, _VALUE_TYPES[kind]) or (kind == "numberValue" and isinstance(item, bool)):
+        raise ApiError(f"Invalid value at '{name}.{kind}', {_show(item)}")
+    if kind == "numberValue":
+        try:
+            finite = math.isfinite(float(item))
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise ApiError(f"Invalid value at '{name}.{kind}': {_show(item)} is not a finite number")
+    if isinstance(item, str) and len(item) > MAX_CELL_CHARS:
+        raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters in a single cell.")
+    if kind == "formulaValue":
+        if not item.startswith("="):
+            raise ApiError(f"Invalid {name}.formulaValue: a formula starts with '='")
+        if len(item) > MAX_FORMULA_CHARS:
+            raise ApiError(f"Invalid {name}.formulaValue: the simulated Sheets API computes formulas of at most "
+                           f"{MAX_FORMULA_CHARS} characters (this one has {len(item)}).")
+    return value
+
+
 def _number_json(value: float) -> int | float:
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value
+
+
+DATE_KINDS = ("DATE", "TIME", "DATE_TIME")
 
 
 def format_number(value: float, number_format: dict | None) -> str:
     """A number as Sheets shows it under a NUMBER / CURRENCY / PERCENT pattern (else the General format)."""
     pattern = (number_format or {}).get("pattern", "")
     kind = (number_format or {}).get("type", "")
+    if kind in DATE_KINDS:
+        return format_date(value, pattern or {"DATE": "M/d/yyyy", "TIME": "h:mm:ss am/pm",
+                                              "DATE_TIME": "M/d/yyyy H:mm:ss"}[kind])
     if not pattern and kind in ("", "TEXT", "NUMBER_FORMAT_TYPE_UNSPECIFIED"):
         if float(value).is_integer() and abs(value) < 1e15:
             return str(int(value))
@@ -129,7 +383,7 @@ def format_number(value: float, number_format: dict | None) -> str:
     percent = pattern.endswith("%")
     prefix = re.match(r'^[^#0.]*', pattern).group(0).strip('"')
     body = pattern[len(re.match(r'^[^#0.]*', pattern).group(0)):].rstrip("%")
-    decimals = len(body.split(".")[1]) if "." in body else 0
+    decimals = min(len(body.split(".")[1]), 30) if "." in body else 0  # Sheets shows at most 30
     number = value * 100 if percent else value
     text = f"{abs(number):,.{decimals}f}" if "," in body else f"{abs(number):.{decimals}f}"
     sign = "-" if number < 0 and float(text.replace(",", "")) != 0 else ""
@@ -144,6 +398,118 @@ def _merge_dicts(base: dict, over: dict) -> dict:
         else:
             merged[key] = copy.deepcopy(value)
     return merged
+
+
+_COLOR = {"red": float, "green": float, "blue": float, "alpha": float}
+_COLOR_STYLE = {"rgbColor": _COLOR, "themeColor": str}
+_BORDER = {"style": str, "width": int, "color": _COLOR, "colorStyle": _COLOR_STYLE}
+#: The fields of the API's ``CellFormat`` message and their types (a dict: a nested message).
+CELL_FORMAT: dict = {
+    "numberFormat": {"type": str, "pattern": str},
+    "backgroundColor": _COLOR, "backgroundColorStyle": _COLOR_STYLE,
+    "borders": {"top": _BORDER, "bottom": _BORDER, "left": _BORDER, "right": _BORDER},
+    "padding": {"top": int, "right": int, "bottom": int, "left": int},
+    "horizontalAlignment": str, "verticalAlignment": str, "wrapStrategy": str, "textDirection": str,
+    "hyperlinkDisplayType": str,
+    "textFormat": {"foregroundColor": _COLOR, "foregroundColorStyle": _COLOR_STYLE, "fontFamily": str,
+                   "fontSize": int, "bold": bool, "italic": bool, "strikethrough": bool, "underline": bool,
+                   "link": {"uri": str}},
+    "textRotation": {"angle": int, "vertical": bool},
+}
+
+
+def check_message(value: Any, schema: dict, name: str) -> None:
+    """Refuse a value that is not the message ``schema`` describes, as the API's JSON parser
+    does (``Unknown name "x" at 'name': Cannot find field.``, ``Invalid value at 'name'``)."""
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise ApiError(f"Invalid value at '{name}', {_show(value)}: expected an object")
+    for key, item in value.items():
+        kind = schema.get(key)
+        path = f"{name}.{key}"
+        if kind is None:
+            raise ApiError(f'Invalid JSON payload received. Unknown name "{str(key)[:60]}" at \'{name}\': '
+                           f"Cannot find field.")
+        if isinstance(kind, dict):
+            check_message(item, kind, path)
+        elif kind is float:
+            if isinstance(item, bool) or not isinstance(item, (int, float)):
+                raise ApiError(f"Invalid value at '{path}' (TYPE_FLOAT), {_show(item)}")
+        elif kind is int:
+            _integer(item, path)
+        elif item is not None and not isinstance(item, kind):
+            raise ApiError(f"Invalid value at '{path}' ({'TYPE_BOOL' if kind is bool else 'TYPE_STRING'}), "
+                           f"{_show(item)}")
+
+
+_VALIDATION = {"condition": {"type": str, "values": {"userEnteredValue": str, "relativeDate": str}},
+               "inputMessage": str, "strict": bool, "showCustomUi": bool}
+
+
+def without_nulls(value: Any) -> Any:
+    """A message without its null fields (the API's JSON reads null as the field left out)."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
+def check_validation(rule: Any) -> None:
+    """A ``DataValidationRule`` of the API's shape (its condition's values a list of ConditionValue)."""
+    if not isinstance(rule, dict) or not isinstance(rule.get("condition"), dict):
+        raise ApiError("Invalid dataValidation: a condition is required.")
+    values = rule["condition"].get("values", [])
+    if not isinstance(values, list):
+        raise ApiError("Invalid value at 'dataValidation.condition.values': expected a list")
+    check_message({**rule, "condition": {k: v for k, v in rule["condition"].items() if k != "values"}}, _VALIDATION,
+                  "dataValidation")
+    for value in values:
+        check_message(value, _VALIDATION["condition"]["values"], "dataValidation.condition.values")
+
+
+def violates(rule: dict, value: Any) -> bool:
+    """Whether a strict rule refuses ``value`` (the conditions the service checks: lists and numbers)."""
+    condition = rule.get("condition", {})
+    kind, items = condition.get("type"), [v.get("userEnteredValue", "") for v in condition.get("values", [])]
+    if value is None or not rule.get("strict"):
+        return False
+    if kind == "ONE_OF_LIST":
+        return str(value) not in items
+    if kind == "BOOLEAN":
+        return not isinstance(value, bool)
+    numbers = []
+    for item in items:
+        try:
+            numbers.append(float(item))
+        except ValueError:
+            return False
+    if not isinstance(value, float) or isinstance(value, bool):
+        return kind is not None and kind.startswith("NUMBER_")
+    checks = {"NUMBER_GREATER": lambda: value > numbers[0], "NUMBER_GREATER_THAN_EQ": lambda: value >= numbers[0],
+              "NUMBER_LESS": lambda: value < numbers[0], "NUMBER_LESS_THAN_EQ": lambda: value <= numbers[0],
+              "NUMBER_EQ": lambda: value == numbers[0], "NUMBER_NOT_EQ": lambda: value != numbers[0],
+              "NUMBER_BETWEEN": lambda: numbers[0] <= value <= numbers[1],
+              "NUMBER_NOT_BETWEEN": lambda: not numbers[0] <= value <= numbers[1]}
+    try:
+        return kind in checks and not checks[kind]()
+    except IndexError:
+        return False
+
+
+def with_color_styles(fmt: dict | None) -> dict | None:
+    """A user format as Sheets stores it: each color also as its ``...Style`` (``backgroundColor``
+    -> ``backgroundColorStyle.rgbColor``, ``textFormat.foregroundColor`` likewise)."""
+    if not fmt:
+        return fmt
+    fmt = copy.deepcopy(fmt)
+    if isinstance(fmt.get("backgroundColor"), dict) and "backgroundColorStyle" not in fmt:
+        fmt["backgroundColorStyle"] = {"rgbColor": copy.deepcopy(fmt["backgroundColor"])}
+    text = fmt.get("textFormat")
+    if isinstance(text, dict) and isinstance(text.get("foregroundColor"), dict) and "foregroundColorStyle" not in text:
+        text["foregroundColorStyle"] = {"rgbColor": copy.deepcopy(text["foregroundColor"])}
+    return fmt
 
 
 def effective_format(user_format: dict | None) -> dict:
@@ -240,18 +606,42 @@ def filter_fields(value: Any, paths: list[list[str]]) -> Any:
     return kept
 
 
+def _trim_grid_data(result: dict) -> dict:
+    """A masked response's grid data without the cells the mask left empty at the ends of rows,
+    nor rows left empty at the end, as Sheets answers (``get_notes`` of a sheet without notes
+    reads ``[[]]``)."""
+    for sheet in result.get("sheets", []):
+        for data in sheet.get("data", []) if isinstance(sheet, dict) else []:
+            rows = data.get("rowData")
+            if not isinstance(rows, list):
+                continue
+            for row in rows:
+                values = row.get("values")
+                while values and values[-1] == {}:
+                    values.pop()
+                if values == []:
+                    del row["values"]
+            while rows and rows[-1] == {}:
+                rows.pop()
+            if not rows:
+                del data["rowData"]
+    return result
+
+
 # -- the grid of one sheet ------------------------------------------------------------------------
 class Grid:
-    """The cells of one sheet, loaded for one request: (row, col) -> [value, format, pivot]."""
+    """The cells of one sheet, loaded for one request: (row, col) -> [value, format, pivot, extra]."""
 
     def __init__(self, sheet: Sheet, cells: dict[tuple[int, int], list]):
         self.sheet = sheet
         self.cells = cells
+        #: The cells holding a formula (kept by ``put``, ``shift`` and ``crop``, the only writers).
+        self.formulas = {key for key, cell in cells.items() if cell[0] and "formulaValue" in cell[0]}
 
     def get(self, row: int, col: int) -> list:
-        return self.cells.get((row, col), [None, None, None])
+        return self.cells.get((row, col), [None, None, None, None])
 
-    def put(self, row: int, col: int, value: Any = ..., fmt: Any = ..., pivot: Any = ...) -> None:
+    def put(self, row: int, col: int, value: Any = ..., fmt: Any = ..., pivot: Any = ..., extra: Any = ...) -> None:
         cell = list(self.get(row, col))
         if value is not ...:
             cell[0] = value
@@ -259,10 +649,21 @@ class Grid:
             cell[1] = fmt or None
         if pivot is not ...:
             cell[2] = pivot
-        if cell == [None, None, None]:
+        if extra is not ...:
+            cell[3] = extra or None
+        if cell == [None, None, None, None]:
             self.cells.pop((row, col), None)
         else:
             self.cells[(row, col)] = cell
+        if cell[0] and "formulaValue" in cell[0]:
+            self.formulas.add((row, col))
+        else:
+            self.formulas.discard((row, col))
+
+    def crop(self, rows: int, cols: int) -> None:
+        """Drop the cells outside a grid of ``rows`` x ``cols``."""
+        self.cells = {k: v for k, v in self.cells.items() if k[0] < rows and k[1] < cols}
+        self.formulas = {k for k in self.formulas if k[0] < rows and k[1] < cols}
 
     def shift(self, dimension: str, start: int, delta: int) -> None:
         """Move every cell at or after ``start`` by ``delta`` rows (or columns); deleted ones vanish."""
@@ -276,6 +677,7 @@ class Grid:
                 key = (key[0] + delta, key[1]) if axis == 0 else (key[0], key[1] + delta)
             moved[key] = cell
         self.cells = moved
+        self.formulas = {key for key, cell in moved.items() if cell[0] and "formulaValue" in cell[0]}
 
 
 class SheetsService:
@@ -293,44 +695,68 @@ class SheetsService:
         self._grids: dict[int, Grid] = {}
         self._dirty: set[int] = set()
         self._effective: dict[int, dict] = {}
-        #: Requests still allowed (None: no limit); past it the service answers 429, as Sheets' quota does.
-        self.quota: int | None = None
+        # The last recalculation of each spreadsheet: the next one evaluates only what changed.
+        self._calculations: dict[str, Recalculation] = {}
+        self.quota = None
+
+    @property
+    def quota(self) -> int | None:
+        """Requests still allowed (None: no limit); past it the service answers 429, as Sheets'
+        quota does. Setting it (the env does, per program) also refills ``work_left``, the
+        recalculation work the program may still cause (:data:`MAX_PROGRAM_WORK`)."""
+        return self._quota
+
+    @quota.setter
+    def quota(self, requests: int | None) -> None:
+        self._quota = requests
+        self.work_left: int | None = None if requests is None else MAX_PROGRAM_WORK
 
     # -- entry point ------------------------------------------------------------------------
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, dict]:
-        self.requests += 1
-        self._sheet_lists: dict[str, list[Sheet]] = {}
-        if self.quota is not None:
-            if self.quota <= 0:
-                return 429, {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message":
-                                       "Quota exceeded: this program has made too many requests to the "
-                                       "simulated Sheets API."}}
-            self.quota -= 1
-        session = self.world.session
+        refused = self.spend_request()
+        if refused is not None:
+            return refused
+        # One request is one atomic call on the world; a failed one also drops the loaded grids.
         try:
-            result = self._route(method.upper(), path, query, body)
-            for sheet_id in self._dirty:
-                if sheet_id in self._grids:
-                    self._save(self._grids[sheet_id])
-            session.commit()
+            with self.world.atomic():
+                check_json(body)
+                result = self._route(method.upper(), path, query, body)
+                if method.upper() != "GET" and self._spreadsheet is not None:
+                    self.check_recalculation(self._spreadsheet)
+                    self._spreadsheet.modified_time = next_modified_time(self.world, self._spreadsheet.modified_time)
+                for sheet_id in self._dirty:
+                    if sheet_id in self._grids:
+                        self._save(self._grids[sheet_id])
             self._dirty.clear()
             return 200, result
         except ApiError as error:
-            session.rollback()
             self.forget()
             return error.code, error.payload()
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as error:
-            session.rollback()
             self.forget()
             return 400, ApiError(f"Invalid request: {type(error).__name__}: {str(error)[:200]}").payload()
+        except Exception:  # noqa: BLE001 - a fault of the simulation: Google's answer to its own faults
+            self.forget()
+            return 500, ApiError("Internal error encountered.", 500).payload()
         except BaseException:
-            session.rollback()
             self.forget()
             raise
+
+    def spend_request(self) -> tuple[int, dict] | None:
+        """Count one request (Sheets or Drive) against the quota; past it, the 429 to answer."""
+        self.requests += 1
+        self._sheet_lists: dict[str, list[Sheet]] = {}
+        if self._quota is not None:
+            if self._quota <= 0:
+                return 429, ApiError("Quota exceeded: this program has made too many requests to the simulated "
+                                     "Sheets API.", 429).payload()
+            self._quota -= 1
+        return None
 
     def forget(self) -> None:
         """Drop the loaded grids (after a failed request, or when the world's database was replaced)."""
         self._grids, self._dirty, self._effective, self._sheet_lists = {}, set(), {}, {}
+        self._calculations: dict[str, Recalculation] = {}
 
     _ROUTES = [
         ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)$"), "spreadsheets_get"),
@@ -342,15 +768,18 @@ class SheetsService:
         ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+):clear$"), "values_clear"),
         ("GET", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+)$"), "values_get"),
         ("PUT", re.compile(r"^/v4/spreadsheets/([^/:]+)/values/(.+)$"), "values_update"),
+        ("POST", re.compile(r"^/v4/spreadsheets/([^/:]+)/sheets/([^/:]+):copyTo$"), "sheet_copy_to"),
     ]
 
     def _route(self, method: str, path: str, query: dict, body: Any) -> dict:
+        self._spreadsheet = None
         for verb, pattern, name in self._ROUTES:
             match = pattern.match(path)
             if match and verb == method:
                 spreadsheet = self.world.session.get(Spreadsheet, unquote(match.group(1)))
                 if spreadsheet is None:
                     raise ApiError("Requested entity was not found.", 404)
+                self._spreadsheet = spreadsheet
                 args = [unquote(g) for g in match.groups()[1:]]
                 if body is not None and not isinstance(body, dict):
                     raise ApiError("Invalid JSON payload received. Expected an object.")
@@ -371,9 +800,9 @@ class SheetsService:
 
     def grid(self, sheet: Sheet) -> Grid:
         if sheet.sheet_id not in self._grids:
-            rows = self.world.session.execute(
-                select(Cell.row, Cell.col, Cell.value, Cell.format, Cell.pivot).where(Cell.sheet_id == sheet.sheet_id))
-            self._grids[sheet.sheet_id] = Grid(sheet, {(r, c): [v, f, p] for r, c, v, f, p in rows})
+            rows = self.world.session.execute(select(Cell.row, Cell.col, Cell.value, Cell.format, Cell.pivot, Cell.extra)
+                                              .where(Cell.sheet_id == sheet.sheet_id))
+            self._grids[sheet.sheet_id] = Grid(sheet, {(r, c): [v, f, p, e] for r, c, v, f, p, e in rows})
         return self._grids[sheet.sheet_id]
 
     def touch(self, grid: Grid) -> Grid:
@@ -385,8 +814,8 @@ class SheetsService:
     def _save(self, grid: Grid) -> None:
         session, sheet = self.world.session, grid.sheet
         session.execute(delete(Cell).where(Cell.sheet_id == sheet.sheet_id))
-        rows = [{"sheet_id": sheet.sheet_id, "row": r, "col": c, "value": v, "format": f, "pivot": p}
-                for (r, c), (v, f, p) in grid.cells.items()
+        rows = [{"sheet_id": sheet.sheet_id, "row": r, "col": c, "value": v, "format": f, "pivot": p, "extra": e}
+                for (r, c), (v, f, p, e) in grid.cells.items()
                 if r < sheet.row_count and c < sheet.column_count]
         if rows:
             session.execute(insert(Cell), rows)
@@ -404,6 +833,8 @@ class SheetsService:
         raise ApiError(f"Unable to parse range: {quote_title(title)}")
 
     def sheet_by_id(self, spreadsheet: Spreadsheet, sheet_id: Any) -> Sheet:
+        if sheet_id is not None:
+            sheet_id = _integer(sheet_id, "sheetId")
         for sheet in self.sheets(spreadsheet):
             if sheet.sheet_id == (sheet_id or 0) or (sheet_id is None and sheet.index == 0):
                 return sheet
@@ -421,6 +852,9 @@ class SheetsService:
             try:
                 bounds = parse_bounds(cells)
             except RangeError:
+                named = next((n for n in spreadsheet.named_ranges if n["name"].lower() == cells.lower()), None)
+                if named is not None:  # a named range's name stands for its range (after a sheet's name too)
+                    return self.grid_range(spreadsheet, named["range"])
                 if title is None:  # 'Sheet1' alone is a sheet's name
                     sheet, bounds = self.sheet_by_title(spreadsheet, cells), None
                 else:
@@ -438,8 +872,10 @@ class SheetsService:
         if not isinstance(value, dict):
             raise ApiError("Invalid GridRange: expected an object")
         sheet = self.sheet_by_id(spreadsheet, value.get("sheetId", 0))
-        rect = (int(value.get("startRowIndex", 0)), int(value.get("endRowIndex", sheet.row_count)),
-                int(value.get("startColumnIndex", 0)), int(value.get("endColumnIndex", sheet.column_count)))
+        rect = (_integer(value.get("startRowIndex", 0), "startRowIndex"),
+                _integer(value.get("endRowIndex", sheet.row_count), "endRowIndex"),
+                _integer(value.get("startColumnIndex", 0), "startColumnIndex"),
+                _integer(value.get("endColumnIndex", sheet.column_count), "endColumnIndex"))
         if rect[0] < 0 or rect[2] < 0 or rect[1] < rect[0] or rect[3] < rect[2]:
             raise ApiError(f"Invalid GridRange: {value}")
         if rect[1] > sheet.row_count or rect[3] > sheet.column_count:
@@ -455,74 +891,102 @@ class SheetsService:
 
     # -- effective values ---------------------------------------------------------------------
     def effective(self, sheet: Sheet) -> dict[tuple[int, int], Any]:
-        """(row, col) -> effective value (float, str, bool, FormulaError) of every non-empty cell."""
-        if sheet.sheet_id in self._effective:
-            return self._effective[sheet.sheet_id]
-        grid = self.grid(sheet)
-        values: dict[tuple[int, int], Any] = {}
-        self._effective[sheet.sheet_id] = values
-        pending: set[tuple[int, int]] = set()
-        spreadsheet_id = sheet.spreadsheet_id
+        """(row, col) -> effective value (float, str, bool, FormulaError) of every non-empty cell.
 
-        def value_of(key: tuple[int, int]) -> Any:
-            if key in values:
-                return values[key]
-            user = grid.cells.get(key, [None])[0]
-            if user is None:
-                return None
-            if "formulaValue" in user:
-                if key in pending:
-                    return FormulaError("#REF!")
-                pending.add(key)
-                result = evaluate(user["formulaValue"], resolve)
-                pending.discard(key)
-            else:
-                result = _user_value(user)
-            values[key] = result
-            return result
+        The whole spreadsheet is recalculated at once (formulas may read other sheets); its
+        work is priced first and charged to the program's allowance (429 when spent)."""
+        if sheet.sheet_id not in self._effective:
+            spreadsheet = self.world.session.get(Spreadsheet, sheet.spreadsheet_id)
+            cells = self._sheet_cells(spreadsheet)
+            calculation = Recalculation(cells, self._calculations.get(spreadsheet.id))
+            work = calculation.work + self._pivot_work(spreadsheet)
+            if self.work_left is not None:
+                if work > self.work_left:
+                    raise ApiError("Quota exceeded: this program's formulas need more recalculation than the "
+                                   "simulated Sheets API allows one program.", 429)
+                self.work_left -= work
+            calculation.run()
+            self._calculations[spreadsheet.id] = calculation
+            for sheet_id, sheet_cells in cells.items():
+                self._effective[sheet_id] = dict(sheet_cells.values)
+            self._add_pivots(spreadsheet)
+        return self._effective[sheet.sheet_id]
 
-        def resolve(title: str | None, r1: int, r2: int | None, c1: int, c2: int | None) -> list[list[Any]]:
-            if title is not None and title.lower() != sheet.title.lower():
-                other = self.sheet_by_title(self.world.session.get(Spreadsheet, spreadsheet_id), title)
-                other_values = self.effective(other)
-                r2 = other.row_count if r2 is None else r2
-                c2 = other.column_count if c2 is None else c2
-                return [[other_values.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
-            r2 = sheet.row_count if r2 is None else r2
-            c2 = sheet.column_count if c2 is None else c2
-            if (r2 - r1) * (c2 - c1) > MAX_CELLS:
-                raise RangeError("too large")
-            return [[value_of((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+    def _sheet_cells(self, spreadsheet: Spreadsheet) -> dict[int, SheetCells]:
+        """Every sheet's plain values and formulas, as :func:`recalculate` takes them."""
+        cells = {}
+        for sheet in self.sheets(spreadsheet):
+            grid = self.grid(sheet)
+            values, formulas = {}, {}
+            for key, (user, *_) in grid.cells.items():
+                if user is None or key[0] >= sheet.row_count or key[1] >= sheet.column_count:
+                    continue
+                if key in grid.formulas:
+                    formulas[key] = user["formulaValue"]
+                else:
+                    values[key] = _user_value(user)
+            cells[sheet.sheet_id] = SheetCells(sheet.title, sheet.row_count, sheet.column_count, values, formulas)
+        return cells
 
-        try:
-            for key in sorted(grid.cells):
-                value_of(key)
-        except ApiError:
-            raise
-        for (row, col), cell in sorted(grid.cells.items()):
-            if cell[2]:
-                for (r, c), v in self.pivot_output(sheet, cell[2]).items():
-                    if row + r < sheet.row_count and col + c < sheet.column_count:
-                        values[(row + r, col + c)] = v
-        for key in [k for k, v in values.items() if v is None]:
-            del values[key]
-        return values
+    def check_recalculation(self, spreadsheet: Spreadsheet) -> None:
+        """Refuse a change after which the spreadsheet's recalculation would exceed its budget.
 
-    def pivot_output(self, sheet: Sheet, pivot: dict) -> dict[tuple[int, int], Any]:
-        """The cells a pivot table shows, relative to its anchor (see ``pivot_table``)."""
-        spreadsheet = self.world.session.get(Spreadsheet, sheet.spreadsheet_id)
+        Priced from the formulas alone (and a unit per cell): a write does not read every value."""
+        formulas, cells = {}, 0
+        for sheet in self.sheets(spreadsheet):
+            grid = self.grid(sheet)
+            cells += len(grid.cells)
+            formulas[sheet.sheet_id] = SheetCells(sheet.title, sheet.row_count, sheet.column_count, {}, {
+                key: grid.cells[key][0]["formulaValue"] for key in grid.formulas
+                if key[0] < sheet.row_count and key[1] < sheet.column_count})
+        pivots = self._pivot_work(spreadsheet)
+        if not pivots and not any(sheet.formulas for sheet in formulas.values()) and cells <= MAX_CELLS:
+            return  # plain values alone never exceed the budget (a spreadsheet holds at most MAX_CELLS)
+        work = recalculation_work(formulas) + VALUE_WORK * cells + pivots
+        if work > MAX_RECALCULATION_WORK:
+            raise ApiError(f"The spreadsheet's formulas would need {work:,} units of recalculation work; the "
+                           f"simulated Sheets API computes at most {MAX_RECALCULATION_WORK:,} per spreadsheet. "
+                           f"Use fewer, shorter or smaller-ranged formulas.")
+
+    def _pivots(self, spreadsheet: Spreadsheet):
+        for sheet in self.sheets(spreadsheet):
+            for (row, col), cell in sorted((key, cell) for key, cell in self.grid(sheet).cells.items() if cell[2]):
+                yield sheet, row, col, cell[2]
+
+    def _pivot_work(self, spreadsheet: Spreadsheet) -> int:
+        work = 0
+        for _, _, _, pivot in self._pivots(spreadsheet):
+            try:
+                _, (r1, r2, c1, c2) = self.grid_range(spreadsheet, pivot.get("source", {}))
+            except ApiError:
+                continue
+            work += (r2 - r1) * (c2 - c1) * (1 + len(pivot.get("values", [])))
+        return work
+
+    def _add_pivots(self, spreadsheet: Spreadsheet) -> None:
+        for sheet, row, col, pivot in list(self._pivots(spreadsheet)):
+            values = self._effective[sheet.sheet_id]
+            for (r, c), v in self.pivot_output(spreadsheet, pivot).items():
+                if row + r < sheet.row_count and col + c < sheet.column_count:
+                    values[(row + r, col + c)] = v
+            for key in [k for k, v in values.items() if v is None]:
+                del values[key]
+
+    def pivot_output(self, spreadsheet: Spreadsheet, pivot: dict) -> dict[tuple[int, int], Any]:
+        """The cells a pivot table shows, relative to its anchor (see ``pivot_table``); a
+        source that no longer fits (columns deleted since) shows ``#REF!``."""
         try:
             source_sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, pivot.get("source", {}))
-        except ApiError:
-            return {(0, 0): FormulaError("#REF!")}
-        source = self.effective(source_sheet) if source_sheet.sheet_id != sheet.sheet_id else {
-            k: v for k, v in self._effective[sheet.sheet_id].items()}
-        table = [[source.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
-        return pivot_table(table, pivot)
+            source = self._effective[source_sheet.sheet_id]
+            table = [[source.get((r, c)) for c in range(c1, c2)] for r in range(r1, r2)]
+            return pivot_table(table, pivot)
+        except Exception:  # noqa: BLE001 - a definition that no longer fits its source must not stop reads
+            return {(0, 0): FormulaError("#REF!", "The pivot table's source range is not valid.")}
 
     # -- values.* --------------------------------------------------------------------------------
-    def render(self, sheet: Sheet, row: int, col: int, option: str) -> Any:
-        """One cell's value as values.get answers it (None: empty)."""
+    def render(self, sheet: Sheet, row: int, col: int, option: str, dates: str = "SERIAL_NUMBER") -> Any:
+        """One cell's value as values.get answers it (None: empty); ``dates`` is the
+        dateTimeRenderOption of unformatted values (a date cell's text with FORMATTED_STRING)."""
         grid, values = self.grid(sheet), self.effective(sheet)
         user = grid.get(row, col)[0]
         if option == "FORMULA" and user is not None and "formulaValue" in user:
@@ -533,15 +997,19 @@ class SheetsService:
         if isinstance(value, FormulaError):
             return str(value)
         if option in ("UNFORMATTED_VALUE", "FORMULA"):
+            number_format = (grid.get(row, col)[1] or {}).get("numberFormat") or {}
+            if dates == "FORMATTED_STRING" and isinstance(value, float) and number_format.get("type") in DATE_KINDS:
+                return formatted(value, grid.get(row, col)[1])
             return _number_json(value) if isinstance(value, float) else value
         return formatted(value, grid.get(row, col)[1])
 
-    def value_range(self, sheet: Sheet, rect: tuple[int, int, int, int], option: str, major: str) -> dict:
+    def value_range(self, sheet: Sheet, rect: tuple[int, int, int, int], option: str, major: str,
+                    dates: str = "SERIAL_NUMBER") -> dict:
         r1, r2, c1, c2 = rect
         by_row: dict[int, dict[int, Any]] = {}
         for (r, c) in self.effective(sheet):  # only the cells that hold something
             if r1 <= r < r2 and c1 <= c < c2:
-                by_row.setdefault(r, {})[c] = self.render(sheet, r, c, option)
+                by_row.setdefault(r, {})[c] = self.render(sheet, r, c, option, dates)
         rows = []
         for r in range(r1, max(by_row, default=r1 - 1) + 1):
             cells = by_row.get(r, {})
@@ -561,7 +1029,8 @@ class SheetsService:
     def values_get(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
         sheet, rect = self.a1(spreadsheet, range_)
         return self.value_range(sheet, rect, _param(query, "valueRenderOption", "FORMATTED_VALUE"),
-                                _param(query, "majorDimension", "ROWS"))
+                                _param(query, "majorDimension", "ROWS"), _param(query, "dateTimeRenderOption",
+                                                                                "SERIAL_NUMBER"))
 
     def values_batch_get(self, spreadsheet, query: dict, body: dict) -> dict:
         ranges = query.get("ranges", [])
@@ -569,7 +1038,8 @@ class SheetsService:
         value_ranges = []
         for text in ranges:
             sheet, rect = self.a1(spreadsheet, text)
-            value_ranges.append(self.value_range(sheet, rect, option, major))
+            value_ranges.append(self.value_range(sheet, rect, option, major,
+                                                 _param(query, "dateTimeRenderOption", "SERIAL_NUMBER")))
         return {"spreadsheetId": spreadsheet.id, "valueRanges": value_ranges}
 
     def write_values(self, spreadsheet, range_: str, values: Any, input_option: str, major: str = "ROWS",
@@ -587,8 +1057,12 @@ class SheetsService:
             sheet, r1, c1 = start
             r2, c2 = r1 + len(values), c1 + max((len(r) for r in values), default=0)
         height, width = len(values), max((len(r) for r in values), default=0)
-        if height > max(r2 - r1, 1) and ":" in range_.rpartition("!")[2] and start is None:
-            raise ApiError(f"Requested writing within range [{range_}], but tried writing to row [{r1 + height}]")
+        if ":" in range_.rpartition("!")[2] and start is None:
+            if height > max(r2 - r1, 1):
+                raise ApiError(f"Requested writing within range [{range_}], but tried writing to row [{r1 + height}]")
+            if width > max(c2 - c1, 1):
+                raise ApiError(f"Requested writing within range [{range_}], but tried writing to column "
+                               f"[{col_letters(c1 + width - 1)}]")
         if r1 + height > sheet.row_count or c1 + width > sheet.column_count:
             raise ApiError(f"Range ({quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}) "
                            f"exceeds grid limits. Max rows: {sheet.row_count}, max columns: {sheet.column_count}")
@@ -606,7 +1080,16 @@ class SheetsService:
                 if isinstance(value, str) and len(value) > MAX_CELL_CHARS:
                     raise ApiError(f"Your input contains more than the maximum of {MAX_CELL_CHARS} characters "
                                    f"in a single cell.")
-                grid.put(r1 + i, c1 + j, value=parse(value))
+                user = check_user_value(parse(value), f"values[{i}][{j}]")
+                typed = entered_format(value) if input_option == "USER_ENTERED" and isinstance(value, str) else None
+                fmt = grid.get(r1 + i, c1 + j)[1]
+                if typed is not None and not (fmt or {}).get("numberFormat"):  # '1/2/1999', '$5', '1,000', '5%'
+                    grid.put(r1 + i, c1 + j, fmt={**(fmt or {}), "numberFormat": typed})
+                rule = (grid.get(r1 + i, c1 + j)[3] or {}).get("dataValidation")
+                if rule and user and "formulaValue" not in user and violates(rule, _user_value(user)):
+                    raise ApiError(f"Invalid value at {cell_label(r1 + i, c1 + j)}: {_show(value)} violates the "
+                                   f"cell's data validation rule.")
+                grid.put(r1 + i, c1 + j, value=user)
                 updated += 1
         label = f"{quote_title(sheet.title)}!{bounds_label(r1, r1 + max(height, 1), c1, c1 + max(width, 1))}"
         return {"spreadsheetId": spreadsheet.id, "updatedRange": label, "updatedRows": height,
@@ -630,7 +1113,10 @@ class SheetsService:
         responses = [self.write_values(spreadsheet, item["range"], item.get("values", []), option,
                                        item.get("majorDimension", "ROWS")) for item in body.get("data", [])]
         return {"spreadsheetId": spreadsheet.id, "totalUpdatedCells": sum(r["updatedCells"] for r in responses),
-                "totalUpdatedRows": sum(r["updatedRows"] for r in responses), "responses": responses}
+                "totalUpdatedRows": sum(r["updatedRows"] for r in responses),
+                "totalUpdatedColumns": sum(r["updatedColumns"] for r in responses),
+                "totalUpdatedSheets": len({r["updatedRange"].rpartition("!")[0] for r in responses}),
+                "responses": responses}
 
     def values_append(self, spreadsheet, range_: str, query: dict, body: dict) -> dict:
         sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_)
@@ -660,7 +1146,10 @@ class SheetsService:
         table = f"{quote_title(sheet.title)}!{bounds_label(r1, max(last + 1, r1 + 1), c1, max(c2, c1 + 1))}"
         updates = self.write_values(spreadsheet, range_, values, _param(query, "valueInputOption", ""),
                                     body.get("majorDimension", "ROWS"), start=(sheet, target, c1))
-        return {"spreadsheetId": spreadsheet.id, "tableRange": table, "updates": updates}
+        result = {"spreadsheetId": spreadsheet.id, "updates": updates}
+        if last >= r1:  # the API names the table it appended to, when there was one
+            result["tableRange"] = table
+        return result
 
     def clear_range(self, spreadsheet, range_: str) -> str:
         sheet, (r1, r2, c1, c2) = self.a1(spreadsheet, range_)
@@ -684,22 +1173,47 @@ class SheetsService:
             grid["frozenRowCount"] = sheet.frozen_rows
         if sheet.frozen_columns:
             grid["frozenColumnCount"] = sheet.frozen_columns
-        return {"sheetId": sheet.sheet_id, "title": sheet.title, "index": sheet.index, "sheetType": "GRID",
-                "gridProperties": grid}
+        if sheet.hide_gridlines:
+            grid["hideGridlines"] = True
+        properties = {"sheetId": sheet.sheet_id, "title": sheet.title, "index": sheet.index, "sheetType": "GRID",
+                      "gridProperties": grid}
+        if sheet.hidden:
+            properties["hidden"] = True
+        if sheet.tab_color:
+            properties["tabColor"] = copy.deepcopy(sheet.tab_color.get("rgbColor", {}))
+            properties["tabColorStyle"] = copy.deepcopy(sheet.tab_color)
+        return properties
 
     def sheet_resource(self, sheet: Sheet, rects: list[tuple[int, int, int, int]] | None) -> dict:
         resource: dict = {"properties": self.sheet_properties(sheet)}
         if sheet.merges:
-            resource["merges"] = [{"sheetId": sheet.sheet_id, **m} for m in sheet.merges]
+            resource["merges"] = [grid_range_json({"sheetId": sheet.sheet_id, **m}) for m in sheet.merges]
         if sheet.basic_filter:
             resource["basicFilter"] = _with_sheet(sheet.basic_filter, sheet.sheet_id)
+        if sheet.protected_ranges:
+            resource["protectedRanges"] = [_with_sheet(p, sheet.sheet_id) for p in sheet.protected_ranges]
+        for kind, dimension in (("rowGroups", "ROWS"), ("columnGroups", "COLUMNS")):
+            groups = [{"range": {"sheetId": sheet.sheet_id, "dimension": dimension, "startIndex": g["startIndex"],
+                                 "endIndex": g["endIndex"]}, "depth": g["depth"], **({"collapsed": True}
+                                                                                    if g.get("collapsed") else {})}
+                      for g in sheet.groups if g["dimension"] == dimension]
+            if groups:
+                resource[kind] = groups
         if rects is not None:
             resource["data"] = [self.grid_data(sheet, rect) for rect in rects]
         return resource
 
+    def dimension_metadata(self, sheet: Sheet, dimension: str, start: int, end: int) -> list[dict]:
+        """rowMetadata / columnMetadata: each row 21 pixels and each column 100 unless set."""
+        default = 21 if dimension == "ROWS" else 100
+        changed = (sheet.dimensions or {}).get(dimension, {})
+        return [{"pixelSize": changed.get(str(i), {}).get("pixelSize", default),
+                 **({"hiddenByUser": True} if changed.get(str(i), {}).get("hiddenByUser") else {})}
+                for i in range(start, end)]
+
     def cell_data(self, sheet: Sheet, row: int, col: int) -> dict:
         grid, values = self.grid(sheet), self.effective(sheet)
-        user, fmt, pivot = grid.get(row, col)
+        user, fmt, pivot, extra = grid.get(row, col)
         data: dict = {}
         if user is not None:
             data["userEnteredValue"] = user
@@ -712,6 +1226,7 @@ class SheetsService:
         data["effectiveFormat"] = effective_format(fmt)
         if pivot:
             data["pivotTable"] = _with_sheet(pivot, None)
+        data.update(copy.deepcopy(extra or {}))
         return data
 
     def grid_data(self, sheet: Sheet, rect: tuple[int, int, int, int]) -> dict:
@@ -725,10 +1240,16 @@ class SheetsService:
             raise ApiError("The requested grid data is too large.")
         rows = [{"values": [self.cell_data(sheet, r, c) for c in range(c1, max(last_col, c1 + 1))]}
                 for r in range(r1, last_row)]
-        return {"startRow": r1, "startColumn": c1, "rowData": rows}
+        return {"startRow": r1, "startColumn": c1, "rowData": rows,
+                "rowMetadata": self.dimension_metadata(sheet, "ROWS", r1, r2),
+                "columnMetadata": self.dimension_metadata(sheet, "COLUMNS", c1, c2)}
 
     def spreadsheets_get(self, spreadsheet, query: dict, body: dict) -> dict:
-        include = _param(query, "includeGridData", "false").lower() == "true"
+        fields = _param(query, "fields", "")
+        paths = parse_fields(fields) if fields else []
+        # A mask naming sheets.data asks for the grid data, as includeGridData does.
+        include = _param(query, "includeGridData", "false").lower() == "true" or any(
+            path[:2] in (["sheets", "data"], ["sheets", "*"], ["*"]) for path in paths)
         wanted: dict[int, list] = {}
         for text in query.get("ranges", []):
             sheet, rect = self.a1(spreadsheet, text)
@@ -743,11 +1264,13 @@ class SheetsService:
             sheets.append(self.sheet_resource(sheet, rects))
         result = {"spreadsheetId": spreadsheet.id,
                   "properties": {"title": spreadsheet.title, "locale": spreadsheet.locale, "autoRecalc": "ON_CHANGE",
-                                 "timeZone": spreadsheet.time_zone, "defaultFormat": copy.deepcopy(DEFAULT_FORMAT)},
+                                 "timeZone": spreadsheet.time_zone, "defaultFormat": copy.deepcopy(DEFAULT_FORMAT),
+                                 "spreadsheetTheme": copy.deepcopy(SPREADSHEET_THEME)},
                   "sheets": sheets,
                   "spreadsheetUrl": f"https://docs.google.com/spreadsheets/d/{spreadsheet.id}/edit"}
-        fields = _param(query, "fields", "")
-        return filter_fields(result, parse_fields(fields)) if fields else result
+        if spreadsheet.named_ranges:
+            result["namedRanges"] = [{**n, "range": grid_range_json(n["range"])} for n in spreadsheet.named_ranges]
+        return _trim_grid_data(filter_fields(result, paths)) if paths else result
 
     # -- spreadsheets.batchUpdate ------------------------------------------------------------------
     def batch_update(self, spreadsheet, query: dict, body: dict) -> dict:
@@ -778,6 +1301,16 @@ class SheetsService:
         for path in parse_fields(spec.get("fields", "")):
             if path == ["title"] or path == ["*"]:
                 spreadsheet.title = str(props.get("title", spreadsheet.title))
+            if path == ["timeZone"] or path == ["*"] and "timeZone" in props:
+                zone = props.get("timeZone")
+                if not isinstance(zone, str) or not re.fullmatch(r"[A-Za-z_]+(/[A-Za-z0-9_+-]+){0,2}", zone):
+                    raise ApiError(f"Invalid timeZone: {_show(zone)}")
+                spreadsheet.time_zone = zone
+            if path == ["locale"] or path == ["*"] and "locale" in props:
+                locale = props.get("locale")
+                if not isinstance(locale, str) or not re.fullmatch(r"[a-z]{2,3}(_[A-Z]{2})?", locale):
+                    raise ApiError(f"Invalid locale: {_show(locale)}")
+                spreadsheet.locale = locale
 
     def req_updateSheetProperties(self, spreadsheet, spec):
         props = spec.get("properties", {})
@@ -793,20 +1326,33 @@ class SheetsService:
                 if not title or any(s.title.lower() == title.lower() and s is not sheet for s in self.sheets(spreadsheet)):
                     raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
                 sheet.title = title
+            if name in ("hidden", "*"):
+                hidden = bool(props.get("hidden", False))
+                if hidden and all(s.hidden or s is sheet for s in self.sheets(spreadsheet)):
+                    raise ApiError("You can't hide all the sheets in a document.")
+                sheet.hidden = hidden
+            if name in ("tabColor", "tabColorStyle") or (name == "*" and ("tabColor" in props
+                                                                         or "tabColorStyle" in props)):
+                style = props.get("tabColorStyle") if "tabColorStyle" in props else {"rgbColor": props.get("tabColor")}
+                check_message(style, _COLOR_STYLE, name)
+                sheet.tab_color = copy.deepcopy(style) if style and (style.get("rgbColor") or
+                                                                     style.get("themeColor")) else None
+            if name in ("gridProperties", "*", "gridProperties.hideGridlines"):
+                sheet.hide_gridlines = bool(grid_props.get("hideGridlines", False))
             if name in ("index", "*") and "index" in props:
-                self._move_sheet(spreadsheet, sheet, int(props["index"]))
+                self._move_sheet(spreadsheet, sheet, _integer(props["index"], "index"))
             if name in ("gridProperties", "*", "gridProperties.rowCount", "gridProperties.columnCount"):
-                rows = int(grid_props.get("rowCount", sheet.row_count))
-                cols = int(grid_props.get("columnCount", sheet.column_count))
+                rows = _integer(grid_props.get("rowCount", sheet.row_count), "gridProperties.rowCount")
+                cols = _integer(grid_props.get("columnCount", sheet.column_count), "gridProperties.columnCount")
                 if name == "gridProperties.rowCount":
                     cols = sheet.column_count
                 if name == "gridProperties.columnCount":
                     rows = sheet.row_count
                 self._resize(spreadsheet, sheet, rows, cols)
             if name in ("gridProperties", "*", "gridProperties.frozenRowCount"):
-                sheet.frozen_rows = int(grid_props.get("frozenRowCount", 0))
+                sheet.frozen_rows = _integer(grid_props.get("frozenRowCount", 0), "gridProperties.frozenRowCount")
             if name in ("gridProperties", "*", "gridProperties.frozenColumnCount"):
-                sheet.frozen_columns = int(grid_props.get("frozenColumnCount", 0))
+                sheet.frozen_columns = _integer(grid_props.get("frozenColumnCount", 0), "gridProperties.frozenColumnCount")
             if sheet.frozen_rows < 0 or sheet.frozen_columns < 0 or sheet.frozen_rows >= sheet.row_count \
                     or sheet.frozen_columns >= sheet.column_count:
                 raise ApiError("Invalid frozen row or column count.")
@@ -816,7 +1362,7 @@ class SheetsService:
             raise ApiError("Invalid grid size: a sheet needs at least one row and one column.")
         self.check_size(spreadsheet, rows * cols - sheet.row_count * sheet.column_count)
         grid = self.touch(self.grid(sheet))
-        grid.cells = {k: v for k, v in grid.cells.items() if k[0] < rows and k[1] < cols}
+        grid.crop(rows, cols)
         sheet.merges = [m for m in sheet.merges if m["endRowIndex"] <= rows and m["endColumnIndex"] <= cols]
         sheet.row_count, sheet.column_count = rows, cols
 
@@ -835,11 +1381,14 @@ class SheetsService:
         if any(s.title.lower() == title.lower() for s in sheets):
             raise ApiError(f"A sheet with the name \"{title}\" already exists. Please enter another name.")
         grid = props.get("gridProperties", {})
-        rows, cols = int(grid.get("rowCount", 1000)), int(grid.get("columnCount", 26))
+        rows = _integer(grid.get("rowCount", 1000), "gridProperties.rowCount")
+        cols = _integer(grid.get("columnCount", 26), "gridProperties.columnCount")
         if rows < 1 or cols < 1:
             raise ApiError("Invalid grid size.")
         self.check_size(spreadsheet, rows * cols)
-        sheet_id = int(props.get("sheetId", spreadsheet.next_sheet_id + _sheet_id_base(spreadsheet.id)))
+        sheet_id = _integer(props.get("sheetId", spreadsheet.next_sheet_id + _sheet_id_base(spreadsheet.id)), "sheetId")
+        if sheet_id < 0:
+            raise ApiError(f"Invalid sheetId: {sheet_id} (a sheet id is not negative)")
         if self.world.session.get(Sheet, sheet_id) is not None:
             raise ApiError(f"A sheet with the id {sheet_id} already exists.")
         spreadsheet.next_sheet_id += 1
@@ -849,7 +1398,7 @@ class SheetsService:
         self.world.session.flush()
         self._sheet_lists = {}
         if "index" in props:
-            self._move_sheet(spreadsheet, sheet, int(props["index"]))
+            self._move_sheet(spreadsheet, sheet, _integer(props["index"], "index"))
         return {"addSheet": {"properties": self.sheet_properties(sheet)}}
 
     def req_deleteSheet(self, spreadsheet, spec):
@@ -872,9 +1421,9 @@ class SheetsService:
         dimension = spec.get("dimension")
         if dimension not in ("ROWS", "COLUMNS"):
             raise ApiError("Invalid dimension: must be ROWS or COLUMNS")
-        start, end = int(spec.get("startIndex", 0)), spec.get("endIndex")
+        start, end = _integer(spec.get("startIndex", 0), "startIndex"), spec.get("endIndex")
         limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
-        end = limit if end is None else int(end)
+        end = limit if end is None else _integer(end, "endIndex")
         if start < 0 or end <= start:
             raise ApiError(f"Invalid dimension range: startIndex {start}, endIndex {end}")
         return sheet, dimension, start, end
@@ -959,12 +1508,12 @@ class SheetsService:
             def targets(title: str | None, sheet=sheet) -> bool:
                 return sheet is changed if title is None else title.lower() == changed.title.lower()
 
-            for key, cell in list(grid.cells.items()):
-                if cell[0] and "formulaValue" in cell[0]:
-                    new = shift_references(cell[0]["formulaValue"], targets, dimension, start, delta)
-                    if new != cell[0]["formulaValue"]:
-                        self.touch(grid)
-                        grid.cells[key] = [{"formulaValue": new}, cell[1], cell[2]]
+            for key in sorted(grid.formulas):
+                text = grid.cells[key][0]["formulaValue"]
+                new = shift_references(text, targets, dimension, start, delta)
+                if new != text:
+                    self.touch(grid)
+                    grid.put(*key, value={"formulaValue": new})
 
     def _shift_filter(self, sheet: Sheet, axis: str, start: int, delta: int) -> None:
         if not sheet.basic_filter:
@@ -991,7 +1540,7 @@ class SheetsService:
 
     def req_appendDimension(self, spreadsheet, spec):
         sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
-        length = int(spec.get("length", 0))
+        length = _integer(spec.get("length", 0), "length")
         if length < 1:
             raise ApiError("Invalid length: must be positive")
         if spec.get("dimension") == "ROWS":
@@ -1011,7 +1560,7 @@ class SheetsService:
         elif "start" in spec:
             start = spec["start"]
             sheet = self.sheet_by_id(spreadsheet, start.get("sheetId", 0))
-            r1, c1 = int(start.get("rowIndex", 0)), int(start.get("columnIndex", 0))
+            r1, c1 = _integer(start.get("rowIndex", 0), "rowIndex"), _integer(start.get("columnIndex", 0), "columnIndex")
             r2 = r1 + len(rows)
             c2 = c1 + max((len(row.get("values", [])) for row in rows), default=0)
             if r2 > sheet.row_count or c2 > sheet.column_count:
@@ -1028,20 +1577,29 @@ class SheetsService:
                 self._write_cell(grid, r, c, cell if isinstance(cell, dict) else {}, fields)
 
     def _write_cell(self, grid: Grid, row: int, col: int, data: dict, fields: list[list[str]]) -> None:
-        user, fmt, pivot = grid.get(row, col)
-        current = {k: v for k, v in (("userEnteredValue", user), ("userEnteredFormat", fmt), ("pivotTable", pivot)) if v}
+        user, fmt, pivot, extra = grid.get(row, col)
+        current = {k: v for k, v in (("userEnteredValue", user), ("userEnteredFormat", fmt), ("pivotTable", pivot),
+                                     *(extra or {}).items()) if v}
+        unknown = [path[0] for path in fields if path[0] not in CELL_DATA_FIELDS]
+        if unknown:
+            raise ApiError(f"Invalid field mask: the simulated Sheets API does not write the cell field "
+                           f"{unknown[0][:60]!r}.")
         new = apply_mask(current, data, fields)
-        value = new.get("userEnteredValue")
-        if value is not None:
-            if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in (
-                    "numberValue", "stringValue", "boolValue", "formulaValue"):
-                raise ApiError(f"Invalid userEnteredValue: {str(value)[:100]}")
-            if "formulaValue" in value and not str(value["formulaValue"]).startswith("="):
-                raise ApiError("Invalid formulaValue: a formula starts with '='")
+        value = check_user_value(new.get("userEnteredValue"), "userEnteredValue")
         table = new.get("pivotTable")
         if table is not None:
             table = _check_pivot(table)
-        grid.put(row, col, value=value, fmt=new.get("userEnteredFormat") or None, pivot=table)
+        fmt = new.get("userEnteredFormat")
+        check_message(fmt, CELL_FORMAT, "userEnteredFormat")
+        fmt = with_color_styles(fmt)
+        note = new.get("note")
+        if note is not None and (not isinstance(note, str) or len(note) > MAX_CELL_CHARS):
+            raise ApiError(f"Invalid value at 'note', {_show(note)}")
+        rule = without_nulls(new.get("dataValidation"))
+        if rule is not None:
+            check_validation(rule)
+        extra = {k: v for k, v in (("note", note), ("dataValidation", rule)) if v}
+        grid.put(row, col, value=value, fmt=fmt or None, pivot=table, extra=extra)
 
     def req_repeatCell(self, spreadsheet, spec):
         sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
@@ -1062,7 +1620,7 @@ class SheetsService:
         grid, values = self.grid(sheet), self.effective(sheet)
         rows = list(range(r1, r2))
         for sort in reversed(specs):
-            col = int(sort.get("dimensionIndex", 0))
+            col = _integer(sort.get("dimensionIndex", 0), "dimensionIndex")
             if not c1 <= col < c2:
                 raise ApiError(f"Invalid sortSpec: dimensionIndex {col} is outside the range")
             descending = sort.get("sortOrder", "ASCENDING") == "DESCENDING"
@@ -1074,8 +1632,8 @@ class SheetsService:
         self.touch(grid)
         for target, source in zip(range(r1, r2), rows):
             for c in range(c1, c2):
-                value, fmt, pivot = old[(source, c)]
-                grid.put(target, c, value=_moved_formula(value, source, target), fmt=fmt, pivot=pivot)
+                value, fmt, pivot, extra = old[(source, c)]
+                grid.put(target, c, value=_moved_formula(value, source, target), fmt=fmt, pivot=pivot, extra=extra)
 
     def req_mergeCells(self, spreadsheet, spec):
         sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
@@ -1093,6 +1651,9 @@ class SheetsService:
         for a, b, c, d in blocks:
             if (b - a) * (d - c) < 2:
                 continue
+            inside = [m for m in merges if a <= m["startRowIndex"] and m["endRowIndex"] <= b
+                      and c <= m["startColumnIndex"] and m["endColumnIndex"] <= d]
+            merges = [m for m in merges if m not in inside]  # a merge over whole merges replaces them
             for m in merges:
                 if a < m["endRowIndex"] and m["startRowIndex"] < b and c < m["endColumnIndex"] and m["startColumnIndex"] < d:
                     raise ApiError("You can't merge cells that overlap an existing merge; unmerge them first.")
@@ -1136,6 +1697,246 @@ class SheetsService:
         sheet = self.sheet_by_id(spreadsheet, spec.get("sheetId", 0))
         sheet.basic_filter = None
 
+    # -- named and protected ranges, dimensions, copies ------------------------------------------
+    def _new_object_id(self, spreadsheet) -> int:
+        spreadsheet.next_object_id = (spreadsheet.next_object_id or 1) + 1
+        return 100_000_000 + spreadsheet.next_object_id * 7919 % 900_000_000
+
+    def _stored_range(self, spreadsheet, value: Any) -> dict:
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, value)
+        return {"sheetId": sheet.sheet_id, "startRowIndex": r1, "endRowIndex": r2, "startColumnIndex": c1,
+                "endColumnIndex": c2}
+
+    def req_addNamedRange(self, spreadsheet, spec):
+        named = spec.get("namedRange")
+        if not isinstance(named, dict):
+            raise ApiError("addNamedRange needs a namedRange")
+        name = named.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,249}", name) \
+                or re.fullmatch(r"[A-Za-z]{1,3}[0-9]+|true|false|TRUE|FALSE", name):
+            raise ApiError(f"Invalid namedRange name: {_show(name)}")
+        if any(n["name"].lower() == name.lower() for n in spreadsheet.named_ranges):
+            raise ApiError(f"A named range with the name \"{name}\" already exists.")
+        stored = {"namedRangeId": str(named.get("namedRangeId") or self._new_object_id(spreadsheet)), "name": name,
+                  "range": self._stored_range(spreadsheet, named.get("range", {}))}
+        spreadsheet.named_ranges = [*spreadsheet.named_ranges, stored]
+        return {"addNamedRange": {"namedRange": {**stored, "range": grid_range_json(stored["range"])}}}
+
+    def req_deleteNamedRange(self, spreadsheet, spec):
+        named_id = str(spec.get("namedRangeId"))
+        kept = [n for n in spreadsheet.named_ranges if n["namedRangeId"] != named_id]
+        if len(kept) == len(spreadsheet.named_ranges):
+            raise ApiError(f"No namedRange with id: {named_id[:40]}")
+        spreadsheet.named_ranges = kept
+
+    def req_addProtectedRange(self, spreadsheet, spec):
+        protected = without_nulls(spec.get("protectedRange"))
+        if not isinstance(protected, dict):
+            raise ApiError("addProtectedRange needs a protectedRange")
+        stored_range = self._stored_range(spreadsheet, protected.get("range", {}))
+        sheet = self.sheet_by_id(spreadsheet, stored_range.pop("sheetId"))
+        editors = protected.get("editors", {})
+        if not isinstance(editors, dict) or not all(isinstance(v, list) and all(isinstance(x, str) for x in v)
+                                                    for v in editors.values()):
+            raise ApiError("Invalid protectedRange.editors")
+        stored = {"protectedRangeId": self._new_object_id(spreadsheet), "range": stored_range,
+                  "requestingUserCanEdit": True}
+        for key, kind in (("description", str), ("warningOnly", bool)):
+            if protected.get(key) is not None:
+                if not isinstance(protected[key], kind):
+                    raise ApiError(f"Invalid value at 'protectedRange.{key}', {_show(protected[key])}")
+                if protected[key] is not False:  # the API leaves out a false flag
+                    stored[key] = protected[key]
+        if not stored.get("warningOnly"):  # the owner always edits; the editors listed join them
+            users = sorted({OWNER_EMAIL, *editors.get("users", [])})
+            stored["editors"] = {"users": users, **({"groups": editors["groups"]} if editors.get("groups") else {})}
+        sheet.protected_ranges = [*sheet.protected_ranges, stored]
+        return {"addProtectedRange": {"protectedRange": _with_sheet(stored, sheet.sheet_id)}}
+
+    def req_deleteProtectedRange(self, spreadsheet, spec):
+        wanted = spec.get("protectedRangeId")
+        for sheet in self.sheets(spreadsheet):
+            kept = [p for p in sheet.protected_ranges if p["protectedRangeId"] != wanted]
+            if len(kept) != len(sheet.protected_ranges):
+                sheet.protected_ranges = kept
+                return
+        raise ApiError(f"No protected range with id: {_show(wanted)}")
+
+    def req_updateDimensionProperties(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        limit = sheet.row_count if dimension == "ROWS" else sheet.column_count
+        if end > limit:
+            raise ApiError(f"Invalid dimension range: endIndex {end} is past the end of the grid ({limit})")
+        props = spec.get("properties", {})
+        fields = parse_fields(spec.get("fields", ""))
+        if not fields:
+            raise ApiError("At least one field must be updated, but none was specified.")
+        changes = {}
+        for path in fields:
+            name = path[0]
+            if name in ("hiddenByUser", "*"):
+                changes["hiddenByUser"] = bool(props.get("hiddenByUser", False))
+            if name in ("pixelSize", "*"):
+                size = _integer(props.get("pixelSize", 21 if dimension == "ROWS" else 100), "pixelSize")
+                if not 0 <= size <= 10_000:
+                    raise ApiError(f"Invalid pixelSize: {size}")
+                changes["pixelSize"] = size
+            if name not in ("hiddenByUser", "pixelSize", "*", "developerMetadata"):
+                raise ApiError(f"Invalid field mask: the simulated Sheets API does not set {name[:60]!r}")
+        self._set_dimensions(sheet, dimension, range(start, end), changes)
+
+    def _set_dimensions(self, sheet: Sheet, dimension: str, indexes, changes: dict) -> None:
+        default = {"pixelSize": 21 if dimension == "ROWS" else 100, "hiddenByUser": False}
+        table = copy.deepcopy(sheet.dimensions or {})
+        entries = table.setdefault(dimension, {})
+        for index in indexes:
+            entry = {**entries.get(str(index), {}), **changes}
+            entry = {k: v for k, v in entry.items() if v != default[k]}
+            if entry:
+                entries[str(index)] = entry
+            else:
+                entries.pop(str(index), None)
+        sheet.dimensions = table
+
+    def req_autoResizeDimensions(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("dimensions", {}))
+        values = self.effective(sheet)
+        sizes: dict[int, int] = {}
+        for (row, col), value in values.items():  # about 7 pixels a character, as Arial 10 is drawn
+            index = row if dimension == "ROWS" else col
+            if start <= index < end:
+                text = str(value) if not isinstance(value, float) else format_number(value, None)
+                lines = text.split("\n")
+                size = 21 * len(lines) if dimension == "ROWS" else 7 * max(len(line) for line in lines) + 10
+                sizes[index] = max(sizes.get(index, 0), size)
+        for index in range(start, end):
+            self._set_dimensions(sheet, dimension, [index], {"pixelSize": sizes.get(
+                index, 21 if dimension == "ROWS" else 100)})
+
+    def req_addDimensionGroup(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        groups = [dict(g) for g in sheet.groups]
+        if any(g["dimension"] == dimension and g["startIndex"] == start and g["endIndex"] == end for g in groups):
+            raise ApiError("A group with this range already exists.")
+        groups.append({"dimension": dimension, "startIndex": start, "endIndex": end, "depth": 1})
+        sheet.groups = _group_depths(groups)
+        return {"addDimensionGroup": {"dimensionGroups": self._groups(sheet, dimension)}}
+
+    def req_deleteDimensionGroup(self, spreadsheet, spec):
+        sheet, dimension, start, end = self._dimension(spreadsheet, spec.get("range", {}))
+        groups = [dict(g) for g in sheet.groups]
+        matching = [g for g in groups if g["dimension"] == dimension and g["startIndex"] == start
+                    and g["endIndex"] == end]
+        if not matching:
+            raise ApiError("No group with this range exists.")
+        groups.remove(matching[-1])
+        sheet.groups = _group_depths(groups)
+        return {"deleteDimensionGroup": {"dimensionGroups": self._groups(sheet, dimension)}}
+
+    def _groups(self, sheet: Sheet, dimension: str) -> list[dict]:
+        return [{"range": {"sheetId": sheet.sheet_id, "dimension": dimension, "startIndex": g["startIndex"],
+                           "endIndex": g["endIndex"]}, "depth": g["depth"]}
+                for g in sheet.groups if g["dimension"] == dimension]
+
+    def req_setDataValidation(self, spreadsheet, spec):
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, spec.get("range", {}))
+        rule = without_nulls(spec.get("rule"))
+        if rule is not None:
+            check_validation(rule)
+        grid = self.touch(self.grid(sheet))
+        for r in range(r1, r2):
+            for c in range(c1, c2):
+                extra = {k: v for k, v in (grid.get(r, c)[3] or {}).items() if k != "dataValidation"}
+                if rule is not None:
+                    extra["dataValidation"] = copy.deepcopy(rule)
+                grid.put(r, c, extra=extra)
+
+    def _paste(self, spreadsheet, source: dict, target_sheet: Sheet, row: int, col: int, paste_type: str,
+               cut: bool) -> None:
+        sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, source)
+        kinds = {"PASTE_NORMAL": (0, 1, 2, 3), "PASTE_VALUES": (0,), "PASTE_FORMAT": (1,),
+                 "PASTE_NO_BORDERS": (0, 1, 2, 3), "PASTE_FORMULA": (0,), "PASTE_DATA_VALIDATION": (3,)}
+        if paste_type not in kinds:
+            raise ApiError(f"Invalid pasteType: {_show(paste_type)}")
+        if row + (r2 - r1) > target_sheet.row_count or col + (c2 - c1) > target_sheet.column_count:
+            raise ApiError(f"Range exceeds grid limits. Max rows: {target_sheet.row_count}, max columns: "
+                           f"{target_sheet.column_count}")
+        values = self.effective(sheet)  # read before the grids change (touch forgets them)
+        grid, target = self.touch(self.grid(sheet)), self.touch(self.grid(target_sheet))
+        block = {(r, c): list(grid.get(r, c)) for r in range(r1, r2) for c in range(c1, c2)}
+        if cut:
+            for key in block:
+                grid.put(*key, value=None, fmt=None, pivot=None, extra=None)
+        for (r, c), cell in block.items():
+            new = list(target.get(row + r - r1, col + c - c1))
+            for position in kinds[paste_type]:
+                new[position] = copy.deepcopy(cell[position])
+            user = new[0]
+            if paste_type == "PASTE_VALUES" and cell[0] is not None:
+                value = values.get((r, c))
+                user = None if value is None else parse_raw(str(value) if isinstance(value, FormulaError) else value)
+            elif user and "formulaValue" in user and not cut:  # relative references follow the paste
+                user = {"formulaValue": offset_formula(user["formulaValue"], row - r1, col - c1)}
+            target.put(row + r - r1, col + c - c1, value=user, fmt=new[1], pivot=new[2], extra=new[3])
+
+    def req_copyPaste(self, spreadsheet, spec):
+        destination = spec.get("destination", {})
+        target_sheet, (r1, r2, c1, c2) = self.grid_range(spreadsheet, destination)
+        if spec.get("pasteOrientation", "NORMAL") != "NORMAL":
+            raise ApiError("The simulated Sheets API pastes with pasteOrientation NORMAL only.")
+        self._paste(spreadsheet, spec.get("source", {}), target_sheet, r1, c1, spec.get("pasteType", "PASTE_NORMAL"),
+                    cut=False)
+
+    def req_cutPaste(self, spreadsheet, spec):
+        destination = spec.get("destination", {})
+        if not isinstance(destination, dict):
+            raise ApiError("cutPaste needs a destination GridCoordinate")
+        target_sheet = self.sheet_by_id(spreadsheet, destination.get("sheetId", 0))
+        row, col = _integer(destination.get("rowIndex", 0), "rowIndex"), _integer(destination.get("columnIndex", 0),
+                                                                                  "columnIndex")
+        if row < 0 or col < 0:
+            raise ApiError("Invalid destination: negative index")
+        self._paste(spreadsheet, spec.get("source", {}), target_sheet, row, col, spec.get("pasteType", "PASTE_NORMAL"),
+                    cut=True)
+
+    def req_duplicateSheet(self, spreadsheet, spec):
+        source = self.sheet_by_id(spreadsheet, spec.get("sourceSheetId"))
+        return {"duplicateSheet": {"properties": self.copy_sheet(
+            source, spreadsheet, spec.get("newSheetName") or f"Copy of {source.title}", spec.get("newSheetId"),
+            spec.get("insertSheetIndex"))}}
+
+    def copy_sheet(self, source: Sheet, target: Spreadsheet, title: Any, sheet_id: Any, index: Any) -> dict:
+        """A copy of ``source`` (cells, merges, filter, sizes, groups) as a new sheet of ``target``."""
+        reply = self.req_addSheet(target, {"properties": {
+            "title": title, **({"sheetId": sheet_id} if sheet_id is not None else {}),
+            **({"index": index} if index is not None else {}),
+            "gridProperties": {"rowCount": source.row_count, "columnCount": source.column_count}}})
+        new = self.sheet_by_id(target, reply["addSheet"]["properties"]["sheetId"])
+        new.frozen_rows, new.frozen_columns, new.hide_gridlines = (source.frozen_rows, source.frozen_columns,
+                                                                   source.hide_gridlines)
+        new.merges, new.tab_color = copy.deepcopy(source.merges), copy.deepcopy(source.tab_color)
+        new.dimensions, new.groups = copy.deepcopy(source.dimensions), copy.deepcopy(source.groups)
+        if source.basic_filter:
+            new.basic_filter = copy.deepcopy(source.basic_filter)
+        grid = self.touch(self.grid(new))
+        for (r, c), cell in self.grid(source).cells.items():
+            grid.put(r, c, value=copy.deepcopy(cell[0]), fmt=copy.deepcopy(cell[1]), pivot=copy.deepcopy(cell[2]),
+                     extra=copy.deepcopy(cell[3]))
+        return self.sheet_properties(new)
+
+    def sheet_copy_to(self, spreadsheet, sheet_id: str, query: dict, body: dict) -> dict:
+        """sheets.copyTo: the sheet, as "Copy of <title>", at the end of another spreadsheet."""
+        source = self.sheet_by_id(spreadsheet, sheet_id)
+        target = self.world.session.get(Spreadsheet, str(body.get("destinationSpreadsheetId", "")))
+        if target is None:
+            raise ApiError("Requested entity was not found.", 404)
+        title, number = f"Copy of {source.title}", 2
+        while any(s.title.lower() == title.lower() for s in self.sheets(target)):
+            title, number = f"Copy {number} of {source.title}", number + 1
+        properties = self.copy_sheet(source, target, title, None, None)
+        self.check_recalculation(target)  # the copied formulas within the target's budget
+        return properties
+
 
 # -- helpers ----------------------------------------------------------------------------------------
 def _param(query: dict, name: str, default: str) -> str:
@@ -1151,8 +1952,13 @@ def _sheet_id_base(spreadsheet_id: str) -> int:
 def _with_sheet(value: dict, sheet_id: int | None) -> dict:
     value = copy.deepcopy(value)
     if "range" in value and sheet_id is not None:
-        value["range"] = {"sheetId": sheet_id, **value["range"]}
+        value["range"] = grid_range_json({"sheetId": sheet_id, **value["range"]})
     return value
+
+
+def grid_range_json(grid_range: dict) -> dict:
+    """A GridRange as the API writes it: a sheetId of 0 is left out, as every zero of proto3 JSON."""
+    return {k: v for k, v in grid_range.items() if not (k == "sheetId" and v == 0)}
 
 
 def _user_value(user: dict) -> Any:
@@ -1165,7 +1971,7 @@ def _user_value(user: dict) -> Any:
 
 def _effective_value(value: Any) -> dict:
     if isinstance(value, FormulaError):
-        return {"errorValue": {"type": "ERROR", "message": str(value)}}
+        return {"errorValue": {"type": value.type, "message": value.message}}
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, float):
@@ -1191,6 +1997,34 @@ def _sort_key(value: Any) -> tuple:
 
 
 _REFERENCE = re.compile(r"(\$?)([A-Z]{1,3})(\$?)(\d+)(?![\w(])")
+
+
+def _group_depths(groups: list[dict]) -> list[dict]:
+    """Dimension groups in order, each one's depth the number of groups that contain it."""
+    ordered = sorted(groups, key=lambda g: (g["dimension"], g["startIndex"], -g["endIndex"]))
+    for group in ordered:
+        group["depth"] = sum(1 for other in ordered if other["dimension"] == group["dimension"]
+                             and other["startIndex"] <= group["startIndex"] and group["endIndex"] <= other["endIndex"])
+    return ordered
+
+
+def offset_formula(formula: str, rows: int, cols: int) -> str:
+    """A formula pasted ``rows`` down and ``cols`` right: its relative references follow, as in Sheets
+    (absolute parts stay; a reference moved off the grid's top or left is ``#REF!``)."""
+    from toolgym.worlds.sheets.a1 import letters_col
+
+    def shift(match: re.Match) -> str:
+        col_abs, col, row_abs, row = match.groups()
+        new_col = letters_col(col) + (0 if col_abs else cols)
+        new_row = int(row) + (0 if row_abs else rows)
+        if new_col < 0 or new_row < 1:
+            return "#REF!"
+        return f"{col_abs}{col_letters(new_col)}{row_abs}{new_row}"
+
+    pieces = formula.split('"')
+    for i in range(0, len(pieces), 2):  # outside string literals
+        pieces[i] = _REFERENCE.sub(shift, pieces[i])
+    return '"'.join(pieces)
 
 
 def _moved_formula(value: dict | None, source: int, target: int) -> dict | None:

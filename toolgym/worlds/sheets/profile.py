@@ -15,16 +15,40 @@ and ``np`` (small facades offering the allowed pandas / numpy functions). A prog
 - use the Code-as-Policies statements and builtins (``for`` over lists, ``if``, f-strings).
 
 Never reachable: dunders and names starting with ``_``, imports, ``open``, any file or
-network method (``to_csv``, ``to_pickle``, ``read_*``, ...), string-code evaluation
-(``query``, ``eval``), ``apply``/``map`` with callables (no callable is a value), the
-gspread client and its HTTP session (``worksheet.client``, ``sheet.client``). The
-:func:`guard` refuses, before they start, operations whose result would exceed the budgets
-(``'x' * n`` with numpy integers, text columns times large numbers, big-integer growth in
-object columns, pivots whose index times columns is too large, new arrays and frames too
-large), string aggregation names other than :data:`AGGREGATIONS` (pandas resolves such a
-name with ``getattr``) and regular expressions (``regex=True``; ``str.contains`` with
-metacharacters must pass ``regex=False``). Each program may make at most
-``max_requests`` API requests (the service answers 429 after that, as Sheets' quota does).
+network method (``to_csv``, ``to_pickle``, ``to_clipboard``, ``plot``, ``read_*``, ...),
+string-code evaluation (``query``, ``eval``), methods that apply functions or names
+(``apply``, ``map``, ``transform``, ``pipe``, ``resample``, ``rolling``, ...), the gspread
+client and its HTTP session (``worksheet.client``, ``sheet.client``). No callable is a value.
+
+**The rule for names that become calls.** pandas and numpy resolve some *strings* to callables
+or types: ``agg('sum')`` is ``getattr(df, 'sum')()``, and so is every name in an aggregation
+spec, wherever it sits (``agg(['sum', 'max'])``, ``agg({'col': ['sum']})``, named aggregation
+``agg(total=('col', 'sum'))`` and ``SeriesGroupBy.agg(total='sum')``, ``pivot_table(aggfunc=...)``
+and ``pd.pivot_table``); dtype names go through registries (``astype('U10000000')``,
+``'datetime64[ns, tz]'``), and ``engine=`` starts a compiler. So, before pandas sees a call,
+its arguments are bound to the method's own signature (a positional argument is judged by its
+parameter's name) and: every function position of an aggregation spec must name one of
+:data:`AGGREGATIONS`, else the call is refused ("aggregation 'x' is not allowed; use one of
+..."); arguments pandas forwards to an aggregation must be numbers or booleans; a ``dtype``
+must be one of :data:`DTYPES` or a dtype object a frame has; ``engine`` and
+``engine_kwargs`` must be None; no argument may be callable. The rules live in
+:mod:`toolgym.worlds.sheets.guard`, with the others the :func:`guard` applies before every
+operator, subscript, store and method call, and the size and work of every result predicted from its arguments
+(broadcasting, index alignment with duplicate labels, fancy indexing, enlargement, ``melt``,
+pivots, text growth, big integers, frames wider than ``guard.MAX_COLUMNS`` columns) and
+refused past the budgets. A refusal comes only from these rules: they never fail by
+themselves.
+
+**The rule for patterns.** No pattern ever reaches Python's backtracking ``re``. The
+operations that take one (``str.contains``, ``str.replace``, ``str.extract`` with
+``regex=True``, ``DataFrame.replace`` / ``Series.replace`` with ``regex=``) are run by the guard
+itself on RE2, a linear-time engine (:mod:`toolgym.worlds.sheets.regex`), cell by cell under
+their own budgets (text cells searched, matches substituted, the text a replacement builds
+predicted from its matches before it is built); with ``regex=False`` pandas matches plain text.
+RE2 has no backreferences or lookaround: a pattern using them is refused with a message naming
+the feature. Other methods that take patterns (``filter``, ``str.split``, ``str.match``,
+``str.count``, ``str.findall``, ...) are not in the allow-list. Each program may make at most ``max_requests`` API requests (the service answers
+429 after that, as Sheets' quota does).
 """
 
 from __future__ import annotations
@@ -32,18 +56,14 @@ from __future__ import annotations
 import ast
 import functools
 import math
-import re
 from typing import Any
 
-from toolgym.worlds.interpreter import Budgets, Profile, ProgramError
+from toolgym.worlds.interpreter import Profile, ProgramError
 from toolgym.worlds.interpreter.profile import CODE_AS_POLICIES_BUILTINS, SCRIPT_EXPRESSIONS, SCRIPT_STATEMENTS
+from toolgym.worlds.sheets import guard as rules
+from toolgym.worlds.sheets.guard import AGGREGATIONS, BUDGETS, DTYPES, guard, size_of
 
-BUDGETS = Budgets(max_program_chars=20_000, max_steps=100_000, max_work=20_000_000, max_allocated=2_000_000,
-                  max_length=10_000, max_size=400_000, max_depth=50, max_int_bits=256)
-
-#: Aggregations a program may name as text (``agg('sum')``, ``aggfunc='mean'``).
-AGGREGATIONS = frozenset({"sum", "mean", "min", "max", "count", "median", "first", "last", "size", "nunique",
-                          "std", "var", "prod", "any", "all"})
+__all__ = ["AGGREGATIONS", "BUDGETS", "DTYPES", "Numpy", "Pandas", "guard", "sheets_profile", "size_of"]
 
 _WORKSHEET_METHODS = frozenset({
     "get", "get_all_values", "get_values", "get_all_records", "row_values", "col_values", "acell", "cell", "range",
@@ -64,7 +84,7 @@ _FRAME_METHODS = frozenset({
     "cumprod", "rank", "add", "sub", "mul", "div", "between", "unique", "tolist", "to_list", "item", "get",
     "keys", "describe", "sort"})
 _STR_METHODS = frozenset({"upper", "lower", "title", "capitalize", "strip", "lstrip", "rstrip", "contains",
-                          "startswith", "endswith", "replace", "len", "slice", "get", "cat"})
+                          "startswith", "endswith", "replace", "len", "slice", "get", "cat", "extract"})
 _INDEX_METHODS = frozenset({"tolist", "to_list", "get_loc", "isin", "unique", "max", "min"})
 _GROUPBY_METHODS = frozenset({"sum", "mean", "median", "count", "min", "max", "size", "first", "last", "agg",
                               "aggregate", "nunique", "std", "prod"})
@@ -75,7 +95,7 @@ _FRAME_ATTRIBUTES = frozenset({"columns", "index", "loc", "iloc", "at", "iat", "
 
 
 class Pandas:
-    """``pd`` in a program: the allowed pandas functions, with their sizes checked first."""
+    """``pd`` in a program: the allowed pandas functions, their arguments checked by the guard's rules."""
 
     def __init__(self, max_size: int):
         import pandas
@@ -90,22 +110,39 @@ class Pandas:
             raise ProgramError(f"pd.{what}() would hold {cells} cells (at most {self._max_size})")
 
     def DataFrame(self, data: Any = None, index: Any = None, columns: Any = None, dtype: Any = None):  # noqa: N802
-        rows = len(index) if index is not None and hasattr(index, "__len__") else 1
-        cols = len(columns) if columns is not None and hasattr(columns, "__len__") else 1
-        self._check(rows * cols + _size(data), "DataFrame")
+        rules.dtype(dtype, "pd.DataFrame")
+        rows = _length(index) if index is not None else _rows(data)
+        cols = _length(columns) if columns is not None else _columns(data)
+        self._check(rows * cols + rules.size(data), "DataFrame")
+        if cols > rules.MAX_COLUMNS:
+            raise ProgramError(f"pd.DataFrame() would have {cols} columns (at most {rules.MAX_COLUMNS})")
         return self._pd.DataFrame(data, index=index, columns=columns, dtype=dtype)
 
     def Series(self, data: Any = None, index: Any = None, name: Any = None, dtype: Any = None):  # noqa: N802
-        rows = len(index) if index is not None and hasattr(index, "__len__") else 1
-        self._check(rows + _size(data), "Series")
+        rules.dtype(dtype, "pd.Series")
+        rows = _length(index) if index is not None else 1
+        self._check(rows + rules.size(data), "Series")
         return self._pd.Series(data, index=index, name=name, dtype=dtype)
 
     def concat(self, objs: Any, axis: Any = 0, ignore_index: bool = False, join: str = "outer"):
-        items = list(objs.values()) if isinstance(objs, dict) else list(objs)
-        total = sum(_size(o) for o in items)
+        frame = self._pd.DataFrame
+        items = list(objs.values()) if isinstance(objs, dict) else list(objs) if isinstance(objs, (list, tuple)) \
+            else [objs]
+        if not all(isinstance(o, (frame, self._pd.Series)) for o in items):
+            raise ProgramError("pd.concat() takes a list of DataFrames or Series")
+        # Stacked along one axis; across the other, the union of the labels (all of them, unless equal).
         if axis in (1, "columns"):
-            total = max((len(o) for o in items if hasattr(o, "__len__")), default=0) * max(len(items), 1) + total
-        self._check(total, "concat")
+            stacked, labels = sum(o.shape[1] if isinstance(o, frame) else 1 for o in items), [o.index for o in items]
+            width = stacked
+        else:
+            stacked = sum(len(o) for o in items)
+            labels = [o.columns if isinstance(o, frame) else self._pd.Index([0]) for o in items]
+        across = len(labels[0]) if labels and all(x.equals(labels[0]) for x in labels) else sum(map(len, labels))
+        if axis not in (1, "columns"):
+            width = across
+        if width > rules.MAX_COLUMNS:
+            raise ProgramError(f"pd.concat() would have {width} columns (at most {rules.MAX_COLUMNS})")
+        self._check(stacked * across + sum(rules.size(o) for o in items), "concat")
         return self._pd.concat(items, axis=axis, ignore_index=ignore_index, join=join)
 
     def to_numeric(self, arg: Any, errors: str = "raise"):
@@ -120,9 +157,37 @@ class Pandas:
     def pivot_table(self, data: Any, values: Any = None, index: Any = None, columns: Any = None,
                     aggfunc: Any = "mean", fill_value: Any = None, margins: bool = False):
         guard("DataFrame.pivot_table", (data, (), {"values": values, "index": index, "columns": columns,
-                                                   "aggfunc": aggfunc}))
+                                                   "aggfunc": aggfunc, "fill_value": fill_value,
+                                                   "margins": margins}))
         return data.pivot_table(values=values, index=index, columns=columns, aggfunc=aggfunc, fill_value=fill_value,
                                 margins=margins)
+
+
+def _length(value: Any) -> int:
+    return len(value) if hasattr(value, "__len__") and not isinstance(value, str) else 1
+
+
+def _rows(data: Any) -> int:
+    """Rows of a frame built from ``data`` (a dict of columns: the longest, or, when series are
+    aligned on their labels, all their labels)."""
+    import pandas
+
+    if isinstance(data, dict):
+        lengths = [_length(v) for v in data.values()]
+        aligned = any(isinstance(v, pandas.Series) for v in data.values())
+        return max(sum(lengths) if aligned else max(lengths, default=1), 1)
+    return _length(data)
+
+
+def _columns(data: Any) -> int:
+    if isinstance(data, dict):
+        return max(len(data), 1)
+    shape = getattr(data, "shape", None)
+    if shape is not None and len(shape) > 1:
+        return int(shape[1])
+    if isinstance(data, (list, tuple)) and data:
+        return max(_length(row) if isinstance(row, (list, tuple, dict)) else 1 for row in data)
+    return 1
 
 
 class Numpy:
@@ -136,11 +201,32 @@ class Numpy:
         self.nan, self.inf, self.pi = numpy.nan, numpy.inf, numpy.pi
 
     def _checked(self, *values: Any) -> None:
-        if sum(_size(v) for v in values) > self._max_size:
+        if sum(rules.size(v) for v in values) > self._max_size:
             raise ProgramError(f"the numpy arguments are too large (at most {self._max_size} items)")
+
+    def _text_width(self, what: str, *values: Any) -> None:
+        """numpy stores text at the width of its longest item: refuse a result wider than the budget."""
+        widths = [_longest_text(v) for v in values]
+        if max(widths, default=0):
+            shapes = [rules.shape_of(v) for v in values]
+            try:
+                items = math.prod(self._np.broadcast_shapes(*shapes))
+            except ValueError:
+                items = max(math.prod(s) for s in shapes)
+            if items * max(widths) > self._max_size:
+                raise ProgramError(f"np.{what}() would store {items} texts of {max(widths)} characters "
+                                   f"(at most {self._max_size} characters)")
 
     def where(self, condition: Any, x: Any, y: Any):
         self._checked(condition, x, y)
+        shapes = [rules.shape_of(v) for v in (condition, x, y)]
+        try:
+            items = math.prod(self._np.broadcast_shapes(*shapes))
+        except ValueError:
+            items = 0  # shapes that do not fit: numpy refuses by itself
+        if items > self._max_size:
+            raise ProgramError(f"np.where() would hold {items} items (at most {self._max_size})")
+        self._text_width("where", condition, x, y)
         return self._np.where(condition, x, y)
 
     def arange(self, *args: Any):
@@ -155,6 +241,7 @@ class Numpy:
 
     def array(self, values: Any):
         self._checked(values)
+        self._text_width("array", values)
         return self._np.array(values)
 
     def round(self, values: Any, decimals: int = 0):  # noqa: A003
@@ -190,156 +277,26 @@ class Numpy:
         return self._np.ceil(values)
 
     def unique(self, values: Any):
+        self._text_width("unique", values)
         return self._np.unique(values)
+
+
+def _longest_text(value: Any) -> int:
+    """The longest text item of a (nested) list or of an array, which sets numpy's text width."""
+    import numpy
+
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, numpy.ndarray):
+        return rules.fixed_width(value)
+    if isinstance(value, (list, tuple)):
+        return max((_longest_text(v) for v in value), default=0)
+    return 0
 
 
 _PANDAS_FUNCTIONS = frozenset({"DataFrame", "Series", "concat", "to_numeric", "isna", "notna", "pivot_table"})
 _NUMPY_FUNCTIONS = frozenset({"where", "arange", "array", "round", "sum", "mean", "min", "max", "abs", "isnan",
                               "sqrt", "floor", "ceil", "unique"})
-
-
-def _frames() -> tuple[type, ...]:
-    import numpy
-    import pandas
-
-    return pandas.DataFrame, pandas.Series, pandas.Index, numpy.ndarray
-
-
-def _size(value: Any) -> int:
-    """Deep size of a value as the budgets count it (a frame: its cells plus its text)."""
-    import numpy
-    import pandas
-
-    if isinstance(value, (pandas.DataFrame, pandas.Series, pandas.Index)):
-        size = int(value.size) + len(value) + 1
-        frame = value if isinstance(value, pandas.DataFrame) else value.to_frame() if isinstance(value, pandas.Series) \
-            else pandas.DataFrame({"i": value})
-        for position, dtype in enumerate(frame.dtypes.values[:1000]):
-            if _texty(dtype):
-                size += sum(len(v) for v in frame.iloc[:, position].values if isinstance(v, str))
-        return size
-    if isinstance(value, numpy.ndarray):
-        return int(value.size) + (sum(len(v) for v in value.ravel() if isinstance(v, str))
-                                  if value.dtype == object else 0)
-    if isinstance(value, (list, tuple)):
-        return 1 + sum(_size(v) for v in value[:100_000])
-    if isinstance(value, dict):
-        return 1 + sum(_size(k) + _size(v) for k, v in list(value.items())[:100_000])
-    if isinstance(value, str):
-        return max(len(value), 1)
-    return 1
-
-
-def size_of(value: Any) -> int | None:
-    """The profile's ``size_of``: frames and arrays; None for other opaque values."""
-    if isinstance(value, _frames()):
-        return _size(value)
-    return None
-
-
-def _max_number(value: Any) -> float:
-    import numpy
-    import pandas
-
-    if isinstance(value, (pandas.DataFrame, pandas.Series, pandas.Index, numpy.ndarray)):
-        numbers = [abs(float(v)) for v in numpy.ravel(getattr(value, "values", value))
-                   if isinstance(v, (int, float, numpy.number)) and not isinstance(v, bool) and not
-                   (isinstance(v, float) and math.isnan(v))]
-        return max(numbers, default=0.0)
-    if isinstance(value, (int, float, numpy.number)) and not isinstance(value, bool):
-        return abs(float(value))
-    return 0.0
-
-
-def _texty(dtype: Any) -> bool:
-    """Whether a column of this dtype may hold Python objects or text (object, str, string)."""
-    from pandas.api.types import is_object_dtype, is_string_dtype
-
-    return is_object_dtype(dtype) or is_string_dtype(dtype)
-
-
-def _has_objects(value: Any) -> bool:
-    import pandas
-
-    if isinstance(value, pandas.DataFrame):
-        return any(_texty(dtype) for dtype in value.dtypes)
-    return hasattr(value, "dtype") and _texty(value.dtype)
-
-
-def _texts(value: Any) -> list[str]:
-    """Every string in a (nested) argument."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _texts(item)]
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in _texts(item)]
-    return []
-
-
-_REGEX_CHARS = re.compile(r"[.^$*+?{}\[\]\\|()]")
-
-
-def guard(operation: str, operands: tuple) -> None:
-    """The profile's guard: refuse, before it starts, work the budgets do not allow."""
-    import numpy
-    import pandas
-
-    frames = _frames()
-    limit = BUDGETS.max_size
-    if operation in ("Mult", "Pow", "Add", "FloorDiv", "Mod", "Div", "Sub"):
-        left, right = operands
-        if not any(isinstance(o, frames) or isinstance(o, numpy.generic) for o in operands):
-            return
-        for a, b in ((left, right), (right, left)):
-            if isinstance(a, (str, list, tuple)) and isinstance(b, numpy.integer):
-                if len(a) * abs(int(b)) > BUDGETS.max_length:
-                    raise ProgramError(f"value too long (at most {BUDGETS.max_length} items or characters)")
-            if operation == "Mult" and isinstance(a, frames):
-                if isinstance(b, (str, list, tuple)) and len(b) * _max_number(a) * max(len(a), 1) > limit:
-                    raise ProgramError("the result would be too large: repeating text by the numbers of a column")
-                if _has_objects(a) and _max_number(b) * _size(a) > limit:
-                    raise ProgramError("the result would be too large: repeating the text of a column")
-            if operation in ("Mult", "Pow") and isinstance(a, frames) and _has_objects(a):
-                bits = max(_max_number(a), 1.0)
-                other = max(_max_number(b), 1.0)
-                grow = math.log2(bits) * (other if operation == "Pow" else 1) + math.log2(other)
-                if grow > BUDGETS.max_int_bits:
-                    raise ProgramError(f"number too large (more than {BUDGETS.max_int_bits} bits)")
-        return
-    if operation == "store":
-        container, key, value = operands
-        if _size(value) > limit:
-            raise ProgramError("the value is too large to store")
-        return
-    if "." not in operation:
-        return
-    kind, _, method = operation.partition(".")
-    target, args, kwargs = operands
-    if method in ("agg", "aggregate", "pivot_table"):
-        names = _texts(list(args) + [kwargs.get("func"), kwargs.get("aggfunc")]) if method != "pivot_table" \
-            else _texts([kwargs.get("aggfunc", "mean"), *(args[3:4] if len(args) > 3 else [])])
-        for name in names:
-            if name not in AGGREGATIONS:
-                raise ProgramError(f"aggregation {name!r} is not allowed; use one of {', '.join(sorted(AGGREGATIONS))}")
-    if method in ("pivot_table", "pivot") and isinstance(target, pandas.DataFrame):
-        index = kwargs.get("index", args[1] if method == "pivot_table" and len(args) > 1 else
-                           args[0] if method == "pivot" and args else None)
-        columns = kwargs.get("columns", args[2] if len(args) > 2 else None)
-        cells = 1
-        for names in (index, columns):
-            for name in ([names] if isinstance(names, str) else list(names or [])):
-                if isinstance(name, str) and name in target.columns:
-                    cells *= max(int(target[name].nunique()), 1)
-        if cells > limit:
-            raise ProgramError(f"the pivot table would have {cells} cells (at most {limit})")
-    if kwargs.get("regex") is True or (method in ("replace",) and len(args) > 4):
-        raise ProgramError("regular expressions are not allowed (regex=True); match plain text")
-    if kind == "StringMethods" and method in ("contains", "replace"):
-        pattern = args[0] if args else kwargs.get("pat", "")
-        if isinstance(pattern, str) and _REGEX_CHARS.search(pattern) and kwargs.get("regex") is not False:
-            raise ProgramError(f"str.{method}() with regular-expression characters needs regex=False "
-                               f"(regular expressions are not allowed)")
 
 
 @functools.cache
@@ -383,5 +340,6 @@ def sheets_profile() -> Profile:
         builtins=CODE_AS_POLICIES_BUILTINS,
         guard=guard,
         size_of=size_of,
+        operation_cost=rules.OPERATION_COST,
         budgets=BUDGETS,
     )

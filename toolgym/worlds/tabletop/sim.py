@@ -25,6 +25,9 @@ from toolgym.worlds.tabletop.layout import COLORS
 
 TIME_STEP = 1.0 / 240.0
 SETTLE_STEPS = 100
+# PyBullet keeps about 15 KB of a removed bowl (its collision shapes) until the client
+# disconnects; a fresh client after this many object loads bounds that memory to a few MB.
+OBJECT_LOADS_PER_CLIENT = 400
 HOVER_HEIGHT = 0.1           # above the highest object on the table
 IK_TOLERANCE = 0.003         # a pose the arm misses by more is out of reach
 GRASP_DEPTH = 0.02           # pads' center below the top of the object
@@ -63,6 +66,12 @@ def _quiet():
             os.close(fd)
 
 
+def _return_freed_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc keeps them otherwise)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 def _pybullet():
     try:
         with _quiet():
@@ -98,13 +107,18 @@ class TabletopSim:
     def __init__(self):
         p, airo_models = _pybullet()
         self.p = p
+        self._airo = airo_models
+        self.client = -1
+        self._connect()
+        self.pick_place_count = 0
+
+    def _connect(self) -> None:
         with _quiet():
-            self.client = p.connect(p.DIRECT)
+            self.client = self.p.connect(self.p.DIRECT)
         self._kw = {"physicsClientId": self.client}
         self.robot = self.gripper = self.table = -1
-        self._airo = airo_models
         self.objects: dict[str, int] = {}
-        self.pick_place_count = 0
+        self.object_loads = 0
 
     def close(self) -> None:
         if self.client >= 0 and self.p.isConnected(self.client):
@@ -119,12 +133,17 @@ class TabletopSim:
         objects of the previous setup are removed and the new ones loaded, which leaves the
         physics exactly as after a fresh load (the tests compare runs in both orders).
         """
+        if self.object_loads + len(objects) > OBJECT_LOADS_PER_CLIENT:
+            self.close()
+            _return_freed_memory()
+            self._connect()
         p, kw = self.p, self._kw
         if self.robot < 0:
             self._load_static()
         for body in self.objects.values():
             p.removeBody(body, **kw)
         self.objects = {}
+        self.object_loads += len(objects)
         for spec in objects:
             urdf = ASSET_DIR / f"{spec.kind}.urdf"
             z = BLOCK_SIZE / 2 if spec.kind == "block" else 0.0
@@ -189,6 +208,25 @@ class TabletopSim:
     def tcp_position(self) -> tuple[float, float, float]:
         pads = [self.p.getLinkState(self.gripper, link, **self._kw)[4] for link in self._pads]
         return tuple((a + b) / 2 for a, b in zip(*pads))
+
+    @contextlib.contextmanager
+    def undone_on_error(self):
+        """Run the block; if it raises, put the simulation back as it was before it, exactly.
+
+        PyBullet's in-memory ``saveState`` holds every body's pose and velocity, the joints
+        and the contact cache; the arm's Python-side bookkeeping is saved beside it. The saved
+        state is removed either way, so memory stays bounded however many blocks fail.
+        """
+        state = self.p.saveState(**self._kw)
+        kinematics = (self._arm, self._finger, self._held, self.pick_place_count)
+        try:
+            yield
+        except BaseException:
+            self.p.restoreState(stateId=state, **self._kw)
+            self._arm, self._finger, self._held, self.pick_place_count = kinematics
+            raise
+        finally:
+            self.p.removeState(state, **self._kw)
 
     # -- kinematics ------------------------------------------------------------------------
     def _set_arm(self, joints: Sequence[float]) -> None:

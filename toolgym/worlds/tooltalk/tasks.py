@@ -65,12 +65,12 @@ def _write(path: Path, task_set: TaskSet) -> None:
     # read a partial one; tasks.json comes last: its presence marks a complete entry.
     write_atomically(path / "world.sqlite", state.database)
     meta = {"conversations": task_set.conversations, "splits": task_set.splits,
-            "aux": state.aux, "now": state.now.isoformat()}
+            "aux": state.aux, "now": state.now.isoformat(), "world": state.world}
     write_atomically(path / "tasks.json", json.dumps(meta).encode())
 
 
 def _read(path: Path) -> TaskSet:
     meta = json.loads((path / "tasks.json").read_text(encoding="utf-8"))
     state = Snapshot(database=(path / "world.sqlite").read_bytes(), aux=meta["aux"], rng_states={},
-                     now=datetime.fromisoformat(meta["now"]))
+                     now=datetime.fromisoformat(meta["now"]), world=meta["world"])
     return TaskSet(meta["conversations"], meta["splits"], state)

@@ -208,3 +208,103 @@ BRAND_SYLLABLES = ("lu", "ma", "ra", "vel", "no", "ki", "zen", "to", "ria", "bel
 
 OPENERS = ("i am looking for", "i need", "i want", "find me", "im looking for", "i would like",
            "can you find me", "i'm searching for", "help me find", "i wish to buy")
+
+# -- product text ------------------------------------------------------------------------------
+# Sentences of descriptions, bullet points and reviews, per category, filled with a product's
+# {brand}, {noun} and {query}. None names an attribute phrase of PRODUCT_TYPES: a product's text
+# holds only the attribute phrases its generator puts there (title, highlights, bullet heads),
+# so the reward's attribute matches in text are those of the product.
+#: Titles keep these words upper-case.
+ACRONYMS = frozenset({"usb", "hdmi", "usda", "gmo", "spf", "tv", "pc", "4k", "8k", "dvd", "hd", "oz"})
+
+DESCRIPTION_SENTENCES: dict[str, tuple[str, ...]] = {
+    "beauty": (
+        "The {brand} {noun} is part of a daily routine that takes a few minutes.",
+        "Each {noun} is made in small batches and checked before it is packed.",
+        "Dermatologists helped choose the formula, and it is tested on real people, never on animals.",
+        "It suits every age and works at home or when you are away.",
+        "A little goes a long way, so one {noun} lasts for weeks.",
+        "The packaging is recyclable and sealed for freshness.",
+        "Pair it with the rest of the {brand} line for the best results.",
+        "It makes a thoughtful gift for a friend, a partner or yourself.",
+    ),
+    "food": (
+        "The {brand} {noun} is made from simple ingredients you can read on the label.",
+        "Enjoy it at breakfast, as an afternoon treat or on the go.",
+        "Every batch is tasted before it leaves the kitchen.",
+        "It is packed fresh and sealed to keep its taste until the last serving.",
+        "Share it with family and friends, or keep it in your pantry for later.",
+        "Our {query} come from growers we have worked with for years.",
+        "Store it in a cool, dry place and close the package after opening.",
+        "It makes a welcome gift for anyone who loves good food.",
+    ),
+    "fashion": (
+        "The {brand} {noun} is cut to move with you from morning to night.",
+        "The fabric keeps its shape and colour wash after wash.",
+        "Wear it to work, on weekends or when you travel.",
+        "Check the size chart in the pictures to find your fit.",
+        "Every seam is stitched to last through years of wear.",
+        "It goes with jeans, skirts and most of what is already in your closet.",
+        "Made for every season, it layers well when the weather turns.",
+        "It makes a great gift for birthdays and holidays.",
+    ),
+    "furniture": (
+        "The {brand} {noun} brings comfort and style to any room.",
+        "All parts and tools are in the box, with instructions that take you step by step.",
+        "The frame is built to carry daily use for years.",
+        "Its clean lines suit modern, rustic and classic interiors.",
+        "Wipe it with a damp cloth to keep it looking new.",
+        "Measure your space before ordering: the dimensions are in the pictures.",
+        "It arrives packed in a sturdy box to keep every part safe.",
+        "It makes a thoughtful housewarming gift.",
+    ),
+    "electronics": (
+        "The {brand} {noun} works out of the box with most devices.",
+        "Its compact design fits in a bag or a drawer.",
+        "Every unit is tested before it ships.",
+        "The quick start guide in the box walks you through setup in minutes.",
+        "It is built from durable materials that stand up to daily use.",
+        "Works with Windows, macOS, iOS and Android.",
+        "Our support team answers any question within one business day.",
+        "It comes with an 18-month warranty.",
+    ),
+}
+BULLET_SENTENCES: dict[str, tuple[str, ...]] = {
+    "beauty": ("Gentle enough to use every day.", "Leaves a clean, fresh feel without residue.",
+               "A formula you can feel good about.", "Visible results after a few weeks of use.",
+               "Made without harsh chemicals.", "Loved by customers with every kind of skin and hair."),
+    "food": ("A taste the whole family will enjoy.", "Made from carefully chosen ingredients.",
+             "Great on its own or as part of a recipe.", "A smart choice for busy days.",
+             "Packed to keep it fresh.", "Made in a certified facility."),
+    "fashion": ("Comfortable from the first wear.", "Holds its shape and colour.",
+                "Easy to dress up or down.", "Soft on the skin all day long.",
+                "Designed for an easy, flattering fit.", "Made to last season after season."),
+    "furniture": ("Sturdy and built to last.", "Fits neatly into small spaces.",
+                  "Looks good in any room of the house.", "Simple to put together with the included tools.",
+                  "Easy to keep clean.", "Made from carefully selected materials."),
+    "electronics": ("Simple setup, no extra software needed.", "Reliable performance day after day.",
+                    "Works with the devices you already own.", "Compact and easy to carry.",
+                    "Built from durable materials.", "Backed by our friendly support team."),
+}
+WHAT_YOU_GET = ("and a quick start guide", "and a thank-you card from our team", "in a gift-ready box",
+                "and our friendly customer service")
+#: Review titles and bodies by score (1 to 5).
+REVIEW_TITLES: dict[int, tuple[str, ...]] = {
+    1: ("Disappointed", "Not as described", "Would not buy again"),
+    2: ("Not great", "Expected more", "Just okay for the price"),
+    3: ("It's fine", "Does the job", "Decent, with a few flaws"),
+    4: ("Very good", "Happy with it", "Good value"),
+    5: ("Love it!", "Exactly what I wanted", "Highly recommend"),
+}
+REVIEW_BODIES: dict[int, tuple[str, ...]] = {
+    1: ("The {noun} I received looked nothing like the pictures. I sent it back.",
+        "It stopped being any use after a week. Save your money."),
+    2: ("The {noun} is okay, but the quality is lower than I hoped for.",
+        "It arrived late and the packaging was damaged. The product itself is average."),
+    3: ("It does what it says. Nothing special, but no complaints either.",
+        "Good {noun} for the price, though I have had better."),
+    4: ("Nice {noun}, arrived quickly and well packed. I would buy it again.",
+        "Works well and looks good. Took off one star for the price."),
+    5: ("This {noun} is exactly what I was looking for. Great quality!",
+        "I bought one for myself and another as a gift. Both of us love it."),
+}

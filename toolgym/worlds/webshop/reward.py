@@ -13,11 +13,17 @@
   shared levels) and the title score (shared title nouns / goal title nouns) with the
   original's thresholds.
 
-Fuzzy ratios are ``thefuzz``'s: strings are processed (ASCII only, lower-cased, every
-character that is not a letter or digit made a space, trimmed), an empty string scores 0 and
-the score is rounded to an integer before the ``> 85`` test. ``rapidfuzz`` computes them.
+Fuzzy ratios are ``thefuzz``'s: strings are processed (lower-cased, every character that is
+not a letter or digit made a space, trimmed), an empty string scores 0 and the score is
+rounded to an integer before the ``> 85`` test. ``rapidfuzz`` computes them.
 
-The two scorings differ in the options only (see ``WebShopEnv``'s docstring):
+The two scorings differ in the fuzzy matching of text that is not ASCII and in the options
+(see ``WebShopEnv``'s docstring):
+
+- ``paper`` keeps every letter; ``paper_compat`` first drops each character that is not
+  ASCII, as ``thefuzz``'s ``force_ascii=True`` default does in the released code, so a goal
+  attribute written with ``’`` never matches the product's ``'`` ("women’s" against "women's"
+  scores 77) and one in another script is empty and never matches at all.
 
 - ``paper``: a goal option named ``size`` (or, for goals without option names, a purchased
   option named ``size``) matches only the same text (exact matching, so "large" does not buy
@@ -65,22 +71,25 @@ def normalize_color(color: Any) -> Any:
     return color
 
 
-def _process(value: Any) -> str:
-    """``thefuzz``'s ``full_process(force_ascii=True)``; non-strings are read as their ``str``."""
+def _process(value: Any, force_ascii: bool = True) -> str:
+    """``thefuzz``'s ``full_process``; non-strings are read as their ``str``."""
     text = value if isinstance(value, str) else str(value)
-    return default_process(text.encode("ascii", "ignore").decode("ascii"))
+    if force_ascii:
+        text = text.encode("ascii", "ignore").decode("ascii")
+    return default_process(text)
 
 
-def token_set_ratio(a: Any, b: Any) -> int:
-    """``thefuzz.fuzz.token_set_ratio``: 0 to 100, an integer; 0 when either side is empty after processing."""
-    a, b = _process(a), _process(b)
+def token_set_ratio(a: Any, b: Any, force_ascii: bool = True) -> int:
+    """``thefuzz.fuzz.token_set_ratio``: 0 to 100, an integer; 0 when either side is empty after
+    processing. ``force_ascii`` (the released code's default) drops characters that are not ASCII first."""
+    a, b = _process(a, force_ascii), _process(b, force_ascii)
     if not a or not b:
         return 0
     return int(round(fuzz.token_set_ratio(a, b)))
 
 
-def fuzzy_match(a: Any, b: Any) -> bool:
-    return token_set_ratio(a, b) > FUZZY_THRESHOLD
+def fuzzy_match(a: Any, b: Any, force_ascii: bool = True) -> bool:
+    return token_set_ratio(a, b, force_ascii) > FUZZY_THRESHOLD
 
 
 def category_levels(path: str) -> set[str]:
@@ -109,14 +118,15 @@ def type_reward(purchased: Mapping, goal: Mapping) -> dict:
             "title_score": title_score}
 
 
-def attribute_matches(purchased: Mapping, goal_attributes: Sequence[str]) -> int:
+def attribute_matches(purchased: Mapping, goal_attributes: Sequence[str], scoring: str = "paper") -> int:
     """``get_attribute_reward``'s count: goal attributes found in the product."""
+    force_ascii = scoring == "paper_compat"
     title = purchased["Title"].lower()
     bullets = " ".join(purchased["BulletPoints"]).lower()
     description = purchased["Description"].lower()
     count = 0
     for g_attr in goal_attributes:
-        if any(fuzzy_match(p_attr, g_attr) for p_attr in purchased["Attributes"]):
+        if any(fuzzy_match(p_attr, g_attr, force_ascii) for p_attr in purchased["Attributes"]):
             count += 1
         elif g_attr in title or g_attr in bullets or g_attr in description:
             count += 1
@@ -147,7 +157,7 @@ def option_matches(purchased_options: Mapping[str, str], goal_options: Mapping[s
             if exact:
                 hit = str(p_value).strip().lower() == str(g_value).strip().lower()
             else:
-                hit = fuzzy_match(normalize_color(p_value), normalize_color(g_value))
+                hit = fuzzy_match(normalize_color(p_value), normalize_color(g_value), force_ascii=False)
             if hit:
                 count += 1
                 break
@@ -177,7 +187,7 @@ def get_reward(purchased: Mapping, goal: Mapping, price: float, options: Mapping
     type_info = type_reward(purchased, goal)
     r_price = price <= goal["price_upper"]
     n_attributes, n_options = len(goal["attributes"]), len(goal["goal_options"])
-    attr_hits = attribute_matches(purchased, goal["attributes"])
+    attr_hits = attribute_matches(purchased, goal["attributes"], scoring)
     option_hits = option_matches(options, goal["goal_options"], scoring)
     denominator = n_attributes + n_options + 1
     total = (attr_hits + option_hits + r_price) / denominator * type_info["r_type"]

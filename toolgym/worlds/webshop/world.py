@@ -10,21 +10,34 @@ Official products (WebShop's ``items_shuffle*.json``) can be loaded instead (``p
 the env's official loader turns them into rows first.
 
 The shop itself never changes during an episode: the browsing session (the page, the search
-keywords, the product and the options chosen) lives in ``aux["session"]``.
+keywords, the product and the options chosen) lives in ``aux["session"]``. So the catalogue is
+not part of the world's private working copy, as other worlds' rows are: it is a SQLite file,
+built once (in the cache folder, or at ``db_url`` when that names a file) and attached
+read-only, its pages memory-mapped, so every process with the same catalogue shares one copy
+through the page cache and a snapshot holds only the (empty) working copy.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import random
+import sqlite3
+import tempfile
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import JSON, select
+from sqlalchemy.schema import CreateIndex, CreateTable
 
-from toolgym.worlds.base import World
-from toolgym.worlds.webshop.catalogue import BRAND_SYLLABLES, CATEGORIES, OPENERS, PRODUCT_TYPES, ProductType
+from toolgym.worlds import cache
+from toolgym.worlds.base import BUILD_TABLE, World
+from toolgym.worlds.webshop.catalogue import (
+    ACRONYMS, BRAND_SYLLABLES, BULLET_SENTENCES, CATEGORIES, DESCRIPTION_SENTENCES, OPENERS, PRODUCT_TYPES, REVIEW_BODIES,
+    REVIEW_TITLES, WHAT_YOU_GET, ProductType,
+)
 from toolgym.worlds.webshop.data_model import Product, WebShopBase
 from toolgym.worlds.webshop.reward import fuzzy_match, normalize_color
 
@@ -33,6 +46,10 @@ ASIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 PRICE_RANGES = {"beauty": (6, 60), "food": (4, 45), "fashion": (12, 90), "furniture": (18, 380),
                 "electronics": (7, 250)}
 _NOT_NOUNS = {"for", "with", "and", "of", "the", "a", "in", "to"}
+CATALOGUE_SCHEMA = "catalogue"
+# SQLite maps at most this much of a file (its default compile-time ceiling is 2 GB); reads
+# past it go through SQLite's own page cache.
+MMAP_BYTES = 1 << 31
 
 
 class WebShopWorld(World):
@@ -66,13 +83,84 @@ class WebShopWorld(World):
             return {"source": self._source, "num_products": self.num_products}
         return {"num_products": self.num_products}
 
-    def populate(self) -> None:
+    # -- the catalogue file ---------------------------------------------------------------
+    def _build(self) -> None:
+        """Attach the catalogue file of this world's fingerprint, building it first when missing."""
+        path = cache.entry_path(f"world-{type(self).__name__}", self.fingerprint(), (), suffix=".sqlite")
+        if path is not None and path.exists():
+            try:
+                self._load_file(path)
+                return
+            except ValueError:  # unreadable (a disk error, a foreign file): build it again
+                path.unlink(missing_ok=True)
+        if path is None:  # no cache folder: a file of this world's own, gone when it closes
+            folder = tempfile.mkdtemp(prefix="toolgym-webshop-")
+            path = Path(folder) / "catalogue.sqlite"
+            self._write_file(path)
+            self._attach(path)
+            path.unlink()
+            os.rmdir(folder)
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        self._write_file(path)
+        self._attach(path)
+
+    def _load_file(self, path: Path) -> None:
+        self._read_build(path)[0].close()  # refuses another world's file
+        self._attach(path)
+
+    def _write_file(self, path: Path) -> None:
+        """Generate the catalogue into a new file at ``path``, all at once or not at all."""
+        if path.exists():  # World.__init__ writes the file a db_url names after _build made it
+            return
+        fd, building = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
+        os.close(fd)
+        try:
+            target = sqlite3.connect(building)
+            try:
+                target.execute("PRAGMA journal_mode = OFF")  # a failed build is deleted, never repaired
+                target.execute("PRAGMA synchronous = OFF")
+                table = Product.__table__
+                target.execute(str(CreateTable(table).compile(self.engine)))
+                self._insert_products(target)
+                for index in table.indexes:
+                    target.execute(str(CreateIndex(index).compile(self.engine)))
+                target.execute(f"CREATE TABLE {BUILD_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                target.executemany(f"INSERT INTO {BUILD_TABLE} VALUES (?, ?)", [
+                    ("fingerprint", json.dumps(self.fingerprint(), sort_keys=True)),
+                    ("state", json.dumps({}))])
+                target.commit()
+            finally:
+                target.close()
+            try:
+                os.link(building, path)  # never replaces a file another process built
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links
+                os.replace(building, path)
+        finally:
+            Path(building).unlink(missing_ok=True)
+
+    def _attach(self, path: Path) -> None:
+        """Attach the catalogue read-only: queries of ``products`` read it (the working copy has no such table)."""
+        raw = self.sql()
+        raw.execute(f"ATTACH DATABASE ? AS {CATALOGUE_SCHEMA}", (f"{path.resolve().as_uri()}?mode=ro",))
+        raw.execute(f"PRAGMA {CATALOGUE_SCHEMA}.mmap_size = {MMAP_BYTES}")
+        # The working copy names its catalogue; SQLite cannot serialize (snapshot) an empty database.
+        raw.execute("CREATE TABLE webshop_catalogue (file TEXT NOT NULL)")
+        raw.execute("INSERT INTO webshop_catalogue VALUES (?)", (str(path),))
+        raw.commit()
+        self.catalogue_file = path
+
+    def _insert_products(self, raw: sqlite3.Connection) -> None:
         rows = self._given_products if self._given_products is not None else iter_products(
             self.seed, self.num_products)
         columns = [c.name for c in Product.__table__.columns]
         json_columns = {c.name for c in Product.__table__.columns if isinstance(c.type, JSON)}
         statement = f"INSERT INTO products ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
-        raw = self.sql()
 
         def encoded(row: dict) -> tuple:
             return tuple(json.dumps(row[c]) if c in json_columns and row[c] is not None else row[c] for c in columns)
@@ -83,7 +171,6 @@ class WebShopWorld(World):
                 raw.executemany(statement, batch)
                 batch = []
         raw.executemany(statement, batch)
-        raw.commit()
 
     # -- reads ------------------------------------------------------------------------------
     def products(self, asins: list[str]) -> dict[str, Product]:
@@ -111,15 +198,10 @@ def webshop_dict(product: Product) -> dict:
 
 
 # -- generation --------------------------------------------------------------------------------
-def _text_pools(seed: int) -> dict[str, list[str]]:
-    """Sentences and review texts from a seeded faker, drawn once and then sampled (fast at 100,000)."""
-    from faker import Faker  # here: importing faker takes a twentieth of a second, and a cached world needs none
-
-    fake = Faker("en_US")
-    fake.seed_instance(seed)
-    return {"sentences": [fake.sentence(nb_words=12).lower() for _ in range(600)],
-            "review_titles": [fake.sentence(nb_words=4).rstrip(".") for _ in range(300)],
-            "review_bodies": [fake.paragraph(nb_sentences=2) for _ in range(600)]}
+# The text of a product is drawn by index from pools of these sizes (the faker pools the first
+# generator drew from), so the random stream, and with it every product's options, price and
+# goals, is what it was.
+SENTENCE_POOL, REVIEW_TITLE_POOL, REVIEW_BODY_POOL = 600, 300, 600
 
 
 def _brand(rng: random.Random) -> str:
@@ -178,12 +260,11 @@ def instruction_for(rng: random.Random, ptype: ProductType, attributes: list[str
 def iter_products(seed: int, count: int):
     """``count`` product rows, one at a time, a function of ``seed`` and ``count`` only."""
     rng = random.Random(f"webshop-catalogue-{seed}")
-    pools = _text_pools(seed)
     taken: set[str] = set()
     types = [(category, ptype) for category in CATEGORIES for ptype in PRODUCT_TYPES[category]]
     for seq in range(count):
         category, ptype = types[rng.randrange(len(types))]
-        yield _product(rng, pools, seq, category, ptype, _asin(rng, taken))
+        yield _product(rng, seq, category, ptype, _asin(rng, taken))
 
 
 def generate_products(seed: int, count: int) -> list[dict]:
@@ -191,15 +272,77 @@ def generate_products(seed: int, count: int) -> list[dict]:
     return list(iter_products(seed, count))
 
 
-def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: ProductType, asin: str) -> dict:
+def _title(brand: str, featured: str, adjectives: list[str], noun: str, detail: str) -> str:
+    return f"{brand} {_title_after_brand(featured, tuple(adjectives), noun, detail)}"
+
+
+@functools.lru_cache(maxsize=50_000)  # few combinations: a 100,000-product catalogue composes each once
+def _title_after_brand(featured: str, adjectives: tuple[str, ...], noun: str, detail: str) -> str:
+    """``[featured] [adjectives] noun [detail]`` (after the brand) without a word said twice: an adjective
+    with a word said already, or a detail whose words all are, is left out; an adjective that
+    ends with the noun's first word leaves it to the noun (``True Wireless Earbud``); a detail
+    that ends with the noun's last word takes its place (``Herbal Tea Bags``); a featured
+    attribute that shares a word with the noun follows it (``Storage Ottoman Bench with Storage
+    Space``). The words left out are phrases of the title's own type, so the attribute phrases
+    the title holds are the same."""
+    nouns = noun.split()
+    said = {_singular(w) for w in nouns}
+    front, back = [], []
+    if featured:
+        sharing = bool({_singular(w) for w in featured.split()} & said)
+        (back if sharing else front).append(featured)
+        said |= {_singular(w) for w in featured.split()}
+    for phrase in adjectives:
+        words = phrase.split()
+        if words[-1] == nouns[0] and len(words) > 1:
+            words = words[:-1]
+        if not {_singular(w) for w in words} & said:  # "Dark Roast" after "Medium Roast" would contradict it
+            front.append(" ".join(words))
+            said |= {_singular(w) for w in words}
+    details = detail.split()
+    if details and _singular(details[-1]) == _singular(nouns[-1]):
+        nouns = nouns[:-1] + [w for w in details[:-1] if _singular(w) not in said] + details[-1:]
+    elif details and not {_singular(w) for w in details if w not in _NOT_NOUNS} <= said:
+        nouns = nouns + details
+    words = [*front, *nouns]
+    if back:
+        words.append(("and " if details[:1] == ["with"] and details[-1] in nouns else "with ") + back[0])
+    return " ".join(_title_word(w) for w in " ".join(words).split())
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def _title_word(word: str) -> str:
+    if word in ACRONYMS:
+        return word.upper()
+    return word if word in _NOT_NOUNS else word.title()
+
+
+def _different(draws: list[int], n: int) -> list[int]:
+    """Each draw as a position below ``n``, the next free one where two would say the same."""
+    taken: list[int] = []
+    for draw in draws:
+        position = draw % n
+        while position in taken:
+            position = (position + 1) % n
+        taken.append(position)
+    return taken
+
+
+def _fill(template: str, brand: str, ptype: ProductType) -> str:
+    return template.format(brand=brand, noun=ptype.noun, query=ptype.query)
+
+
+def _product(rng: random.Random, seq: int, category: str, ptype: ProductType, asin: str) -> dict:
     brand = _brand(rng)
     adjectives = rng.sample(ptype.adjectives, rng.choice((1, 1, 2))) if ptype.adjectives else []
     attributes = sorted(rng.sample(ptype.attributes, min(len(ptype.attributes), rng.randint(3, 5))),
                         key=ptype.attributes.index)
     detail = rng.choice(ptype.details) if ptype.details and rng.random() < 0.7 else ""
     featured = attributes[0] if rng.random() < 0.4 else ""
-    words = [brand, featured, *adjectives, ptype.noun, detail]
-    title = " ".join(w.title() if i else w for i, w in enumerate(words) if w)
+    title = _title(brand, featured, adjectives, ptype.noun, detail)
     detail_nouns = [w for w in detail.split() if w.isalpha() and w not in _NOT_NOUNS][-1:]
     title_nouns = [brand.lower(), *ptype.noun.split(), *detail_nouns]
     options = {}
@@ -214,13 +357,22 @@ def _product(rng: random.Random, pools: dict, seq: int, category: str, ptype: Pr
         price = round(rng.uniform(first, second), 2)
     else:
         pricing, price_tag, price = [first], f"${first}", first
-    sentences = rng.sample(pools["sentences"], 3)
-    description = (f"{title}. " + " ".join(s.capitalize() for s in sentences[:2])
-                   + f" Made to be {_join(rng.sample(attributes, min(2, len(attributes))))}. {sentences[2].capitalize()}")
-    bullets = [f"{a.upper()} - {rng.choice(pools['sentences']).capitalize()}" for a in attributes[:rng.randint(2, 4)]]
-    bullets.append(f"WHAT YOU GET - {ptype.noun}, {rng.choice(pools['sentences'])}")
-    reviews = [{"title": rng.choice(pools["review_titles"]), "score": rng.choices((1, 2, 3, 4, 5), cum_weights=(1, 2, 4, 8, 14))[0],
-                "body": rng.choice(pools["review_bodies"])} for _ in range(rng.choice((0, 1, 2, 3, 4)))]
+    sentences, bullet_sentences = DESCRIPTION_SENTENCES[category], BULLET_SENTENCES[category]
+    opening, middle, closing = (_fill(sentences[i], brand, ptype)
+                                for i in _different(rng.sample(range(SENTENCE_POOL), 3), len(sentences)))
+    highlights = ", ".join(rng.sample(attributes, min(2, len(attributes))))
+    description = f"{title}. {opening} {middle} Highlights: {highlights}. {closing}"
+    headed = attributes[:rng.randint(2, 4)]
+    picks = _different([rng.randrange(SENTENCE_POOL) for _ in headed], len(bullet_sentences))
+    bullets = [f"{a.upper()} - {bullet_sentences[i]}" for a, i in zip(headed, picks)]
+    bullets.append(f"WHAT YOU GET - {ptype.noun} {WHAT_YOU_GET[rng.randrange(SENTENCE_POOL) % len(WHAT_YOU_GET)]}")
+    reviews = []
+    for _ in range(rng.choice((0, 1, 2, 3, 4))):
+        title_pick = rng.randrange(REVIEW_TITLE_POOL)
+        score = rng.choices((1, 2, 3, 4, 5), cum_weights=(1, 2, 4, 8, 14))[0]
+        body_pick = rng.randrange(REVIEW_BODY_POOL)
+        reviews.append({"title": REVIEW_TITLES[score][title_pick % len(REVIEW_TITLES[score])], "score": score,
+                        "body": _fill(REVIEW_BODIES[score][body_pick % len(REVIEW_BODIES[score])], brand, ptype)})
     rating = f"{sum(r['score'] for r in reviews) / len(reviews):.1f}" if reviews else "N.A."
     goal_attributes = sorted(rng.sample(attributes, min(len(attributes), rng.randint(1, 3))), key=attributes.index)
     return {"asin": asin, "seq": seq, "name": title, "description": description, "bullet_points": bullets,

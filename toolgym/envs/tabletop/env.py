@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any
 
-from toolgym.envs.actions import Unparseable, extract_program, parse_action
-from toolgym.envs.base import ToolEnv
-from toolgym.envs.metrics import Column
+from toolgym.envs.common.actions import Unparseable, extract_program, parse_action
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.metrics import Column
 from toolgym.worlds.interpreter import Interpreter, ProgramError, preview
 from toolgym.worlds.tabletop.tasks import TabletopTask, builtin_tasks, oracle_plan, plan_calls
 
@@ -46,7 +47,7 @@ class TabletopEnv(ToolEnv):
     A string. Mode ``"single_step"`` (default): the whole program, or a model's raw completion
     from which the program is taken as the released ToolBench evaluator does (the first fenced
     code block, else the text after an ``Action:`` cue, cut at a line starting with ``Task:``;
-    ``toolgym.envs.actions.extract_program``). Mode ``"multi_step"``: one statement per step
+    ``toolgym.envs.common.actions.extract_program``). Mode ``"multi_step"``: one statement per step
     (typically one API call; variables persist between steps), or a JSON tool call
     (``{"name": "put_first_on_second", "arguments": {"obj": ..., "target": ...}}``, also as a
     dict), which is the statement ``put_first_on_second(obj=..., target=...)``; and the text
@@ -55,7 +56,10 @@ class TabletopEnv(ToolEnv):
     ``get_side_name(pos)``, ``denormalize_xy(pos)``, ``put_first_on_second(obj, target)``,
     ``say(message)``, and the builtins len, range, min, max, abs, round, sum, sorted, list,
     str, int, float, bool, enumerate, zip, reversed. Forbidden constructs, unknown objects,
-    wrong types and runaway loops end with an error observation; nothing raises.
+    wrong types and runaway loops end with an error observation; nothing raises. In multi step a
+    statement that fails is undone: the objects, the arm and the variables are as before it (the
+    PyBullet state is saved before each statement and restored on error). A single-step program
+    keeps the moves made before its error, as the released evaluator's does.
 
     ## Observation Space
     A string. At reset, as in the paper's prompt: ``objects = [...]`` and ``# <instruction>.``
@@ -107,6 +111,7 @@ class TabletopEnv(ToolEnv):
     splits = {"built-in": ("seen", "unseen"), "official": ()}
     scorings = ("paper",)
     modes = (SINGLE_STEP, MULTI_STEP)
+    finish_hint = "single_step: the program is the episode; multi_step: type done when the blocks are placed"
     table_columns = (Column("Success", "mean", ("success",)), Column("Program ran", "mean", ("program_ran",)))
     max_action_chars = 20_000  # a program; the interpreter refuses longer ones too
 
@@ -135,9 +140,6 @@ class TabletopEnv(ToolEnv):
         self.tools = TabletopWorld.schemas(API_FUNCTIONS)
         self.task: TabletopTask | None = None
 
-    def close(self) -> None:
-        self.world.close()
-
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
         return list(self.tasks)
@@ -152,20 +154,15 @@ class TabletopEnv(ToolEnv):
         self.task = self.tasks[self._choose_task(options)]
         self.world.reset(self.task)
         self.interpreter = Interpreter(self.profile, functions=self.world.functions())
-        self._steps = 0
         self._errors: list[str] = []
         self._program: list[str] = []
         self._done = False
         self._oracle_calls: list[str] | None = None
-        self._success = 0
         self._observation = f"objects = {self.task.object_names!r}\n# {self.task.instruction}."
-        return self._observation, self._info()
+        return self._observation, self._with_history(self._info())
 
-    def step(self, action: Any):
-        if (refused := self._guard_step(action)) is not None:
-            return refused
-        self._steps += 1
-        terminated = truncated = False
+    def _act(self, action: Any) -> Outcome:
+        terminated = False
         if self.mode == SINGLE_STEP:
             self._observation = self._run(action)
             terminated = True
@@ -174,33 +171,21 @@ class TabletopEnv(ToolEnv):
             terminated = True
         else:
             self._observation = self._run_statement(action)
-            truncated = self._steps >= self.max_steps
-        info = self._info()
         # The reward is the change of success since the last step, so the return is the final success.
-        success = int(self.world.success())
-        reward = float(success - self._success)
-        self._success = success
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = {"success": success, "program_ran": int(not self._errors),
-                               "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
-            info["error"] = self._errors[0] if self._errors else None
-        return self._observation, reward, terminated, truncated, info
+        return Outcome(self._observation, terminated=terminated, progress=int(self.world.success()))
 
-    def _refuse_action(self, error: str):
+    def _refuse(self, error: str) -> Outcome:
         # A program that could not be read: an error like a program that does not parse; the world is unchanged.
-        self._steps += 1
         self._errors.append(error)
         self._observation = f"Error: {error}"
-        terminated = self.mode == SINGLE_STEP
-        truncated = not terminated and self._steps >= self.max_steps
-        info = self._info()
-        if terminated or truncated:
-            self._done = True
-            info["metrics"] = {"success": self._success, "program_ran": 0,
-                               "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
-            info["error"] = self._errors[0]
-        return self._observation, 0.0, terminated, truncated, info
+        return Outcome(self._observation, terminated=self.mode == SINGLE_STEP)
+
+    def _metrics(self) -> dict:
+        return {"success": int(self._progress), "program_ran": int(not self._errors),
+                "pick_places": self.world.sim.pick_place_count, "task_type": self.task.task_type}
+
+    def _end_info(self) -> dict:
+        return {"error": self._errors[0] if self._errors else None}
 
     def _run(self, program: Any) -> str:
         self.world.log, self.world.said = [], []
@@ -208,9 +193,16 @@ class TabletopEnv(ToolEnv):
         if isinstance(program, str):
             program = extract_program(program)  # a raw completion: fences, an Action: cue, a next Task:
         try:
-            self.interpreter.run(program)
-        except ProgramError as exc:
-            error = str(exc)
+            checked = self.interpreter.check(program)
+        except ProgramError as exc:  # not read: nothing ran
+            checked, error = None, str(exc)
+            self._note_invalid_action()
+        if checked is not None:
+            try:
+                self.interpreter.run(checked)
+            except ProgramError as exc:
+                error = str(exc)
+        if error is not None:
             self._errors.append(error)
         if isinstance(program, str):
             self._program.append(program)
@@ -224,16 +216,21 @@ class TabletopEnv(ToolEnv):
         try:
             program = self.interpreter.check(self._statement_text(action))
         except ProgramError as exc:
+            self._note_invalid_action()
             self._errors.append(str(exc))
             return f"Error: {exc}"
         if len(program.statements) != 1:
+            self._note_invalid_action()
             error = f"the multi-step mode takes one statement per step, got {len(program.statements)}"
             self._errors.append(error)
             return f"Error: {error}"
         self.world.log, self.world.said = [], []
+        variables = copy.deepcopy(self.interpreter.variables)  # plain values: numbers, text, lists, dicts
         try:
-            [value] = self.interpreter.run(program)
+            with self.world.sim.undone_on_error():  # a failed statement leaves no move behind
+                [value] = self.interpreter.run(program)
         except ProgramError as exc:
+            self.interpreter.variables = variables  # nor any name
             self._errors.append(str(exc))
             return f"Error: {exc}"
         self._program.append(program.source)

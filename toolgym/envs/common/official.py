@@ -1,0 +1,168 @@
+"""Official data: where an env finds its benchmark's files, and readers that name the file and line."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from collections.abc import Mapping
+
+
+class OfficialDataError(ValueError):
+    """An official data file that does not hold what the benchmark's format has."""
+
+
+@dataclass(frozen=True)
+class OfficialLayout:
+    """Which official files an env reads, and where they may sit under ``data_dir``.
+
+    The task-loading rule of every env: ``data_dir`` (or ``$TOOLGYM_DATA``) names the data
+    root (the folder that holds ``<benchmark>/``), the benchmark's own folder or, for a
+    benchmark with a folder per task, that task's folder. The env reads the first of
+    ``data_dir``, ``data_dir/<task>``, ``data_dir/<benchmark>`` and
+    ``data_dir/<benchmark>/<task>`` that holds every expected file. The expected files decide,
+    not folder names: ToolTalk's hard split is ``tooltalk/tooltalk/``, a folder named like the
+    benchmark that is not the benchmark's folder.
+
+    Attributes:
+        name: The benchmark's name, for messages ("ToolTalk").
+        benchmark: The benchmark's folder under the data root ("tooltalk", "sambanova").
+        expected: Glob patterns relative to the data folder; each must match a file.
+        split_expected: More patterns per official split: a run of one split needs its own,
+            a run of every split needs them all.
+        task: The task's folder inside the benchmark's folder ("open_weather"), if any.
+    """
+
+    name: str
+    benchmark: str
+    expected: tuple[str, ...] = ()
+    split_expected: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    task: str | None = None
+
+    def expected_files(self, split: str | None = None) -> tuple[str, ...]:
+        """The patterns a folder must match to serve ``split`` (every split when None)."""
+        splits = [split] if split is not None else list(self.split_expected)
+        return self.expected + tuple(p for s in splits for p in self.split_expected.get(s, ()))
+
+    def candidates(self, root: Path) -> list[Path]:
+        """The folders tried for the data root or benchmark folder ``root``, in order."""
+        task = [root / self.task] if self.task else []
+        benchmark_task = [root / self.benchmark / self.task] if self.task else []
+        return [root, *task, root / self.benchmark, *benchmark_task]
+
+    def locate(self, env_id: str, data_dir: str | os.PathLike | None, split: str | None = None) -> Path:
+        """The folder that holds the official files ``split`` needs.
+
+        Args:
+            env_id: The env, for messages.
+            data_dir: The ``data_dir`` argument; ``$TOOLGYM_DATA`` when None.
+            split: The requested official split, or None for all of them.
+
+        Raises:
+            ValueError: Neither ``data_dir`` nor ``$TOOLGYM_DATA`` is given.
+            FileNotFoundError: No candidate folder holds every expected file; the message lists
+                each folder tried and what it lacks.
+        """
+        source, root = "data_dir", data_dir
+        if root is None:
+            source, root = "$TOOLGYM_DATA", os.environ.get("TOOLGYM_DATA")
+        if not root:
+            raise ValueError(
+                f"{env_id}: tasks='official' needs the official data: pass data_dir=... or set TOOLGYM_DATA "
+                f"to the folder that holds '{self.benchmark}/'.")
+        root = Path(root).expanduser()
+        expected = self.expected_files(split)
+        tried = []
+        for folder in self.candidates(root):
+            if not folder.is_dir():
+                tried.append(f"  {folder}: no such folder")
+                continue
+            missing = [pattern for pattern in expected if next(folder.glob(pattern), None) is None]
+            if not missing:
+                return folder
+            tried.append(f"  {folder}: no {', '.join(missing)}")
+        own_folder = f"{self.benchmark}/{self.task}" if self.task else self.benchmark
+        raise FileNotFoundError(
+            f"{env_id}: no official {self.name} data in {source}={str(root)!r}. Tried:\n" + "\n".join(tried) +
+            f"\nExpected one folder with {', '.join(expected)}. Pass the data root (the folder that holds "
+            f"'{self.benchmark}/') or the '{own_folder}/' folder itself.")
+
+    def check_not_empty(self, env_id: str, folder: Path, count: int, split: str | None = None) -> None:
+        """Raise when the files read from ``folder`` held no task of ``split``.
+
+        Raises:
+            OfficialDataError: ``count`` is 0.
+        """
+        if count == 0:
+            of_split = f" of split {split!r}" if split is not None else ""
+            raise OfficialDataError(
+                f"{env_id}: the official {self.name} data in {folder} has no tasks{of_split} "
+                f"(read {', '.join(self.expected_files(split))}); the files are empty or truncated: "
+                f"download them again.")
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content.
+
+    Raises:
+        OfficialDataError: The file is not UTF-8 JSON; the message names the file and line.
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise OfficialDataError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise OfficialDataError(f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})") from None
+
+
+def read_json_list(path: Path, items: str) -> list:
+    """A JSON file that holds a list of ``items`` (e.g. "samples").
+
+    Raises:
+        OfficialDataError: The file is not JSON, or not a list; the message names the file.
+    """
+    value = read_json(path)
+    if not isinstance(value, list):
+        raise OfficialDataError(f"{path}: expected a JSON list of {items}, got {type(value).__name__}")
+    return value
+
+
+def read_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """The records of a JSON Lines file as ``(line number from 1, record)``, blank lines skipped.
+
+    Raises:
+        OfficialDataError: A line is not JSON; the message names the file and line.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise OfficialDataError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as error:
+            raise OfficialDataError(f"{path}:{number}: invalid JSON: {error.msg} (column {error.colno})") from None
+    return records
+
+
+def require_key(record: Any, key: str, where: str) -> Any:
+    """``record[key]`` of an official record.
+
+    Args:
+        record: A record read from an official file.
+        key: The key the format requires.
+        where: The record's place, for the message ("path/test.jsonl:12", "path: sample 3").
+
+    Raises:
+        OfficialDataError: ``record`` is not an object or lacks ``key``.
+    """
+    if not isinstance(record, dict):
+        raise OfficialDataError(f"{where}: expected a JSON object with key {key!r}, got {type(record).__name__}")
+    if key not in record:
+        raise OfficialDataError(f"{where}: missing key {key!r}")
+    return record[key]

@@ -1,0 +1,5 @@
+"""GoogleSheets-v0: ToolBench's Google Sheets programs."""
+
+from toolgym.envs.google_sheets.env import GoogleSheetsEnv
+
+__all__ = ["GoogleSheetsEnv"]

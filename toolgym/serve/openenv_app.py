@@ -1,0 +1,297 @@
+"""``toolgym serve ENV_ID --protocol openenv``: one env per session on OpenEnv's server.
+
+OpenEnv's ``create_fastapi_app`` gives the routes (``/ws`` sessions, ``/reset``, ``/step``,
+``/state``, ``/schema``, ``/health``) and the session bookkeeping (a cap on sessions, idle
+sessions reaped). What toolgym adds:
+
+- :class:`GymSession`, OpenEnv's ``Environment`` around a gymnasium env made on the session's
+  first reset (a connection that never resets costs no env) and closed with the session;
+- :class:`ToolgymAction` / :class:`ToolgymObservation`: the action is the text or tool call
+  ``env.step`` takes; the observation carries ``observation``, ``reward``, ``terminated``,
+  ``truncated`` and the JSON-safe part of ``info``, so an episode over the wire equals the
+  local one;
+- the limits of :class:`~toolgym.serve.wire.ServeLimits`: an oversized or binary frame is
+  answered with an error and skipped, a reset or step past the time limit is answered with an
+  error, and one session more than the cap is told the server is full (OpenEnv's
+  ``CAPACITY_REACHED``), each without touching the other sessions;
+- ``GET /toolgym``: the served env id, its arguments and task ids, for
+  :func:`toolgym.remote.make`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import anyio
+from fastapi import FastAPI
+from openenv.core.env_server.http_server import create_fastapi_app
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State, WSErrorCode
+from pydantic import Field
+
+from toolgym.eval.runner import make_env
+from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_safe_info, round_trips, warm_up
+
+#: The error code of a frame over ``max_message_bytes`` (OpenEnv's own codes cover the rest).
+MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
+CAPACITY_REACHED = WSErrorCode.CAPACITY_REACHED.value
+
+
+class ToolgymAction(Action):
+    """One step's action: the text, or the tool call as a JSON object, that ``env.step`` takes."""
+
+    action: str | dict[str, Any] | list[Any] = Field(description="the action env.step takes: text or a tool call")
+
+
+class ToolgymObservation(Observation):
+    """One reset's or step's result; ``done`` is ``terminated or truncated``."""
+
+    observation: str = Field(default="", description="the env's observation text")
+    terminated: bool = False
+    truncated: bool = False
+    info: dict[str, Any] = Field(default_factory=dict, description="the JSON-safe part of the env's info")
+    oracle_action: Any = Field(default=None, description="the oracle's next action (servers run with --oracle)")
+
+
+class ToolgymState(State):
+    """The session's episode: OpenEnv's counters plus the env id and task."""
+
+    env_id: str
+    task_id: str | None = None
+
+
+@dataclass
+class ServedEnv:
+    """What every session of one server shares: the env's configuration and the worker threads."""
+
+    env_id: str
+    env_kwargs: dict
+    limits: ServeLimits
+    oracle: bool
+    executor: ThreadPoolExecutor
+
+
+class GymSession(Environment):
+    """One session's gymnasium env, made on the first reset and closed with the session.
+
+    Env code runs on the server's shared worker threads, one call at a time per session, each
+    bounded by ``step_timeout_s`` from when it starts running (not while it waits for a
+    worker): a call past it is answered with a TimeoutError and its env abandoned (closed once
+    the call returns); the next reset makes a fresh env.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+    # Session creation and close are cheap here: one shared thread for them instead of one per session.
+    REQUIRES_SINGLE_THREAD_EXECUTOR = True
+
+    def __init__(self, served: ServedEnv):
+        super().__init__()
+        self._served = served
+        self._env = None
+        self._abandoned: str | None = None
+        self._closed = False
+        self._episode_id: str | None = None
+        self._step_count = 0
+
+    # -- the env calls, run on a worker thread ------------------------------------------------
+    def reset(self, seed: int | None = None, episode_id: str | None = None, options: dict | None = None,
+              **unknown: Any) -> ToolgymObservation:
+        if unknown:
+            raise ValueError(f"reset takes seed, options and episode_id, not {', '.join(map(repr, unknown))}")
+        env = self._env = self._env or make_env(self._served.env_id, self._served.env_kwargs)
+        observation, info = env.reset(seed=seed, options=options)
+        if self._env is env:  # not abandoned meanwhile
+            self._abandoned = None
+            self._episode_id, self._step_count = episode_id, 0
+        return self._result(env, observation, None, False, False, info)
+
+    def step(self, action: ToolgymAction, timeout_s: float | None = None, **kwargs: Any) -> ToolgymObservation:
+        if self._env is None and self._abandoned:
+            raise RuntimeError(self._abandoned)
+        # Before any reset the env itself answers (an observation that says so), as locally.
+        env = self._env = self._env or make_env(self._served.env_id, self._served.env_kwargs)
+        observation, reward, terminated, truncated, info = env.step(action.action)
+        self._step_count += self._env is env
+        return self._result(env, observation, reward, terminated, truncated, info)
+
+    def _result(self, env, observation, reward, terminated, truncated, info) -> ToolgymObservation:
+        # ``env`` is the env this call ran on: an abandoned call never touches its successor.
+        oracle = None
+        if self._served.oracle and not (terminated or truncated):
+            oracle = env.unwrapped.oracle_action()
+            oracle = oracle if round_trips(oracle) else None
+        return ToolgymObservation(observation=observation, reward=None if reward is None else json_safe_float(reward),
+                                  done=bool(terminated or truncated), terminated=bool(terminated),
+                                  truncated=bool(truncated), info=json_safe_info(info), oracle_action=oracle)
+
+    # -- what OpenEnv's server awaits ---------------------------------------------------------
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
+                          options: dict | None = None, **unknown: Any) -> ToolgymObservation:
+        return await self._bounded("reset", functools.partial(self.reset, seed, episode_id, options, **unknown))
+
+    async def step_async(self, action: ToolgymAction, timeout_s: float | None = None,
+                         **kwargs: Any) -> ToolgymObservation:
+        return await self._bounded("step", functools.partial(self.step, action))
+
+    async def _bounded(self, what: str, call) -> ToolgymObservation:
+        if self._closed:
+            raise RuntimeError(f"this session was closed after {self._served.limits.idle_timeout_s:g} s without a "
+                               f"message; connect again")
+        limit = self._served.limits.step_timeout_s
+        loop = asyncio.get_running_loop()
+        started = loop.create_future()
+
+        def run():
+            loop.call_soon_threadsafe(started.set_result, None)
+            return call()
+
+        future = loop.run_in_executor(self._served.executor, run)
+        # The limit counts from when the call starts: waiting for a free worker is not its time.
+        await asyncio.wait({started, future}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait({future}, timeout=limit)
+        if done:
+            return future.result()
+        env, self._env = self._env, None
+        if env is not None:
+            future.add_done_callback(lambda _: self._served.executor.submit(env.close))
+        self._abandoned = (f"the last {what} ran past the server's limit of {limit:g} s; its episode was "
+                           f"abandoned: reset to start another")
+        raise TimeoutError(f"{what} ran past the server's limit of {limit:g} s; its episode was abandoned: reset "
+                           f"to start another")
+
+    @property
+    def state(self) -> ToolgymState:
+        task_id = getattr(self._env.unwrapped, "task_id", None) if self._env is not None else None
+        return ToolgymState(episode_id=self._episode_id, step_count=self._step_count, env_id=self._served.env_id,
+                            task_id=task_id)
+
+    def close(self) -> None:
+        self._closed = True
+        env, self._env = self._env, None
+        if env is not None:
+            env.close()
+
+
+class MessageLimit:
+    """ASGI middleware: a WebSocket frame over ``max_bytes``, binary or not a JSON object is answered and skipped.
+
+    The session's handler never sees the frame, so the session and its env go on. An HTTP
+    request whose body is declared longer is answered 413. A connection refused because the
+    server is full gets the refusal as the answer to its first message. Closing a socket the
+    client has already closed is not an error.
+    """
+
+    #: How long a refused connection waits for the client's first message before answering anyway.
+    FULL_ANSWER_WAIT_S = 10.0
+
+    def __init__(self, app, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            length = dict(scope.get("headers") or ()).get(b"content-length", b"0")
+            if length.isdigit() and int(length) > self.max_bytes:
+                body = json.dumps({"detail": self._too_large(int(length))}).encode()
+                await send({"type": "http.response.start", "status": 413,
+                            "headers": [(b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+
+        heard = []  # the client has sent a frame
+
+        async def limited_receive():
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    return message
+                heard.append(True)
+                if message.get("text") is None:
+                    error = {"message": "binary frame: send each message as a JSON text frame",
+                             "code": "INVALID_JSON"}
+                elif len(message["text"]) * 4 > self.max_bytes and len(message["text"].encode()) > self.max_bytes:
+                    error = {"message": self._too_large(len(message["text"].encode())), "code": MESSAGE_TOO_LARGE}
+                elif not message["text"].lstrip().startswith("{"):
+                    # OpenEnv's handler ends the session on JSON that is not an object; answer it here.
+                    error = {"message": 'a message is a JSON object: {"type": "reset" | "step" | "state" | "close", '
+                                        '"data": {...}}', "code": "INVALID_JSON"}
+                else:
+                    return message
+                await send({"type": "websocket.send", "text": json.dumps({"type": "error", "data": error})})
+
+        async def quiet_send(message):
+            if not heard and message["type"] == "websocket.send" and CAPACITY_REACHED in (message.get("text") or ""):
+                # OpenEnv refuses a session on connect; a client that has not sent anything yet
+                # would find a closed socket. The refusal answers its first message instead.
+                with anyio.move_on_after(self.FULL_ANSWER_WAIT_S):
+                    if (await receive())["type"] == "websocket.disconnect":
+                        return
+            try:
+                await send(message)
+            except OSError:
+                # A client that said "close" and hung up first: closing its socket again is moot.
+                if message["type"] != "websocket.close":
+                    raise
+
+        await self.app(scope, limited_receive, quiet_send)
+
+    def _too_large(self, size: int) -> str:
+        return (f"message of {size} bytes is over the server's limit of {self.max_bytes} bytes; it was not read "
+                f"and the session goes on")
+
+
+def build_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits | None = None,
+              oracle: bool = False) -> FastAPI:
+    """The OpenEnv app serving ``env_id``.
+
+    Args:
+        env_id: A registered toolgym env id.
+        env_kwargs: The arguments of every session's env (``tasks``, ``split``, ...).
+        limits: Sessions, message size, time per call, idle time, worker threads.
+        oracle: Put the oracle's next action in each result (for tests and benchmarks: it
+            gives the answer away).
+
+    Raises:
+        ValueError: The env id or its arguments are wrong; an env is made once here, so bad
+            configuration fails at start, not in a session.
+    """
+    env_kwargs = dict(env_kwargs or {})
+    limits = limits or ServeLimits()
+    probe = make_env(env_id, env_kwargs)
+    description = {**describe_env(env_id, env_kwargs, probe), "oracle": oracle, "limits": asdict(limits)}
+    warm_up(probe)
+    probe.close()
+    served = ServedEnv(env_id, env_kwargs, limits, oracle,
+                       ThreadPoolExecutor(max_workers=limits.workers, thread_name_prefix="toolgym-env"))
+    app = create_fastapi_app(functools.partial(GymSession, served), ToolgymAction, ToolgymObservation,
+                             concurrency_config=ConcurrencyConfig(max_concurrent_envs=limits.max_sessions,
+                                                                  session_timeout=limits.idle_timeout_s))
+
+    @app.get("/toolgym", tags=["Environment Info"], summary="The served toolgym env, its arguments and tasks")
+    async def toolgym_description() -> dict:
+        return description
+
+    app.add_middleware(MessageLimit, max_bytes=limits.max_message_bytes)
+    app.router.on_shutdown.append(lambda: served.executor.shutdown(wait=False))
+    return app
+
+
+def serve(env_id: str, env_kwargs: dict | None = None, host: str = "127.0.0.1", port: int = 8000,
+          limits: ServeLimits | None = None, oracle: bool = False) -> None:
+    """Run the OpenEnv server of ``env_id`` until interrupted (loopback by default)."""
+    import uvicorn
+
+    limits = limits or ServeLimits()
+    app = build_app(env_id, env_kwargs, limits, oracle)
+    print(f"toolgym: serving {env_id} (OpenEnv) at ws://{host}:{port}/ws, at most {limits.max_sessions} sessions",
+          flush=True)
+    # Frames between max_message_bytes and ws_max_size are answered by MessageLimit; larger
+    # ones end the connection with WebSocket close code 1009 (message too big).
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=max(16 << 20, 4 * limits.max_message_bytes))
