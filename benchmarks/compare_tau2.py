@@ -308,8 +308,8 @@ def main(argv=None) -> int:
                 cells.append(f"{ok:>5}/{ok + bad:<5}" if ok + bad else f"{'-':>11}")
                 total_ok += ok
                 total += ok + bad
-            print(f"  {kind:<12} " + " ".join(f"{c:>14}" for c in cells))
-    print(f"agreement: {total_ok}/{total} graded items")
+            print(f"  {kind:<12} " + " ".join(f"{c:>14}" for c in cells), flush=True)
+    print(f"agreement: {total_ok}/{total} graded items", flush=True)
     return 0 if total_ok == total else 1
 
 
