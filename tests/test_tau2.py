@@ -15,6 +15,7 @@ from toolgym.agents.llm.backends import Completion
 from toolgym.envs.tau2.env import USER_ACTION_PREFIX
 from toolgym.envs.tau2 import grading
 from toolgym.envs.tau2.grading import action_matches
+from toolgym.envs.tau2.tasks import call_tool
 from toolgym.envs.users import STOP
 
 DATA = Path(os.environ.get("TOOLGYM_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
@@ -271,3 +272,20 @@ def test_paper_compat_on_the_official_mock_task_without_actions():
         env.step(extra)
         results[scoring] = env.step(STOP)[4]["metrics"]["db"]
     assert results == {"paper": 0.0, "paper_compat": 1.0}
+
+
+def test_telecom_plain_dict_results_carry_numbers_as_text_as_tau2_writes_them():
+    """τ²'s environment serializes a tool's plain-dict result with every number as text, and its
+    strict replay compares a write call's recorded result with that."""
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world = env.world
+    customer = next(world.records("customers"))
+    line_id = customer["line_ids"][0]
+    usage = call_tool(world, "assistant", "get_data_usage", {"customer_id": customer["customer_id"],
+                                                             "line_id": line_id}, sync=True).response
+    assert isinstance(usage["data_used_gb"], str) and float(usage["data_used_gb"]) >= 0
+    refuel = call_tool(world, "assistant", "refuel_data", {"customer_id": customer["customer_id"],
+                                                           "line_id": line_id, "gb_amount": 2}, sync=True).response
+    assert refuel["new_data_refueling_gb"] == str(float(usage["data_refueling_gb"]) + 2)
+    assert refuel["charge"].replace(".", "", 1).isdigit()

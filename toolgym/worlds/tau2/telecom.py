@@ -284,8 +284,11 @@ class TelecomTools(Toolkit):
         line = self._target_line(customer_id, line_id)
         plan = self._plan(line["plan_id"])
         cycle_end = date(TODAY.year, TODAY.month + 1 if TODAY.month < 12 else 1, 1) - timedelta(days=1)
-        return {"line_id": line_id, "data_used_gb": line["data_used_gb"], "data_limit_gb": plan["data_limit_gb"],
-                "data_refueling_gb": line.get("data_refueling_gb", 0.0), "cycle_end_date": cycle_end.isoformat()}
+        # τ²'s environment writes the numbers of a plain-dict result as text ("2.0"); these are floats in its model
+        return {"line_id": line_id, "data_used_gb": str(float(line["data_used_gb"])),
+                "data_limit_gb": str(float(plan["data_limit_gb"])),
+                "data_refueling_gb": str(float(line.get("data_refueling_gb", 0.0))),
+                "cycle_end_date": cycle_end.isoformat()}
 
     @tool(kind=ACTION, app="telecom")
     def enable_roaming(self, customer_id: str, line_id: str) -> str:
@@ -344,7 +347,7 @@ class TelecomTools(Toolkit):
         self.world.put("lines", line_id, line)
         self._charge(customer_id, charge, f"Data refueling: {gb_amount} GB at ${plan['data_refueling_price_per_gb']}/GB")
         return {"message": f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}",
-                "new_data_refueling_gb": line["data_refueling_gb"], "charge": charge}
+                "new_data_refueling_gb": str(float(line["data_refueling_gb"])), "charge": str(float(charge))}
 
     def _charge(self, customer_id: str, amount: float, description: str) -> None:
         """Add a line item to the customer's draft bill, opening one for next month if there is none.
