@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "(refused if --out is from other settings)")
     existing.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--trials", type=int, default=1, metavar="K",
+                    help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
+                         "τ-bench's reliability estimate (default 1)")
     ev.add_argument("--env-url", metavar="URL",
                     help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
                          "arguments are checked against these); the oracle needs the server's --oracle")
@@ -225,6 +228,8 @@ def eval_command(args) -> int:
     check_out_options(args.out, args.resume, args.overwrite)  # before a model is loaded
     if args.env_url is not None:
         return eval_remote(args)
+    if args.trials != 1:
+        return eval_trials(args)
     if args.strategy is not None:
         return eval_search(args)
     if args.ray is not None:
@@ -261,6 +266,47 @@ def eval_remote(args) -> int:
     if args.out:
         print(f"{args.out}: {len(records)} episode(s) of this run on {args.env_url}")
     return code
+def eval_trials(args) -> int:
+    """``eval --trials K``: every task K times, trial t reset and sampled with seed ``--seed`` + t;
+    the table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``) and
+    a last line with the pass^k values per subset."""
+    import dataclasses
+    from pathlib import Path
+
+    from toolgym.eval.passk import pass_hat_table
+    from toolgym.eval.runner import SUMMARY_KEY, evaluate, write_record
+
+    if args.trials < 1:
+        raise ValueError(f"--trials must be 1 or more, got {args.trials}")
+    if args.resume or args.strategy is not None or args.ray is not None:
+        raise ValueError("--trials runs the plain and LLM runners; it does not combine with --resume, --strategy "
+                         "or --ray")
+    if args.out and Path(args.out).is_file() and Path(args.out).stat().st_size > 0 and not args.overwrite:
+        raise ValueError(f"{args.out} already holds results: pass --overwrite to replace the file, or another --out")
+    is_llm = args.agent.partition(":")[0] in LLM_PREFIXES
+    agent = _llm_agent(args) if is_llm else None
+    records, env = [], None
+    for trial in range(args.trials):
+        seed = args.seed + trial
+        if is_llm:
+            from toolgym.eval.batch import evaluate_batched
+            agent.sampling = dataclasses.replace(agent.sampling, seed=seed)
+            run, env, _ = evaluate_batched(args.env_id, agent, args.agent, _env_kwargs(args), seed=seed,
+                                           episodes=args.episodes, progress=not args.no_progress,
+                                           batch_size=args.batch_size)
+        else:
+            run, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=seed, episodes=args.episodes,
+                                progress=not args.no_progress)
+        records += [{**record, "seed": args.seed, "episode_seed": seed, "trial": trial, "trials": args.trials}
+                    for record in run]
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as sink:
+            for record in records:
+                write_record(sink, record)
+            write_record(sink, {"env": args.env_id, "agent": args.agent, "seed": args.seed, "trials": args.trials,
+                                SUMMARY_KEY: "pass^k", "pass^k": pass_hat_table(records)})
+        print(f"{args.out}: {len(records)} episode(s) of this run ({args.trials} trials per task)")
+    return print_results(env, records)
 
 
 def eval_ray(args) -> int:

@@ -25,8 +25,11 @@ from tqdm import tqdm
 
 import toolgym
 from toolgym.agents import MissingReplay, ReplayAgent, make_agent
+from toolgym.eval.passk import pass_hat_table, trials_of
 
 MAX_STEPS = 500
+#: The key of the summary line ``eval --trials`` writes after a run's episodes.
+SUMMARY_KEY = "summary"
 
 # Keywords of gym.make itself, accepted besides the env's own.
 _GYM_MAKE_KEYWORDS = ("max_episode_steps", "disable_env_checker")
@@ -142,7 +145,7 @@ class _RecordFields(BaseModel):
     seed: int | None = None
     split: str | None = None
     error: str | None = None
-    metrics: dict[str, _Scalar] | None = None
+    metrics: dict[str, _Scalar | list[_Scalar]] | None = None  # a list: Tau2-v0's failed components
     trajectory: list[Any] | None = None
     world_diff: dict[str, dict[str, Any]] | None = None
     prompt: dict[str, list[Any]] | None = None
@@ -184,6 +187,8 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
                 break
             why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
             raise ValueError(f"{path}:{n}: not a JSON line ({why}); is this a toolgym results file?") from None
+        if isinstance(record, dict) and SUMMARY_KEY in record:
+            continue  # a run's pass^k line (eval --trials), recomputed from the episodes when needed
         if not isinstance(record, dict) or not {"env", "task_id"} <= set(record):
             raise ValueError(f"{path}:{n}: not an episode record (no 'env' and 'task_id'); "
                              f"is this a toolgym results file?")
@@ -438,13 +443,16 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     if len(rows) > 1:
         rows.append(("all", [m for _, ms in rows for m in ms]))
     columns = list(base.table_columns)
-    head = ["subset", "n"] + [c.title for c in columns]
+    passes = pass_hat_table(scored) if trials_of(scored) > 1 else {}  # eval --trials K: pass^1..pass^K
+    pass_titles = list(next(iter(passes.values()), {}))
+    head = ["subset", "n"] + [c.title for c in columns] + pass_titles
     body = []
     for name, ms in rows:
         cells = [name, str(len(ms))]
         for c in columns:
             v = c.value(ms)
             cells.append(f"{100 * v:.1f}" if c.percent else f"{v:.3f}")
+        cells += [f"{100 * passes.get(name, {}).get(title, 0.0):.1f}" for title in pass_titles]
         body.append(cells)
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
     lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",

@@ -369,6 +369,10 @@ def _json_type(annotation: Any) -> dict:
         return {"type": _json_type(type(values[0]))["type"], "enum": values}
     if origin in (list, tuple, set):
         return {"type": "array", "items": _json_type(args[0]) if args else {}}
+    if typing.is_typeddict(annotation):
+        hints = typing.get_type_hints(annotation)
+        return {"type": "object", "properties": {k: _json_type(v) for k, v in hints.items()},
+                "required": sorted(annotation.__required_keys__)}
     if origin is dict or annotation is dict:
         return {"type": "object"}
     simple = {str: "string", int: "integer", float: "number", bool: "boolean"}

@@ -11,6 +11,7 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.text_similarity import make_text_similarity
 from toolgym.envs.tooltalk.scoring import CallRecord, Comparator, ConversationScore
 from toolgym.envs.tooltalk.tasks import official_task_set
+from toolgym.envs.users import make_user
 from toolgym.worlds.tooltalk.tasks import builtin_task_set
 from toolgym.worlds.tooltalk.tools import ToolTalkTools
 from toolgym.worlds.tooltalk.world import ToolTalkWorld
@@ -89,6 +90,9 @@ class ToolTalkEnv(ToolEnv):
     - ``max_calls_per_turn``: cap on tool calls per assistant turn.
     - ``text_similarity``: free-text comparator (see Rewards).
     - ``world_seed``, ``num_hard``: seed and size of the built-in task set.
+    - ``user``: ``"replay"`` (default, the paper's: the ground truth's user turns) or a simulated
+      user that writes them (``"scripted"``, ``"llm:hf:MODEL"``, ``"module:Class"``, see
+      :mod:`toolgym.envs.users`); scoring is unchanged. ``user_options``: its sampling settings.
     - ``db_url``: the world database: in-memory SQLite by default, or ``sqlite:///path.db``, built
       once and then only read (see ``World``).
 
@@ -111,7 +115,7 @@ class ToolTalkEnv(ToolEnv):
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
                  reward_metric: str = "success", max_calls_per_turn: int = 20,
                  text_similarity: Any = "auto", world_seed: int = 0, num_hard: int = 50,
-                 db_url: str = "sqlite://"):
+                 db_url: str = "sqlite://", user: Any = "replay", user_options: dict | None = None):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if reward_metric not in REWARD_METRICS:
@@ -134,6 +138,8 @@ class ToolTalkEnv(ToolEnv):
         self._compare = Comparator(scoring, self.text_similarity,
                                    {n for n, s in ToolTalkTools.specs.items() if s.is_action})
         self._conversation: dict | None = None
+        # The paper replays the ground truth's user turns; a simulated user writes them instead.
+        self.user = None if user == "replay" else make_user(user, **(user_options or {}))
         self._ground_truth_json: dict[tuple[str, int, int], tuple[str, str]] = {}  # see _ground_truth_texts
 
     # -- tasks -----------------------------------------------------------------------------
@@ -165,6 +171,7 @@ class ToolTalkEnv(ToolEnv):
         self._messages = [{"role": "system", "content": SYSTEM_PROMPT.format(
             location=meta.get("location"), timestamp=meta.get("timestamp"), username=meta.get("username"))}]
         self._next_message = 0  # index into turns of the next ground-truth turn to show
+        self._last_reply = ""
 
         self.world.restore(self.task_data.initial_state)
         self.world.begin_conversation(meta, conv.get("user"))
@@ -193,14 +200,31 @@ class ToolTalkEnv(ToolEnv):
         for i in range(self._next_message, self._assistant_turns[k]):
             turn = turns[i]
             if turn["role"] == "user":
-                self._messages.append({"role": "user", "content": turn["text"]})
-                shown.append(turn["text"])
+                text = self._user_text(i)
+                self._messages.append({"role": "user", "content": text})
+                shown.append(text)
             else:
                 self._append_ground_truth_turn(turn, i)
         self._next_message = self._assistant_turns[k]
         # The agent's messages of this turn start here; the user's request before it stays.
         self._turn_start = len(self._messages)
         return "\n".join(shown)
+
+    def _user_text(self, index: int) -> str:
+        """The user's turn ``index``: the ground truth's text, or the simulated user's message
+        (its scenario: the conversation's user turns as its instructions, the user data as known)."""
+        turns = self._conversation["conversation"]
+        if self.user is None:
+            return turns[index]["text"]
+        if index == next(i for i, t in enumerate(turns) if t["role"] == "user"):
+            goals = [t["text"] for t in turns if t["role"] == "user"]
+            scenario = {"persona": None, "instructions": {
+                "domain": "tooltalk", "reason_for_call": goals[0],
+                "known_info": json.dumps(self._conversation.get("user") or {}),
+                "task_instructions": " Then: ".join(goals)}}
+            seed = getattr(self, "_np_random_seed", None)
+            return self.user.reset(scenario, seed=seed if isinstance(seed, int) and seed >= 0 else None)
+        return self.user.respond(self._last_reply, [dict(m) for m in self._messages])
 
     def _append_ground_truth_turn(self, turn: dict, index: int) -> None:
         for j, api in enumerate(turn.get("apis", [])):
@@ -227,6 +251,7 @@ class ToolTalkEnv(ToolEnv):
     def _act(self, action: Any) -> Outcome:
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, TextReply):
+            self._last_reply = parsed.text
             return self._end_turn()
         if isinstance(parsed, Unparseable):
             self._note_invalid_action()

@@ -1,0 +1,291 @@
+"""Tau2-v0: τ²-bench's airline, retail and mock domains, graded as τ²-bench grades."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import toolgym  # noqa: F401 - registers the envs
+from toolgym.agents import play_oracle
+from toolgym.agents.llm.backends import Completion
+from toolgym.envs.tau2.env import USER_ACTION_PREFIX
+from toolgym.envs.tau2 import grading
+from toolgym.envs.tau2.grading import action_matches
+from toolgym.envs.tau2.tasks import call_tool
+from toolgym.envs.users import STOP
+
+DATA = Path(os.environ.get("TOOLGYM_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+needs_data = pytest.mark.skipif(not (DATA / "tau2bench" / "tau2" / "domains").is_dir(),
+                                reason=f"official τ²-bench data not found under {DATA}")
+
+
+class AllMetJudge:
+    """A judge backend that answers every NL assertion as met (what a perfect judge says of the oracle)."""
+
+    def generate(self, requests, sampling):
+        count = requests[0].messages[0]["content"].split("Expected outcomes:")[1].count("\n")
+        return [Completion(text=json.dumps({"results": [{"index": i, "met": True} for i in range(1, count + 2)]}))]
+
+
+def make(domain: str, official: bool = False, **kwargs):
+    if official:
+        kwargs.update(tasks="official", data_dir=str(DATA))
+    return gym.make("Tau2-v0", domain=domain, **kwargs).unwrapped
+
+
+def run(env, task_id: str, change=lambda action: action) -> dict:
+    """Play the oracle's script (ground-truth calls, the message, ###STOP###) with ``change``
+    applied to each action (None drops it); the episode's metrics."""
+    env.reset(options={"task_id": task_id})
+    criteria = env.task["evaluation_criteria"]
+    infos = criteria.get("communicate_info") or []
+    script = [{"name": a["name"], "arguments": json.loads(json.dumps(a["arguments"]))} for a in criteria["actions"]]
+    script = [f"{USER_ACTION_PREFIX} {json.dumps(call)}" if action.get("requestor") == "user" else call
+              for call, action in zip(script, criteria["actions"])]
+    script += [("Done. " + "; ".join(infos)) if infos else "Done. Is there anything else?", STOP]
+    for action in script:
+        action = change(action)
+        if action is None:
+            continue
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            return info["metrics"]
+    raise AssertionError("the episode did not end")
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "mock"])
+def test_oracle_scores_1_on_every_builtin_task(domain):
+    env = make(domain)
+    assert len(env.task_ids()) >= 2
+    for task_id in env.task_ids():
+        total, info, done = play_oracle(env, task_id)
+        assert done and total == 1.0, (task_id, info["metrics"])
+        assert info["metrics"]["failed"] == []
+        if "DB" in info["metrics"]["basis"]:  # telecom grades by assertions: τ²'s gold run does not sync
+            assert info["metrics"]["db"] == 1.0
+
+
+@needs_data
+@pytest.mark.parametrize("domain,count", [("airline", 50), ("retail", 114)])
+def test_oracle_scores_1_on_every_official_task(domain, count):
+    env = make(domain, official=True)
+    judged = make(domain, official=True, judge=AllMetJudge())
+    assert len(env.task_ids()) == count
+    unscored = 0
+    for task_id in env.task_ids():
+        _, info, done = play_oracle(env, task_id)
+        metrics = info["metrics"]
+        assert done and metrics["reward_without_judge"] == 1.0 and metrics["failed"] == [], (task_id, metrics)
+        unscored += metrics["unscored"] == ["NL_ASSERTION"]
+        if metrics["unscored"]:  # a judge that answers the assertions completes the grade
+            assert metrics["reward"] == 0.0 and metrics["nl_assertion"] is None
+            total, info, _ = play_oracle(judged, task_id)
+            assert total == 1.0 and info["metrics"]["nl_assertion"] == 1.0, (task_id, info["metrics"])
+        else:
+            assert metrics["reward"] == 1.0
+    # retail: 112 tasks have NL_ASSERTION in their basis, 40 of them carry assertions; airline none
+    assert unscored == {"airline": 0, "retail": 40}[domain]
+
+
+@needs_data
+def test_mock_official_tasks_with_a_ground_truth_to_replay():
+    env = make("mock", official=True)
+    results = {task_id: play_oracle(env, task_id)[0] for task_id in env.task_ids()}
+    # no ground-truth action to replay; a user action the ground truth lacks
+    assert [t for t, total in results.items() if total != 1.0] == [
+        "update_task_with_history_and_env_assertions", "update_task_with_user_tools"]
+
+
+@needs_data
+def test_official_splits_and_database():
+    env = make("retail", official=True, split="test")
+    assert len(env.task_ids()) == 40 and env.task_split(env.task_ids()[0]) == "test"
+    assert len(make("airline", official=True, split="train").task_ids()) == 30
+    airline = make("airline", official=True)
+    airline.reset(options={"task_id": "0"})
+    observation, *_ = airline.step({"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}})
+    assert json.loads(observation)["name"] == {"first_name": "Mia", "last_name": "Li"}
+    assert "Airline Agent Policy" in airline._messages[0]["content"]
+
+
+@needs_data
+def test_perturbed_official_runs_score_0_naming_the_component():
+    env = make("airline", official=True)
+    writes = [t for t in env.task_ids() if any(env.toolkit.specs[a["name"]].is_action
+                                                for a in env.task_data.tasks[t]["evaluation_criteria"]["actions"])]
+    assert len(writes) == 26  # the other 24 tasks are requests the policy refuses
+    for task_id in writes[:5]:
+        dropped = run(env, task_id, lambda a: None if isinstance(a, dict) and env.toolkit.specs[a["name"]].is_action
+                      else a)
+        assert dropped["reward"] == 0.0 and "DB" in dropped["failed"], (task_id, dropped)
+    assert dropped["reward"] == 0.0 and dropped["failed"] == ["DB"]
+
+    def change(action):
+        if isinstance(action, dict) and action["name"] == "update_reservation_baggages":
+            action["arguments"]["nonfree_baggages"] += 1
+        return action
+    baggage_task = next(t for t in env.task_ids() if any(
+        a["name"] == "update_reservation_baggages" for a in env.task_data.tasks[t]["evaluation_criteria"]["actions"]))
+    changed = run(env, baggage_task, change)
+    assert changed["reward"] == 0.0 and "DB" in changed["failed"]
+    talk_task = next(t for t in env.task_ids() if env.task_data.tasks[t]["evaluation_criteria"]["communicate_info"])
+    silent = run(env, talk_task, lambda a: "Done." if isinstance(a, str) and a.startswith("Done.") else a)
+    assert silent["reward"] == 0.0 and silent["failed"] == ["COMMUNICATE"] and silent["db"] == 1.0
+
+
+def test_perturbed_builtin_runs_score_0():
+    env = make("airline")
+    said = next(t for t in env.task_ids() if env.task_data.tasks[t]["evaluation_criteria"]["communicate_info"])
+    metrics = run(env, said, lambda a: "Done." if isinstance(a, str) and a.startswith("Done.") else a)
+    assert metrics["failed"] == ["COMMUNICATE"] and metrics["reward"] == 0.0
+    env = make("mock")
+    metrics = run(env, "mock_complete", lambda a: None if isinstance(a, dict) else a)
+    assert metrics["failed"] == ["DB", "ACTION"]
+    metrics = run(env, "mock_create", lambda a: {**a, "arguments": {**a["arguments"], "title": "Other"}}
+                  if isinstance(a, dict) else a)
+    assert metrics["failed"] == ["DB"] and metrics["env_assertion"] == 1.0
+
+
+def test_bad_actions_are_errors_and_leave_the_world_unchanged():
+    env = make("retail")
+    env.reset(options={"task_index": 0})
+    before = env.world.state_hash()
+    for action in ('{"name": "cancel_pending_order", "arguments": {"order_id": "#nope", "reason": "x"}}',
+                   {"name": "no_such_tool", "arguments": {}}, '{"name": "calculate", "arguments": {"expression": '
+                   '"__import__(\'os\')"}}', '{"name": broken'):
+        observation, reward, terminated, truncated, _ = env.step(action)
+        assert observation.startswith("Error:") and reward == 0.0 and not terminated
+    assert env.world.state_hash() == before
+    observation, *_ = env.step({"name": "calculate", "arguments": {"expression": "(2 + 3) * 4 / 3"}})
+    assert observation == "6.67"
+
+
+def test_agent_stop_and_max_steps():
+    env = make("mock", max_steps=2)
+    env.reset(options={"task_id": "mock_complete"})
+    _, reward, terminated, _, info = env.step(STOP)
+    assert terminated and reward == 0.0 and info["metrics"]["failed"] == ["DB", "ACTION"]
+    env.reset(options={"task_id": "mock_complete"})
+    env.step({"name": "get_users", "arguments": {}})
+    _, reward, terminated, truncated, info = env.step({"name": "get_users", "arguments": {}})
+    assert truncated and not terminated and info["metrics"]["failed"] == ["TERMINATION"]
+    assert info["metrics"]["termination"] == "max_steps"
+    env = make("mock", max_errors=3)
+    env.reset(options={"task_id": "mock_complete"})
+    for _ in range(2):
+        assert env.step({"name": "update_task_status", "arguments": {"task_id": "nope", "status": "completed"}})[2] is False
+    env.step("What is your task id?")  # a message is no error
+    _, reward, terminated, _, info = env.step({"name": "nope", "arguments": {}})
+    assert terminated and reward == 0.0 and info["metrics"]["termination"] == "too_many_errors"
+
+
+def test_action_comparison_is_tau2s():
+    gold = {"name": "f", "arguments": {"a": 1, "b": 2}, "compare_args": ["a"]}
+    assert action_matches(gold, "f", {"a": 1, "b": 3})
+    assert not action_matches({**gold, "compare_args": None}, "f", {"a": 1, "b": 3})
+    assert action_matches({**gold, "compare_args": None}, "f", {"a": 1})  # τ² compares the call's own keys
+    assert not action_matches(gold, "g", {"a": 1})
+
+
+def test_unknown_domain_raises_at_make():
+    with pytest.raises(ValueError, match="domain must be one of"):
+        make("banking")
+
+
+@needs_data
+def test_telecom_dual_control_oracle_scores_1_on_tasks_small():
+    env = make("telecom", official=True)
+    assert len(env.task_ids()) == 20 and env.task_split(env.task_ids()[0]) == "small"
+    assert "<tech_support_policy>" in env.task_data.policy
+    for task_id in env.task_ids():
+        total, info, done = play_oracle(env, task_id)
+        assert done and total == 1.0, (task_id, info["metrics"])
+    # the user ran its own phone's tools: the calls and their results are in the history
+    user_calls = [m for m in info["trajectory"] if m["role"] == "user" and m.get("tool_calls")]
+    assert user_calls and [m for m in info["trajectory"] if m.get("requestor") == "user"]
+
+
+@needs_data
+def test_telecom_faults_are_real_until_fixed():
+    env = make("telecom", official=True)
+    for task_id in env.task_ids():
+        env.reset(options={"task_id": task_id})
+        _, reward, terminated, _, info = env.step(STOP)
+        # doing nothing: the phone is still broken, or the transfer the policy needs is missing
+        assert terminated and reward == 0.0 and info["metrics"]["failed"] in (["ENV_ASSERTION"], ["ACTION"])
+    env.reset(options={"task_id": "[mobile_data_issue]data_mode_off[PERSONA:None]"})
+    assert env.user_tools and "toggle_data" in {t["function"]["name"] for t in env.user_tools}
+    observation, *_ = env.step(f'Please do this on your phone: {json.dumps({"name": "run_speed_test", "arguments": {}})}')
+    assert observation.startswith("I did that. The phone says: Speed test failed")
+
+
+def test_telecom_builtin_tasks_need_both_sides():
+    env = make("telecom")
+    task_id = next(t for t in env.task_ids() if "roaming" in t)
+    agent_only = run(env, task_id, lambda a: None if isinstance(a, str) and a.startswith(USER_ACTION_PREFIX) else a)
+    assert agent_only["failed"] == ["ENV_ASSERTION", "ACTION"]
+    assert run(env, task_id)["reward"] == 1.0
+
+
+@needs_data
+def test_records_carry_tau2s_unset_fields_as_null():
+    """τ²'s tools return pydantic records whole: unset optional fields are null, and its replay
+    compares a write call's recorded result with what its tool returns."""
+    airline = make("airline", official=True)
+    airline.reset(options={"task_id": "0"})
+    user = json.loads(airline.step({"name": "get_user_details", "arguments": {"user_id": "mia_li_3668"}})[0])
+    assert user["user_id"] == "mia_li_3668"
+    reservation = json.loads(airline.step({"name": "get_reservation_details",
+                                           "arguments": {"reservation_id": user["reservations"][0]}})[0])
+    assert reservation["status"] is None
+    retail = make("retail", official=True)
+    retail.reset(options={"task_id": "0"})
+    order = json.loads(retail.step({"name": "get_order_details", "arguments": {"order_id": "#W2378156"}})[0])
+    assert order["status"] == "delivered" and order["return_items"] is None and order["cancel_reason"] is None
+
+
+def test_paper_compat_skips_the_db_check_of_tasks_without_actions_or_assertions():
+    """τ²'s released environment evaluator returns DB 1 early when a task's actions and env
+    assertions are both null; the paper compares the database of every task."""
+    task = {"evaluation_criteria": {"actions": None, "env_assertions": None, "communicate_info": [],
+                                    "reward_basis": ["DB"]}}
+    wrote = {"stopped": True, "db_match": False, "run_assertion": lambda a: True}
+    assert grading.grade(task, [], **wrote)["failed"] == ["DB"]
+    assert grading.grade(task, [], **wrote, compat=True)["reward"] == 1.0
+    task["evaluation_criteria"]["actions"] = []  # an empty list is compared, in both
+    assert grading.grade(task, [], **wrote, compat=True)["failed"] == ["DB"]
+    env = make("mock", scoring="paper_compat")
+    assert play_oracle(env, env.task_ids()[0])[0] == 1.0
+
+
+@needs_data
+def test_paper_compat_on_the_official_mock_task_without_actions():
+    extra = {"name": "create_task", "arguments": {"user_id": "user_1", "title": "Not asked for"}}
+    results = {}
+    for scoring in ("paper", "paper_compat"):
+        env = make("mock", official=True, scoring=scoring)
+        env.reset(options={"task_id": "create_task_1_nl_eval"})
+        env.step(extra)
+        results[scoring] = env.step(STOP)[4]["metrics"]["db"]
+    assert results == {"paper": 0.0, "paper_compat": 1.0}
+
+
+def test_telecom_plain_dict_results_carry_numbers_as_text_as_tau2_writes_them():
+    """τ²'s environment serializes a tool's plain-dict result with every number as text, and its
+    strict replay compares a write call's recorded result with that."""
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world = env.world
+    customer = next(world.records("customers"))
+    line_id = customer["line_ids"][0]
+    usage = call_tool(world, "assistant", "get_data_usage", {"customer_id": customer["customer_id"],
+                                                             "line_id": line_id}, sync=True).response
+    assert isinstance(usage["data_used_gb"], str) and float(usage["data_used_gb"]) >= 0
+    refuel = call_tool(world, "assistant", "refuel_data", {"customer_id": customer["customer_id"],
+                                                           "line_id": line_id, "gb_amount": 2}, sync=True).response
+    assert refuel["new_data_refueling_gb"] == str(float(usage["data_refueling_gb"]) + 2)
+    assert refuel["charge"].replace(".", "", 1).isdigit()

@@ -1,0 +1,333 @@
+"""Tau2-v0: τ²-bench's customer-service domains with a simulated user."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+from collections.abc import Mapping
+
+from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
+from toolgym.envs.common.metrics import Column
+from toolgym.envs.tau2.grading import goal_reached, grade
+from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, official_task_set, run_function,
+                                     start_task)
+from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
+from toolgym.worlds.tools import ToolResult
+
+#: What the agent writes to end the conversation itself (τ²-bench's agent stop).
+AGENT_STOP = STOP
+#: How many tool calls the user may make in one turn before it hangs up.
+MAX_USER_CALLS = 10
+#: How the oracle asks the user to run one of the user's tools (the scripted user reads the JSON after it).
+USER_ACTION_PREFIX = "Please do this on your phone:"
+
+
+class Tau2Env(ToolEnv):
+    """τ²-bench (Barres et al. 2025): a customer-service agent follows a policy, calls a
+    domain's tools against its database and talks with a simulated user who holds the goal.
+
+    ## Action Space
+    A tool call (``{"name": ..., "arguments": {...}}``, OpenAI's function format, or
+    ``name(k=v)``) or a message to the user (any other text). The message ``###STOP###`` ends
+    the conversation from the agent's side. In telecom (dual control) the user has tools of its
+    own, the phone's (``env.user_tools``): the agent asks, the user acts, and the user's calls and
+    their results are in the history (role ``user`` with ``tool_calls``, then ``tool`` with
+    ``requestor: "user"``).
+
+    ## Observation Space
+    Text: the tool's result as JSON (``Error: ...`` when it fails) or the user's reply. The
+    first observation is the user's first message (the agent's greeting, τ²-bench's
+    "Hi! How can I help you today?", is in the history). ``info["messages"]`` is the
+    conversation with the domain's policy as the system prompt (without the user's own tool
+    calls, which the agent does not see), ``info["tools"]`` the schemas.
+
+    ## Rewards
+    0 until the episode ends, then τ²-bench's reward: the product of the components in the
+    task's ``reward_basis`` (see :mod:`toolgym.envs.tau2.grading`). ``info["metrics"]`` has
+    ``db``, ``action``, ``communicate``, ``env_assertion``, ``nl_assertion`` (1.0 / 0.0, or
+    None when not scored), ``reward``, ``reward_without_judge``, ``success`` and ``failed``
+    (the components that did not hold). Without ``judge`` a task whose basis has NL_ASSERTION
+    scores ``reward`` 0 and lists it in ``unscored``; ``reward_without_judge`` still compares.
+
+    ``scoring="paper_compat"`` gives the numbers of τ²-bench's released evaluator
+    (``evaluate_simulation``, checked episode by episode with ``benchmarks/compare_tau2.py``).
+    It differs from ``"paper"`` in one place: a task whose ``actions`` and ``env_assertions``
+    are both null scores DB 1 without a comparison, whatever the agent wrote (none of the
+    official airline, retail and telecom-small tasks; mock's ``create_task_1_nl_eval``). Both
+    scorings share the evaluator's other rules, which the paper does not spell out: a
+    ground-truth action with ``compare_args`` null compares only the arguments the agent's call
+    has, and a fact is said when it is a substring of an agent message in lower case with the
+    message's commas removed.
+
+    ## Starting State
+    The domain's database (official: τ²-bench's, airline's from τ-bench v1; built-in: a seeded
+    generated one of the same schema), with the task's ``initial_state`` applied: its
+    initialization data merged, its initialization functions run (telecom: the phone's faults),
+    and the tool calls of its message history replayed.
+
+    ## Episode End
+    Terminated when the user's reply holds ``###STOP###``, ``###TRANSFER###`` or
+    ``###OUT-OF-SCOPE###``, or the agent sends ``###STOP###``. Truncated after ``max_steps``
+    actions, and terminated after ``max_errors`` failed tool calls of either side; both score 0
+    (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS). ``info["metrics"]["termination"]`` says which.
+
+    ## Arguments
+    - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
+    - ``tasks``: ``"built-in"`` (generated, default) or ``"official"`` (``data_dir`` or
+      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks_small.json``).
+    - ``split``: official ``"train"``, ``"test"``, ``"base"`` (airline, retail) or ``"small"``
+      (telecom); built-in ``"base"``.
+    - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
+      ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
+      its sampling settings.
+    - ``judge``: None, a backend, or ``"hf:MODEL"`` / ``"openai:URL#MODEL"`` for NL assertions.
+    - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
+      tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
+    - ``world_seed``: seed of the built-in database and tasks.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    env_id = "Tau2-v0"
+    scorings = ("paper", "paper_compat")
+    splits = {"built-in": ("base",), "official": ("train", "test", "base", "small")}
+    table_columns = (
+        Column("Reward", "mean", ("reward",)),
+        Column("Reward w/o judge", "mean", ("reward_without_judge",)),
+    )
+
+    def __init__(self, domain: str = "airline", tasks: str = "built-in", split: str | None = None,
+                 data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
+                 render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
+                 judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0):
+        super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
+                         render_mode=render_mode)
+        if domain not in DOMAINS:
+            raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}")
+        if max_steps < 1 or max_errors < 1:
+            raise ValueError(f"{self.env_id}: max_steps and max_errors must be at least 1")
+        self.max_errors = max_errors
+        self.domain = domain
+        self.max_steps = max_steps
+        self.task_data = (official_task_set(self.env_id, domain, data_dir) if tasks == "official"
+                          else builtin_task_set(domain, world_seed))
+        self._task_ids = [t for t, splits in self.task_data.splits.items()
+                          if split is None or split in splits or (split == "base" and not splits)]
+        if not self._task_ids:
+            raise ValueError(f"{self.env_id}: domain {domain!r} has no tasks in split {split!r}")
+        self.world = WORLDS[domain](seed=world_seed)
+        self.toolkit = self.world.tools
+        self.tools = [spec.schema() for spec in self.toolkit.specs.values()]
+        self._signatures = {name: list(spec.parameters) for name, spec in self.toolkit.specs.items()}
+        user_tools = getattr(self.world, "user_tools", None)
+        #: The user's own tools (telecom's phone): schemas the user sees, None in single-control domains.
+        self.user_tools = [spec.schema() for spec in user_tools.specs.values()] if user_tools is not None else None
+        self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
+                              tools=self.user_tools, **(user_options or {}))
+        self.judge = _make_judge(judge)
+        self._gold_hashes: dict[str, str] = {}
+        self.task: dict | None = None
+
+    # -- tasks -----------------------------------------------------------------------------
+    def task_ids(self) -> list[str]:
+        return list(self._task_ids)
+
+    def task_split(self, task_id: str) -> str:
+        if self.split is not None:
+            return self.split
+        splits = self.task_data.splits.get(task_id, ())
+        return next((s for s in ("test", "train") if s in splits), splits[0] if splits else "base")
+
+    # -- episode ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.task_id = self._choose_task(options)
+        self.task = self.task_data.tasks[self.task_id]
+        start_task(self.world, self.task_data.initial_state, self.task)
+        self._messages = [{"role": "system", "content": self.task_data.policy}]
+        self._messages += self._history()
+        if len(self._messages) == 1:
+            self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
+        self._errors = 0
+        self._done = False
+        user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
+        self._messages.append({"role": "user", "content": opening})
+        self._episode_start = len(self._messages)
+        return opening, self._info()
+
+    def _history(self) -> list[dict]:
+        history = []
+        for message in (self.task.get("initial_state") or {}).get("message_history") or ():
+            if message.get("tool_calls"):
+                history.append({"role": message["role"], "content": message.get("content"), "tool_calls": [
+                    {"id": c.get("id", ""), "type": "function",
+                     "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {})}}
+                    for c in message["tool_calls"]]})
+            else:
+                history.append({"role": message["role"], "content": message.get("content"),
+                                **({"tool_call_id": message["id"]} if message["role"] == "tool" else {})})
+        return history
+
+    def _act(self, action: Any) -> Outcome:
+        parsed = parse_action(action, self._signatures)
+        if isinstance(parsed, TextReply):
+            text = parsed.text
+            self._messages.append({"role": "assistant", "content": text})
+            if AGENT_STOP in text:
+                return self._end("", "agent_stop")
+            reply = self._user_turn(text)
+            if is_stop(reply):
+                return self._end(reply, "user_stop")
+            observation = reply
+        elif isinstance(parsed, ToolCall):
+            observation = self._call(parsed)
+        else:
+            self._note_invalid_action()
+            observation = f"Error: could not read the tool call: {parsed.error}"
+            self._messages.append({"role": "assistant", "content": parsed.text})
+            self._messages.append({"role": "user", "content": observation})
+        return self._continue(observation)
+
+    def _continue(self, observation: str) -> Outcome:
+        """The step's result, or the end of the episode at ``max_steps`` actions or ``max_errors``
+        failed tool calls (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS, both scored 0)."""
+        if self._errors >= self.max_errors:
+            return self._end(observation, "too_many_errors")
+        if self._steps >= self.max_steps:
+            return self._end(observation, "max_steps")
+        return Outcome(observation, truncated=False)
+
+    def _user_turn(self, message: str) -> str:
+        """The user's answer to ``message``: its tool calls on its own device (dual control), each
+        result handed back to it, until it writes text (at most ``MAX_USER_CALLS`` calls)."""
+        for _ in range(MAX_USER_CALLS):
+            reply = self.user.respond(message, [dict(m) for m in self._messages])
+            call = parse_action(reply) if isinstance(reply, Mapping) else None
+            if not isinstance(call, ToolCall):
+                text = reply if isinstance(reply, str) else json.dumps(reply, default=str)
+                self._messages.append({"role": "user", "content": text})
+                return text
+            message = self._call(call, requestor="user")
+        text = "I have to go now. ###STOP###"  # a user that only calls tools hangs up
+        self._messages.append({"role": "user", "content": text})
+        return text
+
+    def _refuse(self, error: str) -> Outcome:
+        observation = f"Error: {error}"
+        self._messages.append({"role": "user", "content": observation})
+        return self._continue(observation)
+
+    def _call(self, call: ToolCall, requestor: str = "assistant") -> str:
+        """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
+        call_id = f"call_{len(self._messages)}"
+        if requestor == "user" and self.user_tools is None:
+            result = ToolResult(name=call.name, arguments={}, error="you have no tools to call", known=False)
+        else:
+            result = call_tool(self.world, requestor, call.name, call.arguments, sync=True)
+        try:
+            arguments = json.dumps(result.arguments)
+        except (TypeError, ValueError):
+            arguments = json.dumps(result.arguments, default=str)
+        self._messages.append({"role": requestor, "content": None, "tool_calls": [{
+            "id": call_id, "type": "function", "function": {"name": result.name, "arguments": arguments}}]})
+        if result.error is not None:
+            self._errors += 1
+            observation = f"Error: {result.error}"
+        elif isinstance(result.response, str):
+            observation = result.response
+        else:
+            observation = json.dumps(result.response)
+        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation,
+                               "requestor": requestor})
+        return observation
+
+    def _end(self, observation: str, termination: str) -> Outcome:
+        """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""
+        trajectory = self._messages[1:]
+        stopped = termination in ("user_stop", "agent_stop")
+        db_match = stopped and self.world.state_hash() == self._gold_hash()
+        self._final_metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge,
+                                    compat=self.scoring == "paper_compat")
+        self._final_metrics["termination"] = termination
+        truncated = termination == "max_steps"
+        return Outcome(observation, terminated=not truncated, truncated=truncated,
+                       progress=float(self._final_metrics["reward"]))
+
+    def _metrics(self) -> dict:
+        return self._final_metrics
+
+    def _end_info(self) -> dict:
+        return {"trajectory": [dict(m) for m in self._messages[1:]]}  # both sides, as graded
+
+    def _step_info(self, turn: Any, observation: str) -> dict:
+        return self._info()  # the conversation is kept in self._messages
+
+    def _gold_hash(self) -> str:
+        """The hash of the database the ground-truth actions produce from the task's start.
+
+        The gold run happens on the env's own world, after the episode's final hash has been
+        taken (``_end`` compares first): the episode is over, so nothing reads the world again.
+        """
+        if self.task_id not in self._gold_hashes:
+            final = self.world.snapshot()
+            start_task(self.world, self.task_data.initial_state, self.task)
+            for action in (self.task.get("evaluation_criteria") or {}).get("actions") or ():
+                # τ²-bench runs the ground truth without syncing between its actions
+                call_tool(self.world, action.get("requestor", "assistant"), action["name"],
+                          action.get("arguments") or {}, sync=False)
+            self._gold_hashes[self.task_id] = self.world.state_hash()
+            self.world.restore(final)
+        return self._gold_hashes[self.task_id]
+
+    def _run_assertion(self, assertion: dict) -> bool:
+        try:
+            value = run_function(self.world, assertion.get("env_type", "assistant"), assertion["func_name"],
+                                 assertion.get("arguments"))
+        except Exception:  # noqa: BLE001 - τ²-bench counts an assertion that raises as not met
+            return False
+        return value == assertion.get("assert_value", True)
+
+    def _info(self) -> dict:
+        info = self.base_info(self.task_id)
+        # The agent's view: the user's own tool calls and their results stay on the user's side, as in τ²-bench.
+        messages = [dict(m) for m in self._messages if m.get("requestor") != "user"
+                    and not (m["role"] == "user" and m.get("tool_calls"))]
+        info.update(tools=self.tools, messages=messages, domain=self.domain, steps=self._steps)
+        return info
+
+    # -- oracle ----------------------------------------------------------------------------
+    def oracle_action(self) -> Any:
+        """The next ground-truth action, then one message with every fact to communicate."""
+        criteria = self.task.get("evaluation_criteria") or {}
+        actions = criteria.get("actions") or []
+        episode = self._messages[self._episode_start:]
+        calls = sum(1 for m in episode if m.get("tool_calls"))
+        if calls < len(actions):
+            action = actions[calls]
+            call = {"name": action["name"], "arguments": copy.deepcopy(action.get("arguments") or {})}
+            if action.get("requestor", "assistant") == "user":  # dual control: the user does it on its phone
+                return f"{USER_ACTION_PREFIX} {json.dumps(call)}"
+            return call
+        if not any(m["role"] == "assistant" and m.get("content") and not m["content"].startswith(USER_ACTION_PREFIX)
+                   for m in episode):
+            infos = criteria.get("communicate_info") or []
+            return ("Done. " + "; ".join(infos)) if infos else "Done. Is there anything else?"
+        return AGENT_STOP
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
+                             for m in self._messages)
+        return None
+
+
+def _make_judge(judge: Any):
+    if judge is None or not isinstance(judge, str):
+        return judge
+    kind, _, arg = judge.partition(":")
+    from toolgym.agents.llm import make_backend
+    return make_backend(kind, arg)

@@ -1,0 +1,203 @@
+"""τ²-bench's task sets: the official tasks, splits and databases, and the built-in generated ones.
+
+Official data is read in τ²-bench's layout under the data root: ``tau2bench/tau2/domains/<domain>/``
+(``tasks.json``, ``split_tasks.json``, ``policy.md``, retail's and mock's ``db.json``). τ²'s airline
+``db.json`` is not released with the data, so airline's database is τ-bench v1's
+``tau_bench_v1/tau_bench/envs/airline/data/{flights,reservations,users}.json``, the same tables.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.worlds.base import Snapshot
+from toolgym.worlds.tau2 import tasks as builtin_tasks
+from toolgym.worlds.tau2.airline import AirlineWorld
+from toolgym.worlds.tau2.mock import MockWorld
+from toolgym.worlds.tau2.retail import RetailWorld
+from toolgym.worlds.tau2.telecom import TelecomWorld
+from toolgym.worlds.tools import ToolError, ToolResult
+
+WORLDS = {"airline": AirlineWorld, "retail": RetailWorld, "telecom": TelecomWorld, "mock": MockWorld}
+DOMAINS = tuple(WORLDS)
+AIRLINE_V1 = "tau_bench_v1/tau_bench/envs/airline/data"
+BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks.retail_tasks,
+                 "telecom": builtin_tasks.telecom_tasks, "mock": builtin_tasks.mock_tasks}
+BUILTIN_DATABASES = {"airline": builtin_tasks.airline_database, "retail": builtin_tasks.retail_database,
+                     "telecom": builtin_tasks.telecom_database, "mock": builtin_tasks.mock_database}
+TELECOM_FILES = ("tasks_small.json", "db.toml", "user_db.toml", "main_policy.md", "tech_support_manual.md")
+_ASSETS = Path(__file__).resolve().parents[2] / "assets" / "tau2"
+
+
+def layout(domain: str) -> OfficialLayout:
+    folder = f"tau2/domains/{domain}"
+    if domain == "telecom":
+        expected = [f"{folder}/{name}" for name in TELECOM_FILES]
+    else:
+        expected = [f"{folder}/tasks.json", f"{folder}/split_tasks.json"]
+        expected += ([f"{AIRLINE_V1}/{t}.json" for t in ("flights", "reservations", "users")] if domain == "airline"
+                     else [f"{folder}/db.json"])
+    return OfficialLayout(name=f"τ²-bench {domain}", benchmark="tau2bench", expected=tuple(expected))
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    """Tasks by id (τ²-bench's task records), each task's splits, the policy and the initial world."""
+
+    tasks: dict[str, dict]
+    splits: dict[str, tuple[str, ...]]
+    policy: str
+    initial_state: Snapshot
+
+
+def official_task_set(env_id: str, domain: str, data_dir: str | os.PathLike | None) -> TaskSet:
+    """The official tasks of ``domain``, its splits, policy and database.
+
+    Raises:
+        FileNotFoundError: No folder tried holds the domain's files (the message lists them).
+        OfficialDataError: A file is not JSON or a task lacks a key τ²-bench's format has.
+    """
+    folder = layout(domain).locate(env_id, data_dir)
+    task_set = _read_official(domain, str(folder))
+    layout(domain).check_not_empty(env_id, folder, len(task_set.tasks))
+    return task_set
+
+
+@lru_cache(maxsize=4)
+def _read_official(domain: str, folder: str) -> TaskSet:
+    root = Path(folder)
+    domain_folder = root / "tau2" / "domains" / domain
+    world = WORLDS[domain]()
+    if domain == "telecom":
+        try:
+            carrier = tomllib.loads((domain_folder / "db.toml").read_text(encoding="utf-8"))
+            phone = tomllib.loads((domain_folder / "user_db.toml").read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise OfficialDataError(f"{domain_folder}: db.toml or user_db.toml is not TOML: {error}") from None
+        world.load_telecom(carrier, phone.get("device"))
+    else:
+        if domain == "airline":
+            data = {table: read_json(root / AIRLINE_V1 / f"{table}.json")
+                    for table in ("flights", "reservations", "users")}
+        else:
+            data = read_json(domain_folder / "db.json")
+            if domain == "mock" and (domain_folder / "user_db.json").is_file():  # the user's inbox
+                data = {**data, **(read_json(domain_folder / "user_db.json") or {})}
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+            raise OfficialDataError(f"{domain_folder}: the database is not τ²-bench's layout of tables of records")
+        world.load(data)
+    task_file = domain_folder / ("tasks_small.json" if domain == "telecom" else "tasks.json")
+    tasks = read_json(task_file)
+    if not isinstance(tasks, list):
+        raise OfficialDataError(f"{task_file}: expected a JSON list of tasks")
+    by_id = {}
+    for i, task in enumerate(tasks):
+        where = f"{task_file}: task {i}"
+        by_id[str(require_key(task, "id", where))] = task
+        require_key(task, "user_scenario", where)
+    split_path = domain_folder / "split_tasks.json"
+    split_file = read_json(split_path) if split_path.is_file() else {}
+    splits: dict[str, tuple[str, ...]] = {task_id: () for task_id in by_id}
+    for split, ids in (split_file or {}).items():
+        for task_id in ids:
+            if str(task_id) in splits:
+                splits[str(task_id)] += (split,)
+    if domain == "telecom":  # τ²-bench's telecom policy: the main policy and the tech-support manual
+        policy = (f"<main_policy>\n{(domain_folder / 'main_policy.md').read_text(encoding='utf-8')}\n</main_policy>\n"
+                  f"<tech_support_policy>\n{(domain_folder / 'tech_support_manual.md').read_text(encoding='utf-8')}"
+                  f"\n</tech_support_policy>")
+    else:
+        policy = (domain_folder / "policy.md").read_text(encoding="utf-8")
+    return TaskSet(by_id, splits, policy, world.snapshot())
+
+
+@lru_cache(maxsize=8)
+def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
+    """Tasks generated over the seeded database of ``domain``; each task's ground truth is run
+    once here and a task whose write fails on the generated database is left out."""
+    world = WORLDS[domain](seed=world_seed)
+    initial = world.snapshot()
+    database = BUILTIN_DATABASES[domain](world_seed)
+    tasks = {}
+    for task in BUILTIN_TASKS[domain](database, world_seed):
+        start_task(world, initial, task)
+        if all(call_tool(world, a.get("requestor", "assistant"), a["name"], a["arguments"], sync=True).ok
+               for a in task["evaluation_criteria"]["actions"]):
+            tasks[task["id"]] = task
+    policy = (_ASSETS / f"{domain}_policy.md").read_text(encoding="utf-8")
+    return TaskSet(tasks, {task_id: ("base",) for task_id in tasks}, policy, initial)
+
+
+def toolkit(world, requestor: str):
+    """The agent's tools (``"assistant"``) or the user's (``"user"``; None in a domain without them)."""
+    return world.tools if requestor == "assistant" else getattr(world, "user_tools", None)
+
+
+def call_tool(world, requestor: str, name: str, arguments, sync: bool) -> ToolResult:
+    """A tool call of the agent or the user; ``sync`` then carries the change to the other side
+    (τ²-bench syncs after every call of an episode, not between its ground-truth actions)."""
+    tools = toolkit(world, requestor)
+    if tools is None:
+        return ToolResult(name=str(name), arguments={}, error=f"there are no {requestor} tools in this domain",
+                          known=False)
+    result = tools.call(name, arguments)
+    if sync and hasattr(world, "sync"):
+        try:
+            world.sync()
+            world.commit()
+        except ToolError:
+            world.rollback()
+    return result
+
+
+def run_function(world, env_type: str, name: str, arguments: dict):
+    """An environment function of a task (setup or assertion) on the agent's or the user's side,
+    then a sync, as τ²-bench's ``run_env_function_call``; only names the toolkit lists run."""
+    tools = toolkit(world, env_type)
+    allowed = set(getattr(tools, "functions", ())) | set(getattr(tools, "assertions", ())) | set(
+        getattr(tools, "specs", {}))
+    if tools is None or name not in allowed:
+        raise ToolError(f"no function {name!r} on the {env_type} side")
+    value = getattr(tools, getattr(tools.specs.get(name), "method_name", name))(**(arguments or {}))
+    if hasattr(world, "sync"):
+        world.sync()
+    world.commit()
+    return value
+
+
+def start_task(world, initial, task: dict) -> None:
+    """Put ``world`` in the task's starting state: the domain's database, the task's
+    initialization data merged in, its initialization functions run, and the tool calls of
+    its message history replayed."""
+    world.restore(initial)
+    state = task.get("initial_state") or {}
+    agent_data = (state.get("initialization_data") or {}).get("agent_data") or {}
+    for table, records in agent_data.items():
+        for key, update in (records or {}).items():
+            record = world.get(table, key, "") if world.has(table, key) else {}
+            world.put(table, key, _merged(record, update))
+    for function in state.get("initialization_actions") or ():
+        run_function(world, function.get("env_type", "assistant"), function["func_name"], function.get("arguments"))
+    for message in state.get("message_history") or ():
+        for call in message.get("tool_calls") or ():
+            call_tool(world, "user" if message["role"] == "user" else "assistant", call["name"],
+                      call.get("arguments") or {}, sync=True)
+    if hasattr(world, "sync"):
+        world.sync()
+    world.commit()
+
+
+def _merged(record, update):
+    """``update`` merged into ``record``: dicts key by key, anything else replaced (τ²'s update_db)."""
+    if isinstance(record, dict) and isinstance(update, dict):
+        out = dict(record)
+        for key, value in update.items():
+            out[key] = _merged(record.get(key), value)
+        return out
+    return copy.deepcopy(update)

@@ -1,0 +1,1 @@
+"""τ²-bench's customer-service domains (airline, retail, telecom, mock), each a world over SQLAlchemy."""

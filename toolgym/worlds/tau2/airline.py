@@ -1,0 +1,385 @@
+"""τ²-bench's airline domain: flights, reservations and users, and the agent's 14 tools.
+
+The rules are τ²-bench's (``domains/airline/tools.py``): new reservations get the ids
+HATHAT, HATHAU, HATHAV in turn, certificates certificate_3221322.., the clock reads
+2024-05-15T15:00:00, cancelling refunds every payment but releases no seat, and changing
+flights charges the fare difference without touching seat counts.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from typing_extensions import TypedDict
+
+from sqlalchemy.orm import DeclarativeBase
+
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, calculate
+from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
+from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+
+NOW = "2024-05-15T15:00:00"
+RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
+CERTIFICATE_IDS = tuple(f"certificate_{n}" for n in (3221322, 3221323, 3221324))
+AIRPORTS = (("SFO", "San Francisco"), ("JFK", "New York"), ("LAX", "Los Angeles"), ("ORD", "Chicago"),
+            ("DFW", "Dallas"), ("DEN", "Denver"), ("SEA", "Seattle"), ("ATL", "Atlanta"), ("MIA", "Miami"),
+            ("BOS", "Boston"), ("PHX", "Phoenix"), ("IAH", "Houston"), ("LAS", "Las Vegas"), ("MCO", "Orlando"),
+            ("EWR", "Newark"), ("CLT", "Charlotte"), ("MSP", "Minneapolis"), ("DTW", "Detroit"),
+            ("PHL", "Philadelphia"), ("LGA", "LaGuardia"))
+Cabin = Literal["basic_economy", "economy", "business"]
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Flight(DocumentRow, Base):
+    __tablename__ = "flights"
+
+
+class Reservation(DocumentRow, Base):
+    __tablename__ = "reservations"
+
+
+class User(DocumentRow, Base):
+    __tablename__ = "users"
+
+
+class FlightInfo(TypedDict):
+    flight_number: str
+    date: str
+
+
+class Passenger(TypedDict):
+    first_name: str
+    last_name: str
+    dob: str
+
+
+class Payment(TypedDict):
+    payment_id: str
+    amount: int
+
+
+class AirlineWorld(DocumentWorld):
+    Base = Base
+    tables = {"flights": Flight, "reservations": Reservation, "users": User}
+
+    def __init__(self, url: str = "sqlite://", seed: int = 0):
+        super().__init__(url=url, seed=seed)
+        self.tools = AirlineTools(self)
+
+    def populate(self) -> None:
+        from toolgym.worlds.tau2.tasks import airline_database
+        self.load(airline_database(self.seed))
+
+
+class AirlineTools(Toolkit):
+    """The airline agent's tools (τ²-bench's ``AirlineTools``)."""
+
+    world: AirlineWorld
+
+    def _user(self, user_id: str) -> dict:
+        user = self.world.get("users", user_id, f"User {user_id} not found")
+        user.setdefault("user_id", user_id)  # τ²'s User record holds its id; v1's table keys by it
+        return user
+
+    def _reservation(self, reservation_id: str) -> dict:
+        reservation = self.world.get("reservations", reservation_id, f"Reservation {reservation_id} not found")
+        reservation.setdefault("status", None)  # τ²'s Reservation returns an unset status as null
+        return reservation
+
+    def _flight(self, flight_number: str) -> dict:
+        return self.world.get("flights", flight_number, f"Flight {flight_number} not found")
+
+    def _flight_date(self, flight: dict, date: str) -> dict:
+        if date not in flight["dates"]:
+            raise ToolError(f"Flight {flight['flight_number']} not found on date {date}")
+        return flight["dates"][date]
+
+    def _direct(self, date: str, origin: str | None, destination: str | None, leave_after: str | None = None):
+        found = []
+        for flight in self.world.records("flights"):
+            status = flight["dates"].get(date)
+            if ((origin is None or flight["origin"] == origin) and (destination is None or flight["destination"] == destination)
+                    and status is not None and status["status"] == "available"
+                    and (leave_after is None or flight["scheduled_departure_time_est"] >= leave_after)):
+                found.append({"flight_number": flight["flight_number"], "origin": flight["origin"],
+                              "destination": flight["destination"], "status": "available",
+                              "scheduled_departure_time_est": flight["scheduled_departure_time_est"],
+                              "scheduled_arrival_time_est": flight["scheduled_arrival_time_est"],
+                              "date": None, "available_seats": status["available_seats"], "prices": status["prices"]})
+        return found
+
+    def _charge_update(self, user: dict, payment_id: str, total_price: int) -> dict | None:
+        method = user["payment_methods"].get(payment_id)
+        if method is None:
+            raise ToolError("Payment method not found")
+        if method["source"] == "certificate":
+            raise ToolError("Certificate cannot be used to update reservation")
+        if method["source"] == "gift_card" and method["amount"] < total_price:
+            raise ToolError("Gift card balance is not enough")
+        if method["source"] == "gift_card":
+            method["amount"] -= total_price
+        return {"payment_id": payment_id, "amount": total_price} if total_price != 0 else None
+
+    @tool(kind=ACTION, app="airline")
+    def book_reservation(self, user_id: str, origin: str, destination: str,
+                         flight_type: Literal["round_trip", "one_way"], cabin: Cabin, flights: list[FlightInfo],
+                         passengers: list[Passenger], payment_methods: list[Payment], total_baggages: int,
+                         nonfree_baggages: int, insurance: Literal["yes", "no"]) -> dict:
+        """Book a reservation.
+
+        Args:
+            user_id: The ID of the user to book the reservation such as 'sara_doe_496'`.
+            origin: The IATA code for the origin city such as 'SFO'.
+            destination: The IATA code for the destination city such as 'JFK'.
+            flight_type: The type of flight such as 'one_way' or 'round_trip'.
+            cabin: The cabin class such as 'basic_economy', 'economy', or 'business'.
+            flights: An array of objects containing details about each piece of flight.
+            passengers: An array of objects containing details about each passenger.
+            payment_methods: An array of objects containing details about each payment method.
+            total_baggages: The total number of baggage items to book the reservation.
+            nonfree_baggages: The number of non-free baggage items to book the reservation.
+            insurance: Whether the reservation has insurance.
+        """
+        user = self._user(user_id)
+        reservation_id = next((r for r in RESERVATION_IDS if not self.world.has("reservations", r)), None)
+        if reservation_id is None:
+            raise ToolError("Too many reservations")
+        reservation = {"reservation_id": reservation_id, "user_id": user_id, "origin": origin,
+                       "destination": destination, "flight_type": flight_type, "cabin": cabin, "flights": [],
+                       "passengers": [dict(p) for p in passengers],
+                       "payment_history": [dict(p) for p in payment_methods], "created_at": NOW,
+                       "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages,
+                       "insurance": insurance, "status": None}
+        total_price, loaded = 0, {}  # flight number -> its record, changed once per booked segment
+        for info in flights:
+            number = info["flight_number"]
+            flight = loaded[number] if number in loaded else loaded.setdefault(number, self._flight(number))
+            status = self._flight_date(flight, info["date"])
+            if status["status"] != "available":
+                raise ToolError(f"Flight {number} not available on date {info['date']}")
+            if status["available_seats"][cabin] < len(passengers):
+                raise ToolError(f"Not enough seats on flight {number}")
+            price = status["prices"][cabin]
+            reservation["flights"].append({"origin": flight["origin"], "destination": flight["destination"],
+                                           "flight_number": number, "date": info["date"], "price": price})
+            total_price += price * len(passengers)
+        if insurance == "yes":
+            total_price += 30 * len(passengers)
+        total_price += 50 * nonfree_baggages
+        for payment in payment_methods:
+            method = user["payment_methods"].get(payment["payment_id"])
+            if method is None:
+                raise ToolError(f"Payment method {payment['payment_id']} not found")
+            if method["source"] in ("gift_card", "certificate") and method["amount"] < payment["amount"]:
+                raise ToolError(f"Not enough balance in payment method {payment['payment_id']}")
+        paid = sum(p["amount"] for p in payment_methods)
+        if paid != total_price:
+            raise ToolError(f"Payment amount does not add up, total price is {total_price}, but paid {paid}")
+        for payment in payment_methods:
+            method = user["payment_methods"].get(payment["payment_id"])
+            if method is None:
+                continue  # a certificate listed twice was used up by its first entry
+            if method["source"] == "gift_card":
+                method["amount"] -= payment["amount"]
+            elif method["source"] == "certificate":
+                del user["payment_methods"][payment["payment_id"]]
+        for info in flights:
+            loaded[info["flight_number"]]["dates"][info["date"]]["available_seats"][cabin] -= len(passengers)
+        for number, flight in loaded.items():
+            self.world.put("flights", number, flight)
+        user["reservations"].append(reservation_id)
+        self.world.put("users", user_id, user)
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    @tool(kind=READ, app="airline")
+    def calculate(self, expression: str) -> str:
+        """Calculate the result of a mathematical expression.
+
+        Args:
+            expression: The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.
+        """
+        return calculate(expression)
+
+    @tool(kind=ACTION, app="airline")
+    def cancel_reservation(self, reservation_id: str) -> dict:
+        """Cancel the whole reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+        """
+        reservation = self._reservation(reservation_id)
+        reservation["payment_history"] += [{"payment_id": p["payment_id"], "amount": -p["amount"]}
+                                           for p in reservation["payment_history"]]
+        reservation["status"] = "cancelled"
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    @tool(kind=READ, app="airline")
+    def get_reservation_details(self, reservation_id: str) -> dict:
+        """Get the details of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as '8JX2WO'.
+        """
+        return self._reservation(reservation_id)
+
+    @tool(kind=READ, app="airline")
+    def get_user_details(self, user_id: str) -> dict:
+        """Get the details of a user, including their reservations.
+
+        Args:
+            user_id: The user ID, such as 'sara_doe_496'.
+        """
+        return self._user(user_id)
+
+    @tool(kind=READ, app="airline")
+    def list_all_airports(self) -> list:
+        """Returns a list of all available airports."""
+        return [{"iata": code, "city": city} for code, city in AIRPORTS]
+
+    @tool(kind=READ, app="airline")
+    def search_direct_flight(self, origin: str, destination: str, date: str) -> list:
+        """Search for direct flights between two cities on a specific date.
+
+        Args:
+            origin: The origin city airport in three letters, such as 'JFK'.
+            destination: The destination city airport in three letters, such as 'LAX'.
+            date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'.
+        """
+        return self._direct(date, origin, destination)
+
+    @tool(kind=READ, app="airline")
+    def search_onestop_flight(self, origin: str, destination: str, date: str) -> list:
+        """Search for one-stop flights between two cities on a specific date.
+
+        Args:
+            origin: The origin city airport in three letters, such as 'JFK'.
+            destination: The destination city airport in three letters, such as 'LAX'.
+            date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
+        """
+        pairs = []
+        for first in self._direct(date, origin, None):
+            first["date"] = date
+            # τ²-bench's rule: an arrival marked +1 connects on the next day of May 2024.
+            second_date = f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date
+            for second in self._direct(second_date, first["destination"], destination,
+                                       leave_after=first["scheduled_arrival_time_est"]):
+                second["date"] = second_date
+                pairs.append([first, second])
+        return pairs
+
+    @tool(kind=ACTION, app="airline")
+    def send_certificate(self, user_id: str, amount: int) -> str:
+        """Send a certificate to a user. Be careful!
+
+        Args:
+            user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
+            amount: The amount of the certificate to send.
+        """
+        user = self._user(user_id)
+        for payment_id in CERTIFICATE_IDS:
+            if payment_id not in user["payment_methods"]:
+                user["payment_methods"][payment_id] = {"source": "certificate", "amount": amount, "id": payment_id}
+                self.world.put("users", user_id, user)
+                return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
+        raise ToolError("Too many certificates")
+
+    @tool(kind=READ, app="airline")
+    def transfer_to_human_agents(self, summary: str) -> str:
+        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+
+        Args:
+            summary: A summary of the user's issue.
+        """
+        return TRANSFER_RESULT
+
+    @tool(kind=ACTION, app="airline")
+    def update_reservation_baggages(self, reservation_id: str, total_baggages: int, nonfree_baggages: int,
+                                    payment_id: str) -> dict:
+        """Update the baggage information of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'
+            total_baggages: The updated total number of baggage items included in the reservation.
+            nonfree_baggages: The updated number of non-free baggage items included in the reservation.
+            payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
+        """
+        reservation = self._reservation(reservation_id)
+        user = self._user(reservation["user_id"])
+        payment = self._charge_update(user, payment_id, 50 * max(0, nonfree_baggages - reservation["nonfree_baggages"]))
+        if payment is not None:
+            reservation["payment_history"].append(payment)
+        reservation["total_baggages"], reservation["nonfree_baggages"] = total_baggages, nonfree_baggages
+        self.world.put("users", reservation["user_id"], user)
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    @tool(kind=ACTION, app="airline")
+    def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo],
+                                   payment_id: str) -> dict:
+        """Update the flight information of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+            cabin: The cabin class of the reservation
+            flights: An array of objects containing details about each piece of flight in the ENTIRE new reservation. Even if the a flight segment is not changed, it should still be included in the array.
+            payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
+        """
+        reservation = self._reservation(reservation_id)
+        user = self._user(reservation["user_id"])
+        passengers = len(reservation["passengers"])
+        total_price, new_flights = 0, []
+        for info in flights:
+            kept = next((f for f in reservation["flights"] if f["flight_number"] == info["flight_number"]
+                         and f["date"] == info["date"] and cabin == reservation["cabin"]), None)
+            if kept is not None:
+                total_price += kept["price"] * passengers
+                new_flights.append(kept)
+                continue
+            flight = self._flight(info["flight_number"])
+            status = self._flight_date(flight, info["date"])
+            if status["status"] != "available":
+                raise ToolError(f"Flight {info['flight_number']} not available on date {info['date']}")
+            if status["available_seats"][cabin] < passengers:
+                raise ToolError(f"Not enough seats on flight {info['flight_number']}")
+            new_flights.append({"flight_number": info["flight_number"], "date": info["date"],
+                                "price": status["prices"][cabin], "origin": flight["origin"],
+                                "destination": flight["destination"]})
+            total_price += status["prices"][cabin] * passengers
+        total_price -= sum(f["price"] for f in reservation["flights"]) * passengers
+        payment = self._charge_update(user, payment_id, total_price)
+        if payment is not None:
+            reservation["payment_history"].append(payment)
+        reservation["flights"], reservation["cabin"] = new_flights, cabin
+        self.world.put("users", reservation["user_id"], user)
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    @tool(kind=ACTION, app="airline")
+    def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger]) -> dict:
+        """Update the passenger information of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+            passengers: An array of objects containing details about each passenger.
+        """
+        reservation = self._reservation(reservation_id)
+        if len(passengers) != len(reservation["passengers"]):
+            raise ToolError("Number of passengers does not match")
+        reservation["passengers"] = [dict(p) for p in passengers]
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    @tool(kind=READ, app="airline")
+    def get_flight_status(self, flight_number: str, date: str) -> str:
+        """Get the status of a flight.
+
+        Args:
+            flight_number: The flight number.
+            date: The date of the flight.
+        """
+        return self._flight_date(self._flight(flight_number), date)["status"]

@@ -1,0 +1,99 @@
+"""Document tables: τ²-bench's databases hold JSON records keyed by id; each collection is a table.
+
+τ²-bench keeps each domain's database as one pydantic model of dicts of records (users by
+id, orders by id, ...). Here each of those dicts is a SQLAlchemy table of ``(pk, key, doc)``
+rows: ``pk`` keeps the original insertion order (the order tools iterate in), ``key`` is the
+record's id and ``doc`` the record as τ²-bench's JSON has it. Tools read a record, change a
+copy and write it back, so a failing call leaves the table untouched (the toolkit rolls back).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+
+from sqlalchemy import JSON, Integer, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from toolgym.worlds.base import World
+from toolgym.worlds.tools import ToolError
+
+
+class DocumentRow:
+    """Columns of a document table (a mixin of each domain's declarative models)."""
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String, unique=True, index=True)
+    doc: Mapped[dict] = mapped_column(JSON)
+
+
+class DocumentWorld(World):
+    """A world whose tables are document tables; ``tables`` maps τ²'s collection names to models.
+
+    Subclasses set ``Base`` and ``tables``; :meth:`load` fills the tables from τ²-bench's
+    database layout (``{"users": {id: record}, ...}``) and :meth:`dump` gives it back.
+    """
+
+    Base: type[DeclarativeBase]
+    tables: dict[str, type] = {}
+    #: The built-in databases are generated there: a changed generator never reads an old cached world.
+    generator_modules = ("toolgym.worlds.tau2.tasks",)
+
+    def state_hash(self) -> str:
+        """The digest of every table's records (in order) and the aux state: the world's own
+        digest reads each row's ``repr``, which for retail's 2.7 MB costs ten times this."""
+        self.commit()
+        digest = hashlib.sha256()
+        for name, model in self.tables.items():
+            digest.update(f"{name}\0".encode())
+            for key, doc in self.sql().execute(f'SELECT key, doc FROM "{model.__tablename__}" ORDER BY pk'):
+                digest.update(f"{key}\0{doc}\1".encode())
+        digest.update(json.dumps(self.aux, sort_keys=True, default=str).encode())
+        return digest.hexdigest()
+
+    def clear(self) -> None:
+        for model in self.tables.values():
+            self.sql().execute(f'DELETE FROM "{model.__tablename__}"')
+        self.commit()
+
+    def load(self, data: dict[str, dict]) -> None:
+        """Replace every table's rows with the collections of ``data`` (τ²'s ``db.json`` layout)."""
+        self.clear()
+        for name, model in self.tables.items():
+            self.sql().executemany(f'INSERT INTO "{model.__tablename__}" (key, doc) VALUES (?, ?)',
+                                   [(str(key), json.dumps(record)) for key, record in (data.get(name) or {}).items()])
+        self.commit()
+
+    def dump(self) -> dict[str, dict]:
+        return {name: {key: json.loads(doc) for key, doc in self.sql().execute(
+            f'SELECT key, doc FROM "{model.__tablename__}" ORDER BY pk')} for name, model in self.tables.items()}
+
+    # -- record access for tools ------------------------------------------------------------
+    # Plain SQL on the world's connection (see World.sql): a tool reads a few records of
+    # thousands, and the ORM's JSON type costs more than the tool.
+    def get(self, table: str, key: str, missing: str) -> dict:
+        """Record ``key`` of ``table`` (a fresh copy); raises ToolError(``missing``) when absent."""
+        row = self.sql().execute(f'SELECT doc FROM "{table}" WHERE key = ?', (key,)).fetchone()
+        if row is None:
+            raise ToolError(missing)
+        return json.loads(row[0])
+
+    def has(self, table: str, key: str) -> bool:
+        return self.sql().execute(f'SELECT 1 FROM "{table}" WHERE key = ?', (key,)).fetchone() is not None
+
+    def put(self, table: str, key: str, record: dict) -> None:
+        """Write record ``key`` (insert or replace, keeping its place in the table's order)."""
+        doc = json.dumps(record)
+        if self.sql().execute(f'UPDATE "{table}" SET doc = ? WHERE key = ?', (doc, key)).rowcount == 0:
+            self.sql().execute(f'INSERT INTO "{table}" (key, doc) VALUES (?, ?)', (key, doc))
+
+    def records(self, table: str) -> Iterator[dict]:
+        """Every record of ``table`` in insertion order (fresh copies)."""
+        for (doc,) in self.sql().execute(f'SELECT doc FROM "{table}" ORDER BY pk').fetchall():
+            yield json.loads(doc)
+
+    def fields(self, table: str, *paths: str) -> list[tuple]:
+        """``(key, value at each JSON path)`` of every record, in insertion order, read by SQLite."""
+        columns = ", ".join(f"json_extract(doc, '{path}')" for path in paths)
+        return self.sql().execute(f'SELECT key, {columns} FROM "{table}" ORDER BY pk').fetchall()

@@ -1,0 +1,940 @@
+"""τ²-bench's telecom domain: a carrier's customers, lines, plans and bills, and the user's phone.
+
+Dual control: the agent has the carrier's tools (``TelecomTools``), the user has the phone's
+(``TelecomUserTools``): checking the status bar, toggling airplane mode, data, roaming and so
+on. The world keeps both databases: the carrier's tables, and the phone (``device``) with the
+user's surroundings in the ``user_state`` table. After every tool call :meth:`TelecomWorld.sync`
+carries the line's state to the phone and a paid bill back to the carrier, as τ²-bench's
+``TelecomEnvironment.sync_tools`` does. The phone's rules (network search, speed test, MMS)
+are τ²-bench's ``user_tools.py``; today is 2025-02-25.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import date, timedelta
+from typing import Literal
+
+from sqlalchemy.orm import DeclarativeBase
+
+from toolgym.worlds.tau2.common import TRANSFER_RESULT
+from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
+from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+
+TODAY = date(2025, 2, 25)
+NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
+MODE_TECHNOLOGY = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}
+DEFAULT_APN = {"apn_name": "internet", "reset_at_reboot": False, "mms_apn": "mms",
+               "mmsc_url": "http://mms.carrier.com/mms/wapenc", "mms_proxy": None, "mms_port": None}
+DEFAULT_DEVICE = {
+    "sim_card_status": "active", "sim_card_missing": False, "airplane_mode": False,
+    "network_signal_strength": "good", "network_technology_connected": "5G", "network_connection_status": "connected",
+    "battery_level": 80, "data_enabled": True, "roaming_enabled": False, "network_mode_preference": "4g_5g_preferred",
+    "active_apn_settings": DEFAULT_APN, "wifi_enabled": False, "wifi_connected": False, "wifi_ssid": None,
+    "wifi_signal_strength": "none", "wifi_calling_enabled": False, "wifi_calling_mms_over_wifi": False,
+    "data_saver_mode": False, "vpn_enabled_setting": False, "vpn_connected": False, "vpn_details": None,
+    "app_statuses": {"messaging": {"app_name": "messaging", "permissions": {"sms": True, "storage": True, "phone": True,
+                                                                             "network": False}},
+                     "browser": {"app_name": "browser", "permissions": {"sms": False, "storage": True, "phone": False,
+                                                                         "network": True}}}}
+DEFAULT_SURROUNDINGS = {"name": None, "phone_number": None, "is_abroad": False, "roaming_allowed": False,
+                        "signal_strength": {"2G": "poor", "3G": "fair", "4G": "good", "5G": "excellent"},
+                        "mobile_data_usage_exceeded": False, "line_active": True, "payment_request": None}
+GOOD_VPN = {"server_address": "192.168.1.1", "protocol": "OpenVPN", "server_performance": "excellent"}
+SPEED_RANGES = {"2G": (0.1, 0.4), "3G": (1.0, 5.0), "4G": (10.0, 100.0), "5G": (50.0, 500.0), "none": (0.0, 0.0)}
+SIGNAL_FACTORS = {"poor": 0.2, "fair": 0.5, "good": 0.8, "excellent": 1.0, "none": 0.0}
+SPEED_ADVICE = {"Very Poor": "Connection is very slow. Basic web browsing might be difficult.",
+                "Poor": "Connection is slow. Web browsing may be sluggish, streaming difficult.",
+                "Fair": "Connection is okay for web browsing and some standard definition streaming.",
+                "Good": "Connection is good for most activities, including HD streaming.",
+                "Excellent": "Connection is very fast."}
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Plan(DocumentRow, Base):
+    __tablename__ = "plans"
+
+
+class Device(DocumentRow, Base):
+    __tablename__ = "devices"
+
+
+class Line(DocumentRow, Base):
+    __tablename__ = "lines"
+
+
+class Customer(DocumentRow, Base):
+    __tablename__ = "customers"
+
+
+class Bill(DocumentRow, Base):
+    __tablename__ = "bills"
+
+
+class UserState(DocumentRow, Base):
+    """The user's side: ``device`` (the phone) and ``surroundings`` (where the user is, the line's state)."""
+
+    __tablename__ = "user_state"
+
+
+def merged(record, update):
+    """``update`` merged into ``record`` key by key (τ²-bench's update of a model with a dict)."""
+    if isinstance(record, dict) and isinstance(update, dict):
+        out = dict(record)
+        for key, value in update.items():
+            out[key] = merged(record.get(key), value)
+        return out
+    return copy.deepcopy(update)
+
+
+class TelecomWorld(DocumentWorld):
+    Base = Base
+    tables = {"plans": Plan, "devices": Device, "lines": Line, "customers": Customer, "bills": Bill,
+              "user_state": UserState}
+
+    def __init__(self, url: str = "sqlite://", seed: int = 0):
+        super().__init__(url=url, seed=seed)
+        self.tools = TelecomTools(self)
+        self.user_tools = TelecomUserTools(self)
+
+    def populate(self) -> None:
+        from toolgym.worlds.tau2.tasks import telecom_database
+        self.load_telecom(*telecom_database(self.seed))
+
+    def load_telecom(self, carrier: dict[str, list[dict]], device: dict | None) -> None:
+        """Fill the carrier's tables from τ²'s ``db.toml`` lists and the phone from ``user_db.toml``'s device."""
+        keys = {"plans": "plan_id", "devices": "device_id", "lines": "line_id", "customers": "customer_id",
+                "bills": "bill_id"}
+        data = {table: {record[key]: record for record in carrier.get(table) or []} for table, key in keys.items()}
+        data["user_state"] = {"device": merged(DEFAULT_DEVICE, device or {}),
+                              "surroundings": copy.deepcopy(DEFAULT_SURROUNDINGS)}
+        self.load(data)
+
+    def sync(self) -> None:
+        """τ²-bench's ``sync_tools``: the line's status, roaming and data allowance to the phone's
+        surroundings; a paid payment request to the carrier's bill; a bill awaiting payment to the phone."""
+        surroundings = self.get("user_state", "surroundings", "no user state")
+        phone = surroundings["phone_number"]
+        if phone is None:
+            return
+        line = next((l for l in self.records("lines") if l["phone_number"] == phone), None)
+        if line is None:
+            raise ToolError(f"Wrong scenario, line not found for phone number: {phone}")
+        plan = self.get("plans", line["plan_id"], f"Wrong scenario, invalid plan id ({line['plan_id']})")
+        surroundings["line_active"] = line["status"] == "Active"
+        surroundings["roaming_allowed"] = bool(line["roaming_enabled"])
+        surroundings["mobile_data_usage_exceeded"] = (
+            line["data_used_gb"] >= plan["data_limit_gb"] + line.get("data_refueling_gb", 0.0))
+        request = surroundings["payment_request"]
+        if request is not None and request["paid"]:
+            bill = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
+            bill["status"] = "Paid"
+            self.put("bills", bill["bill_id"], bill)
+            surroundings["payment_request"] = None
+        if surroundings["payment_request"] is None:
+            customer = self.tools.get_customer_by_phone(phone)
+            waiting = [b for b in (self.get("bills", i, "") for i in customer["bill_ids"] if self.has("bills", i))
+                       if b["status"] == "Awaiting Payment"]
+            if waiting:
+                surroundings["payment_request"] = {"bill_id": waiting[0]["bill_id"],
+                                                   "amount_due": waiting[0]["total_due"], "paid": False}
+        self.put("user_state", "surroundings", surroundings)
+
+
+class TelecomTools(Toolkit):
+    """The carrier agent's tools (τ²-bench's ``TelecomTools``), with its setup and assertion functions."""
+
+    world: TelecomWorld
+
+    def _line(self, line_id: str) -> dict:
+        return self.world.get("lines", line_id, f"Line with ID {line_id} not found")
+
+    def _bill(self, bill_id: str) -> dict:
+        return self.world.get("bills", bill_id, f"Bill with ID {bill_id} not found")
+
+    def _plan(self, plan_id: str) -> dict:
+        return self.world.get("plans", plan_id, f"Plan with ID {plan_id} not found")
+
+    def _target_line(self, customer_id: str, line_id: str) -> dict:
+        customer = self.get_customer_by_id(customer_id)
+        if line_id not in customer["line_ids"]:
+            raise ToolError(f"Line {line_id} not found for customer {customer_id}")
+        return self._line(line_id)
+
+    @tool(kind=READ, app="telecom")
+    def get_customer_by_phone(self, phone_number: str) -> dict:
+        """Finds a customer by their primary contact or line phone number.
+
+        Args:
+            phone_number: The phone number to search for.
+        """
+        for customer in self.world.records("customers"):
+            if customer["phone_number"] == phone_number:
+                return customer
+            for line_id in customer["line_ids"]:
+                if self.world.has("lines", line_id) and self._line(line_id)["phone_number"] == phone_number:
+                    return customer
+        raise ToolError(f"Customer with phone number {phone_number} not found")
+
+    @tool(kind=READ, app="telecom")
+    def get_customer_by_id(self, customer_id: str) -> dict:
+        """Retrieves a customer directly by their unique ID.
+
+        Args:
+            customer_id: The unique identifier of the customer.
+        """
+        return self.world.get("customers", customer_id, f"Customer with ID {customer_id} not found")
+
+    @tool(kind=READ, app="telecom")
+    def get_customer_by_name(self, full_name: str, dob: str) -> list:
+        """Searches for customers by name and DOB. May return multiple matches if names are similar; the date of birth is used to tell them apart.
+
+        Args:
+            full_name: The full name of the customer.
+            dob: Date of birth for verification, in the format YYYY-MM-DD.
+        """
+        return [c for c in self.world.records("customers")
+                if c["full_name"].lower() == full_name.lower() and c["date_of_birth"] == dob]
+
+    @tool(kind=READ, app="telecom")
+    def get_details_by_id(self, id: str) -> dict:
+        """Retrieves the details for a given ID. The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
+
+        Args:
+            id: The ID of the object to retrieve, such as 'C1001', 'L1001', 'D1001', 'B1001' or 'P1001'.
+        """
+        tables = {"L": ("lines", "Line"), "D": ("devices", "Device"), "B": ("bills", "Bill"),
+                  "C": ("customers", "Customer"), "P": ("plans", "Plan")}
+        if id[:1] not in tables:
+            raise ToolError(f"Unknown ID format or type: {id}")
+        table, name = tables[id[:1]]
+        return self.world.get(table, id, f"{name} with ID {id} not found")
+
+    @tool(kind=ACTION, app="telecom")
+    def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict:
+        """Suspends a specific line (max 6 months). Checks: line status must be Active. Logic: sets line status to Suspended and records the suspension start date.
+
+        Args:
+            customer_id: ID of the customer who owns the line.
+            line_id: ID of the line to suspend.
+            reason: Reason for suspension.
+        """
+        line = self._target_line(customer_id, line_id)
+        if line["status"] != "Active":
+            raise ToolError("Line must be active to suspend")
+        line.update(status="Suspended", suspension_start_date=TODAY.isoformat())
+        self.world.put("lines", line_id, line)
+        return {"message": "Line suspended successfully. $5/month holding fee will apply.", "line": line}
+
+    @tool(kind=ACTION, app="telecom")
+    def resume_line(self, customer_id: str, line_id: str) -> dict:
+        """Resumes a suspended line. Checks: line status must be Suspended or Pending Activation. Logic: sets line status to Active and clears the suspension start date.
+
+        Args:
+            customer_id: ID of the customer who owns the line.
+            line_id: ID of the line to resume.
+        """
+        line = self._target_line(customer_id, line_id)
+        if line["status"] not in ("Suspended", "Pending Activation"):
+            raise ToolError("Line must be suspended to resume")
+        line.update(status="Active", suspension_start_date=None)
+        self.world.put("lines", line_id, line)
+        return {"message": "Line resumed successfully", "line": line}
+
+    @tool(kind=READ, app="telecom")
+    def get_bills_for_customer(self, customer_id: str, limit: int = 12) -> list:
+        """Retrieves a list of the customer's bills, most recent first.
+
+        Args:
+            customer_id: ID of the customer.
+            limit: Maximum number of bills to return.
+        """
+        bills = [self._bill(bill_id) for bill_id in self.get_customer_by_id(customer_id)["bill_ids"]]
+        return sorted(bills, key=lambda bill: bill["issue_date"], reverse=True)[:limit]
+
+    @tool(kind=ACTION, app="telecom")
+    def send_payment_request(self, customer_id: str, bill_id: str) -> str:
+        """Sends a payment request to the customer for a specific bill. Checks: the customer exists, the bill belongs to the customer, and no bill is already awaiting payment. Logic: sets the bill status to AWAITING_PAYMENT.
+
+        Args:
+            customer_id: ID of the customer who owns the bill.
+            bill_id: ID of the bill to send the payment request for.
+        """
+        customer = self.get_customer_by_id(customer_id)
+        if any(self._bill(b)["status"] == "Awaiting Payment" for b in customer["bill_ids"]):
+            raise ToolError("A bill is already awaiting payment for this customer")
+        if bill_id not in customer["bill_ids"]:
+            raise ToolError(f"Bill {bill_id} not found for customer {customer_id}")
+        bill = self._bill(bill_id)
+        bill["status"] = "Awaiting Payment"
+        self.world.put("bills", bill_id, bill)
+        return f"Payment request sent to the customer for bill {bill_id}"
+
+    @tool(kind=READ, app="telecom")
+    def get_data_usage(self, customer_id: str, line_id: str) -> dict:
+        """Retrieves current billing cycle data usage for a line, including data refueling amount, data limit and cycle end date.
+
+        Args:
+            customer_id: ID of the customer who owns the line.
+            line_id: ID of the line to check usage for.
+        """
+        line = self._target_line(customer_id, line_id)
+        plan = self._plan(line["plan_id"])
+        cycle_end = date(TODAY.year, TODAY.month + 1 if TODAY.month < 12 else 1, 1) - timedelta(days=1)
+        # τ²'s environment writes the numbers of a plain-dict result as text ("2.0"); these are floats in its model
+        return {"line_id": line_id, "data_used_gb": str(float(line["data_used_gb"])),
+                "data_limit_gb": str(float(plan["data_limit_gb"])),
+                "data_refueling_gb": str(float(line.get("data_refueling_gb", 0.0))),
+                "cycle_end_date": cycle_end.isoformat()}
+
+    @tool(kind=ACTION, app="telecom")
+    def enable_roaming(self, customer_id: str, line_id: str) -> str:
+        """Enables international roaming on a line.
+
+        Args:
+            customer_id: ID of the customer who owns the line.
+            line_id: ID of the line to enable roaming for.
+        """
+        line = self._target_line(customer_id, line_id)
+        if line["roaming_enabled"]:
+            return "Roaming was already enabled"
+        line["roaming_enabled"] = True
+        self.world.put("lines", line_id, line)
+        return "Roaming enabled successfully"
+
+    @tool(kind=ACTION, app="telecom")
+    def disable_roaming(self, customer_id: str, line_id: str) -> str:
+        """Disables international roaming on a line.
+
+        Args:
+            customer_id: ID of the customer who owns the line.
+            line_id: ID of the line to disable roaming for.
+        """
+        line = self._target_line(customer_id, line_id)
+        if not line["roaming_enabled"]:
+            return "Roaming was already disabled"
+        line["roaming_enabled"] = False
+        self.world.put("lines", line_id, line)
+        return "Roaming disabled successfully"
+
+    @tool(kind=READ, app="telecom")
+    def transfer_to_human_agents(self, summary: str) -> str:
+        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+
+        Args:
+            summary: A summary of the user's issue.
+        """
+        return TRANSFER_RESULT
+
+    @tool(kind=ACTION, app="telecom")
+    def refuel_data(self, customer_id: str, line_id: str, gb_amount: float) -> dict:
+        """Refuels data for a specific line, adding to the customer's bill. Checks: the line belongs to the customer and the amount is positive. Logic: adds the data to the line and charges the plan's refueling price.
+
+        Args:
+            customer_id: ID of the customer who owns the line.
+            line_id: ID of the line to refuel data for.
+            gb_amount: Amount of data to add in gigabytes.
+        """
+        line = self._target_line(customer_id, line_id)
+        if gb_amount <= 0:
+            raise ToolError("Refuel amount must be positive")
+        plan = self._plan(line["plan_id"])
+        charge = gb_amount * plan["data_refueling_price_per_gb"]
+        line["data_refueling_gb"] = line.get("data_refueling_gb", 0.0) + gb_amount
+        self.world.put("lines", line_id, line)
+        self._charge(customer_id, charge, f"Data refueling: {gb_amount} GB at ${plan['data_refueling_price_per_gb']}/GB")
+        return {"message": f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}",
+                "new_data_refueling_gb": str(float(line["data_refueling_gb"])), "charge": str(float(charge))}
+
+    def _charge(self, customer_id: str, amount: float, description: str) -> None:
+        """Add a line item to the customer's draft bill, opening one for next month if there is none.
+
+        τ²-bench names a new draft bill with a random uuid; here it is ``B`` and the customer id
+        and the count of their bills, so that runs are deterministic.
+        """
+        customer = self.get_customer_by_id(customer_id)
+        draft = next((b for b in map(self._bill, customer["bill_ids"]) if b["status"] == "Draft"), None)
+        if draft is None:
+            start = (TODAY.replace(day=1) + timedelta(days=32)).replace(day=1)
+            end = start.replace(month=start.month + 1 if start.month < 12 else 1,
+                                year=start.year if start.month < 12 else start.year + 1) - timedelta(days=1)
+            draft = {"bill_id": f"B{customer_id}{len(customer['bill_ids']) + 1:03d}", "customer_id": customer_id,
+                     "period_start": start.isoformat(), "period_end": end.isoformat(), "issue_date": start.isoformat(),
+                     "total_due": 0, "due_date": (start + timedelta(days=14)).isoformat(), "status": "Draft",
+                     "line_items": []}
+            customer["bill_ids"].append(draft["bill_id"])
+            self.world.put("customers", customer_id, customer)
+        draft["line_items"].append({"description": description, "amount": amount, "date": TODAY.isoformat(),
+                                    "item_type": "Credit" if amount < 0 else "Charge"})
+        draft["total_due"] += amount
+        self.world.put("bills", draft["bill_id"], draft)
+
+    # -- setup functions of the tasks' initial state (not tools) ------------------------------
+    def set_data_usage(self, customer_id: str, line_id: str, data_used_gb: float) -> str:
+        line = self._target_line(customer_id, line_id)
+        line["data_used_gb"] = data_used_gb
+        self.world.put("lines", line_id, line)
+        return f"Data usage set to {data_used_gb} GB for line {line_id}"
+
+    def suspend_line_for_overdue_bill(self, customer_id: str, line_id: str, new_bill_id: str,
+                                      contract_ended: bool) -> str:
+        line = self._line(line_id)
+        if line["status"] != "Active":
+            raise ToolError("Line must be active to suspend for unpaid bill")
+        amount = self._plan(line["plan_id"])["price_per_month"]
+        customer = self.get_customer_by_id(customer_id)
+        if any(self._bill(b)["status"] == "Overdue" for b in customer["bill_ids"]):
+            raise ToolError("Customer already has an overdue bill")
+        last_day = TODAY.replace(day=1) - timedelta(days=1)
+        first_day = last_day.replace(day=1)
+        self.world.put("bills", new_bill_id, {
+            "bill_id": new_bill_id, "customer_id": customer_id, "period_start": first_day.isoformat(),
+            "period_end": last_day.isoformat(), "issue_date": first_day.isoformat(), "total_due": amount,
+            "due_date": (first_day + timedelta(days=14)).isoformat(), "status": "Overdue",
+            "line_items": [{"description": f"Charge for line {line_id}", "amount": amount, "date": TODAY.isoformat(),
+                            "item_type": "Charge"}]})
+        customer["bill_ids"].append(new_bill_id)
+        self.world.put("customers", customer_id, customer)
+        line.update(status="Suspended", suspension_start_date=TODAY.isoformat())
+        if contract_ended:
+            line["contract_end_date"] = last_day.isoformat()
+        self.world.put("lines", line_id, line)
+        return f"Line {line_id} suspended for unpaid bill {new_bill_id}. Contract ended: {contract_ended}"
+
+    # -- assertions ---------------------------------------------------------------------------
+    def assert_data_refueling_amount(self, customer_id: str, line_id: str, expected_amount: float) -> bool:
+        return abs(self._target_line(customer_id, line_id).get("data_refueling_gb", 0.0) - expected_amount) < 1e-6
+
+    def assert_line_status(self, customer_id: str, line_id: str, expected_status: str) -> bool:
+        return self._target_line(customer_id, line_id)["status"] == expected_status
+
+    def assert_no_overdue_bill(self, overdue_bill_id: str) -> bool:
+        return not self.world.has("bills", overdue_bill_id) or self._bill(overdue_bill_id)["status"] == "Paid"
+
+    functions = ("set_data_usage", "suspend_line_for_overdue_bill", "enable_roaming", "disable_roaming")
+    assertions = ("assert_data_refueling_amount", "assert_line_status", "assert_no_overdue_bill")
+
+
+class Phone:
+    """The phone and its surroundings as dicts, with τ²-bench's rules of the device."""
+
+    def __init__(self, device: dict, surroundings: dict):
+        self.device, self.surroundings = device, surroundings
+
+    def sim_status(self) -> str:
+        return "missing" if self.device["sim_card_missing"] else self.device["sim_card_status"]
+
+    def no_service(self) -> None:
+        self.device.update(network_connection_status="no_service", network_technology_connected="none",
+                           network_signal_strength="none")
+
+    def network_search(self) -> None:
+        device, signal = self.device, self.surroundings["signal_strength"]
+        if self.sim_status() == "active":
+            device["network_connection_status"] = "connected"
+            mode = device["network_mode_preference"]
+            if mode == "4g_5g_preferred":
+                technology = "4G" if signal.get("5G", "none") == "none" else "5G"
+            else:
+                technology = MODE_TECHNOLOGY.get(mode, "4G")
+            device["network_technology_connected"] = technology
+            device["network_signal_strength"] = signal.get(technology, "none")
+        else:
+            self.no_service()
+        if (device["airplane_mode"] or device["active_apn_settings"]["apn_name"] == "broken"
+                or not self.surroundings["line_active"]):
+            self.no_service()
+
+    def mobile_data_working(self) -> bool:
+        device = self.device
+        if device["airplane_mode"] or device["network_signal_strength"] == "none":
+            return False
+        if device["network_connection_status"] == "no_service":
+            return False
+        if self.surroundings["is_abroad"] and not (device["roaming_enabled"] and self.surroundings["roaming_allowed"]):
+            return False
+        return device["data_enabled"] and not self.surroundings["mobile_data_usage_exceeded"]
+
+    def speed(self) -> tuple[float | None, str]:
+        if not self.mobile_data_working():
+            return None, "No Connection"
+        device = self.device
+        factor = 0.1 if (device["vpn_connected"] and device["vpn_details"]
+                         and device["vpn_details"]["server_performance"] == "poor") else 1.0
+        if device["data_saver_mode"]:
+            factor *= 0.2
+        low, high = SPEED_RANGES.get(device["network_technology_connected"], (0.0, 0.0))
+        speed = round((low + high) / 2.0 * SIGNAL_FACTORS.get(device["network_signal_strength"], 0.0) * factor, 2)
+        for limit, description in ((1, "Very Poor"), (5, "Poor"), (25, "Fair"), (100, "Good")):
+            if speed < limit:
+                return speed, description
+        return speed, "Excellent"
+
+    def can_send_mms(self) -> bool:
+        device = self.device
+        if not self.mobile_data_working() or device["network_technology_connected"] == "2G":
+            return False
+        if device["wifi_calling_enabled"] and device["wifi_calling_mms_over_wifi"]:
+            return False
+        if device["active_apn_settings"]["mmsc_url"] is None:
+            return False
+        messaging = device["app_statuses"].get("messaging")
+        return bool(messaging and messaging["permissions"]["storage"] and messaging["permissions"]["sms"])
+
+    def status_bar(self) -> str:
+        device = self.device
+        shown = []
+        if device["airplane_mode"]:
+            shown.append("✈️ Airplane Mode")
+        else:
+            shown.append({"none": "📵 No Signal", "poor": "📶¹ Poor", "fair": "📶² Fair", "good": "📶³ Good",
+                          "excellent": "📶⁴ Excellent"}.get(device["network_signal_strength"], "📵 No Signal"))
+            connected = device["network_technology_connected"] != "none"
+            if connected:
+                shown.append(device["network_technology_connected"])
+            if device["data_enabled"] and connected:
+                shown.append("📱 Data Enabled")
+                if device["data_saver_mode"]:
+                    shown.append("🔽 Data Saver")
+            else:
+                shown.append("📵 Data Disabled")
+        if device["wifi_enabled"] and device["wifi_connected"]:
+            shown.append(f"📡 Connected to {device['wifi_ssid']}" if device["wifi_ssid"] else "📡 Enabled")
+        if device["vpn_connected"]:
+            shown.append("🔒 VPN Connected")
+        shown.append(f"🔋 {device['battery_level']}%")
+        return " | ".join(shown)
+
+    def toggle_airplane_mode(self) -> bool:
+        device = self.device
+        was_on = device["airplane_mode"]
+        device["airplane_mode"] = not was_on
+        if was_on:
+            device["network_connection_status"] = "searching"
+        if not was_on or device["wifi_enabled"]:
+            device.update(wifi_connected=False, wifi_ssid=None, wifi_signal_strength="none")
+        if not was_on and device["vpn_connected"]:
+            device.update(vpn_connected=False, vpn_details=None)
+        self.network_search()
+        return device["airplane_mode"]
+
+    def toggle(self, setting: str, search: bool = True) -> bool:
+        self.device[setting] = not self.device[setting]
+        if search:
+            self.network_search()
+        return self.device[setting]
+
+
+class TelecomUserTools(Toolkit):
+    """The user's phone (τ²-bench's ``TelecomUserTools``): tools the user calls, and the setup and
+    assertion functions of the tasks."""
+
+    world: TelecomWorld
+
+    def _phone(self) -> Phone:
+        return Phone(self.world.get("user_state", "device", "no device"),
+                     self.world.get("user_state", "surroundings", "no surroundings"))
+
+    def _save(self, phone: Phone) -> None:
+        self.world.put("user_state", "device", phone.device)
+        self.world.put("user_state", "surroundings", phone.surroundings)
+
+    def _changed(self, change) -> str:
+        """Run ``change(phone) -> message`` and save; the message and the status bar, as the phone shows them."""
+        phone = self._phone()
+        message = change(phone)
+        self._save(phone)
+        return f"{message}\nStatus Bar: {phone.status_bar()}"
+
+    @tool(kind=READ, app="phone")
+    def check_status_bar(self) -> str:
+        """Shows what icons are currently visible in your phone's status bar (the area at the top of the screen). Displays network signal strength, mobile data status (enabled, disabled, data saver), Wi-Fi status, and battery level."""
+        return f"Status Bar: {self._phone().status_bar()}"
+
+    @tool(kind=READ, app="phone")
+    def check_network_status(self) -> str:
+        """Checks your phone's connection status to cellular networks and Wi-Fi. Shows airplane mode status, signal strength, network type, whether mobile data is enabled, and whether data roaming is enabled."""
+        phone = self._phone()
+        device = phone.device
+        lines = [f"Airplane Mode: {'ON' if device['airplane_mode'] else 'OFF'}",
+                 f"SIM Card Status: {phone.sim_status()}",
+                 f"Cellular Connection: {device['network_connection_status']}",
+                 f"Cellular Signal: {device['network_signal_strength']}",
+                 f"Cellular Network Type: {device['network_technology_connected']}",
+                 f"Mobile Data Enabled: {'Yes' if device['data_enabled'] else 'No'}",
+                 f"Data Roaming Enabled: {'Yes' if device['roaming_enabled'] else 'No'}",
+                 f"Wi-Fi Radio: {'ON' if device['wifi_enabled'] else 'OFF'}",
+                 f"Wi-Fi Connected: {'Yes' if device['wifi_connected'] else 'No'}"]
+        if device["wifi_connected"]:
+            lines.append(f"Connected Wi-Fi Network: {device['wifi_ssid']}")
+        return "\n".join(lines)
+
+    @tool(kind=READ, app="phone")
+    def check_network_mode_preference(self) -> str:
+        """Shows the current network mode preference."""
+        return f"Network Mode Preference: {self._phone().device['network_mode_preference']}"
+
+    @tool(kind=ACTION, app="phone")
+    def set_network_mode_preference(self, mode: str) -> str:
+        """Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery.
+
+        Args:
+            mode: The network mode to set: '4g_5g_preferred', '4g_only', '3g_only' or '2g_only'.
+        """
+        def change(phone: Phone) -> str:
+            if mode not in NETWORK_MODES:
+                return (f"Failed to set network mode: '{mode}' is not a valid option. Please use one of: "
+                        f"{', '.join(NETWORK_MODES)}")
+            phone.device["network_mode_preference"] = mode
+            phone.network_search()
+            return f"Preferred Network Mode set to: {mode}"
+        return self._changed(change)
+
+    @tool(kind=READ, app="phone")
+    def run_speed_test(self) -> str:
+        """Measures your current internet connection speed (download speed). Provides information about connection quality and what activities it can support."""
+        speed, description = self._phone().speed()
+        if speed is None:
+            return f"Speed test failed: {description}."
+        return f"Speed Test Result: {speed:.2f} Mbps ({description}). {SPEED_ADVICE[description]}"
+
+    @tool(kind=ACTION, app="phone")
+    def toggle_airplane_mode(self) -> str:
+        """Toggles Airplane Mode ON or OFF. When ON, it disconnects all wireless communications including cellular, Wi-Fi, and Bluetooth."""
+        return self._changed(lambda phone: f"Airplane Mode is now {'ON' if phone.toggle_airplane_mode() else 'OFF'}.")
+
+    @tool(kind=READ, app="phone")
+    def check_sim_status(self) -> str:
+        """Checks if your SIM card is working correctly and displays its current status. Shows if the SIM is active, missing, or locked with a PIN or PUK code."""
+        return {"active": "Your SIM card is active and working.", "missing": "No SIM card detected in the phone.",
+                "locked_pin": "The SIM card is locked with a PIN code.",
+                "locked_puk": "The SIM card is locked with a PUK code."}[self._phone().sim_status()]
+
+    @tool(kind=ACTION, app="phone")
+    def reseat_sim_card(self) -> str:
+        """Simulates removing and reinserting your SIM card. This can help resolve recognition issues."""
+        def change(phone: Phone) -> str:
+            phone.device["sim_card_missing"] = False
+            phone.network_search()
+            return "SIM card re-seated successfully."
+        return self._changed(change)
+
+    @tool(kind=ACTION, app="phone")
+    def toggle_data(self) -> str:
+        """Toggles your phone's mobile data connection ON or OFF. Controls whether your phone can use cellular data for internet access when Wi-Fi is unavailable."""
+        return self._changed(lambda phone: f"Mobile Data is now {'ON' if phone.toggle('data_enabled') else 'OFF'}.")
+
+    @tool(kind=ACTION, app="phone")
+    def toggle_roaming(self) -> str:
+        """Toggles Data Roaming ON or OFF. When ON, your phone can use data networks in areas outside your carrier's coverage."""
+        return self._changed(lambda phone: f"Data Roaming is now {'ON' if phone.toggle('roaming_enabled') else 'OFF'}.")
+
+    @tool(kind=READ, app="phone")
+    def check_data_restriction_status(self) -> str:
+        """Checks if your phone has any data-limiting features active. Shows if Data Saver mode is on."""
+        on = self._phone().device["data_saver_mode"]
+        return "Data Saver mode is ON (limits data usage)." if on else "Data Saver mode is OFF."
+
+    @tool(kind=ACTION, app="phone")
+    def toggle_data_saver_mode(self) -> str:
+        """Toggles Data Saver mode ON or OFF. When ON, it reduces data usage, which may affect data speed."""
+        return self._changed(lambda phone: "Data Saver Mode is now "
+                                           f"{'ON' if phone.toggle('data_saver_mode', search=False) else 'OFF'}.")
+
+    @tool(kind=READ, app="phone")
+    def check_apn_settings(self) -> str:
+        """Checks the technical APN settings your phone uses to connect to your carrier's mobile data network. Shows current APN name and MMSC URL for picture messaging."""
+        apn = self._phone().device["active_apn_settings"]
+        return (f"Current APN Name: {apn['apn_name'] or 'Not Set'}\nMMSC URL (for picture messages): "
+                f"{apn['mmsc_url'] or 'Not Set'}\n(These are technical settings, usually best left unchanged.)")
+
+    @tool(kind=ACTION, app="phone")
+    def reset_apn_settings(self) -> str:
+        """Resets your APN settings to the default settings."""
+        def change(phone: Phone) -> str:
+            phone.device["active_apn_settings"]["reset_at_reboot"] = True
+            phone.network_search()
+            return "APN settings will reset at reboot."
+        return self._changed(change)
+
+    @tool(kind=READ, app="phone")
+    def check_wifi_status(self) -> str:
+        """Checks your Wi-Fi connection status. Shows if Wi-Fi is turned on, which network you're connected to (if any), and the signal strength."""
+        device = self._phone().device
+        if not device["wifi_enabled"]:
+            return "Wi-Fi is turned OFF."
+        if device["wifi_connected"]:
+            return f"Wi-Fi is ON and connected to '{device['wifi_ssid']}'. Signal strength: {device['wifi_signal_strength']}."
+        return "Wi-Fi is ON but not connected to any network."
+
+    @tool(kind=ACTION, app="phone")
+    def toggle_wifi(self) -> str:
+        """Toggles your phone's Wi-Fi radio ON or OFF. Controls whether your phone can discover and connect to wireless networks for internet access."""
+        def change(phone: Phone) -> str:
+            device = phone.device
+            if device["airplane_mode"]:
+                return "Cannot change Wi-Fi settings while Airplane Mode is ON."
+            device["wifi_enabled"] = not device["wifi_enabled"]
+            if not device["wifi_enabled"]:
+                device.update(wifi_connected=False, wifi_ssid=None, wifi_signal_strength="none")
+            return f"Wi-Fi is now {'ON' if device['wifi_enabled'] else 'OFF'}."
+        return self._changed(change)
+
+    @tool(kind=READ, app="phone")
+    def check_wifi_calling_status(self) -> str:
+        """Checks if Wi-Fi Calling is enabled on your device. This feature allows you to make and receive calls over a Wi-Fi network instead of using the cellular network."""
+        return f"Wi-Fi Calling is currently turned {'ON' if self._phone().device['wifi_calling_enabled'] else 'OFF'}."
+
+    @tool(kind=ACTION, app="phone")
+    def toggle_wifi_calling(self) -> str:
+        """Toggles Wi-Fi Calling ON or OFF. This feature allows you to make and receive calls over Wi-Fi instead of the cellular network, which can help in areas with weak cellular signal."""
+        return self._changed(lambda phone: "Wi-Fi Calling is now "
+                                           f"{'ON' if phone.toggle('wifi_calling_enabled', search=False) else 'OFF'}.")
+
+    @tool(kind=READ, app="phone")
+    def check_vpn_status(self) -> str:
+        """Checks if you're using a VPN (Virtual Private Network) connection. Shows if a VPN is active, connected, and displays any available connection details."""
+        device = self._phone().device
+        if device["vpn_connected"]:
+            details = device["vpn_details"]
+            return (f"VPN is ON and connected. Details: {details}" if details
+                    else "VPN is ON and connected (no specific details available).")
+        if device["vpn_enabled_setting"]:
+            return "VPN is turned ON in settings, but currently not connected."
+        return "VPN is turned OFF."
+
+    @tool(kind=ACTION, app="phone")
+    def connect_vpn(self) -> str:
+        """Connects to your VPN (Virtual Private Network)."""
+        if self._phone().device["vpn_connected"]:
+            return "VPN already connected."
+
+        def change(phone: Phone) -> str:
+            phone.device.update(vpn_connected=True, vpn_details=dict(GOOD_VPN))
+            return "VPN connected successfully."
+        return self._changed(change)
+
+    @tool(kind=ACTION, app="phone")
+    def disconnect_vpn(self) -> str:
+        """Disconnects any active VPN (Virtual Private Network) connection. Stops routing your internet traffic through a VPN server, which might affect connection speed or access to content."""
+        def change(phone: Phone) -> str:
+            if not phone.device["vpn_connected"]:
+                return "No active VPN connection to disconnect."
+            phone.device.update(vpn_connected=False, vpn_details=None)
+            return "VPN disconnected successfully."
+        return self._changed(change)
+
+    @tool(kind=READ, app="phone")
+    def check_installed_apps(self) -> str:
+        """Returns the name of all installed apps on the phone."""
+        return f"The following apps are installed on the phone: {', '.join(self._phone().device['app_statuses'])}"
+
+    @tool(kind=READ, app="phone")
+    def check_app_status(self, app_name: str) -> str:
+        """Checks detailed information about a specific app. Shows its permissions and background data usage settings.
+
+        Args:
+            app_name: The name of the app to check.
+        """
+        app = self._phone().device["app_statuses"].get(app_name)
+        if app is None:
+            return f"App '{app_name}' not found on this phone."
+        granted = [name for name, allowed in app["permissions"].items() if allowed]
+        lines = [f"Status for App: {app_name}"]
+        lines += ([" - Permissions Granted:"] + [f"   - {p}" for p in granted]) if granted else [
+            " - Permissions: None granted."]
+        return "\n".join(lines)
+
+    @tool(kind=READ, app="phone")
+    def check_app_permissions(self, app_name: str) -> str:
+        """Checks what permissions a specific app currently has. Shows if the app has access to features like storage, camera, location, etc.
+
+        Args:
+            app_name: The name of the app to check.
+        """
+        app = self._phone().device["app_statuses"].get(app_name)
+        if app is None:
+            return f"App '{app_name}' not found on this phone."
+        granted = [name for name, allowed in app["permissions"].items() if allowed]
+        if not granted:
+            return f"App '{app_name}' currently has no permissions granted."
+        return f"App '{app_name}' has permission for: {', '.join(granted)}."
+
+    @tool(kind=ACTION, app="phone")
+    def grant_app_permission(self, app_name: str, permission: str) -> str:
+        """Gives a specific permission to an app (like access to storage, camera, or location). Required for some app functions to work properly.
+
+        Args:
+            app_name: The name of the app.
+            permission: The permission to grant: 'sms', 'storage', 'phone' or 'network'.
+        """
+        def change(phone: Phone) -> str:
+            app = phone.device["app_statuses"].get(app_name)
+            if app is None:
+                return f"Error. App '{app_name}' not found. Cannot grant permission."
+            name = permission.lower()
+            if name not in app["permissions"]:
+                return (f"Error. Permission '{name}' not tracked for app '{app_name}', available permissions: "
+                        f"{list(app['permissions'])}")
+            app["permissions"][name] = True
+            return f"Success. Permission '{name}' granted to app '{app_name}'."
+        return self._changed(change)
+
+    @tool(kind=READ, app="phone")
+    def can_send_mms(self) -> str:
+        """Checks if the default messaging app can send MMS messages."""
+        return ("Your messaging app can send MMS messages." if self._phone().can_send_mms()
+                else "Your messaging app cannot send MMS messages.")
+
+    @tool(kind=ACTION, app="phone")
+    def reboot_device(self) -> str:
+        """Restarts your phone completely. This can help resolve many temporary software glitches by refreshing all running services and connections."""
+        def change(phone: Phone) -> str:
+            lines = []
+            if phone.device["active_apn_settings"].get("reset_at_reboot"):
+                lines.append("Resetting APN settings...")
+                phone.device["active_apn_settings"] = dict(DEFAULT_APN)
+            lines.append("Restarting network services...")
+            phone.device["network_connection_status"] = "searching"
+            phone.network_search()
+            return "\n".join(lines)
+        return self._changed(change)
+
+    @tool(kind=READ, app="phone")
+    def check_payment_request(self) -> str:
+        """Checks if the agent has sent you a payment request."""
+        request = self._phone().surroundings["payment_request"]
+        if request is None:
+            return "No payment request has been made."
+        return f"You have a payment request for bill {request['bill_id']} of {request['amount_due']} USD."
+
+    @tool(kind=ACTION, app="phone")
+    def make_payment(self) -> str:
+        """Makes a payment for the bill that the agent has sent you."""
+        phone = self._phone()
+        request = phone.surroundings["payment_request"]
+        if request is None:
+            return "You do not have a payment request."
+        request["paid"] = True
+        self._save(phone)
+        return f"Payment of {request['amount_due']} USD has been made for bill {request['bill_id']}."
+
+    # -- setup functions of the tasks' initial state (not tools) ------------------------------
+    def _setup(self, change) -> str:
+        phone = self._phone()
+        message = change(phone)
+        self._save(phone)
+        return message
+
+    def set_user_info(self, name: str, phone_number: str) -> None:
+        self._setup(lambda phone: phone.surroundings.update(name=name, phone_number=phone_number))
+
+    def set_user_location(self, abroad: bool) -> None:
+        self._setup(lambda phone: phone.surroundings.update(is_abroad=abroad))
+
+    def _force(self, setting: str, on: bool, search: bool = True):
+        def change(phone: Phone) -> None:
+            if phone.device[setting] != on:
+                phone.toggle(setting, search)
+        return self._setup(change)
+
+    def turn_roaming_on(self):
+        return self._force("roaming_enabled", True)
+
+    def turn_roaming_off(self):
+        return self._force("roaming_enabled", False)
+
+    def turn_data_off(self):
+        return self._force("data_enabled", False)
+
+    def turn_data_saver_mode_on(self):
+        return self._force("data_saver_mode", True, search=False)
+
+    def turn_airplane_mode_on(self):
+        def change(phone: Phone) -> None:
+            if not phone.device["airplane_mode"]:
+                phone.toggle_airplane_mode()
+        return self._setup(change)
+
+    def simulate_network_search(self):
+        return self._setup(lambda phone: phone.network_search())
+
+    def unseat_sim_card(self):
+        def change(phone: Phone) -> None:
+            phone.device["sim_card_missing"] = True
+            phone.network_search()
+        return self._setup(change)
+
+    def lock_sim_card(self, mode: Literal["pin", "puk"]):
+        def change(phone: Phone) -> None:
+            phone.device["sim_card_status"] = f"locked_{mode}"
+            phone.network_search()
+        return self._setup(change)
+
+    def break_apn_settings(self):
+        def change(phone: Phone) -> None:
+            phone.device["active_apn_settings"]["apn_name"] = "broken"
+            phone.network_search()
+        return self._setup(change)
+
+    def break_apn_mms_setting(self):
+        return self._setup(lambda phone: phone.device["active_apn_settings"].update(mmsc_url=None))
+
+    def break_vpn(self):
+        return self._setup(lambda phone: phone.device.update(vpn_connected=True, vpn_details={
+            **GOOD_VPN, "server_performance": "poor"}))
+
+    def remove_app_permission(self, app_name: str, permission: str):
+        def change(phone: Phone) -> None:
+            app = phone.device["app_statuses"].get(app_name)
+            if app is not None and permission.lower() in app["permissions"]:
+                app["permissions"][permission.lower()] = False
+        return self._setup(change)
+
+    def set_wifi_calling(self, enabled: bool, mms_over_wifi: bool | None = None):
+        def change(phone: Phone) -> None:
+            phone.device["wifi_calling_enabled"] = enabled
+            if mms_over_wifi is not None:
+                phone.device["wifi_calling_mms_over_wifi"] = mms_over_wifi
+        return self._setup(change)
+
+    # -- assertions ---------------------------------------------------------------------------
+    def assert_airplane_mode_status(self, expected_status: bool) -> bool:
+        return self._phone().device["airplane_mode"] == expected_status
+
+    def assert_service_status(self, expected_status: str) -> bool:
+        return self._phone().device["network_connection_status"] == expected_status
+
+    def assert_mobile_data_status(self, expected_status: bool) -> bool:
+        return self._phone().mobile_data_working() == expected_status
+
+    def assert_mobile_roaming_status(self, expected_status: bool) -> bool:
+        return self._phone().device["roaming_enabled"] == expected_status
+
+    def assert_mobile_data_saver_mode_status(self, expected_status: bool) -> bool:
+        return self._phone().device["data_saver_mode"] == expected_status
+
+    def assert_internet_speed(self, expected_speed: float, expected_desc: str | None = None) -> bool:
+        speed, description = self._phone().speed()
+        speed = speed or 0.0
+        return speed >= expected_speed and (expected_desc is None or description.lower() == expected_desc.lower())
+
+    def assert_internet_not_excellent(self) -> bool:
+        return self._phone().speed()[1].lower() != "excellent"
+
+    def assert_can_send_mms(self, expected_status: bool) -> bool:
+        return self._phone().can_send_mms() == expected_status
+
+    def assert_mobile_data_usage_exceeded(self, expected_status: bool) -> bool:
+        return self._phone().surroundings["mobile_data_usage_exceeded"] == expected_status
+
+    functions = ("set_user_info", "set_user_location", "turn_roaming_on", "turn_roaming_off", "turn_data_off",
+                 "turn_data_saver_mode_on", "turn_airplane_mode_on", "simulate_network_search", "unseat_sim_card",
+                 "lock_sim_card", "break_apn_settings", "break_apn_mms_setting", "break_vpn", "remove_app_permission",
+                 "set_wifi_calling", "set_network_mode_preference")
+    assertions = ("assert_airplane_mode_status", "assert_service_status", "assert_mobile_data_status",
+                  "assert_mobile_roaming_status", "assert_mobile_data_saver_mode_status", "assert_internet_speed",
+                  "assert_internet_not_excellent", "assert_can_send_mms", "assert_mobile_data_usage_exceeded")
