@@ -104,12 +104,13 @@ class SentenceEmbeddingSimilarity:
         self._model = None
         self._embed = lru_cache(maxsize=4096)(self._embed_uncached)
 
-    def _load(self):
-        return _shared_sentence_model(self.model_name, self.device)
+    def warm(self) -> None:
+        """Load the model now (seconds, once per process), so that no step pays for it."""
+        if self._model is None:
+            self._model = _shared_sentence_model(self.model_name, self.device)
 
     def _embed_uncached(self, text: str):
-        if self._model is None:
-            self._model = self._load()
+        self.warm()
         return self._model.encode(valid_text(text), normalize_embeddings=True, convert_to_numpy=True)
 
     def score(self, a: str, b: str) -> float:

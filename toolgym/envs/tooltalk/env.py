@@ -152,6 +152,8 @@ class ToolTalkEnv(ToolEnv):
     # -- episode ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        if hasattr(self.text_similarity, "warm"):  # a comparator's model loads at reset, not inside a step
+            self.text_similarity.warm()
         self.task_id = self._choose_task(options)
         conv = self._conversation = self.task_data.conversations[self.task_id]
         turns = conv["conversation"]
