@@ -18,7 +18,7 @@ from toolgym.envs.tau2.grading import action_matches
 from toolgym.envs.tau2.tasks import call_tool
 from toolgym.envs.users import STOP
 
-DATA = Path(os.environ.get("TOOLGYM_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+DATA = Path(os.environ.get("TOOLGYM_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 needs_data = pytest.mark.skipif(not (DATA / "tau2bench" / "tau2" / "domains").is_dir(),
                                 reason=f"official τ²-bench data not found under {DATA}")
 
