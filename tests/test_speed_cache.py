@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 import toolgym  # noqa: F401
-from toolgym.worlds import base, cache
+from toolgym.worlds import build, cache
 from toolgym.worlds.homesearch import HomeSearchWorld
 from toolgym.worlds.homesearch import tasks as homesearch_tasks
 
@@ -50,7 +50,7 @@ def test_an_empty_cache_variable_turns_the_cache_off(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLGYM_CACHE", "")
     monkeypatch.setenv("HOME", str(tmp_path))  # where the default folder would be
     assert cache.cache_folder() is None and cache.entry_path("x", 1, ()) is None
-    monkeypatch.setattr(base, "_BUILT", {})
+    monkeypatch.setattr(build, "_BUILT", {})
     HomeSearchWorld(seed=11)
     assert homesearch_tasks.builtin_tasks(11)
     assert list(tmp_path.iterdir()) == []
@@ -58,10 +58,10 @@ def test_an_empty_cache_variable_turns_the_cache_off(tmp_path, monkeypatch):
 
 def test_a_cached_world_is_the_generated_one(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLGYM_CACHE", str(tmp_path))
-    monkeypatch.setattr(base, "_BUILT", {})  # no earlier build in this process
+    monkeypatch.setattr(build, "_BUILT", {})  # no earlier build in this process
     generated = HomeSearchWorld(seed=12)
     (entry,) = tmp_path.glob("world-HomeSearchWorld-*.sqlite")
-    monkeypatch.setattr(base, "_BUILT", {})
+    monkeypatch.setattr(build, "_BUILT", {})
     monkeypatch.setattr(HomeSearchWorld, "populate", lambda self: pytest.fail("the cached world was built again"))
     loaded = HomeSearchWorld(seed=12)
     assert loaded.state_hash() == generated.state_hash()

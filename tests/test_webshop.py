@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
-from toolgym.envs.webshop.pages import done_page, item_page, results_page, search_page, sub_page
+from toolgym.worlds.webshop.pages import done_page, item_page, results_page, search_page, sub_page
 from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
 from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
 from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, DESCRIPTION_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES

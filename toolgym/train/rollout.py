@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolgym.agents.llm.agent import LLMAgent
-from toolgym.agents.llm.backends import SamplingParams, TransformersBackend, _context_length
+from toolgym.agents.llm.backends import SamplingParams, TransformersBackend
+from toolgym.agents.llm.backends.hf_transformers import _context_length
 from toolgym.eval.runner import MAX_STEPS, make_env, run_header
 from toolgym.eval.rollouts import episode_from_record, play_batched
 from toolgym.train.dataset import prompt_key

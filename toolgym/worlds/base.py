@@ -8,36 +8,28 @@ capture the whole world.
 A world always runs on its own in-memory SQLite database, its working copy: an episode never
 writes anywhere else, so two envs (in one process or in several) never see each other's
 state. The ``url`` a world is given only says where the working copy comes from; see
-:class:`World`.
+:class:`World`. How its rows are generated, copied and kept in database files is
+:mod:`toolgym.worlds.build`.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import json
-import os
 import random
 import sqlite3
-import sys
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from collections.abc import Iterator
 
 from sqlalchemy import create_engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import DeclarativeBase, Session
 from sqlalchemy.pool import StaticPool
 
-from toolgym.worlds import cache
+from toolgym.worlds.build import WorldBuilding, _random_in_state
 
-#: Table of a world database file that records how the file was built (never in a working copy).
-BUILD_TABLE = "toolgym_world"
 DIFF_ROWS = 20  # rows of each kind that World.diff lists per table (it counts them all)
 
 
@@ -75,7 +67,7 @@ class Snapshot:
     world: str  # the world's identity (its fingerprint as JSON): restore refuses another world's
 
 
-class World:
+class World(WorldBuilding):
     """Base class of every simulated world.
 
     The world works on a private in-memory SQLite database. ``url`` says where its generated
@@ -145,153 +137,6 @@ class World:
         self.session.close()
         self.connection.close()
         self.engine.dispose()
-
-    # -- generation -------------------------------------------------------------------------
-    def populate(self) -> None:
-        """Insert the world's generated rows (none by default).
-
-        It runs once per database file, and once per process for in-memory worlds with one
-        fingerprint; the others copy the result. So it may change only the database, the
-        random streams, ``aux`` and the clock: other attributes it set would be missing there.
-        """
-
-    def generator_parameters(self) -> dict:
-        """What :meth:`populate` depends on besides the seed and the clock (JSON values)."""
-        return {}
-
-    def fingerprint(self) -> dict:
-        """What the generated rows depend on: two worlds with equal fingerprints hold equal rows."""
-        import toolgym  # here, not at import time: the package imports its worlds
-
-        cls = type(self)
-        return {"world": f"{cls.__module__}.{cls.__qualname__}", "generator": _generator_digest(cls),
-                "seed": self.seed, "clock_start": self.clock_start.isoformat(), "parameters": self.generator_parameters(),
-                "toolgym_version": toolgym.__version__}
-
-    def _database_file(self, url: str) -> Path | None:
-        """The database file ``url`` names, or None for in-memory SQLite; refuses other databases."""
-        try:
-            parsed = make_url(url)
-        except ArgumentError as error:
-            raise ValueError(f"{type(self).__name__}: db_url {url!r} is not a database URL ({error}); use "
-                             "'sqlite://' (in memory) or 'sqlite:///path/to/world.db'") from None
-        if parsed.get_backend_name() != "sqlite":
-            raise ValueError(f"{type(self).__name__}: db_url {url!r}: world databases are SQLite only, because "
-                             "every env runs its episodes on a private in-memory copy; use 'sqlite://' (in memory) "
-                             "or 'sqlite:///path/to/world.db' (built once, then copied)")
-        if parsed.database in (None, "", ":memory:"):
-            return None
-        path = Path(parsed.database)
-        if not path.parent.is_dir():
-            raise ValueError(f"{type(self).__name__}: db_url {url!r}: the folder {path.parent} of the database "
-                             "file does not exist; create it or choose another path")
-        return path
-
-    def _build(self) -> None:
-        """Generate the rows into the working copy, or copy an earlier build.
-
-        An earlier build is this process's, or one in the cache folder (see
-        :mod:`toolgym.worlds.cache`), where a world that overrides :meth:`populate` is kept as a
-        database file like those of ``sqlite:///path.db`` URLs, named by a digest of its
-        :meth:`fingerprint`.
-        """
-        fingerprint = self.fingerprint()
-        key = self.identity
-        built = _BUILT.get(key)
-        if built is not None:  # generating takes up to seconds; restoring an image, milliseconds
-            self.restore(built)
-            return
-        cached = None
-        if type(self).populate is not World.populate:  # a world that generates nothing is not worth a file
-            cached = cache.entry_path(f"world-{type(self).__name__}", fingerprint, (), suffix=".sqlite")
-        if cached is not None and cached.exists():
-            try:
-                self._load_file(cached)
-            except ValueError:  # unreadable (a disk error, a foreign file): build it again
-                cached.unlink(missing_ok=True)
-            else:
-                _BUILT[key] = self.snapshot()
-                return
-        self.Base.metadata.create_all(self.connection)
-        self.connection.commit()
-        self.populate()
-        _BUILT[key] = self.snapshot()
-        if cached is not None:
-            try:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                self._write_file(cached)
-            except (OSError, TypeError, ValueError):  # unwritable folder; aux JSON cannot keep; racing foreign file
-                pass
-
-    def _write_file(self, path: Path) -> None:
-        """Write the working copy and its fingerprint to ``path``, all at once or not at all."""
-        fd, building = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".building", dir=path.parent)
-        os.close(fd)
-        try:
-            target = sqlite3.connect(building)
-            try:
-                self._sqlite.backup(target)
-                target.execute(f"CREATE TABLE {BUILD_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                target.executemany(f"INSERT INTO {BUILD_TABLE} VALUES (?, ?)", [
-                    ("fingerprint", json.dumps(self.fingerprint(), sort_keys=True)),
-                    ("state", json.dumps(_state_record(self), sort_keys=True))])
-                target.commit()
-            finally:
-                target.close()
-            try:
-                os.link(building, path)  # unlike a rename, never replaces a file another process built
-            except FileExistsError:  # built by a racing process: it must hold this world too
-                self._read_build(path)[0].close()
-            except OSError:  # a file system without hard links
-                os.replace(building, path)
-        finally:
-            Path(building).unlink(missing_ok=True)
-
-    def _load_file(self, path: Path) -> None:
-        """Copy a built database file into the working copy, after checking its fingerprint."""
-        source, state = self._read_build(path)
-        try:
-            source.backup(self._sqlite)
-        finally:
-            source.close()
-        raw = self._sqlite
-        raw.execute(f"DROP TABLE {BUILD_TABLE}")
-        raw.commit()
-        self.aux = state["aux"]
-        self._rngs, self._shared_rngs = {}, set()
-        for stream, (version, internal, gauss) in state["rng_states"].items():
-            self._rngs[stream] = _random_in_state((version, tuple(internal), gauss))
-        self.clock.set(datetime.fromisoformat(state["now"]))
-
-    def _read_build(self, path: Path) -> tuple[sqlite3.Connection, dict]:
-        """A read-only connection to a built file and its stored state; refuses another world's file."""
-        name = type(self).__name__
-        source = None
-        try:
-            source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-            stored = dict(source.execute(f"SELECT key, value FROM {BUILD_TABLE}").fetchall())
-            built_for = json.loads(stored["fingerprint"])
-        except (sqlite3.DatabaseError, KeyError, ValueError):
-            if source is not None:
-                source.close()
-            raise ValueError(f"{name}: {path} is not a world database built by this toolgym (it has no readable "
-                             f"{BUILD_TABLE} table) and a world never writes into another database: if an older "
-                             f"toolgym made it, delete {path}; otherwise pass a db_url that names a new file, where "
-                             "the world is built") from None
-        wanted = self.fingerprint()
-        if built_for != wanted:
-            source.close()
-            if built_for.get("world") != wanted["world"]:
-                differences = f"it holds a {built_for.get('world')}, not a {wanted['world']}"
-            else:
-                differences = "; ".join(
-                    "the generator's source has changed since it was built" if key == "generator"
-                    else f"{key} {built_for.get(key)!r}, not {wanted[key]!r}"
-                    for key in wanted if built_for.get(key) != wanted[key])
-            raise ValueError(f"{name}: {path} was built for another world ({differences}). A database file holds "
-                             f"one built world and is never rebuilt in place: delete {path} to build it again, or "
-                             "pass another db_url.")
-        return source, json.loads(stored["state"])
 
     # -- random streams -------------------------------------------------------------------
     def rng(self, stream: str, seed: int | None = None) -> random.Random:
@@ -465,9 +310,6 @@ class World:
         return self._sqlite
 
 
-_BUILT: dict[str, Snapshot] = {}  # fingerprint (JSON) -> the freshly built world, per process
-
-
 def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:
     """One table's rows added, deleted and changed between the ``before`` and ``main`` schemas."""
     name = table.name.replace('"', '""')
@@ -511,36 +353,3 @@ def _copy_state(value):
     if kind in _ATOMS:
         return value
     return copy.deepcopy(value)
-
-
-def _random_in_state(state: tuple) -> random.Random:
-    """A ``random.Random`` set to ``state``, made without seeding it first (``Random()`` seeds
-    from ``os.urandom``, which costs several times the ``setstate``; restores make many)."""
-    rng = random.Random.__new__(random.Random)
-    rng.setstate(state)
-    return rng
-
-
-@functools.cache
-def _generator_digest(world_class: type[World]) -> str:
-    """sha256 of the source of every module that decides what ``world_class`` generates."""
-    modules = {__name__, world_class.Base.__module__, *world_class.generator_modules}
-    modules.update(c.__module__ for c in world_class.__mro__ if issubclass(c, World))
-    digest = hashlib.sha256()
-    for name in sorted(modules):
-        source = getattr(sys.modules.get(name), "__file__", None)
-        if source is None:
-            __import__(name)
-            source = getattr(sys.modules[name], "__file__", None)
-        digest.update(name.encode())
-        if source is not None:  # a class defined in __main__ of an interactive session has no file
-            digest.update(Path(source).read_bytes())
-    return digest.hexdigest()
-
-
-def _state_record(world: World) -> dict:
-    """The state beside the rows that populating left (it is stored with a built file)."""
-    if json.loads(json.dumps(world.aux)) != world.aux:  # a tuple would come back as a list
-        raise TypeError(f"{type(world).__name__}.populate left aux state that JSON does not keep: {world.aux!r}")
-    return {"aux": world.aux, "rng_states": {k: r.getstate() for k, r in world._rngs.items()},
-            "now": world.clock.now().isoformat()}

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 from toolgym.envs.common.actions import ToolCall, Unparseable, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
-from toolgym.envs.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW, SUB_PAGES,
-                                        Page, done_page, item_page, results_page, search_page, sub_page)
+from toolgym.worlds.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW,
+                                          SUB_PAGES, Page, done_page, item_page, results_page, search_page, sub_page)
 from toolgym.worlds.webshop.reward import get_reward
 from toolgym.worlds import cache
 from toolgym.worlds.webshop.search import catalogue_search

@@ -43,7 +43,7 @@ from urllib.parse import parse_qs, quote, unquote, urlparse
 
 import gymnasium as gym
 
-from toolgym.envs.webshop.pages import END_BUTTON, SUB_PAGES
+from toolgym.worlds.webshop.pages import END_BUTTON, SUB_PAGES
 from toolgym.serving import BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback
 
 MAX_BODY = 10_000

@@ -1,4 +1,4 @@
-"""WebShop's world: a seeded product catalogue in WebShop's schema, its search and its reward."""
+"""WebShop's world: a seeded product catalogue in WebShop's schema, its search, its pages and its reward."""
 
 from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
 

@@ -33,7 +33,8 @@ from sqlalchemy import JSON, select
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from toolgym.worlds import cache
-from toolgym.worlds.base import BUILD_TABLE, World
+from toolgym.worlds.base import World
+from toolgym.worlds.build import BUILD_TABLE
 from toolgym.worlds.webshop.catalogue import (
     ACRONYMS, BRAND_SYLLABLES, BULLET_SENTENCES, CATEGORIES, DESCRIPTION_SENTENCES, OPENERS, PRODUCT_TYPES, REVIEW_BODIES,
     REVIEW_TITLES, WHAT_YOU_GET, ProductType,

@@ -1,0 +1,78 @@
+"""What every backend shares: the request and completion types, the :class:`Backend` protocol,
+the one error a backend raises, and the cut at stop strings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+from collections.abc import Sequence
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Decoding settings. ``temperature=0`` is greedy decoding."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_new_tokens: int = 512
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+
+    def describe(self) -> dict:
+        return {"temperature": self.temperature, "top_p": self.top_p, "max_new_tokens": self.max_new_tokens,
+                "stop": list(self.stop), "seed": self.seed}
+
+
+@dataclass
+class ChatRequest:
+    """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings."""
+
+    messages: list[dict]
+    tools: list[dict] | None = None
+    stop: tuple[str, ...] = ()
+
+
+@dataclass
+class Completion:
+    """What a backend returns for one request; ``error`` is set when the request failed for good."""
+
+    text: str = ""
+    tool_calls: list[dict] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_token_ids: list[int] | None = None
+    completion_token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    finish_reason: str | None = None
+    error: str | None = None
+
+    def record(self) -> dict:
+        """The trajectory's ``llm`` entry for the step this completion produced."""
+        out = {"text": self.text, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+               "prompt_token_ids": self.prompt_token_ids, "completion_token_ids": self.completion_token_ids,
+               "logprobs": self.logprobs, "finish_reason": self.finish_reason}
+        if self.tool_calls:
+            out["tool_calls"] = self.tool_calls
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class Backend(Protocol):
+    name: str
+
+    def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams) -> list[Completion]: ...
+
+    def describe(self) -> dict: ...
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot answer: a model that cannot be loaded, or a server request that
+    failed for good (after the retries). The message is one short line without credentials."""
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """The text before the first stop string (stop strings are not part of the output)."""
+    cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+

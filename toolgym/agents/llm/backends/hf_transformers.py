@@ -1,0 +1,321 @@
+"""A local transformers model as a backend: batched generation with token ids and log-probabilities.
+
+torch and transformers are imported only when a :class:`TransformersBackend` is created (the
+``[llm]`` extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from collections.abc import Sequence
+
+from toolgym.agents.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
+from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
+
+
+def _model_on_disk(model: str) -> bool:
+    """Whether ``model`` is a local folder or a Hugging Face id whose config is in the local cache."""
+    if Path(model).expanduser().is_dir():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+    from huggingface_hub.errors import HFValidationError
+
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except HFValidationError:  # neither a folder nor a valid model id
+        return False
+
+
+def _cache_keyword() -> str:
+    """The name of the key-value cache in generate's keywords and in a model's outputs: ``cache``
+    in later transformers 5 releases (``past_key_values`` there prints deprecation warnings),
+    else ``past_key_values``."""
+    from transformers.generation import utils
+
+    return "cache" if "cache" in getattr(utils, "ALL_CACHE_NAMES", ()) else "past_key_values"
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's message on one line (a first line may end in a colon), at most ``limit`` characters."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _context_length(config) -> int | None:
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+class TransformersBackend:
+    """A local ``AutoModelForCausalLM`` with batched, left-padded generation.
+
+    The prompt is the model's chat template applied with ``tools=`` when the template uses
+    tools; otherwise the tool documentation goes into the system message and tool calls and
+    results become plain text turns. Log-probabilities are those of the generated tokens under
+    the model (before temperature and top-p), as vLLM reports them by default.
+
+    Args:
+        model: A model id or a local path.
+        device: ``"cuda"``, ``"cpu"`` or ``"auto"`` (cuda when available).
+        dtype: ``"auto"``, ``"float32"``, ``"bfloat16"`` or ``"float16"``.
+        trust_remote_code: Passed to ``from_pretrained``.
+        max_batch_tokens: Cap on padded prompt tokens per ``generate`` call. None: no cap.
+        max_padding: A batch is sorted by prompt length and split so that within one call the
+            longest prompt is at most this factor longer than the shortest (padding costs as
+            much as real tokens). None: no split for length.
+        prefill: ``"batch"`` runs the prompts through the model as one padded batch;
+            ``"rows"`` runs each prompt alone (no padding) and batches the decoding, which is
+            faster on CPU, where attention with a padding mask is about 3x slower per token.
+            ``"auto"``: batch on CUDA, rows elsewhere.
+        download: Fetch the model from the Hugging Face Hub when it is not on disk. Off by
+            default (as with ``HF_HUB_OFFLINE=1``): a model that is neither a local folder nor in
+            the Hugging Face cache is a one-line :class:`BackendError`, not a network attempt.
+        static_cache: Decode with a preallocated key-value cache (transformers'
+            ``cache_implementation="static"``), whose fixed shapes let the forward pass be
+            compiled; greedy tokens are those of the plain path. The prompts are then prefilled
+            as one padded batch. None (default): on for CUDA when the model supports it
+            (``_can_compile_fullgraph``), off elsewhere.
+        compile: Compile the forward pass of the static-cache decoding with ``torch.compile``
+            (transformers does it on CUDA; the first calls of each batch size pay the compile
+            time). None (default): the value of ``static_cache``.
+        gguf_file: The GGUF file in the folder ``model`` (``model`` may also be a ``.gguf`` path or
+            a packaged model's short name, see :data:`toolgym.agents.llm.gguf.PACKAGED_MODELS`).
+            The model is dequantised to ``dtype`` (``auto``: float32) and cached as a plain folder.
+        threads: CPU threads for torch (``torch.set_num_threads``); None leaves torch's default.
+            On a busy machine fewer threads than cores is often faster.
+        progress: Whether transformers shows its own progress bars (loading, GGUF
+            dequantisation). Its warnings are errors-only either way: deprecation notices would
+            otherwise print into the run's progress bar at every call.
+
+    Attributes:
+        context_length: The most tokens (prompt and completion) the model takes, from its
+            config; None when the config does not say.
+    """
+
+    name = "hf"
+
+    def __init__(self, model: str, device: str = "auto", dtype: str = "auto", trust_remote_code: bool = False,
+                 max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
+                 download: bool = False, static_cache: bool | None = None, compile: bool | None = None,
+                 gguf_file: str | None = None, threads: int | None = None, progress: bool = True):
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ImportError("the hf: agent needs torch and transformers: pip install 'toolgym[llm]'") from exc
+        from transformers.utils import logging as transformers_logging
+
+        from toolgym.agents.llm.gguf import GGUFError, dequantised_folder, find_gguf
+
+        transformers_logging.set_verbosity_error()
+        if not progress:
+            transformers_logging.disable_progress_bar()
+        self.torch = torch
+        self.model_id = model
+        if threads is not None:
+            torch.set_num_threads(int(threads))
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = device
+        self.dtype = dtype
+        try:
+            gguf = find_gguf(model, gguf_file)
+            if gguf is not None:
+                model = str(dequantised_folder(gguf, "float32" if dtype == "auto" else dtype))
+        except GGUFError as exc:
+            raise BackendError(f"hf: {exc}") from exc
+        torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
+        if not download and not _model_on_disk(model):
+            raise BackendError(f"hf: model {model!r} not found on disk (downloads are off); pass a local path or a "
+                               "model in the Hugging Face cache, or download=true to fetch it")
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model, trust_remote_code=trust_remote_code,
+                                                           local_files_only=not download)
+            self.model = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype,
+                                                              trust_remote_code=trust_remote_code,
+                                                              local_files_only=not download).to(device)
+        except (OSError, ValueError) as exc:  # transformers' messages run to many lines: one, cut short
+            raise BackendError(f"hf: cannot load model {model!r}: {_one_line(exc)}") from exc
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.model.eval()
+        self.context_length = _context_length(self.model.config)
+        self.max_batch_tokens = max_batch_tokens
+        self.max_padding = max_padding
+        if prefill not in ("auto", "batch", "rows"):
+            raise ValueError(f"prefill must be 'auto', 'batch' or 'rows', got {prefill!r}")
+        self.prefill = prefill if prefill != "auto" else ("batch" if device.startswith("cuda") else "rows")
+        if static_cache is None:
+            static_cache = device.startswith("cuda") and getattr(self.model, "_can_compile_fullgraph", False)
+        self.static_cache = bool(static_cache)
+        self.compile = self.static_cache if compile is None else bool(compile)
+        if self.compile and not self.static_cache:
+            raise ValueError("compile needs static_cache: a dynamic cache changes shape at every token")
+        self._seed: int | None = None
+        template = self.tokenizer.chat_template or ""
+        self.has_template = bool(template)
+        self.template_tools = "tools" in template
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "model": self.model_id, "device": self.device, "dtype": self.dtype,
+                "chat_template": "native-tools" if self.template_tools else ("chat" if self.has_template else "plain")}
+
+    def render(self, request: ChatRequest) -> str:
+        """The prompt text for one request (chat template, or a plain transcript without one)."""
+        messages, tools = request.messages, request.tools
+        if tools and not self.template_tools:
+            messages, tools = tools_as_text(messages, tools), None
+        if not self.has_template:
+            lines = [f"{m['role']}: {m['content']}" for m in flatten_messages(messages)]
+            return "\n\n".join(lines + ["assistant:"])
+        try:
+            return self.tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=True,
+                                                      tokenize=False)
+        except Exception:  # templates that reject tool roles or tool_calls: retry with plain turns
+            return self.tokenizer.apply_chat_template(flatten_messages(messages), tools=tools,
+                                                      add_generation_prompt=True, tokenize=False)
+
+    def encode(self, request: ChatRequest) -> list[int]:
+        """The prompt token ids of one request."""
+        return self.tokenizer(self.render(request), add_special_tokens=False)["input_ids"]
+
+    def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams,
+                 prompt_ids: Sequence[list[int]] | None = None) -> list[Completion]:
+        """One completion per request. ``prompt_ids``: the requests' :meth:`encode`, when the
+        caller has them already (the server measures them against the context first)."""
+        if not requests:
+            return []
+        prompts = list(prompt_ids) if prompt_ids is not None else [self.encode(r) for r in requests]
+        # Requests with other stop strings go in other calls (a stop string ends its whole call's rows).
+        order = sorted(range(len(requests)), key=lambda i: (requests[i].stop, len(prompts[i])))
+        chunks, chunk = [], []
+        for i in order:  # ascending lengths: a chunk's first prompt is its shortest, the new one its longest
+            length = len(prompts[i])
+            if chunk and (requests[i].stop != requests[chunk[0]].stop
+                          or self.max_batch_tokens and (len(chunk) + 1) * length > self.max_batch_tokens
+                          or self.max_padding and length > self.max_padding * len(prompts[chunk[0]])):
+                chunks.append(chunk)
+                chunk = []
+            chunk.append(i)
+        chunks.append(chunk)
+        if sampling.temperature > 0 and sampling.seed is not None and sampling.seed != self._seed:
+            self.torch.manual_seed(sampling.seed)  # once per run: later calls continue the stream
+            self._seed = sampling.seed
+        results: list[Completion | None] = [None] * len(requests)
+        for chunk in chunks:
+            done = self._generate([requests[i] for i in chunk], [prompts[i] for i in chunk], sampling)
+            for i, completion in zip(chunk, done):
+                results[i] = completion
+        return results  # type: ignore[return-value]
+
+    def _generate(self, requests: Sequence[ChatRequest], prompts: list[list[int]],
+                  sampling: SamplingParams) -> list[Completion]:
+        torch = self.torch
+        encoded = self.tokenizer.pad({"input_ids": prompts}, padding=True, return_tensors="pt")
+        input_ids = encoded["input_ids"].to(self.device)
+        attention_mask = encoded["attention_mask"].to(self.device)
+        stop = tuple(dict.fromkeys(sampling.stop + requests[0].stop))
+        recorder = _LogprobRecorder()
+        kwargs: dict[str, Any] = {"max_new_tokens": sampling.max_new_tokens, "logits_processor": [recorder],
+                                  "pad_token_id": self.tokenizer.pad_token_id}
+        if sampling.temperature > 0:
+            kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
+        else:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if stop:
+            kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+        if self.static_cache:
+            kwargs.update(cache_implementation="static", disable_compile=not self.compile)
+        with torch.inference_mode():
+            if (self.prefill == "rows" and not self.static_cache and len(prompts) > 1
+                    and min(map(len, prompts)) > 1):
+                kwargs[_cache_keyword()] = self._prefill_rows(prompts, input_ids.shape[1])
+            sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+        logprobs = recorder.finish(sequences)
+        width = input_ids.shape[1]
+        eos = self._eos_ids()
+        results = []
+        for row in range(len(requests)):
+            prompt_ids = input_ids[row][attention_mask[row].bool()].tolist()
+            new_ids = sequences[row, width:].tolist()
+            length, finish = len(new_ids), "length"
+            for i, token in enumerate(new_ids):
+                if token in eos:
+                    length, finish = i + 1, "stop"
+                    break
+            text, stopped = _cut_at_stop(self.tokenizer.decode(new_ids[:length], skip_special_tokens=True), stop)
+            if stopped:  # keep the tokens up to the one that completed the stop string, as vLLM does
+                length = self._stop_length(new_ids, length, stop)
+            completion_ids = new_ids[:length]
+            results.append(Completion(
+                text=text, prompt_tokens=len(prompt_ids), completion_tokens=len(completion_ids),
+                prompt_token_ids=prompt_ids, completion_token_ids=completion_ids,
+                logprobs=[round(v, 6) for v in logprobs[row][:length]],
+                finish_reason="stop" if stopped else finish))
+        return results
+
+    def _prefill_rows(self, prompts: list[list[int]], width: int):
+        """The KV cache of all but the last prompt token, computed row by row without padding and
+        left-padded into one batch cache: a padded prefill takes attention's slow masked path."""
+        torch = self.torch
+        keyword = _cache_keyword()
+        caches = [getattr(self.model(input_ids=torch.tensor([p[:-1]], device=self.device), use_cache=True), keyword)
+                  for p in prompts]
+        from transformers import DynamicCache
+        batch = DynamicCache()
+        for layer in range(len(caches[0].layers)):
+            keys, values = [], []
+            for prompt, cache in zip(prompts, caches):
+                pad = width - len(prompt)
+                keys.append(torch.nn.functional.pad(cache.layers[layer].keys, (0, 0, pad, 0)))
+                values.append(torch.nn.functional.pad(cache.layers[layer].values, (0, 0, pad, 0)))
+            batch.update(torch.cat(keys), torch.cat(values), layer)
+        return batch
+
+    def _stop_length(self, ids: list[int], length: int, stop: Sequence[str]) -> int:
+        """The fewest leading tokens of ``ids[:length]`` whose text contains a stop string."""
+        low, high = 1, length
+        while low < high:
+            mid = (low + high) // 2
+            if _cut_at_stop(self.tokenizer.decode(ids[:mid], skip_special_tokens=True), stop)[1]:
+                high = mid
+            else:
+                low = mid + 1
+        return high
+
+    def _eos_ids(self) -> set[int]:
+        eos = self.model.generation_config.eos_token_id
+        ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        if self.tokenizer.eos_token_id is not None:
+            ids.add(self.tokenizer.eos_token_id)
+        return ids
+
+
+class _LogprobRecorder:
+    """A logits processor that keeps each chosen token's log-probability, one step behind.
+
+    At step t it sees the token chosen at t-1 (the last column of ``input_ids``), so it only
+    holds one step of log-softmax at a time instead of every step's full vocabulary.
+    """
+
+    def __init__(self):
+        self._previous = None
+        self._values: list = []
+
+    def __call__(self, input_ids, scores):
+        if self._previous is not None:
+            self._values.append(self._previous.gather(1, input_ids[:, -1:]).squeeze(1))
+        self._previous = scores.float().log_softmax(-1)
+        return scores
+
+    def finish(self, sequences) -> list[list[float]]:
+        if self._previous is not None:
+            self._values.append(self._previous.gather(1, sequences[:, -1:]).squeeze(1))
+        if not self._values:
+            return [[] for _ in range(sequences.shape[0])]
+        import torch
+        return torch.stack(self._values, dim=1).tolist()
