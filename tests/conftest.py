@@ -50,3 +50,21 @@ def serve_app():
     for server, thread in running:
         server.should_exit = True
         thread.join(10)
+
+
+# Debian's chromium (playwright's own browser download cannot be had); .ci/run installs it.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless chromium driven by playwright (the browser extra), or skip."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the browser extra)")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"no browser at {CHROMIUM} (apt-get install -y chromium)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        yield browser
+        browser.close()

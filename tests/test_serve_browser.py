@@ -14,22 +14,7 @@ import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
-
 pytestmark = pytest.mark.timeout(180)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the browser extra)")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no browser at {CHROMIUM} (apt-get install -y chromium)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

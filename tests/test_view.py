@@ -18,10 +18,6 @@ import pytest
 from toolgym.eval.cli import main
 from toolgym.eval.view import Run, make_server, page
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
-
 pytestmark = pytest.mark.timeout(300)
 
 
@@ -40,17 +36,6 @@ def runs(tmp_path_factory) -> dict:
     files["mixed"] = folder / "mixed.jsonl"
     files["mixed"].write_text("".join(files[k].read_text() for k in ("oracle", "appbench", "sheets")))
     return files
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the browser extra)")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no browser at {CHROMIUM} (apt-get install -y chromium)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        yield browser
-        browser.close()
 
 
 def open_page(browser, html_file):
