@@ -45,3 +45,26 @@ def test_fuzzy_matching_keeps_non_ascii_text_under_paper_scoring():
     compat, compat_details = get_reward(PRODUCT, GOAL, 50.0, {}, "paper_compat")
     assert details["attribute_matches"] == 2 and paper == 1.0
     assert compat_details["attribute_matches"] == 0 and compat == pytest.approx(1 / 3)
+
+
+#: The tools as WebShop-v0 showed them to models when they were written by hand: the schemas
+#: derived from the shop's typed tools must stay these, byte for byte.
+TOOL_SCHEMAS = [
+    {"type": "function", "function": {
+        "name": "search", "description": "Search the shop (only on the search page); the same as search[query].",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "keywords"}},
+                       "required": ["query"]}}},
+    {"type": "function", "function": {
+        "name": "click", "description": "Click a button, product or option on the page; the same as click[button].",
+        "parameters": {"type": "object", "properties": {"button": {
+            "type": "string",
+            "description": "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
+            "required": ["button"]}}},
+]
+
+
+def test_tools_shown_to_models_are_the_shops_derived_schemas(env):
+    _, info = env.reset(seed=0, options={"task_index": 0})
+    assert json.dumps(info["tools"]) == json.dumps(TOOL_SCHEMAS)  # the same keys in the same order
+    *_, info = env.step("search[tea]")
+    assert json.dumps(info["tools"]) == json.dumps(TOOL_SCHEMAS)
