@@ -222,9 +222,9 @@ if {search}:
     random.Random(0).shuffle(queries)
     times = []
     for query in queries[:300]:
-        u.search_engine._cache.clear()
+        u.shop.search_engine._cache.clear()
         start = time.perf_counter()
-        u.search_engine.search(query)
+        u.shop.search_engine.search(query)
         times.append((time.perf_counter() - start) * 1000)
     result.update(p50=float(np.percentile(times, 50)), p99=float(np.percentile(times, 99)), rss_search_mb=rss())
     env.reset(seed=0)

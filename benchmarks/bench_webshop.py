@@ -76,7 +76,7 @@ def play(env, agent, episodes: int) -> tuple[float, float]:
 def random_valid_agent(rng: random.Random):
     """Uniform over WebShop's valid actions: search with the instruction, else any clickable."""
     def act(base, info):
-        available = base.available_actions()
+        available = base.shop.available_actions()
         if available["has_search_bar"]:
             return f"search[{base.goal['instruction_text']}]"
         return f"click[{rng.choice([c for c in available['clickables'] if c != 'search'])}]"

@@ -127,7 +127,7 @@ def test_each_visitor_has_a_session_of_their_own():
         assert response.url == f"http://127.0.0.1:{port}/search_results/{ids[0]}/tea/1"
         assert "Total results" in response.read().decode()
         sessions = {i: s.env.unwrapped for i, s in env_sessions(port).items()}
-        assert sessions[ids[0]].session["page"] == "results" and sessions[ids[1]].session["page"] == "search"
+        assert sessions[ids[0]].shop.state["page"] == "results" and sessions[ids[1]].shop.state["page"] == "search"
         # the other visitor's URL still shows their search page, and an old URL redirects to the current one
         assert 'id="search_input"' in urllib.request.urlopen(f"http://127.0.0.1:{port}/{ids[1]}", timeout=10).read().decode()
         stale = urllib.request.urlopen(f"http://127.0.0.1:{port}/{ids[0]}", timeout=10)

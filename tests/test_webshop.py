@@ -210,7 +210,7 @@ def test_episode_transitions_and_invalid_actions(env):
         assert env.world.state_hash() == before
     env.reset(seed=0, options={"task_id": task_id})
     obs, *_ , info = env.step({"name": "search", "arguments": {"query": query.upper()}})
-    assert env.session["keywords"] == query and obs.startswith("Instruction: [SEP]")
+    assert env.shop.state["keywords"] == query and obs.startswith("Instruction: [SEP]")
     assert "Page 1 (Total results: " in obs and info["available_actions"]["clickables"][:2] == ["back to search", "next >"]
     # paper: no search off the search page; paper_compat (the released env) runs it
     assert "no search bar" in env.step(f"search[{query}]")[0]
@@ -219,17 +219,17 @@ def test_episode_transitions_and_invalid_actions(env):
     assert "Page 1" in env.step("click[< prev]")[0]
     first = info["available_actions"]["clickables"][2]
     obs = env.step(f"click[{first.upper()}]")[0]  # arguments are lower-cased
-    assert env.session["page"] == "item" and env.session["asin"] == first.upper()
+    assert env.shop.state["page"] == "item" and env.shop.state["asin"] == first.upper()
     assert "Buy Now" in obs
     obs = env.step("click[Description]")[0]
-    assert env.session["page"] == "sub" and obs.split(" [SEP] ")[-1] == env.product(first.upper())["Description"]
+    assert env.shop.state["page"] == "sub" and obs.split(" [SEP] ")[-1] == env.shop.product(first.upper())["Description"]
     env.step("click[< prev]")
-    assert env.session["page"] == "item"
+    assert env.shop.state["page"] == "item"
     env.step("click[back to search]")
-    assert env.session == {"page": "search", "keywords": None, "page_no": None, "asin": None, "options": {},
+    assert env.shop.state == {"page": "search", "keywords": None, "page_no": None, "asin": None, "options": {},
                            "asins": [], "sub": None, "reward": None}
     assert target  # the goal's product exists in the catalogue
-    assert env.product(target) is not None
+    assert env.shop.product(target) is not None
 
 
 def test_search_anywhere_in_paper_compat_and_truncation():
@@ -237,7 +237,7 @@ def test_search_anywhere_in_paper_compat_and_truncation():
     env.reset(seed=0, options={"task_index": 0})
     env.step("search[shirt]")
     _, _, terminated, truncated, _ = env.step("search[dress]")
-    assert env.session["keywords"] == "dress" and not (terminated or truncated)
+    assert env.shop.state["keywords"] == "dress" and not (terminated or truncated)
     _, reward, terminated, truncated, info = env.step("click[nothing here]")
     assert (reward, terminated, truncated) == (0.0, False, True)
     assert info["metrics"]["score"] == 0.0 and info["metrics"]["purchased"] == 0 and info["metrics"]["steps"] == 3
@@ -262,7 +262,7 @@ def test_buying_another_option_or_product_scores_less(env):
             break
         env.step(action)
     name = next(iter(wanted))
-    others = [v for v in env.product(env.goal["asin"])["options"][name] if v != wanted[name]]
+    others = [v for v in env.shop.product(env.goal["asin"])["options"][name] if v != wanted[name]]
     env.step(f"click[{others[0]}]")
     _, reward, terminated, _, info = env.step("click[buy now]")
     n = len(env.goal["attributes"]) + len(wanted) + 1
@@ -349,7 +349,7 @@ def test_the_catalogue_is_one_shared_read_only_file_and_later_makes_build_nothin
     assert second.goal_set == first.goal_set and second.world.state_hash() == first.world.state_hash()
     goal = next(iter(first.goal_set.goals))
     assert second.reset(options={"task_id": goal})[0] == first.reset(options={"task_id": goal})[0]
-    assert second.search_engine.search(first.goal["query"]) == first.search_engine.search(first.goal["query"])
+    assert second.shop.search_engine.search(first.goal["query"]) == first.shop.search_engine.search(first.goal["query"])
 
 
 def test_without_a_cache_folder_the_catalogue_file_is_the_worlds_own(monkeypatch):
@@ -467,9 +467,9 @@ def test_official_loader_on_webshop_format_files(tmp_path):
     expected = list(range(30))
     random.Random(233).shuffle(expected)
     assert [env.goal_set.goals[str(k)]["asin"] for k in range(30)] == [f"B0OFF{i:05d}" for i in expected]
-    first = env.product("B0OFF00001")
+    first = env.shop.product("B0OFF00001")
     assert first["options"] == {"color": ["dark | blue", "white"]} and first["Price"] == "$12.5"
-    assert env.product("B0OFF00000")["Price"] == "$10.0 to $20.0" and first["query"] == "coffee mug"
+    assert env.shop.product("B0OFF00000")["Price"] == "$10.0 to $20.0" and first["query"] == "coffee mug"
     env.reset(seed=0, options={"task_id": "0"})
     assert env.goal["instruction_text"].startswith(f"i want a coffee mug number {expected[0]}")
     done = False

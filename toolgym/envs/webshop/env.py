@@ -3,32 +3,23 @@
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from typing import Any, ClassVar
 
-from toolgym.envs.common.actions import ToolCall, Unparseable, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
+from toolgym.envs.common.actions import ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
-from toolgym.worlds.webshop.pages import (BACK_TO_SEARCH, END_BUTTON, NEXT_PAGE, PREV_PAGE, PRODUCT_WINDOW,
-                                          SUB_PAGES, Page, done_page, item_page, results_page, search_page, sub_page)
-from toolgym.worlds.webshop.reward import get_reward
 from toolgym.worlds import cache
-from toolgym.worlds.webshop.search import catalogue_search
+from toolgym.worlds.webshop.pages import PRODUCT_WINDOW
+from toolgym.worlds.webshop.reward import get_reward
+from toolgym.worlds.webshop.session import Judge, WebShopSession
 from toolgym.worlds.webshop.tasks import GoalSet, builtin_goals
-from toolgym.worlds.tools import function_schema
-from toolgym.worlds.webshop.world import WebShopWorld, webshop_dict
+from toolgym.worlds.webshop.world import WebShopWorld
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
 THOUGHT_ANSWER = "OK."  # what ReAct's WebShop loop answers a think[...] action
 DEMO_VARIANTS = ("short", "long")
-TOOLS = [
-    function_schema("search", "Search the shop (only on the search page); the same as search[query].",
-                    {"query": {"type": "string", "description": "keywords"}}, ["query"]),
-    function_schema("click", "Click a button, product or option on the page; the same as click[button].",
-                    {"button": {"type": "string", "description":
-                                "one of info['available_actions']['clickables'], e.g. 'buy now', 'next >', an asin"}},
-                    ["button"]),
-]
+#: The shop's tools in the order models are shown them, each with the one argument it takes.
+TOOL_ARGUMENTS = {name: next(iter(WebShopSession.specs[name].parameters)) for name in ("search", "click")}
 SYSTEM_PROMPT = (
     "You are shopping on WebShop for the instruction shown on every page. Each turn, answer with one action:\n"
     "- search[keywords] on the search page;\n"
@@ -78,7 +69,10 @@ class WebShopEnv(ToolEnv):
     grammar and reward formula. WebShop's product dump, Lucene index and spaCy model cannot be
     had offline, so the built-in catalogue is generated (:mod:`toolgym.worlds.webshop`: a
     seeded catalogue in WebShop's product schema, ``num_products`` products in WebShop's five
-    categories) and searched with ``bm25s``.
+    categories) and searched with ``bm25s``. The shop's session, its pages and its two tools
+    (``search`` and ``click``) are the world's
+    (:class:`~toolgym.worlds.webshop.session.WebShopSession`); this env reads actions into those
+    tools, judges the purchase, and loads the tasks.
 
     ## Action Space
     A string, as in WebShop: ``search[keywords]`` or ``click[button]`` (the argument is
@@ -90,8 +84,9 @@ class WebShopEnv(ToolEnv):
     ``reviews``, ``buy now``). A call of the tools in ``info["tools"]``
     (``{"name": "click", "arguments": {"button": "buy now"}}``, as a dict, JSON text or
     ``click(button="buy now")``) is the same action. Anything else, a click on something not
-    on the page, or a search off the search page (``paper``) changes nothing: the reward is 0,
-    the observation says why and repeats the page, and the step counts.
+    on the page, a search off the search page (``paper``), or an argument the tools refuse (a
+    lone surrogate, as every world's tools do) changes nothing: the reward is 0, the observation
+    says why and repeats the page, and the step counts.
 
     ## Observation Space
     A string: the page in ``observation_mode`` ``"text"`` (WebShop's "simple" mode, the
@@ -219,14 +214,12 @@ class WebShopEnv(ToolEnv):
                 ("toolgym.worlds.webshop.tasks",), lambda: _builtin_goal_set(self.world, world_seed, num_goals),
                 lambda goals: {"goals": list(goals.goals.values()), "demos": list(goals.demos)},
                 lambda stored: GoalSet({g["task_id"]: g for g in stored["goals"]}, tuple(stored["demos"])))
-        self.search_engine = catalogue_search(self.world)
-        self._products: OrderedDict[str, dict] = OrderedDict()  # asin -> WebShop dict, LRU
-        self._prices: dict[str, float] = {}
+        # The shop: the session's pages and tools live in the world (paper: search on the search page only).
+        self.shop = WebShopSession(self.world, search_anywhere=scoring == "paper_compat")
         self.task_id = None
         self.goal: dict | None = None
         self._done = True
         self._steps = 0
-        self._page: Page | None = None
         self._observation = ""
         self._demos: dict[str, str] | None = None
 
@@ -234,33 +227,21 @@ class WebShopEnv(ToolEnv):
     def task_ids(self) -> list[str]:
         return list(self.goal_set.goals)
 
-    def product(self, asin: str) -> dict | None:
-        """The product in WebShop's dict form (cached), or None."""
-        cached = self._products.get(asin)
-        if cached is not None:
-            self._products.move_to_end(asin)
-            return cached
-        row = self.world.product(asin)
-        if row is None:
-            return None
-        product = webshop_dict(row)
-        self._prices[asin] = row.price
-        self._products[asin] = product
-        if len(self._products) > 2000:
-            self._products.popitem(last=False)
-        return product
+    def _judge(self, goal: dict) -> Judge:
+        """The reward of a purchase for ``goal``: WebShop's ``get_reward`` in this env's scoring."""
+        return lambda product, price, options: get_reward(product, goal, price, options, self.scoring)
 
     # -- episode ----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         task_id = self._choose_task(options)
         self.goal = self.goal_set.goals[task_id]
-        self._start_session()
+        self.shop.start(self.goal["instruction_text"], self._judge(self.goal))
         self._done = False
         demos = self.demonstrations()
         self._observation = self._render()
-        info = {**self.base_info(task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
-                "available_actions": self.available_actions(), "instruction": self.goal["instruction_text"],
+        info = {**self.base_info(task_id), "tools": WebShopSession.schemas(TOOL_ARGUMENTS),
+                "available_actions": self.shop.available_actions(), "instruction": self.goal["instruction_text"],
                 "demos": dict(demos)}
         system = SYSTEM_PROMPT.format(max_steps=self.max_steps)
         if self.k_shot and demos[self.demo_variant]:
@@ -269,43 +250,42 @@ class WebShopEnv(ToolEnv):
         self._prompt = info["messages"]
         return self._observation, self._with_history(info)
 
-    def _start_session(self) -> None:
-        self.world.aux["session"] = {"page": "search", "keywords": None, "page_no": None, "asin": None,
-                                     "options": {}, "asins": [], "sub": None, "reward": None}
-        self._page = None
-
-    @property
-    def session(self) -> dict:
-        return self.world.aux["session"]
-
     def _act(self, action: Any) -> Outcome:
         command, error = self._read(action)
-        if error is not None:
-            self._note_invalid_action()
         thought = error is None and command[0] == "think"
         if error is None and not thought:
-            error = self._apply(*command)
-        bought = error is None and self.session["page"] == "done"
+            error = self._run(self.shop, *command)
+        if error is not None:
+            self._note_invalid_action()
+        bought = error is None and self.shop.purchased
         self._observation = self._render()
         observation = THOUGHT_ANSWER if thought else self._observation if error is None else self._invalid(error)
         # The reward is the purchase's, at Buy Now: WebShop's only reward.
-        return Outcome(observation, terminated=bought, progress=float(self.session["reward"]) if bought else None,
+        return Outcome(observation, terminated=bought, progress=float(self.shop.state["reward"]) if bought else None,
                        info={} if error is None else {"error": error})
+
+    @staticmethod
+    def _run(shop: WebShopSession, name: str, argument: str) -> str | None:
+        """Call the shop's tool ``name``; None, or why nothing changed."""
+        return shop.call(name, {TOOL_ARGUMENTS[name]: argument}).error
 
     def _refuse(self, error: str) -> Outcome:
         return Outcome(self._invalid(error), info={"error": error})
 
     def _info(self) -> dict:
         """A step's info: the page's actions and the reset's tools and prompt (the history is added to it)."""
-        return {**self.base_info(self.task_id), "tools": [json.loads(json.dumps(t)) for t in TOOLS],
-                "available_actions": self.available_actions(), "instruction": self.goal["instruction_text"],
-                "page": self.session["page"], "messages": [dict(m) for m in self._prompt]}
+        return {**self.base_info(self.task_id), "tools": WebShopSession.schemas(TOOL_ARGUMENTS),
+                "available_actions": self.shop.available_actions(), "instruction": self.goal["instruction_text"],
+                "page": self.shop.state["page"], "messages": [dict(m) for m in self._prompt]}
 
     def _invalid(self, error: str) -> str:
         return f"Invalid action: {error}. Nothing changed; the page is still:\n{self._observation}"
 
     def _read(self, action: Any) -> tuple[tuple[str, str] | None, str | None]:
-        """``(("search" | "click", argument), None)``, or ``(None, why not)``."""
+        """``(("search" | "click" | "think", argument), None)``, or ``(None, why not)``.
+
+        Whether the page offers the search or the click is the shop's to say, when it is called.
+        """
         if isinstance(action, str) and not action.lstrip().startswith("{"):
             groups = name_and_argument(action)
             if groups is None:
@@ -321,104 +301,28 @@ class WebShopEnv(ToolEnv):
             if not isinstance(call, ToolCall):
                 return None, "expected search[keywords] or click[button]"
             return self._from_call(call)
-        return self._checked(name, argument)
+        if name in TOOL_ARGUMENTS or name == "think":  # ReAct's WebShop loop answers a thought without the shop
+            return (name, argument), None
+        return None, f"unknown action {name[:30]!r}; the actions are search[keywords] and click[button]"
 
-    def _from_call(self, call: ToolCall) -> tuple[tuple[str, str] | None, str | None]:
-        key = {"search": "query", "click": "button"}.get(call.name)
+    @staticmethod
+    def _from_call(call: ToolCall) -> tuple[tuple[str, str] | None, str | None]:
+        key = TOOL_ARGUMENTS.get(call.name)
         if key is None:
             return None, f"unknown tool {str(call.name)[:50]!r}; the tools are search and click"
         argument = call.arguments.get(key) if isinstance(call.arguments, dict) else None
         if not isinstance(argument, str) or not argument:
             return None, f"{call.name} needs a non-empty string argument {key!r}"
-        return self._checked(call.name, argument)
-
-    def _checked(self, name: str, argument: str) -> tuple[tuple[str, str] | None, str | None]:
-        argument = argument.lower()
-        if name == "search":
-            if not argument.strip():
-                return None, "search[...] needs keywords"
-            if self.scoring == "paper" and not self._current_page().has_search_bar:
-                return None, "there is no search bar on this page (click[back to search] first)"
-            return ("search", argument), None
-        if name == "think":  # ReAct's WebShop loop answers a thought without touching the shop
-            return ("think", argument), None
-        if name == "click":
-            if argument == "search" or argument not in self._current_page().clickables():
-                shown = argument if len(argument) <= 60 else argument[:60] + "..."
-                return None, f"{shown!r} is not a button on this page"
-            return ("click", argument), None
-        return None, f"unknown action {name[:30]!r}; the actions are search[keywords] and click[button]"
-
-    def _apply(self, kind: str, argument: str) -> str | None:
-        """Move the session as WebShop's ``SimServer.receive`` does."""
-        session, page = self.session, self._current_page()
-        if kind == "search":
-            session.update(page="results", keywords=argument, page_no=1, asin=None, options={}, sub=None)
-        elif argument == END_BUTTON.lower():
-            product = self.product(session["asin"])
-            score, details = get_reward(product, self.goal, self._prices[session["asin"]], session["options"],
-                                        self.scoring)
-            session.update(page="done", reward=score, details=details)
-        elif argument == BACK_TO_SEARCH.lower():
-            session.update(page="search", keywords=None, page_no=None, asin=None, options={}, asins=[], sub=None)
-        elif argument == NEXT_PAGE.lower() and page.kind == "results":
-            session["page_no"] += 1
-        elif argument == PREV_PAGE.lower() and page.kind == "results":
-            session["page_no"] -= 1
-        elif argument == PREV_PAGE.lower() and page.kind == "sub":
-            session.update(page="item", sub=None)
-        elif argument == PREV_PAGE.lower() and page.kind == "item":
-            session.update(page="results", asin=None, options={})
-        elif argument in [s.lower() for s in SUB_PAGES]:
-            session.update(page="sub", sub=argument.capitalize())
-        elif page.kind == "results":  # a product link
-            asin = argument.upper()
-            session.update(page="item", asin=asin)
-            if asin not in session["asins"]:
-                session["asins"].append(asin)
-        elif page.kind == "item" and argument in page.option_names:
-            session["options"][page.option_names[argument]] = argument
-        self._page = None
-        return None
-
-    # -- pages ------------------------------------------------------------------------------
-    def _current_page(self) -> Page:
-        if self._page is None:
-            self._page = self._build_page()
-        return self._page
-
-    def _build_page(self) -> Page:
-        session, instruction = self.session, self.goal["instruction_text"]
-        kind = session["page"]
-        if kind == "search":
-            return search_page(instruction)
-        if kind == "results":
-            hits = self.search_engine.search(session["keywords"])
-            start = (session["page_no"] - 1) * PRODUCT_WINDOW
-            window = hits[start:start + PRODUCT_WINDOW] if start >= 0 else []
-            products = [self.product(asin) for asin in window]
-            return results_page(instruction, [p for p in products if p], session["page_no"], len(hits),
-                                frozenset(session["asins"]))
-        product = self.product(session["asin"])
-        if kind == "item":
-            return item_page(instruction, product, session["options"])
-        if kind == "sub":
-            return sub_page(instruction, product, session["sub"])
-        return done_page(session["asin"], session["options"], session["reward"])
+        return (call.name, argument), None
 
     def _render(self) -> str:
-        return self._current_page().render(self.observation_mode, session=str(self.task_id))
-
-    def available_actions(self) -> dict:
-        """WebShop's ``get_available_actions()``."""
-        page = self._current_page()
-        return {"has_search_bar": page.has_search_bar, "clickables": page.clickables()}
+        return self.shop.page.render(self.observation_mode, session=str(self.task_id))
 
     def _metrics(self) -> dict:
-        session = self.session
-        purchased = session["page"] == "done"
-        details = session.get("details") or {}
-        score = float(session["reward"]) if purchased else 0.0
+        state = self.shop.state
+        purchased = self.shop.purchased
+        details = state.get("details") or {}
+        score = float(state["reward"]) if purchased else 0.0
         return {"score": score, "success": int(purchased and score == 1.0), "purchased": int(purchased),
                 "toolbench_success": int(purchased and self._steps <= self.max_steps),
                 "r_type": details.get("r_type"), "r_att": details.get("r_att"), "r_option": details.get("r_option"),
@@ -433,39 +337,30 @@ class WebShopEnv(ToolEnv):
     def oracle_action(self) -> str:
         """Search with the goal's query (its title when the query misses it), open the target,
         choose the goal's options, buy."""
-        goal, session, page = self.goal, self.session, self._current_page()
+        return self._oracle(self.goal, self.shop)
+
+    @staticmethod
+    def _oracle(goal: dict, shop: WebShopSession) -> str:
+        """The oracle's action for ``goal`` in ``shop``'s state."""
+        state, page = shop.state, shop.page
         target = goal["asin"]
         if page.kind == "search":
-            if target in self.search_engine.search(goal["query"]):
+            if target in shop.search_engine.search(goal["query"]):
                 return f"search[{goal['query']}]"
-            return f"search[{self.product(target)['Title'].lower()}]"
+            return f"search[{shop.product(target)['Title'].lower()}]"
         if page.kind == "results":
             if target.lower() in page.clickables():
                 return f"click[{target.lower()}]"
-            hits = self.search_engine.search(session["keywords"])
-            if target in hits[session["page_no"] * PRODUCT_WINDOW:]:
+            hits = shop.search_engine.search(state["keywords"])
+            if target in hits[state["page_no"] * PRODUCT_WINDOW:]:
                 return "click[next >]"
             return "click[back to search]"
-        if page.kind == "sub" or (page.kind == "item" and session["asin"] != target):
+        if page.kind == "sub" or (page.kind == "item" and state["asin"] != target):
             return "click[< prev]"
-        for name, value in self._wanted_options():
-            if session["options"].get(name) != value:
+        for name, value in _wanted_options(goal, shop.product(target)["options"]):
+            if state["options"].get(name) != value:
                 return f"click[{value}]"
         return "click[buy now]"
-
-    def _wanted_options(self) -> list[tuple[str, str]]:
-        """The target's (option name, value) pairs the goal asks for."""
-        options = self.product(self.goal["asin"])["options"]
-        wanted = self.goal["goal_options"]
-        if isinstance(wanted, dict):
-            return [(n, v) for n, v in wanted.items() if v in options.get(n, ())]
-        pairs = []
-        for value in wanted:
-            for name, values in options.items():
-                if value in values:
-                    pairs.append((name, value))
-                    break
-        return pairs
 
     # -- demonstrations ---------------------------------------------------------------------
     def demonstrations(self) -> dict[str, str]:
@@ -473,35 +368,45 @@ class WebShopEnv(ToolEnv):
 
         ``long``: every page in full, then the action. ``short``: the instruction once, each
         page cut to its first 200 characters after the instruction. Both have at most
-        ``k_shot`` examples.
+        ``k_shot`` examples. They are played in a session of their own on the world, whose
+        state outside the catalogue is put back afterwards.
         """
         if self._demos is not None:
             return self._demos
-        saved = (self.goal, self.task_id, self._done, self._steps, self._page, self._observation,
-                 json.loads(json.dumps(self.world.aux.get("session"))))
+        shop = WebShopSession(self.world, search_anywhere=self.shop.search_anywhere)
+        saved = self.world.volatile_state()
         long, short = [], []
         try:
             for goal in self.goal_set.demos[:self.k_shot]:
-                self.goal, self.task_id, self._done, self._steps = goal, goal["task_id"], False, 0
-                self._start_session()
+                shop.start(goal["instruction_text"], self._judge(goal))
                 lines_long = [f"Instruction: {goal['instruction_text']}"]
                 lines_short = list(lines_long)
                 for _ in range(self.max_steps):
-                    observation = self._current_page().text()
-                    action = self.oracle_action.__wrapped__(self)
+                    observation = shop.page.text()
+                    action = self._oracle(goal, shop)
                     lines_long += [f"Observation: {observation}", f"Action: {action}"]
                     cut = observation.replace(f"Instruction: [SEP] {goal['instruction_text']} [SEP] ", "")
                     lines_short += [f"Observation: {cut[:200]}{'...' if len(cut) > 200 else ''}", f"Action: {action}"]
                     command, error = self._read(action)
-                    if error is not None or self._apply(*command) is not None or self.session["page"] == "done":
+                    if error is not None or self._run(shop, *command) is not None or shop.purchased:
                         break
                 long.append("\n".join(lines_long))
                 short.append("\n".join(lines_short))
         finally:
-            self.goal, self.task_id, self._done, self._steps, self._page, self._observation, session = saved
-            if session is None:
-                self.world.aux.pop("session", None)
-            else:
-                self.world.aux["session"] = session
+            self.world.restore_volatile_state(saved)
         self._demos = {"short": "\n\n".join(short), "long": "\n\n".join(long)}
         return self._demos
+
+
+def _wanted_options(goal: dict, options: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """The (option name, value) pairs of the target's ``options`` the goal asks for."""
+    wanted = goal["goal_options"]
+    if isinstance(wanted, dict):
+        return [(n, v) for n, v in wanted.items() if v in options.get(n, ())]
+    pairs = []
+    for value in wanted:
+        for name, values in options.items():
+            if value in values:
+                pairs.append((name, value))
+                break
+    return pairs

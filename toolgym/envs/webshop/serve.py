@@ -17,7 +17,9 @@ Description / Features / Reviews tabs). The forms post ``search[...]`` to
 ``/<session>/search`` (field ``search_query``) and ``click[...]`` to
 ``/<session>/click/<button>``, as the env's ``html`` pages do; each post steps the session's
 env, which redirects to the page of its new state (a URL of an older state, the browser's back
-button, redirects there too). ``/static/webshop.css`` is ``toolgym/assets/webshop.css``;
+button, redirects there too). A page is drawn from the state, page and products of the env's
+shop session (:class:`~toolgym.worlds.webshop.session.WebShopSession`), the one its tools move.
+``/static/webshop.css`` is ``toolgym/assets/webshop.css``;
 ``/images/<asin>.svg`` a picture of the product's type in its colour, drawn from the product.
 
 Limits (:mod:`toolgym.serving`): connections are served on threads, at most ``max_connections``
@@ -114,8 +116,7 @@ class Shop:
 # -- the pages ------------------------------------------------------------------------------
 def state_path(session: ShopSession) -> str:
     """The URL of the session's current page, in WebShop's scheme."""
-    base = session.env.unwrapped
-    state, sid = base.session, quote(session.id, safe="")
+    state, sid = session.env.unwrapped.shop.state, quote(session.id, safe="")
     keywords = quote(state["keywords"] or "", safe="") or "-"
     options = quote(json.dumps(state["options"], sort_keys=True), safe="")
     page = "done" if session.metrics is not None else state["page"]
@@ -144,8 +145,8 @@ def _image(asin: str, css: str) -> str:
 def render(session: ShopSession) -> str:
     """The browser page of the session's current state."""
     base = session.env.unwrapped
-    state, goal = base.session, base.goal
-    page = base._current_page()
+    shop, goal = base.shop, base.goal
+    state, page = shop.state, shop.page
     body = [f'<div id="instruction-text" class="goal"><h4>Instruction:<br>{html.escape(goal["instruction_text"])}'
             '</h4></div>']
     if session.note:
@@ -175,7 +176,7 @@ def render(session: ShopSession) -> str:
                         '</div></li>')
         body.append("</ul>")
     elif kind in ("item", "sub"):
-        product = base.product(state["asin"])
+        product = shop.product(state["asin"])
         body.append(f'<div class="bar">{_button(session, "back to search", "Back to Search")}'
                     f'{_button(session, "< prev", "< Prev")}</div><div class="item">')
         if kind == "item":
@@ -192,7 +193,7 @@ def render(session: ShopSession) -> str:
             body += [_button(session, sub.lower(), sub, "tab") for sub in SUB_PAGES]
             body.append(f'</div>{_button(session, END_BUTTON.lower(), END_BUTTON, "btn buy")}</div>')
         else:
-            body.append(f'<div class="sub"><div class="tabs">')
+            body.append('<div class="sub"><div class="tabs">')
             body += [_button(session, sub.lower(), sub, "tab chosen" if sub == state["sub"] else "tab")
                      for sub in SUB_PAGES]
             body.append(f'</div><h2 class="title">{html.escape(product["Title"])}</h2><div class="sub-text">')
@@ -211,10 +212,11 @@ def render(session: ShopSession) -> str:
 def done_html(session: ShopSession) -> str:
     """The done page: what was bought, the reward, its parts and what the goal asked for."""
     base = session.env.unwrapped
-    state, goal = base.session, base.goal
+    shop, goal = base.shop, base.goal
+    state = shop.state
     metrics = session.metrics or base._metrics()
     details = state.get("details") or {}
-    product = base.product(state["asin"]) if state.get("asin") else None
+    product = shop.product(state["asin"]) if state.get("asin") else None
     if state["page"] != "done":  # the step limit ran out before Buy Now
         head = f"<h2>The episode ended after {base._steps} actions without a purchase.</h2>"
     else:
@@ -344,7 +346,7 @@ def make_server(env, host: str = "127.0.0.1", port: int = 3000, max_connections:
                 return self._send(200, css, content_type="text/css; charset=utf-8")
             if len(parts) == 2 and parts[0] == "images" and parts[1].endswith(".svg"):
                 with catalogue_lock:
-                    product = base.product(parts[1][:-4])
+                    product = base.shop.product(parts[1][:-4])
                 if product is None:
                     return self._error(404, "no such product")
                 return self._send(200, product_svg(product), content_type="image/svg+xml",

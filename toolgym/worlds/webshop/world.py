@@ -10,7 +10,8 @@ Official products (WebShop's ``items_shuffle*.json``) can be loaded instead (``p
 the env's official loader turns them into rows first.
 
 The shop itself never changes during an episode: the browsing session (the page, the search
-keywords, the product and the options chosen) lives in ``aux["session"]``. So the catalogue is
+keywords, the product and the options chosen) lives in ``aux["session"]``, moved by the
+tools of :class:`~toolgym.worlds.webshop.session.WebShopSession`. So the catalogue is
 not part of the world's private working copy, as other worlds' rows are: it is a SQLite file,
 built once (in the cache folder, or at ``db_url`` when that names a file) and attached
 read-only, its pages memory-mapped, so every process with the same catalogue shares one copy
