@@ -11,6 +11,7 @@ from pathlib import Path
 from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_jsonl, require_key
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.virtualhome.program import program_lines
+from toolgym.worlds.virtualhome.vocabulary import argument_names
 
 TOOLBENCH_LAYOUT = OfficialLayout(name="VirtualHome (ToolBench)", benchmark="sambanova", task="virtual_home",
                                   expected=("*.jsonl",))
@@ -135,11 +136,6 @@ def read_corpus(folder: Path) -> list[tuple[str, list[str]]]:
         if program not in programs:
             programs.append(program)
     return list(by_title.items())
-
-
-def argument_names(arity: int) -> list[str]:
-    """The names of an action's object arguments: ``object``, or ``object1``, ``object2``."""
-    return ["object"] if arity == 1 else [f"object{i + 1}" for i in range(arity)]
 
 
 def drop_duplicates(records: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
