@@ -9,22 +9,20 @@ from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, 
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.toolbench_prompt import prompt_info
-from toolgym.envs.virtualhome.tasks import Activity, load_official
+from toolgym.envs.virtualhome.tasks import Activity, derive_goal, load_official
 from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.virtualhome.program import (
     MAX_PROGRAM_CHARS, Line, ObjectNames, best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line,
 )
 from toolgym.worlds.virtualhome.tasks import builtin_tasks, execute
 from toolgym.worlds.virtualhome.tools import HomeTools
-from toolgym.worlds.virtualhome.vocabulary import ACTIONS, PROPERTIES, ROOMS, argument_names, valid_object_lists
+from toolgym.worlds.virtualhome.vocabulary import ACTIONS, argument_names, valid_object_lists
 from toolgym.worlds.virtualhome.world import PreconditionFailed, VirtualHomeWorld
 
 PROGRAM, STEP = "program", "step"
 DONE = "done"
 GOAL = ("Your goal is to write the program of a household activity for a robot in a home: one action per line, "
         "Agent.<Action>(<object>) with the objects written as single words (home_office, remote_control).")
-#: Facts that say where the agent happens to be, never what an activity achieves.
-TRANSIENT = frozenset({"close", "facing", "in_room"})
 
 class VirtualHomeEnv(ToolEnv):
     """
@@ -161,26 +159,9 @@ class VirtualHomeEnv(ToolEnv):
     def official_goal(self, title: str) -> tuple | None:
         """The goal check of an official activity (see the class docstring), or None."""
         if title not in self._goals:
-            self._goals[title] = self._derive_goal(self.activities[title].solutions)
+            self._goals[title] = derive_goal(self.world, self._initial, self.activities[title].solutions, self.valid,
+                                             self.profile)
         return self._goals[title]
-
-    def _derive_goal(self, solutions: tuple[str, ...]) -> tuple | None:
-        known = set(PROPERTIES) | set(ROOMS)
-        lines = [read_line(line, self.valid, self.profile) for program in solutions for line in program_lines(program)]
-        if any(line.action is None or not all(a in known for a in line.arguments) for line in lines):
-            return None
-        world = self.world
-        saved = world.snapshot()  # an episode under way keeps its state
-        world.restore(self._initial)
-        start = world.facts()
-        achieved = None
-        for program in solutions:
-            world.restore(self._initial)
-            if execute(world, "\n".join(program_lines(program))) is None:
-                changed = {f for f in world.facts() - start if f[0] not in TRANSIENT}
-                achieved = changed if achieved is None else achieved & changed
-        world.restore(saved)
-        return tuple(sorted(achieved)) if achieved else None
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
