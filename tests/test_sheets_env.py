@@ -208,7 +208,7 @@ def test_make_leaves_the_client_libraries_to_the_first_program():
     # types is built on the first reset instead, and one is shared by every env of a process.
     code = ("import sys, gymnasium as gym, toolgym; env = gym.make('GoogleSheets-v0').unwrapped; "
             "print(any(m in sys.modules for m in ('gspread', 'pandas'))); env.reset(seed=0); "
-            "print(env.profile is gym.make('GoogleSheets-v0').unwrapped.profile)")
+            "print(env.sheet_tools.profile is gym.make('GoogleSheets-v0').unwrapped.sheet_tools.profile)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
 

@@ -3,7 +3,10 @@
 A tool is a method of a :class:`Toolkit` marked with :func:`tool`. The decorator records
 whether the tool is an *action* (it changes the world) or *read*-only, which app or plugin
 owns it, and whether it needs a logged-in user. The OpenAI function schema is derived from
-the signature and the Google-style docstring, so nothing is written twice.
+the signature and the Google-style docstring, so nothing is written twice. A world whose
+tools are a table (VirtualHome's actions) declares them with :func:`declared_tool`, and one
+method of its toolkit performs them all; their schemas come from the same
+:meth:`ToolSpec.schema`.
 """
 
 from __future__ import annotations
@@ -69,6 +72,10 @@ class ToolSpec:
     #: The parameters an agent passes, in order (the injected ones are left out).
     parameters: dict[str, ToolParameter]
     injected: tuple[str, ...]
+    #: The schema says that no other argument is accepted (``additionalProperties: false``).
+    closed: bool = False
+    #: Declared by data (:func:`declared_tool`): its method receives the tool's name first.
+    declared: bool = False
 
     @property
     def is_action(self) -> bool:
@@ -91,7 +98,8 @@ class ToolSpec:
             properties[name] = prop
             if parameter.required:
                 required.append(name)
-        return function_schema(self.name, self.description, properties, required)
+        return function_schema(self.name, self.description, properties, required,
+                               **({"additionalProperties": False} if self.closed else {}))
 
 
 def function_schema(name: str, description: str, properties: dict[str, dict], required: list[str],
@@ -234,6 +242,8 @@ class Toolkit:
     """A set of tools bound to one world; ``call`` validates and runs them safely."""
 
     specs: dict[str, ToolSpec] = {}
+    #: Tools declared by data (:func:`declared_tool`), after the methods marked with :func:`tool`.
+    declared_tools: tuple[ToolSpec, ...] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -244,6 +254,7 @@ class Toolkit:
             if meta is not None:
                 spec = _build_spec(fn, attr, meta)
                 cls.specs[spec.name] = spec
+        cls.specs.update((spec.name, spec) for spec in cls.declared_tools)
 
     def __init__(self, world):
         self.world = world
@@ -312,7 +323,8 @@ class Toolkit:
             return failed(f"Invalid arguments for {spec.name}: {problem}")
         try:
             with self.world.atomic(write=spec.is_action):  # a read-only tool never writes
-                response = getattr(self, spec.method_name)(**arguments)
+                method = getattr(self, spec.method_name)
+                response = method(spec.name, **arguments) if spec.declared else method(**arguments)
         except ToolError as exc:
             error = str(exc)
         except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
@@ -333,6 +345,26 @@ def _build_spec(fn: Callable, method_name: str, meta: dict) -> ToolSpec:
         for name, param in inspect.signature(fn).parameters.items() if name != "self" and name not in meta["injected"]}
     return ToolSpec(description=description, param_docs=param_docs, method_name=method_name, parameters=parameters,
                     **meta)
+
+
+def declared_tool(name: str, description: str, parameters: Mapping[str, tuple[Any, str]], *, kind: ToolKind,
+                  app: str, method_name: str, closed: bool = False) -> ToolSpec:
+    """A tool declared by data (a vocabulary's entry) rather than by a method's signature.
+
+    Args:
+        name: Public tool name.
+        description: What it does.
+        parameters: Parameter name -> (its type, its description), in order; all required.
+        kind: ``ACTION`` if the tool changes the world, else ``READ``.
+        app: The app that owns the tool.
+        method_name: The toolkit's method that performs it, called with the tool's name and then
+            the call's arguments.
+        closed: The schema says that no other argument is accepted.
+    """
+    return ToolSpec(name=name, kind=kind, app=app, needs_login=False, description=description,
+                    param_docs={p: doc for p, (_, doc) in parameters.items()}, method_name=method_name,
+                    parameters={p: ToolParameter(annotation, ...) for p, (annotation, _) in parameters.items()},
+                    injected=(), closed=closed, declared=True)
 
 
 _SECTION = re.compile(r"^(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")

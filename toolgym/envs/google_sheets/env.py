@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import functools
 import importlib.util
 import json
 from dataclasses import dataclass
@@ -14,10 +13,11 @@ from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
-from toolgym.worlds.interpreter import Interpreter, Profile, ProgramError, shorten
+from toolgym.worlds.interpreter import Interpreter, ProgramError, shorten
 from toolgym.worlds.sheets.formula import warm as warm_formulas
 from toolgym.worlds.sheets.tasks import CATEGORIES, SheetTask, builtin_tasks, demo_pool
-from toolgym.worlds.tools import function_schema
+from toolgym.worlds.sheets.tools import NotAProgram, SheetsTools
+from toolgym.worlds.tools import ToolError
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
 GOAL = ("Your task is to write a Python program that makes the requested change to a Google Sheets worksheet with "
@@ -42,10 +42,6 @@ copy_spreadsheet(sheet, title) -> the copy (a gspread.Spreadsheet; Drive files.c
 get_as_dataframe(worksheet, evaluate_formulas=False, ...) -> pandas.DataFrame of the sheet (empty rows and columns dropped)
 set_with_dataframe(worksheet, df, row=1, col=1, include_index=False, include_column_header=True, resize=False)
 pd: DataFrame, Series, concat, to_numeric, isna, notna, pivot_table; np: where, round, sum, mean, ..., nan"""
-TOOLS = [function_schema(
-    "run_program", "Run a Python program (gspread / pandas) on the worksheet. Names defined: sheet, worksheet, "
-                   "get_as_dataframe, set_with_dataframe, pd, np, copy_spreadsheet, ValidationConditionType.",
-    {"program": {"type": "string", "description": "the program"}}, ["program"])]
 
 
 #: (world seed, spreadsheet, ground-truth program) -> the sheet it leaves; shared by the envs of a process.
@@ -140,7 +136,8 @@ class GoogleSheetsEnv(ToolEnv):
     after ``Action:``; ``toolgym.envs.common.actions.extract_program``), or the tool call
     ``{"name": "run_program", "arguments": {"program": ...}}`` (a dict or its JSON). Mode
     ``"multi_step"``: a program per step (variables persist), looking at the sheet in between;
-    an empty action submits. Programs run in toolgym's interpreter with the profile of
+    an empty action submits. A program is run by the world's tool, ``run_program`` of
+    ``toolgym.worlds.sheets.tools.SheetsTools``, in toolgym's interpreter with the profile of
     ``toolgym.worlds.sheets.profile`` (allow-listed methods and attributes of gspread's
     Spreadsheet, Worksheet and Cell, pandas' DataFrame, Series, Index and numpy arrays;
     subscripts, ``.loc``/``.iloc``, masks, augmented assignment; regular expressions run on
@@ -242,20 +239,15 @@ class GoogleSheetsEnv(ToolEnv):
         self._initial_files = [f.id for f in self.world.session.query(Spreadsheet)]
         self._expected: dict[str, list[SheetState]] = {}
         self._prompts: dict[str, dict] = {}
-        self.tools = TOOLS
+        self.sheet_tools = SheetsTools(self.world, max_requests, keep_names=self.mode == MULTI_STEP)
+        self.tools = SheetsTools.schemas()
         self.task_id: str | None = None
         self._done = True
 
     @property
-    def profile(self) -> Profile:
-        """The interpreter profile of the programs (``toolgym.worlds.sheets.profile``).
-
-        Built on first use, once per process: it names gspread's and pandas' types, and importing
-        those libraries is most of what ``gym.make`` would otherwise cost.
-        """
-        from toolgym.worlds.sheets.profile import sheets_profile
-
-        return sheets_profile()
+    def interpreter(self) -> Interpreter:
+        """The interpreter of the episode's programs (with the names they defined, in multi-step)."""
+        return self.sheet_tools.interpreter
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -272,7 +264,9 @@ class GoogleSheetsEnv(ToolEnv):
                 key = (self.world_seed, self.world.url, self.tasks[task_id].spreadsheet, program)
                 if key not in _EXPECTED or self.world.url != "sqlite://":
                     self.world.restore(self._initial)
-                    error = self._run(self._new_interpreter(task_id), program)
+                    ground_truth = SheetsTools(self.world, self.max_requests)
+                    ground_truth.open(self.tasks[task_id].spreadsheet)
+                    error = ground_truth.execute(program)
                     if error is not None:
                         raise ValueError(f"{self.env_id}: ground truth of task {task_id} does not run: {error}")
                     _EXPECTED[key] = self.read_state(self.tasks[task_id].spreadsheet)
@@ -288,11 +282,11 @@ class GoogleSheetsEnv(ToolEnv):
         self.expected_states(self.task_id)
         warm_formulas()  # the formula engine's import (seconds) is paid here, once per process, not in a step
         self.world.restore(self._initial)
-        self.interpreter = self._new_interpreter(self.task_id)
+        task = self.tasks[self.task_id]
+        self.sheet_tools.open(task.spreadsheet)
         self._programs: list[str] = []
         self._all_ran = True
         self._done = False
-        task = self.tasks[self.task_id]
         self._observation = f"{task.query}\n\n{self._preview()}"
         return self._observation, self._with_history(self._info())
 
@@ -366,45 +360,15 @@ class GoogleSheetsEnv(ToolEnv):
         return self.mode == SINGLE_STEP and program.strip() in {p.strip() for p in self.tasks[self.task_id].programs}
 
     def _run_checked(self, program_text: str) -> str | None:
-        """Check and run a program; on any error the world is put back as it was."""
+        """Run a program with the sheets tool; its error (the world then as it was), or None."""
         try:
-            program = self.interpreter.check(program_text)
-        except ProgramError as exc:
+            self.sheet_tools.run_program(program_text)
+        except NotAProgram as exc:
             self._note_invalid_action()
             return str(exc)
-        if not program.statements:
-            return "the program is empty"
-        before = self.world.snapshot()
-        variables = _namespace_copy(self.interpreter.variables) if self.mode == MULTI_STEP else {}
-        error = self._run(self.interpreter, program)
-        if error is not None:
-            self.world.restore(before)
-            self.interpreter = self._new_interpreter(self.task_id, variables)
-        return error
-
-    def _new_interpreter(self, task_id: str, variables: dict | None = None) -> Interpreter:
-        from toolgym.worlds.sheets.profile import BUDGETS, Numpy, Pandas, ValidationConditions, copy_spreadsheet
-
-        functions = {"get_as_dataframe": _get_as_dataframe, "set_with_dataframe": _set_with_dataframe,
-                     "copy_spreadsheet": functools.partial(copy_spreadsheet, self.world.client())}
-        interpreter = Interpreter(self.profile, functions=functions)
-        self.world.service.quota = None
-        spreadsheet = self.world.client().open_by_key(self.tasks[task_id].spreadsheet)
-        interpreter.variables.update(variables or {})
-        interpreter.variables.update(sheet=spreadsheet, worksheet=spreadsheet.sheet1,
-                                     pd=Pandas(BUDGETS.max_size), np=Numpy(BUDGETS.max_size),
-                                     ValidationConditionType=ValidationConditions())
-        return interpreter
-
-    def _run(self, interpreter: Interpreter, program: Any) -> str | None:
-        self.world.service.quota = self.max_requests
-        try:
-            interpreter.run(program)
-            return None
-        except ProgramError as exc:
+        except ToolError as exc:
             return str(exc)
-        finally:
-            self.world.service.quota = None
+        return None
 
     # -- judging -----------------------------------------------------------------------------
     def read_state(self, spreadsheet_id: str, read_files: int | None = None) -> SheetState:
@@ -534,32 +498,6 @@ class GoogleSheetsEnv(ToolEnv):
         return None
 
 
-def _namespace_copy(variables: dict) -> dict:
-    """A copy of a program's namespace that a failing program cannot change: its data (frames,
-    arrays, lists, dicts, cells) copied deeply, aliases kept; the client's objects (spreadsheets,
-    worksheets) and the ``pd`` / ``np`` facades shared, as the world's snapshot restores what
-    they point to."""
-    import gspread
-
-    from toolgym.worlds.sheets.profile import Numpy, Pandas, ValidationConditions
-
-    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy, ValidationConditions)
-    memo: dict[int, Any] = {}
-    stack = list(variables.values())
-    while stack:
-        value = stack.pop()
-        if isinstance(value, shared):
-            memo[id(value)] = value
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            stack.extend([*value.keys(), *value.values()])
-    try:
-        return copy.deepcopy(variables, memo)
-    except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
-        return dict(variables)
-
-
 class _ServiceReader:
     """The judge's side of a spreadsheet: gspread's ``values_get``, answered by the world's Sheets
     service in this process (the same request and response as through gspread's client, without
@@ -595,46 +533,3 @@ def _quoted(title: str) -> str:
     from toolgym.worlds.sheets.a1 import quote_title
 
     return quote(quote_title(title), safe="")
-
-
-_GET_OPTIONS = ("header", "index_col", "usecols", "nrows", "skiprows", "dtype")
-
-
-def _worksheet(value: Any, name: str):
-    import gspread
-
-    if not isinstance(value, gspread.Worksheet):
-        raise ProgramError(f"{name}() takes a worksheet first, got {type(value).__name__}")
-    return value
-
-
-def _get_as_dataframe(worksheet: Any, evaluate_formulas: bool = False, header: Any = 0, index_col: Any = None,
-                      usecols: Any = None, nrows: Any = None, skiprows: Any = None, dtype: Any = None,
-                      drop_empty_rows: bool = True, drop_empty_columns: bool = True):
-    """gspread-dataframe's get_as_dataframe with the text-parser options a program may pass."""
-    from gspread_dataframe import get_as_dataframe
-
-    from toolgym.worlds.sheets.guard import dtype as allowed_dtype
-
-    allowed_dtype(dtype, "get_as_dataframe")
-    options = {k: v for k, v in zip(_GET_OPTIONS, (header, index_col, usecols, nrows, skiprows, dtype))
-               if v is not None or k == "header"}
-    return get_as_dataframe(_worksheet(worksheet, "get_as_dataframe"), evaluate_formulas=bool(evaluate_formulas),
-                            drop_empty_rows=bool(drop_empty_rows), drop_empty_columns=bool(drop_empty_columns),
-                            **options)
-
-
-def _set_with_dataframe(worksheet: Any, dataframe: Any, row: int = 1, col: int = 1, include_index: bool = False,
-                        include_column_header: bool = True, resize: bool = False, allow_formulas: bool = True):
-    """gspread-dataframe's set_with_dataframe (no custom string escaping)."""
-    import pandas
-    from gspread_dataframe import set_with_dataframe
-
-    if not isinstance(dataframe, (pandas.DataFrame, pandas.Series)):
-        raise ProgramError(f"set_with_dataframe() takes a DataFrame second, got {type(dataframe).__name__}")
-    for name, value in (("row", row), ("col", col)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ProgramError(f"set_with_dataframe(): {name} must be a positive int")
-    return set_with_dataframe(_worksheet(worksheet, "set_with_dataframe"), dataframe, row=row, col=col,
-                              include_index=bool(include_index), include_column_header=bool(include_column_header),
-                              resize=bool(resize), allow_formulas=bool(allow_formulas))

@@ -9,22 +9,20 @@ from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, 
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.toolbench_prompt import prompt_info
-from toolgym.envs.virtualhome.tasks import Activity, argument_names, load_official
+from toolgym.envs.virtualhome.tasks import Activity, derive_goal, load_official
 from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.virtualhome.program import (
     MAX_PROGRAM_CHARS, Line, ObjectNames, best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line,
 )
-from toolgym.worlds.tools import function_schema
 from toolgym.worlds.virtualhome.tasks import builtin_tasks, execute
-from toolgym.worlds.virtualhome.vocabulary import ACTIONS, PROPERTIES, ROOMS, valid_object_lists
+from toolgym.worlds.virtualhome.tools import HomeTools
+from toolgym.worlds.virtualhome.vocabulary import ACTIONS, argument_names, valid_object_lists
 from toolgym.worlds.virtualhome.world import PreconditionFailed, VirtualHomeWorld
 
 PROGRAM, STEP = "program", "step"
 DONE = "done"
 GOAL = ("Your goal is to write the program of a household activity for a robot in a home: one action per line, "
         "Agent.<Action>(<object>) with the objects written as single words (home_office, remote_control).")
-#: Facts that say where the agent happens to be, never what an activity achieves.
-TRANSIENT = frozenset({"close", "facing", "in_room"})
 
 class VirtualHomeEnv(ToolEnv):
     """
@@ -138,6 +136,7 @@ class VirtualHomeEnv(ToolEnv):
                 raise ValueError(f"{self.env_id}: {name} must be an integer >= {low}, got {value!r}")
         self.world_seed, self.num_demos, self.max_steps = world_seed, num_demos, max_steps
         self.world = VirtualHomeWorld(seed=world_seed)
+        self.home_tools = HomeTools(self.world)
         self._initial = self.world.snapshot()
         if tasks == "built-in":
             task_set = builtin_tasks(world_seed, num_test)
@@ -152,7 +151,7 @@ class VirtualHomeEnv(ToolEnv):
         self._labels: dict[str, list[list[str]]] = {}
         self._goals: dict[str, tuple | None] = {}
         self.api_docs = _API_DOCS
-        self.tools = [_schema(spec) for spec in ACTIONS.values()]
+        self.tools = HomeTools.schemas()
         self._prompts: dict[str, dict] = {}
         self.task_id = None
         self._done = True
@@ -160,26 +159,9 @@ class VirtualHomeEnv(ToolEnv):
     def official_goal(self, title: str) -> tuple | None:
         """The goal check of an official activity (see the class docstring), or None."""
         if title not in self._goals:
-            self._goals[title] = self._derive_goal(self.activities[title].solutions)
+            self._goals[title] = derive_goal(self.world, self._initial, self.activities[title].solutions, self.valid,
+                                             self.profile)
         return self._goals[title]
-
-    def _derive_goal(self, solutions: tuple[str, ...]) -> tuple | None:
-        known = set(PROPERTIES) | set(ROOMS)
-        lines = [read_line(line, self.valid, self.profile) for program in solutions for line in program_lines(program)]
-        if any(line.action is None or not all(a in known for a in line.arguments) for line in lines):
-            return None
-        world = self.world
-        saved = world.snapshot()  # an episode under way keeps its state
-        world.restore(self._initial)
-        start = world.facts()
-        achieved = None
-        for program in solutions:
-            world.restore(self._initial)
-            if execute(world, "\n".join(program_lines(program))) is None:
-                changed = {f for f in world.facts() - start if f[0] not in TRANSIENT}
-                achieved = changed if achieved is None else achieved & changed
-        world.restore(saved)
-        return tuple(sorted(achieved)) if achieved else None
 
     # -- tasks -----------------------------------------------------------------------------
     def task_ids(self) -> list[str]:
@@ -207,7 +189,7 @@ class VirtualHomeEnv(ToolEnv):
         self.task_id = self._choose_task(options)
         self.world.restore(self._initial)
         self.goal = self._goal(self.task_id)
-        self.interpreter = Interpreter(self.profile, namespaces={"Agent": self._invoke})
+        self.interpreter = Interpreter(self.profile, namespaces={"Agent": self.home_tools.agent})
         self.interpreter.variables = ObjectNames()
         self._lines: list[Line] = []
         self._raw: list[str] = []
@@ -217,11 +199,6 @@ class VirtualHomeEnv(ToolEnv):
         self._oracle_lines: list[str] | None = None
         self._observation = f"Task: {self.task_id}"
         return self._observation, self._with_history(self._info())
-
-    def _invoke(self, action: str, args: list, kwargs: dict) -> str:
-        if kwargs:
-            raise ProgramError(f"Agent.{action} takes object names, not keywords")
-        return self.world.act(action, list(args))
 
     def _act(self, action: Any) -> Outcome:
         terminated = False
@@ -386,10 +363,3 @@ _BUILTIN_VALID = valid_object_lists()
 _PROFILE = profile(ACTIONS)
 _API_DOCS = "\n".join(f"Agent.{s.name}({', '.join(argument_names(s.arity))})\n    {s.doc}"
                       for s in ACTIONS.values()) + "\n"
-
-
-def _schema(spec) -> dict:
-    names = argument_names(spec.arity)
-    return function_schema(spec.name, spec.doc,
-                           {n: {"type": "string", "description": "an object name, e.g. remote_control"} for n in names},
-                           names, additionalProperties=False)

@@ -1,4 +1,5 @@
-"""VirtualHome-v0's official data: the ToolBench file or language-planner's corpus."""
+"""VirtualHome-v0's official data: the ToolBench file or language-planner's corpus, and the goal
+checks of its activities."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pathlib import Path
 
 from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_jsonl, require_key
 from toolgym.worlds.demos import Demo
-from toolgym.worlds.virtualhome.program import program_lines
+from toolgym.worlds.interpreter import Profile
+from toolgym.worlds.virtualhome.program import program_lines, read_line
+from toolgym.worlds.virtualhome.tasks import execute
+from toolgym.worlds.virtualhome.vocabulary import PROPERTIES, ROOMS, argument_names
+from toolgym.worlds.virtualhome.world import VirtualHomeWorld
 
 TOOLBENCH_LAYOUT = OfficialLayout(name="VirtualHome (ToolBench)", benchmark="sambanova", task="virtual_home",
                                   expected=("*.jsonl",))
@@ -29,6 +34,8 @@ _PHRASES = sorted([
     ("plug out", "PlugOut"), ("sleep", "Sleep"), ("wake up", "WakeUp"), ("stand up", "StandUp"),
 ], key=lambda p: -len(p[0]))
 _TWO_ARGUMENTS = (("put", " on ", "Put"), ("put", " in ", "PutIn"), ("pour", " into ", "Pour"))
+#: Facts that say where the agent happens to be, never what an activity achieves.
+TRANSIENT = frozenset({"close", "facing", "in_room"})
 
 
 def corpus_step(step: str) -> str:
@@ -107,6 +114,31 @@ def load_official(env_id: str, data_dir: str | os.PathLike | None, num_test: int
     pool = [Demo(title, program) for title, programs in demos for program in programs]
     return OfficialActivities(activities, pool, valid, folder)
 
+def derive_goal(world: VirtualHomeWorld, initial, solutions: tuple[str, ...], valid: dict,
+                profile: Profile) -> tuple | None:
+    """The goal check of an official activity: the facts that every solution achieves when run from
+    the home's initial state ``initial`` (a snapshot), leaving out where the agent stands; None when
+    a solution names an action or object the home lacks, or no solution runs there.
+
+    The world is left in the state it was in (an episode under way keeps its state).
+    """
+    known = set(PROPERTIES) | set(ROOMS)
+    lines = [read_line(line, valid, profile) for program in solutions for line in program_lines(program)]
+    if any(line.action is None or not all(a in known for a in line.arguments) for line in lines):
+        return None
+    saved = world.snapshot()
+    world.restore(initial)
+    start = world.facts()
+    achieved = None
+    for program in solutions:
+        world.restore(initial)
+        if execute(world, "\n".join(program_lines(program))) is None:
+            changed = {f for f in world.facts() - start if f[0] not in TRANSIENT}
+            achieved = changed if achieved is None else achieved & changed
+    world.restore(saved)
+    return tuple(sorted(achieved)) if achieved else None
+
+
 def read_toolbench(folder: Path) -> list[tuple[str, list[str]]]:
     records = []
     for path in sorted(folder.glob("*.jsonl")):
@@ -135,11 +167,6 @@ def read_corpus(folder: Path) -> list[tuple[str, list[str]]]:
         if program not in programs:
             programs.append(program)
     return list(by_title.items())
-
-
-def argument_names(arity: int) -> list[str]:
-    """The names of an action's object arguments: ``object``, or ``object1``, ``object2``."""
-    return ["object"] if arity == 1 else [f"object{i + 1}" for i in range(arity)]
 
 
 def drop_duplicates(records: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:

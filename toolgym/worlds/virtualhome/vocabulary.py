@@ -281,13 +281,17 @@ def satisfies(name: str, requirement: str) -> bool:
     return requirement in properties
 
 
+def argument_names(arity: int) -> list[str]:
+    """The names of an action's object arguments: ``object``, or ``object1``, ``object2``."""
+    return ["object"] if arity == 1 else [f"object{i + 1}" for i in range(arity)]
+
+
 def valid_object_lists() -> dict[str, dict[str, list[str]]]:
     """The arguments each action accepts, in the released evaluator's format:
     ``{"Agent.Grab": {"object": [...]}, "Agent.Put": {"object1": [...], "object2": [...]}, "Agent.Sleep": {}}``."""
     names = (*ROOMS, *OBJECTS)
     lists: dict[str, dict[str, list[str]]] = {}
     for spec in ACTIONS.values():
-        keys = ["object"] if spec.arity == 1 else [f"object{i + 1}" for i in range(spec.arity)]
         lists[f"Agent.{spec.name}"] = {key: [n for n in names if satisfies(n, req)]
-                                       for key, req in zip(keys, spec.arguments)}
+                                       for key, req in zip(argument_names(spec.arity), spec.arguments)}
     return lists
