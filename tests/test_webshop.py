@@ -376,14 +376,14 @@ def test_search_index_read_from_the_cache_gives_the_same_results(tmp_path, monke
     world = WebShopWorld(num_products=300, seed=6)
     built = search.catalogue_search(world)
     (entry,) = tmp_path.glob("webshop-search-*")
-    assert sorted(p.name for p in entry.iterdir()) == ["asins.npy", "data.npy", "indices.npy", "indptr.npy",
-                                                       "words.json"]
+    assert sorted(p.name for p in entry.iterdir()) == ["asins.npy", "data.npy", "dense.npy", "dense_words.npy",
+                                                       "indices.npy", "indptr.npy", "words.json"]
     monkeypatch.setattr(search, "_SEARCHES", {})
     monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the cached index was built again"))
     read = search.catalogue_search(world)
     assert read is not built and read.index.words == built.index.words
     assert isinstance(read.index.data, np.memmap)  # mapped, shared through the page cache
-    for name in ("asins", "data", "indices", "indptr"):
+    for name in search.ARRAYS:
         stored, fresh = getattr(read.index, name), getattr(built.index, name)
         assert stored.dtype == fresh.dtype and (stored == fresh).all()
     assert read.index.asins[0].decode() == world.all_rows("asin")[0][0]
@@ -436,6 +436,42 @@ def test_search_scores_are_bm25s_scores():
             assert scores is None
         else:
             assert scores.dtype == np.float32 and scores.tobytes() == retriever.get_scores(ids).tobytes()
+
+
+def test_search_ranks_as_a_full_sort_of_bm25s_scores():
+    """The dense columns and the sampled threshold change no result: the hits are the products
+    of positive bm25s score, best first, ties in catalogue order, as ranking all of them gives."""
+    import bm25s
+    from bm25s.tokenization import Tokenizer
+
+    from toolgym.envs.webshop.env import _builtin_goal_set
+    from toolgym.worlds.webshop import search
+
+    world = WebShopWorld(num_products=2000, seed=9)
+    rows = world.all_rows("asin", "name", "description", "bullet_points", "options")
+    texts = [search.document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows]
+    ours = search.ProductSearch(search.BM25Index.build([r[0] for r in rows], texts))
+    assert len(ours.index.dense_words) > 0  # frequent words are dense columns
+    tokenizer = Tokenizer(stopwords="english")
+    retriever = bm25s.BM25(k1=1.2, b=0.75)
+    retriever.index(tokenizer.tokenize(texts, return_as="ids", show_progress=False), show_progress=False)
+    empty = tokenizer.get_vocab_dict()[""]
+    goals = _builtin_goal_set(world, 9, 200)
+    queries = _queries(world, 400) + [g["instruction_text"] for g in goals.goals.values()]
+    sampled = 0
+    for query in queries:
+        ids = [i for i in tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)[0]
+               if i != empty]
+        scores = retriever.get_scores(ids) if ids else np.zeros(len(rows), dtype=np.float32)
+        positive = np.flatnonzero(scores > 0)
+        ranked = [rows[i][0] for i in positive[np.lexsort((positive, -scores[positive]))]]
+        sampled += len(ranked) > search.SAMPLE_STRIDE * 8
+        ours._cache.clear()
+        assert ours.search(query, 7) == ranked[:7]
+        assert ours.search(query) == ranked[:50]
+        assert ours.search(query, 80) == ranked[:80]
+        assert ours.search(query, 7) == ranked[:7]  # from the cache
+    assert sampled > len(queries) / 2  # most queries pick among the sampled threshold's candidates
 
 
 # -- official data -----------------------------------------------------------------------------
