@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import json
 import random
 import subprocess
@@ -17,7 +19,7 @@ import pytest
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.worlds.webshop.pages import done_page, item_page, results_page, search_page, sub_page
 from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
-from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
+from toolgym.worlds.webshop.tasks import builtin_goals, price_upper_for, synthetic_goals
 from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, DESCRIPTION_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES
 from toolgym.worlds.webshop.world import WebShopWorld, generate_products
 
@@ -325,6 +327,27 @@ def test_generated_catalogue_and_goals():
     assert first["weight"] == pytest.approx(1 / 5) and goals[4]["weight"] == pytest.approx((1 / 5 + 1) / 2)
     with pytest.raises(ValueError, match="num_products must be an int from 1"):
         WebShopWorld(num_products=0)
+
+
+def test_builtin_goals_are_webshops_weighted_draw_from_the_shuffled_goals():
+    """WebShop's server: every synthetic goal, shuffled with seed 233, then ``limit_goals``'s
+    weighted draw without replacement; built here over positions, from a catalogue read once."""
+    from toolgym.envs.webshop.env import _builtin_goal_set
+
+    products = generate_products(3, 300)
+    goals = synthetic_goals(products, seed=3)
+    random.Random(233).shuffle(goals)
+    cumulative = list(itertools.accumulate([g["weight"] for g in goals], initial=0.0))
+    rng, drawn = random.Random("webshop-goals-3"), []
+    while len(drawn) < 43:
+        index = min(bisect.bisect(cumulative, rng.uniform(0, cumulative[-1])), len(goals) - 1)
+        if index not in drawn:
+            drawn.append(index)
+    expected = [goals[i] for i in drawn]
+    drawn_goals = builtin_goals(iter(products), 3, 40, product=products.__getitem__)
+    assert list(drawn_goals.goals.values()) == expected[:40] and list(drawn_goals.demos) == expected[40:]
+    assert _builtin_goal_set(WebShopWorld(num_products=300, seed=3), 3, 40) == drawn_goals
+    assert len(builtin_goals(products, 3, 10 ** 6).goals) == len(goals) - 3  # fewer goals than asked: all of them
 
 
 def test_the_catalogue_is_one_shared_read_only_file_and_later_makes_build_nothing(tmp_path, monkeypatch):
