@@ -11,7 +11,7 @@ The index is a pure function of the catalogue, so it is kept in the on-disk cach
 (:mod:`toolgym.worlds.cache`) as a folder of ``.npy`` files of plain arrays, keyed by the
 world's fingerprint and the source of bm25s. They are memory-mapped (``mmap_mode="r"``, which
 never unpickles): a later process reads no more than the pages its queries touch, and all
-processes share them through the page cache (a million products' index is about 500 MB).
+processes share them through the page cache (a million products' index is about 350 MB).
 Indexing is bm25s's procedure and queries are answered with its query procedure (its
 tokenizer's word lookup and its numpy scorer), both done here with numpy, so that no process
 imports bm25s and scipy (a tenth of a second or more) beyond its stop-word list at a build;
@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 SEARCH_RETURN_N = 50
 #: bm25s's tokenizer's default splitter: words of two or more letters or digits.
 WORD_PATTERN = re.compile(r"(?u)\b\w\w+\b")
-#: The bm25s modules whose source decides an index: the BM25 class, its scoring, the tokenizer, its stop words.
+#: The bm25s modules whose source decides an index: its stop words, and the BM25 class, scoring and
+#: tokenizer whose procedure :meth:`BM25Index.build` follows.
 BM25S_SOURCES = ("__init__.py", "scoring.py", "tokenization.py", "stopwords.py")
 #: The arrays of a stored index, one ``.npy`` file each.
 ARRAYS = ("asins", "data", "indices", "indptr", "dense_words", "dense")
