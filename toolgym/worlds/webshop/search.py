@@ -121,9 +121,11 @@ class BM25Index:
         n_docs, n_words = len(lengths), len(vocabulary)
         doc_lengths = np.frombuffer(lengths, dtype=np.int64)
         # Each (word, product) pair once, with its count: sorted by word, then product (CSC order).
-        pairs, counts = np.unique(np.frombuffer(tokens, dtype=np.int32).astype(np.int64) * n_docs
-                                  + np.repeat(np.arange(n_docs, dtype=np.int64), doc_lengths), return_counts=True)
+        pairs = np.frombuffer(tokens, dtype=np.int32).astype(np.int64)
         del tokens
+        pairs *= n_docs
+        pairs += np.repeat(np.arange(n_docs, dtype=np.int64), doc_lengths)
+        pairs, counts = np.unique(pairs, return_counts=True)
         columns, docs = np.divmod(pairs, n_docs)
         del pairs
         doc_freqs = np.bincount(columns, minlength=n_words)
