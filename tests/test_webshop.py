@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import json
 import random
 import subprocess
@@ -17,7 +19,7 @@ import pytest
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.worlds.webshop.pages import done_page, item_page, results_page, search_page, sub_page
 from toolgym.worlds.webshop.reward import get_reward, normalize_color, token_set_ratio, type_reward
-from toolgym.worlds.webshop.tasks import price_upper_for, synthetic_goals
+from toolgym.worlds.webshop.tasks import builtin_goals, price_upper_for, synthetic_goals
 from toolgym.worlds.webshop.catalogue import BULLET_SENTENCES, DESCRIPTION_SENTENCES, PRODUCT_TYPES, REVIEW_TITLES
 from toolgym.worlds.webshop.world import WebShopWorld, generate_products
 
@@ -327,6 +329,27 @@ def test_generated_catalogue_and_goals():
         WebShopWorld(num_products=0)
 
 
+def test_builtin_goals_are_webshops_weighted_draw_from_the_shuffled_goals():
+    """WebShop's server: every synthetic goal, shuffled with seed 233, then ``limit_goals``'s
+    weighted draw without replacement; built here over positions, from a catalogue read once."""
+    from toolgym.envs.webshop.env import _builtin_goal_set
+
+    products = generate_products(3, 300)
+    goals = synthetic_goals(products, seed=3)
+    random.Random(233).shuffle(goals)
+    cumulative = list(itertools.accumulate([g["weight"] for g in goals], initial=0.0))
+    rng, drawn = random.Random("webshop-goals-3"), []
+    while len(drawn) < 43:
+        index = min(bisect.bisect(cumulative, rng.uniform(0, cumulative[-1])), len(goals) - 1)
+        if index not in drawn:
+            drawn.append(index)
+    expected = [goals[i] for i in drawn]
+    drawn_goals = builtin_goals(iter(products), 3, 40, product=products.__getitem__)
+    assert list(drawn_goals.goals.values()) == expected[:40] and list(drawn_goals.demos) == expected[40:]
+    assert _builtin_goal_set(WebShopWorld(num_products=300, seed=3), 3, 40) == drawn_goals
+    assert len(builtin_goals(products, 3, 10 ** 6).goals) == len(goals) - 3  # fewer goals than asked: all of them
+
+
 def test_the_catalogue_is_one_shared_read_only_file_and_later_makes_build_nothing(tmp_path, monkeypatch):
     from toolgym.envs.webshop import env as webshop_env
     from toolgym.worlds.webshop import search, world as webshop_world
@@ -376,14 +399,14 @@ def test_search_index_read_from_the_cache_gives_the_same_results(tmp_path, monke
     world = WebShopWorld(num_products=300, seed=6)
     built = search.catalogue_search(world)
     (entry,) = tmp_path.glob("webshop-search-*")
-    assert sorted(p.name for p in entry.iterdir()) == ["asins.npy", "data.npy", "indices.npy", "indptr.npy",
-                                                       "words.json"]
+    assert sorted(p.name for p in entry.iterdir()) == ["asins.npy", "data.npy", "dense.npy", "dense_words.npy",
+                                                       "indices.npy", "indptr.npy", "words.json"]
     monkeypatch.setattr(search, "_SEARCHES", {})
     monkeypatch.setattr(search.BM25Index, "build", lambda *a: pytest.fail("the cached index was built again"))
     read = search.catalogue_search(world)
     assert read is not built and read.index.words == built.index.words
     assert isinstance(read.index.data, np.memmap)  # mapped, shared through the page cache
-    for name in ("asins", "data", "indices", "indptr"):
+    for name in search.ARRAYS:
         stored, fresh = getattr(read.index, name), getattr(built.index, name)
         assert stored.dtype == fresh.dtype and (stored == fresh).all()
     assert read.index.asins[0].decode() == world.all_rows("asin")[0][0]
@@ -436,6 +459,42 @@ def test_search_scores_are_bm25s_scores():
             assert scores is None
         else:
             assert scores.dtype == np.float32 and scores.tobytes() == retriever.get_scores(ids).tobytes()
+
+
+def test_search_ranks_as_a_full_sort_of_bm25s_scores():
+    """The dense columns and the sampled threshold change no result: the hits are the products
+    of positive bm25s score, best first, ties in catalogue order, as ranking all of them gives."""
+    import bm25s
+    from bm25s.tokenization import Tokenizer
+
+    from toolgym.envs.webshop.env import _builtin_goal_set
+    from toolgym.worlds.webshop import search
+
+    world = WebShopWorld(num_products=2000, seed=9)
+    rows = world.all_rows("asin", "name", "description", "bullet_points", "options")
+    texts = [search.document_text(n, d, json.loads(b), json.loads(o)) for _, n, d, b, o in rows]
+    ours = search.ProductSearch(search.BM25Index.build([r[0] for r in rows], texts))
+    assert len(ours.index.dense_words) > 0  # frequent words are dense columns
+    tokenizer = Tokenizer(stopwords="english")
+    retriever = bm25s.BM25(k1=1.2, b=0.75)
+    retriever.index(tokenizer.tokenize(texts, return_as="ids", show_progress=False), show_progress=False)
+    empty = tokenizer.get_vocab_dict()[""]
+    goals = _builtin_goal_set(world, 9, 200)
+    queries = _queries(world, 400) + [g["instruction_text"] for g in goals.goals.values()]
+    sampled = 0
+    for query in queries:
+        ids = [i for i in tokenizer.tokenize([query], update_vocab=False, return_as="ids", show_progress=False)[0]
+               if i != empty]
+        scores = retriever.get_scores(ids) if ids else np.zeros(len(rows), dtype=np.float32)
+        positive = np.flatnonzero(scores > 0)
+        ranked = [rows[i][0] for i in positive[np.lexsort((positive, -scores[positive]))]]
+        sampled += len(ranked) > search.SAMPLE_STRIDE * 8
+        ours._cache.clear()
+        assert ours.search(query, 7) == ranked[:7]
+        assert ours.search(query) == ranked[:50]
+        assert ours.search(query, 80) == ranked[:80]
+        assert ours.search(query, 7) == ranked[:7]  # from the cache
+    assert sampled > len(queries) / 2  # most queries pick among the sampled threshold's candidates
 
 
 # -- official data -----------------------------------------------------------------------------

@@ -46,13 +46,24 @@ def name_and_argument(action: str) -> tuple[str, str] | None:
 
 
 def _builtin_goal_set(world: WebShopWorld, seed: int, num_goals: int) -> GoalSet:
-    rows = world.all_rows("asin", "name", "query", "category", "product_category", "options", "price", "title_nouns",
-                          "instruction", "instruction_attributes")
-    products = [{"asin": a, "name": n, "query": q, "category": c, "product_category": pc, "options": json.loads(o),
-                 "price": p, "title_nouns": json.loads(tn), "instruction": i,
-                 "instruction_attributes": json.loads(ia) if ia else None}
-                for a, n, q, c, pc, o, p, tn, i, ia in rows]
-    return builtin_goals(products, seed, num_goals)
+    """The built-in goals of ``world``: the catalogue is streamed once, and only the drawn goals' products are read in full."""
+    seqs: list[int] = []
+
+    def catalogue():
+        for seq, options, instruction, attributes in world.sql().execute(
+                "SELECT seq, options, instruction, instruction_attributes FROM products ORDER BY seq"):
+            seqs.append(seq)
+            yield {"options": json.loads(options), "instruction": instruction,
+                   "instruction_attributes": json.loads(attributes) if attributes else None}
+
+    def product(index: int) -> dict:
+        a, n, q, c, pc, o, p, tn, i, ia = world.sql().execute(
+            "SELECT asin, name, query, category, product_category, options, price, title_nouns, instruction, "
+            "instruction_attributes FROM products WHERE seq = ?", (seqs[index],)).fetchone()
+        return {"asin": a, "name": n, "query": q, "category": c, "product_category": pc, "options": json.loads(o),
+                "price": p, "title_nouns": json.loads(tn), "instruction": i,
+                "instruction_attributes": json.loads(ia) if ia else None}
+    return builtin_goals(catalogue(), seed, num_goals, product=product)
 
 
 class WebShopEnv(ToolEnv):

@@ -16,11 +16,12 @@ is ``num_goals`` of them drawn without replacement in proportion to their weight
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import random
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 PRICE_RANGE = [10.0 * i for i in range(1, 100)]
 NO_PRICE_LIMIT = 1_000_000
@@ -70,23 +71,25 @@ def make_goal(product: dict, k: int, seed: int, weight: float) -> dict:
             "goal_options": goal_options, "title_nouns": list(product["title_nouns"]), "weight": weight}
 
 
-def _goal_index(products: list[dict]) -> tuple[list[int], list[int], list[float]]:
-    """For every goal (catalogue order): its product, its combination and its weight, without building it."""
+def _goal_index(products: Iterable[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every goal (catalogue order): its product, its combination and its weight, without building it.
+
+    ``products`` is read once, one at a time (only ``options``, ``instruction`` and
+    ``instruction_attributes``): a million products' goals are three arrays of about ten million numbers.
+    """
     counts: dict[str, int] = defaultdict(int)
-    for product in products:
-        if _has_goals(product):
-            for attribute in product["instruction_attributes"]:
-                counts[attribute] += _combinations(product)
-    owners, combos, weights = [], [], []
+    with_goals: list[tuple[int, int, list[str]]] = []  # (product, combinations, attributes)
     for index, product in enumerate(products):
-        if not _has_goals(product):
-            continue
-        attributes = product["instruction_attributes"]
-        weight = sum(1.0 / counts[a] for a in attributes) / len(attributes)
-        n = _combinations(product)
-        owners += [index] * n
-        combos += range(n)
-        weights += [weight] * n
+        if _has_goals(product):
+            n = _combinations(product)
+            for attribute in product["instruction_attributes"]:
+                counts[attribute] += n
+            with_goals.append((index, n, product["instruction_attributes"]))
+    sizes = np.array([n for _, n, _ in with_goals], dtype=np.int64)
+    owners = np.repeat(np.array([index for index, _, _ in with_goals], dtype=np.int64), sizes)
+    weights = np.repeat(np.array([sum(1.0 / counts[a] for a in attributes) / len(attributes)
+                                  for _, _, attributes in with_goals], dtype=np.float64), sizes)
+    combos = np.arange(len(owners)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     return owners, combos, weights
 
 
@@ -95,18 +98,22 @@ def synthetic_goals(products: list[dict], seed: int) -> list[dict]:
     product_category, options, price, title_nouns, instruction, instruction_attributes), in
     catalogue order, with weights."""
     owners, combos, weights = _goal_index(products)
-    return [make_goal(products[o], k, seed, w) for o, k, w in zip(owners, combos, weights)]
+    return [make_goal(products[o], k, seed, w) for o, k, w in zip(owners.tolist(), combos.tolist(), weights.tolist())]
 
 
-def weighted_sample(weights: list[float], count: int, rng: random.Random) -> list[int]:
-    """``count`` distinct indices drawn in proportion to ``weights`` (WebShop's ``random_idx`` loop)."""
+def weighted_sample(weights: np.ndarray, count: int, rng: random.Random) -> list[int]:
+    """``count`` distinct indices drawn in proportion to ``weights`` (WebShop's ``random_idx`` loop).
+
+    The running sums are ``itertools.accumulate``'s: ``np.cumsum`` adds in order, as it does.
+    """
     if count >= len(weights):
         return list(range(len(weights)))
-    cumulative = list(itertools.accumulate(weights, initial=0.0))
+    cumulative = np.concatenate(([0.0], np.cumsum(weights, dtype=np.float64)))
+    total = float(cumulative[-1])
     chosen: list[int] = []
     seen: set[int] = set()
     while len(chosen) < count:
-        index = min(bisect.bisect(cumulative, rng.uniform(0, cumulative[-1])), len(cumulative) - 2)
+        index = min(int(np.searchsorted(cumulative, rng.uniform(0, total), side="right")), len(cumulative) - 2)
         if index not in seen:
             seen.add(index)
             chosen.append(index)
@@ -121,16 +128,23 @@ class GoalSet:
     demos: tuple[dict, ...]
 
 
-def builtin_goals(products: list[dict], seed: int, num_goals: int, num_demos: int = 3) -> GoalSet:
+def builtin_goals(products: Iterable[dict], seed: int, num_goals: int, num_demos: int = 3,
+                  product: Callable[[int], dict] | None = None) -> GoalSet:
     """The built-in task set: ``num_goals`` weighted draws after WebShop's seed-233 shuffle.
 
     Only the drawn goals are built: a 100,000-product catalogue has about a million goals.
+
+    Args:
+        products: The catalogue in order, read once (see :func:`_goal_index`).
+        product: The ``i``-th product in full, for the drawn goals; by default ``products[i]``.
     """
     owners, combos, weights = _goal_index(products)
+    product = product or products.__getitem__
     order = list(range(len(owners)))
     random.Random(233).shuffle(order)  # the goal list's shuffle, done on positions
-    drawn = weighted_sample([weights[i] for i in order], num_goals + num_demos, random.Random(f"webshop-goals-{seed}"))
-    goals = [make_goal(products[owners[p]], combos[p], seed, weights[p]) for p in (order[i] for i in drawn)]
+    order = np.array(order, dtype=np.int64)
+    drawn = weighted_sample(weights[order], num_goals + num_demos, random.Random(f"webshop-goals-{seed}"))
+    goals = [make_goal(product(int(owners[p])), int(combos[p]), seed, float(weights[p])) for p in order[drawn].tolist()]
     tests, demos = goals[:len(goals) - num_demos], goals[len(goals) - num_demos:]
     if not tests:
         tests, demos = goals, []
