@@ -79,35 +79,29 @@ def check(source: Any, profile: Profile) -> Program:
         raise ProgramError(f"the program cannot be parsed: {type(exc).__name__} {exc}".strip()) from None
     if budgets.max_statements is not None and len(tree.body) > budgets.max_statements:
         raise ProgramError(f"the program has more than {budgets.max_statements} statements")
-    _fold_signed_numbers(tree)
     _Checker(profile, tree).check()
     lines = _LINE_BREAK.split(source)
     return Program(source, tuple(Statement(node, _segment(lines, node)) for node in tree.body))
 
 
-def _fold_signed_numbers(tree: ast.Module) -> None:
-    """Make ``-3`` and ``+2.5`` constants, as they read: a signed number is a literal."""
-    for node in ast.walk(tree):
-        for name, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                value[:] = [_folded(item) for item in value]
-            elif isinstance(value, ast.expr):
-                setattr(node, name, _folded(value))
-
-
 def _folded(node: Any) -> Any:
-    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
-            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)):
+    """``-3`` and ``+2.5`` as constants, as they read: a signed number is a literal."""
+    if (type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd)
+            and type(node.operand) is ast.Constant and type(node.operand.value) in (int, float)):
         value = node.operand.value
-        return ast.copy_location(ast.Constant(-value if isinstance(node.op, ast.USub) else value), node)
+        return ast.copy_location(ast.Constant(-value if type(node.op) is ast.USub else value), node)
     return node
 
 
 class _Checker:
+    """Checks every node of a tree once, breadth first (as :func:`ast.walk`, so the first fault
+    reported is the same), folding signed numbers on the way."""
+
     def __init__(self, profile: Profile, tree: ast.Module):
         self.profile = profile
         self.tree = tree
         self.allowed = profile.statements | profile.expressions
+        self.callables = profile.callables()
         self.method_names = frozenset().union(*profile.methods.values())
         self.attribute_names = frozenset().union(*profile.attributes.values())
         self.attribute_calls = bool(profile.namespaces or profile.methods or profile.attributes)
@@ -118,54 +112,88 @@ class _Checker:
         for statement in tree.body:
             if isinstance(statement, (ast.Expr, ast.Assign)):
                 self.statement_calls.add(id(statement.value))
+        # The check of each node type, decided once per type: most types need none beyond being allowed.
+        self.checks: dict[type, Any] = {ast.Module: None, ast.Attribute: self.attribute}
 
     def fail(self, node: ast.AST, message: str) -> ProgramError:
         line = getattr(node, "lineno", None)
         return ProgramError(f"line {line}: {message}" if line else message)
 
     def check(self) -> None:
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call):
-                self.callees.add(id(node.func))
-            self.node(node)
+        todo: list[ast.AST] = [self.tree]
+        checks, callees = self.checks, self.callees
+        for node in todo:  # breadth first: the list grows behind the loop, as ast.walk's queue
+            for name in node._fields:  # the children, as ast.iter_child_nodes, signed numbers folded first
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for index, item in enumerate(value):
+                        if isinstance(item, ast.AST):
+                            if type(item) is ast.UnaryOp:
+                                item = value[index] = _folded(item)
+                            todo.append(item)
+                elif isinstance(value, ast.AST):
+                    if type(value) is ast.UnaryOp:
+                        value = _folded(value)
+                        setattr(node, name, value)
+                    todo.append(value)
+            kind = type(node)
+            if kind is ast.Call:
+                callees.add(id(node.func))
+            check = checks[kind] if kind in checks else self.decide(kind)
+            if check is not None:
+                check(node)
 
-    def node(self, node: ast.AST) -> None:
-        profile = self.profile
-        if isinstance(node, ast.Module):
-            return
-        if isinstance(node, ast.Attribute):
-            self.attribute(node)
-            return
-        if type(node) not in self.allowed:
-            if type(node) in _WORDS:
-                raise self.fail(node, f"{_WORDS[type(node)]} is not allowed")
-            if isinstance(node, ast.stmt) and not profile.bare_expressions:
-                raise self.fail(node, f"{describe(node)} is not allowed: a statement must call a function of "
-                                      f"{' or '.join(profile.namespaces)} or assign a value to a name")
-            raise self.fail(node, f"{describe(node)} is not allowed")
-        if isinstance(node, ast.Expr) and not profile.bare_expressions and not isinstance(node.value, ast.Call):
+    def decide(self, kind: type) -> Any:
+        """The check of nodes of type ``kind`` (None: allowed as they are), kept for the next ones."""
+        if kind not in self.allowed:
+            check = self.refuse
+        elif kind is ast.Expr and not self.profile.bare_expressions:
+            check = self.statement_expression
+        else:
+            check = _SPECIFIC.get(kind)
+            check = None if check is None else check.__get__(self)
+        self.checks[kind] = check
+        return check
+
+    def refuse(self, node: ast.AST) -> None:
+        if type(node) in _WORDS:
+            raise self.fail(node, f"{_WORDS[type(node)]} is not allowed")
+        if isinstance(node, ast.stmt) and not self.profile.bare_expressions:
+            raise self.fail(node, f"{describe(node)} is not allowed: a statement must call a function of "
+                                  f"{' or '.join(self.profile.namespaces)} or assign a value to a name")
+        raise self.fail(node, f"{describe(node)} is not allowed")
+
+    def statement_expression(self, node: ast.Expr) -> None:
+        if not isinstance(node.value, ast.Call):
             if isinstance(node.value, ast.Attribute):
                 self.attribute(node.value)  # says what is wrong with it
             raise self.fail(node, f"{describe(node.value)} is not allowed: a statement must call a function of "
-                                  f"{' or '.join(profile.namespaces)} or assign a value to a name")
-        if isinstance(node, ast.Name):
-            self.name(node)
-        elif isinstance(node, ast.Constant):
-            self.constant(node)
-        elif isinstance(node, ast.Call):
-            self.call(node)
-        elif isinstance(node, ast.keyword) and node.arg is None:
+                                  f"{' or '.join(self.profile.namespaces)} or assign a value to a name")
+
+    def keyword(self, node: ast.keyword) -> None:
+        if node.arg is None:
             raise self.fail(node.value, "'**' unpacking is not allowed")
-        elif isinstance(node, ast.For) and node.orelse:
+
+    def for_loop(self, node: ast.For) -> None:
+        if node.orelse:
             raise self.fail(node, "for ... else is not allowed")
-        elif isinstance(node, ast.comprehension) and node.is_async:
+        self.target(node.target, node)
+
+    def comprehension(self, node: ast.comprehension) -> None:
+        if node.is_async:
             raise self.fail(node.target, "async comprehensions are not allowed")
-        elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+        self.target(node.target, node)
+
+    def formatted_value(self, node: ast.FormattedValue) -> None:
+        if node.format_spec is not None:
             raise self.fail(node, "format specifications in f-strings are not allowed")
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.For, ast.comprehension)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                self.target(target, node, augmented=isinstance(node, ast.AugAssign))
+
+    def assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self.target(target, node)
+
+    def augmented_assign(self, node: ast.AugAssign) -> None:
+        self.target(node.target, node, augmented=True)
 
     def name(self, node: ast.Name) -> None:
         if node.id.startswith("_"):
@@ -173,7 +201,7 @@ class _Checker:
         if isinstance(node.ctx, ast.Load) and id(node) not in self.callees:
             if node.id in self.profile.namespaces and id(node) not in self.namespace_uses:
                 raise self.fail(node, f"{node.id} is not a value; call its functions as {node.id}.name(...)")
-            if node.id in self.profile.callables():
+            if node.id in self.callables:
                 raise self.fail(node, f"{node.id} is a function; call it as {node.id}(...)")
 
     def constant(self, node: ast.Constant) -> None:
@@ -195,8 +223,8 @@ class _Checker:
     def call(self, node: ast.Call) -> None:
         func, profile = node.func, self.profile
         if isinstance(func, ast.Name):
-            if func.id not in profile.callables() and not func.id.startswith("_"):
-                available = sorted(profile.callables()) + [f"{ns}.<function>" for ns in profile.namespaces]
+            if func.id not in self.callables and not func.id.startswith("_"):
+                available = sorted(self.callables) + [f"{ns}.<function>" for ns in profile.namespaces]
                 raise self.fail(node, f"unknown function {func.id}(); available: {', '.join(available)}")
         elif not isinstance(func, ast.Attribute):
             raise self.fail(node, f"only calls of named functions are allowed (found {describe(node)})")
@@ -241,6 +269,15 @@ class _Checker:
                 self.target(element, statement)
             return
         raise self.fail(statement, f"cannot assign to {describe(target)}")
+
+
+#: Node types with a check beyond being allowed (methods of _Checker).
+_SPECIFIC: dict[type, Any] = {
+    ast.Name: _Checker.name, ast.Constant: _Checker.constant, ast.Call: _Checker.call, ast.keyword: _Checker.keyword,
+    ast.For: _Checker.for_loop, ast.comprehension: _Checker.comprehension,
+    ast.FormattedValue: _Checker.formatted_value, ast.Assign: _Checker.assign,
+    ast.AugAssign: _Checker.augmented_assign,
+}
 
 
 def _segment(lines: list[str], node: ast.AST) -> str:
