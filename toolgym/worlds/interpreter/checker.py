@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolgym.worlds.interpreter.profile import Profile
@@ -25,16 +26,31 @@ _CONSTANT_TYPES = (int, float, str, bool, type(None))
 _LINE_BREAK = re.compile(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)")  # splits after each line end, as ast counts lines
 
 
+class _Lines:
+    """A program's lines, split when a statement's text is first asked for (most runs never ask)."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return _LINE_BREAK.split(self.source)
+
+
 @dataclass(frozen=True)
 class Statement:
     """A top-level statement of a checked program and its text."""
 
     node: ast.stmt
-    source: str
+    program: _Lines = field(repr=False, compare=False)
 
     @property
     def line(self) -> int:
         return self.node.lineno
+
+    @functools.cached_property
+    def source(self) -> str:
+        return _segment(self.program.lines, self.node)
 
 
 @dataclass(frozen=True)
@@ -80,8 +96,8 @@ def check(source: Any, profile: Profile) -> Program:
     if budgets.max_statements is not None and len(tree.body) > budgets.max_statements:
         raise ProgramError(f"the program has more than {budgets.max_statements} statements")
     _Checker(profile, tree).check()
-    lines = _LINE_BREAK.split(source)
-    return Program(source, tuple(Statement(node, _segment(lines, node)) for node in tree.body))
+    lines = _Lines(source)
+    return Program(source, tuple(Statement(node, lines) for node in tree.body))
 
 
 def _folded(node: Any) -> Any:
@@ -100,10 +116,11 @@ class _Checker:
     def __init__(self, profile: Profile, tree: ast.Module):
         self.profile = profile
         self.tree = tree
-        self.allowed = profile.statements | profile.expressions
+        self.allowed = profile.node_types
+        self.leaves = _leaves(self.allowed)
         self.callables = profile.callables()
-        self.method_names = frozenset().union(*profile.methods.values())
-        self.attribute_names = frozenset().union(*profile.attributes.values())
+        self.method_names = profile.method_names
+        self.attribute_names = profile.attribute_names
         self.attribute_calls = bool(profile.namespaces or profile.methods or profile.attributes)
         # Nodes in special places: callees, and values whose place allows a namespace call.
         self.callees: set[int] = set()
@@ -121,22 +138,25 @@ class _Checker:
 
     def check(self) -> None:
         todo: list[ast.AST] = [self.tree]
-        checks, callees = self.checks, self.callees
+        checks, callees, leaves = self.checks, self.callees, self.leaves
         for node in todo:  # breadth first: the list grows behind the loop, as ast.walk's queue
-            for name in node._fields:  # the children, as ast.iter_child_nodes, signed numbers folded first
+            kind = type(node)
+            fields = _NODE_FIELDS[kind] if kind in _NODE_FIELDS else _node_fields(kind)
+            for name in fields:  # the children, as ast.iter_child_nodes, signed numbers folded first
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for index, item in enumerate(value):
                         if isinstance(item, ast.AST):
                             if type(item) is ast.UnaryOp:
                                 item = value[index] = _folded(item)
-                            todo.append(item)
+                            if type(item) not in leaves:
+                                todo.append(item)
                 elif isinstance(value, ast.AST):
                     if type(value) is ast.UnaryOp:
                         value = _folded(value)
                         setattr(node, name, value)
-                    todo.append(value)
-            kind = type(node)
+                    if type(value) not in leaves:
+                        todo.append(value)
             if kind is ast.Call:
                 callees.add(id(node.func))
             check = checks[kind] if kind in checks else self.decide(kind)
@@ -215,7 +235,8 @@ class _Checker:
                 raise self.fail(node, f"the text is too long ({len(value)} characters; at most "
                                       f"{budgets.max_length})")
             try:
-                value.encode("utf-8")
+                if not value.isascii():  # ASCII text holds no surrogate
+                    value.encode("utf-8")
             except UnicodeEncodeError:
                 raise self.fail(node, "the text contains a lone surrogate (such as '\\ud800'), "
                                       "which is not valid Unicode") from None
@@ -278,6 +299,26 @@ _SPECIFIC: dict[type, Any] = {
     ast.FormattedValue: _Checker.formatted_value, ast.Assign: _Checker.assign,
     ast.AugAssign: _Checker.augmented_assign,
 }
+
+
+# Field types of the abstract grammar that never hold a node (as ast's class docstrings name them).
+_SCALAR_FIELDS = re.compile(r"\b(?:identifier|string|constant|int)[?*]? (\w+)")
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes (all of them when its grammar line is not
+    known), kept for the next nodes of the type: a walk then skips names, numbers and texts."""
+    signature = kind.__doc__ or ""
+    scalars = set(_SCALAR_FIELDS.findall(signature)) if signature.startswith(f"{kind.__name__}(") else set()
+    fields = _NODE_FIELDS[kind] = tuple(name for name in kind._fields if name not in scalars)
+    return fields
+
+
+@functools.lru_cache(maxsize=16)
+def _leaves(allowed: frozenset[type]) -> frozenset[type]:
+    """The allowed node types without fields (contexts, operators): nothing to check, never visited."""
+    return frozenset(kind for kind in allowed if not kind._fields and kind not in _SPECIFIC)
 
 
 def _segment(lines: list[str], node: ast.AST) -> str:
