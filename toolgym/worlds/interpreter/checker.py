@@ -6,7 +6,7 @@ import ast
 import functools
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from toolgym.worlds.interpreter.profile import Profile
@@ -37,20 +37,29 @@ class _Lines:
         return _LINE_BREAK.split(self.source)
 
 
-@dataclass(frozen=True)
 class Statement:
-    """A top-level statement of a checked program and its text."""
+    """A top-level statement of a checked program and its text (cut from the program when first
+    asked for: most runs never ask, and a frozen dataclass cost more to make than the check of a node)."""
 
-    node: ast.stmt
-    program: _Lines = field(repr=False, compare=False)
+    __slots__ = ("node", "_program", "_source")
+
+    def __init__(self, node: ast.stmt, program: _Lines):
+        self.node = node
+        self._program = program
+        self._source: str | None = None
+
+    def __repr__(self) -> str:
+        return f"Statement(line {self.line}: {self.source!r})"
 
     @property
     def line(self) -> int:
         return self.node.lineno
 
-    @functools.cached_property
+    @property
     def source(self) -> str:
-        return _segment(self.program.lines, self.node)
+        if self._source is None:
+            self._source = _segment(self._program.lines, self.node)
+        return self._source
 
 
 @dataclass(frozen=True)
@@ -129,8 +138,8 @@ class _Checker:
         for statement in tree.body:
             if isinstance(statement, (ast.Expr, ast.Assign)):
                 self.statement_calls.add(id(statement.value))
-        # The check of each node type, decided once per type: most types need none beyond being allowed.
-        self.checks: dict[type, Any] = {ast.Module: None, ast.Attribute: self.attribute}
+        # The check of each node type, decided once per type and profile: most need none beyond being allowed.
+        self.checks = _checks(self.allowed, profile.bare_expressions)
 
     def fail(self, node: ast.AST, message: str) -> ProgramError:
         line = getattr(node, "lineno", None)
@@ -138,40 +147,44 @@ class _Checker:
 
     def check(self) -> None:
         todo: list[ast.AST] = [self.tree]
-        checks, callees, leaves = self.checks, self.callees, self.leaves
+        checks, callees, leaves, node_fields = self.checks, self.callees, self.leaves, _NODE_FIELDS
+        node_type, unary, call = ast.AST, ast.UnaryOp, ast.Call  # locals: this loop runs for every node
         for node in todo:  # breadth first: the list grows behind the loop, as ast.walk's queue
             kind = type(node)
-            fields = _NODE_FIELDS[kind] if kind in _NODE_FIELDS else _node_fields(kind)
+            fields = node_fields[kind] if kind in node_fields else _node_fields(kind)
             for name in fields:  # the children, as ast.iter_child_nodes, signed numbers folded first
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for index, item in enumerate(value):
-                        if isinstance(item, ast.AST):
-                            if type(item) is ast.UnaryOp:
+                        if isinstance(item, node_type):
+                            if type(item) is unary:
                                 item = value[index] = _folded(item)
                             if type(item) not in leaves:
                                 todo.append(item)
-                elif isinstance(value, ast.AST):
-                    if type(value) is ast.UnaryOp:
+                elif isinstance(value, node_type):
+                    if type(value) is unary:
                         value = _folded(value)
                         setattr(node, name, value)
                     if type(value) not in leaves:
                         todo.append(value)
-            if kind is ast.Call:
+            if kind is call:
                 callees.add(id(node.func))
             check = checks[kind] if kind in checks else self.decide(kind)
             if check is not None:
-                check(node)
+                check(self, node)
 
     def decide(self, kind: type) -> Any:
         """The check of nodes of type ``kind`` (None: allowed as they are), kept for the next ones."""
-        if kind not in self.allowed:
-            check = self.refuse
+        if kind is ast.Module:
+            check = None
+        elif kind is ast.Attribute:
+            check = _Checker.attribute  # allowed or not: it says what is wrong with it
+        elif kind not in self.allowed:
+            check = _Checker.refuse
         elif kind is ast.Expr and not self.profile.bare_expressions:
-            check = self.statement_expression
+            check = _Checker.statement_expression
         else:
             check = _SPECIFIC.get(kind)
-            check = None if check is None else check.__get__(self)
         self.checks[kind] = check
         return check
 
@@ -313,6 +326,12 @@ def _node_fields(kind: type) -> tuple[str, ...]:
     scalars = set(_SCALAR_FIELDS.findall(signature)) if signature.startswith(f"{kind.__name__}(") else set()
     fields = _NODE_FIELDS[kind] = tuple(name for name in kind._fields if name not in scalars)
     return fields
+
+
+@functools.lru_cache(maxsize=16)
+def _checks(allowed: frozenset[type], bare_expressions: bool) -> dict[type, Any]:
+    """The table of checks by node type of the profiles with these rules, filled as types come."""
+    return {}
 
 
 @functools.lru_cache(maxsize=16)
