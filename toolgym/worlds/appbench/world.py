@@ -71,20 +71,11 @@ class AppBenchWorld(World):
     @staticmethod
     def route(app: str, api: str) -> tuple[str | None, str | None]:
         """The tool that runs ``api`` through ``app``, or an error saying why none does."""
-        apps = {a.lower(): a for a in APPS}
-        owner_app = apps.get(str(app).strip().lower())
-        name = str(api).strip().lower()
-        owners = [spec.app for spec in AppBenchTools.specs.values() if spec.name.split("_", 1)[1].lower() == name]
-        if owner_app is None:
-            return None, f"Unknown app {app!r}. The apps are: {', '.join(APPS)}."
-        tool_name = next((t for a, t in _apis_of(owner_app).items() if a.lower() == name), None)
-        if tool_name is not None:
-            return tool_name, None
-        if owners:
-            return None, (f"Permission denied: API {api!r} belongs to app {' / '.join(owners)}; it cannot be run "
-                          f"through {owner_app}.")
-        return None, f"App {owner_app} has no API {api!r}. Its APIs: {', '.join(AppBenchWorld.apis_of(owner_app))}."
+        if isinstance(app, str) and isinstance(api, str):
+            return _route(app, api)
+        return _route.__wrapped__(app, api)  # names from JSON may be any value: their messages show them as they are
 
+    # -- calls ---------------------------------------------------------------------------------
     def call(self, app: str, api: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one API through an app; a refused or failing call changes nothing."""
         tool_name, error = self.route(app, api)
@@ -268,6 +259,25 @@ class AppBenchWorld(World):
 def _apis_of(app: str) -> dict[str, str]:
     """API name -> tool name, for one app (built once: prompts, schemas and routing ask often; not to be changed)."""
     return {spec.name.split("_", 1)[1]: spec.name for spec in AppBenchTools.specs.values() if spec.app == app}
+
+
+@functools.lru_cache(maxsize=1024)
+def _route(app: Any, api: Any) -> tuple[str | None, str | None]:
+    """:meth:`AppBenchWorld.route`, kept for the names asked often (every call of a plan asks; a
+    route depends on the names only)."""
+    apps = {a.lower(): a for a in APPS}
+    owner_app = apps.get(str(app).strip().lower())
+    name = str(api).strip().lower()
+    owners = [spec.app for spec in AppBenchTools.specs.values() if spec.name.split("_", 1)[1].lower() == name]
+    if owner_app is None:
+        return None, f"Unknown app {app!r}. The apps are: {', '.join(APPS)}."
+    tool_name = next((t for a, t in _apis_of(owner_app).items() if a.lower() == name), None)
+    if tool_name is not None:
+        return tool_name, None
+    if owners:
+        return None, (f"Permission denied: API {api!r} belongs to app {' / '.join(owners)}; it cannot be run "
+                      f"through {owner_app}.")
+    return None, f"App {owner_app} has no API {api!r}. Its APIs: {', '.join(AppBenchWorld.apis_of(owner_app))}."
 
 
 def resolve(value: Value, history: list[Executed]) -> str | None:
