@@ -23,6 +23,8 @@ _WORDS: dict[type, str] = {
     ast.GeneratorExp: "a generator expression", ast.Set: "a set", ast.Match: "match", ast.Assert: "assert",
 }
 _CONSTANT_TYPES = (int, float, str, bool, type(None))
+#: The parser warns only about backslash escapes and numbers run into names ("1if", "1.or", "0x1for").
+_DIGIT_LETTER = re.compile(r"[0-9]\.?[^\W0-9]")
 _LINE_BREAK = re.compile(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)")  # splits after each line end, as ast counts lines
 
 
@@ -94,8 +96,11 @@ def check(source: Any, profile: Profile) -> Program:
         raise ProgramError(f"the program is too long ({len(source)} characters; at most "
                            f"{budgets.max_program_chars})")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences in string literals
+        if "\\" in source or _DIGIT_LETTER.search(source):  # what the parser may warn about
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. invalid escape sequences, "1if" (invalid decimal literal)
+                tree = ast.parse(source, mode="exec")
+        else:  # (catching warnings costs more than the check of a short program's nodes)
             tree = ast.parse(source, mode="exec")
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
