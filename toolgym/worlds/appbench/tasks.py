@@ -467,11 +467,11 @@ def _with_returns(calls: list[Call]) -> list[Call]:
     return [Call(c.app, c.api, c.arguments, returned_fields(c)) for c in calls]
 
 
-def plan_effects(world: AppBenchWorld, calls: list[Call], base) -> Counter | None:
+def plan_effects(world: AppBenchWorld, calls: list[Call], base, reads: dict) -> Counter | None:
     """The rows the plan writes (``world.effects()``) when every call of it succeeds on the world,
     each reference resolving and each search finding something; else None. The world is put
-    back to ``base`` if the plan changed it."""
-    history = world.execute_plan(calls)
+    back to ``base`` if the plan changed it. ``reads``: results of read-only calls on ``base``."""
+    history = world.execute_plan(calls, reads)
     runs = all(done.result.ok and done.result.response not in ([], None) for done in history)
     effects = world.effects() if runs else None
     if any(done.result.is_action and done.result.ok for done in history):
@@ -486,6 +486,7 @@ def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> 
     effects: dict[str, Counter] = {}
     base = world.snapshot()
     rows = _Rows(world)
+    reads: dict = {}  # plans start from base, and many start with the same search
     for category in CATEGORIES:
         rng = random.Random(f"appbench-{seed}-{category}")
         templates = _Templates(rows, rng)
@@ -498,7 +499,7 @@ def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> 
             calls = _with_returns(calls)
             if not _category_ok(category, calls) or text in seen:
                 continue
-            written = plan_effects(world, calls, base)
+            written = plan_effects(world, calls, base, reads)
             if written is None:
                 continue
             seen.add(text)

@@ -94,8 +94,11 @@ class AppBenchWorld(World):
                 result.error = result.error.replace(f"{private}:", f"{public}:").replace(f"'{private}'", f"'{public}'")
         return result
 
-    def execute(self, call: Call, history: list[Executed]) -> Executed:
-        """Run a plan step: resolve its references against earlier results, then call the API."""
+    def execute(self, call: Call, history: list[Executed], reads: dict | None = None) -> Executed:
+        """Run a plan step: resolve its references against earlier results, then call the API.
+
+        ``reads``: results of read-only calls on the world as it is now, by app, API and
+        arguments; a call found there is not run again, a read-only call run is added."""
         arguments, problems = {}, []
         for key, value in call.arguments.items():
             resolved = resolve(value, history)
@@ -106,14 +109,25 @@ class AppBenchWorld(World):
                 arguments[key] = resolved
         if problems:
             result = ToolResult(name=f"{call.app}.{call.api}", arguments=dict(arguments), error="; ".join(problems))
-        else:
+        elif reads is None:
             result = self.call(call.app, call.api, arguments)
+        else:
+            asked = (call.app, call.api, tuple(arguments.items()))
+            result = reads.get(asked)
+            if result is None:
+                result = self.call(call.app, call.api, arguments)
+                if not result.is_action:
+                    reads[asked] = result
         return Executed(call=call, arguments=arguments, result=result)
 
-    def execute_plan(self, calls: list[Call]) -> list[Executed]:
+    def execute_plan(self, calls: list[Call], reads: dict | None = None) -> list[Executed]:
+        """Run a plan's calls in order. ``reads`` (see :meth:`execute`) serves the calls made
+        before the plan's first write: the world is still as it was when they were kept."""
         history: list[Executed] = []
         for call in calls:
-            history.append(self.execute(call, history))
+            history.append(self.execute(call, history, reads))
+            if reads is not None and history[-1].result.is_action and history[-1].result.ok:
+                reads = None
         return history
 
     def effects(self) -> Counter:
