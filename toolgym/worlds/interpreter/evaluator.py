@@ -218,6 +218,8 @@ class Interpreter:
             if node.id in self.variables:
                 return self.variables[node.id]
             raise ProgramError(f"name {node.id!r} is not defined")
+        if isinstance(node, ast.Call):  # early: most statements of most programs are calls
+            return self._call(node)
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self._eval(e) for e in node.elts]
             return self._new(items if isinstance(node, ast.List) else tuple(items))
@@ -264,8 +266,6 @@ class Interpreter:
             return self._list_comprehension(node)
         if isinstance(node, ast.JoinedStr):
             return self._f_string(node)
-        if isinstance(node, ast.Call):
-            return self._call(node)
         if isinstance(node, ast.Attribute):  # a read the checker allowed: the value's type decides
             target = self._eval(node.value)
             if not any(node.attr in names for kind, names in self.profile.attributes.items()
