@@ -111,7 +111,7 @@ def check(source: Any, profile: Profile) -> Program:
         raise ProgramError(f"the program has more than {budgets.max_statements} statements")
     _Checker(profile, tree).check()
     lines = _Lines(source)
-    return Program(source, tuple(Statement(node, lines) for node in tree.body))
+    return Program(source, tuple([Statement(node, lines) for node in tree.body]))
 
 
 def _folded(node: Any) -> Any:
@@ -234,13 +234,14 @@ class _Checker:
         self.target(node.target, node, augmented=True)
 
     def name(self, node: ast.Name) -> None:
-        if node.id.startswith("_"):
-            raise self.fail(node, f"names starting with '_' are not allowed ({node.id})")
-        if isinstance(node.ctx, ast.Load) and id(node) not in self.callees:
-            if node.id in self.profile.namespaces and id(node) not in self.namespace_uses:
-                raise self.fail(node, f"{node.id} is not a value; call its functions as {node.id}.name(...)")
-            if node.id in self.callables:
-                raise self.fail(node, f"{node.id} is a function; call it as {node.id}(...)")
+        name = node.id
+        if name.startswith("_"):
+            raise self.fail(node, f"names starting with '_' are not allowed ({name})")
+        if type(node.ctx) is ast.Load and id(node) not in self.callees:
+            if name in self.profile.namespaces and id(node) not in self.namespace_uses:
+                raise self.fail(node, f"{name} is not a value; call its functions as {name}.name(...)")
+            if name in self.callables:
+                raise self.fail(node, f"{name} is a function; call it as {name}(...)")
 
     def constant(self, node: ast.Constant) -> None:
         value, budgets = node.value, self.profile.budgets
