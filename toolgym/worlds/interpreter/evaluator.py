@@ -371,7 +371,12 @@ class Interpreter:
         args = [self._eval(a) for a in node.args]
         kwargs = {k.arg: self._eval(k.value) for k in node.keywords}
         meter = self.meter
-        meter.charge(sum(meter.size(v) for v in (*args, *kwargs.values())))  # a call may walk its arguments
+        units = 0  # a call may walk its arguments
+        for value in args:
+            units += meter.size(value)
+        for value in kwargs.values():
+            units += meter.size(value)
+        meter.charge(units)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.namespaces:
             label = f"{func.value.id}.{func.attr}"
             invoke = self.namespaces[func.value.id]
