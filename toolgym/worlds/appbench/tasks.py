@@ -13,6 +13,7 @@ call succeeds and every reference really resolves.
 from __future__ import annotations
 
 import json
+import operator
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -80,7 +81,12 @@ class _Rows:
             if table not in self._tables:
                 columns = [getattr(table, c.key) for c in sa_inspect(table).column_attrs]
                 self._tables[table] = list(self.world.session.execute(select(*columns).order_by(table.id)))
-            self._matches[key] = [r for r in self._tables[table] if all(getattr(r, k) == v for k, v in where.items())]
+            rows = self._tables[table]
+            if where:
+                value_of = operator.attrgetter(*where)  # one value for one field, else a tuple
+                wanted = next(iter(where.values())) if len(where) == 1 else tuple(where.values())
+                rows = [r for r in rows if value_of(r) == wanted]
+            self._matches[key] = list(rows)
         return self._matches[key]
 
 
