@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, inspect as sa_inspect
 
 from toolgym.worlds.appbench import data_model as m
 from toolgym.worlds.appbench.plan import Call, Ref, Value, literal
@@ -265,8 +265,10 @@ class AppBenchWorld(World):
         for _ in range(12):
             add(m.Film, title=f"{fake.unique.word().title()} {rng.choice(['Story', 'Legacy', 'Code'])}",
                 genre=rng.choice(GENRES), starring=fake.name())
-        for table, values in rows.items():
-            self.session.execute(insert(table), values)
+        connection = self.session.connection()
+        for table, values in rows.items():  # as table rows: the ORM's bulk insert maps each row again
+            names = {a.key: a.columns[0].name for a in sa_inspect(table).column_attrs}
+            connection.execute(insert(table.__table__), [{names[k]: v for k, v in row.items()} for row in values])
 
 
 @functools.lru_cache(maxsize=64)
