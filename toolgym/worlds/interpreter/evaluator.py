@@ -380,7 +380,7 @@ class Interpreter:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.namespaces:
             label = f"{func.value.id}.{func.attr}"
             invoke = self.namespaces[func.value.id]
-            return self._result(label, lambda: invoke(func.attr, args, kwargs))
+            return self._result(label, invoke, func.attr, args, kwargs)
         if isinstance(func, ast.Attribute):
             target = self._eval(func.value)
             label = f"{type(target).__name__}.{func.attr}"
@@ -390,7 +390,7 @@ class Interpreter:
             meter.charge_opaque(target)
             instead = self._guard(label, (target, args, kwargs))
             method = getattr(target, func.attr)
-            result = self._result(label, instead or (lambda: method(*args, **kwargs)))
+            result = self._result(label, instead) if instead else self._result(label, method, *args, **kwargs)
             if result is None:  # a method that returns nothing changed its target (pandas' inplace=True, insert)
                 meter.forget(target)
             return result
@@ -399,7 +399,7 @@ class Interpreter:
         if getattr(function, "metered", False):
             args = [meter, *args]
         self._bind(name, function, args, kwargs)
-        return self._result(name, lambda: function(*args, **kwargs))
+        return self._result(name, function, *args, **kwargs)
 
     def _guard(self, operation: str, operands: tuple) -> Callable[[], Any] | None:
         """Ask the profile's guard, if any, whether an operation on its values may start (and,
@@ -422,9 +422,10 @@ class Interpreter:
             except TypeError as exc:
                 raise ProgramError(f"{name}(): {exc}") from None
 
-    def _result(self, label: str, call: Callable[[], Any]) -> Any:
+    def _result(self, label: str, function: Callable, /, *args: Any, **kwargs: Any) -> Any:
+        """``function(*args, **kwargs)``, a new value; its failure a ProgramError named by ``label``."""
         try:
-            return self._new(call())
+            return self._new(function(*args, **kwargs))
         except ProgramError as exc:
             raise ProgramError(f"{label}(): {exc}") from None
         except RecursionError:
