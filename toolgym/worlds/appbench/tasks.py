@@ -485,7 +485,8 @@ def plan_effects(world: AppBenchWorld, calls: list[Call], base, reads: dict) -> 
     return effects
 
 
-def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> tuple[list[AppTask], dict[str, Counter]]:
+def generate_tasks(world: AppBenchWorld, seed: int,
+                   per_category: int = 200) -> tuple[list[AppTask], dict[str, Counter]]:
     """``per_category`` verified tasks of each category, identical for identical seeds, and by
     task id the rows each one's ground-truth plan writes on the world as it is now (it is put back)."""
     tasks: list[AppTask] = []

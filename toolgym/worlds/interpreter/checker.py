@@ -43,7 +43,7 @@ class Statement:
     """A top-level statement of a checked program and its text (cut from the program when first
     asked for: most runs never ask, and a frozen dataclass cost more to make than the check of a node)."""
 
-    __slots__ = ("node", "_program", "_source")
+    __slots__ = ("_program", "_source", "node")
 
     def __init__(self, node: ast.stmt, program: _Lines):
         self.node = node
