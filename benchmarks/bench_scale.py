@@ -298,6 +298,8 @@ INTERPRETER = """
 import json, os, time
 import gymnasium as gym, toolgym
 from toolgym.worlds.api_programs.toolkit import Date, Loc
+REPEATS = 5  # each program's time is its fastest of these runs, on each side: a 2-core machine shared
+             # with other work stalls a run of a millisecond now and then
 result = {}
 for env_id in ("HomeSearch-v0", "TripBooking-v0"):
     env = gym.make(env_id, tasks="official", data_dir=os.environ.get("TOOLGYM_DATA"))
@@ -305,23 +307,26 @@ for env_id in ("HomeSearch-v0", "TripBooking-v0"):
     interpreted = cpython = 0.0
     task_ids = u.task_ids()
     for task_id in task_ids:
-        env.reset(options={"task_id": task_id})
-        program = u.oracle_action()
-        interpreter = u._new_interpreter()
-        start = time.perf_counter()
-        interpreter.run(interpreter.check(program))
-        interpreted += time.perf_counter() - start
-        env.reset(options={"task_id": task_id})
-        invoke = u.world.api.invoke
-        class Api:
-            def __getattr__(self, name):
-                return lambda *args, **kwargs: invoke(name, list(args), kwargs)
-        namespace = {"API": Api(), "Loc": Loc, "Date": Date}
-        start = time.perf_counter()
-        exec(compile(program, "<program>", "exec"), namespace)
-        cpython += time.perf_counter() - start
-    programs = task_ids
-    result[env_id] = {"programs": len(programs), "ratio": interpreted / cpython}
+        fastest_interpreted = fastest_cpython = float("inf")
+        for _ in range(REPEATS):
+            env.reset(options={"task_id": task_id})
+            program = u.oracle_action()
+            interpreter = u._new_interpreter()
+            start = time.perf_counter()
+            interpreter.run(interpreter.check(program))
+            fastest_interpreted = min(fastest_interpreted, time.perf_counter() - start)
+            env.reset(options={"task_id": task_id})
+            invoke = u.world.api.invoke
+            class Api:
+                def __getattr__(self, name):
+                    return lambda *args, **kwargs: invoke(name, list(args), kwargs)
+            namespace = {"API": Api(), "Loc": Loc, "Date": Date}
+            start = time.perf_counter()
+            exec(compile(program, "<program>", "exec"), namespace)
+            fastest_cpython = min(fastest_cpython, time.perf_counter() - start)
+        interpreted += fastest_interpreted
+        cpython += fastest_cpython
+    result[env_id] = {"programs": len(task_ids), "ratio": interpreted / cpython}
 print(json.dumps(result))
 """
 
@@ -335,7 +340,9 @@ def appbench_table(cache_root: str) -> str:
     if "error" in interpreter:
         lines.append(f"Interpreter against CPython exec: {interpreter['error']}")
     else:
-        lines += ["| official programs | count | interpreter / CPython exec |", "|---|---|---|"]
+        lines += ["Each side's time is the sum over the programs of each one's fastest of 5 runs (check and run; "
+                  "compile and exec).", "",
+                  "| official programs | count | interpreter / CPython exec |", "|---|---|---|"]
         lines += [f"| {env_id} | {r['programs']} | {r['ratio']:.2f} |" for env_id, r in interpreter.items()]
     return "## AppBench and the program interpreter\n\n" + "\n".join(lines)
 

@@ -6,6 +6,7 @@ import re
 import signal
 import time
 import tracemalloc
+import warnings
 from contextlib import contextmanager
 
 import pytest
@@ -149,6 +150,18 @@ def test_api_calls_profile_allows_namespace_calls_and_helpers_only():
         with pytest.raises(ProgramError, match=re.escape(message)):
             interpreter.run(program)
     assert len(calls) == 2
+
+
+def test_programs_the_parser_warns_about_are_checked_without_a_warning():
+    interpreter = Interpreter(api_calls("API", ["f"], {}), namespaces={"API": lambda name, args, kwargs: args})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning that escaped would be a SyntaxError here
+        assert interpreter.run('API.f("\\d")') == [["\\d"]]  # an invalid escape sequence
+        for program, message in [("x = 1if y else 2", "IfExp `1 if y else 2` is not allowed"),
+                                 ("x = 1.or 2", "BoolOp `1.0 or 2` is not allowed"),
+                                 ("x = 0x1for", "syntax error")]:
+            with pytest.raises(ProgramError, match=re.escape(message)):
+                interpreter.run(program)
 
 
 def test_methods_on_values_of_allowed_types():

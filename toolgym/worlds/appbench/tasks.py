@@ -13,11 +13,11 @@ call succeeds and every reference really resolves.
 from __future__ import annotations
 
 import json
+import operator
 import random
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
-from types import SimpleNamespace
 
 from sqlalchemy import inspect as sa_inspect, select
 
@@ -65,19 +65,39 @@ def spoken_time(at: str) -> str:
 Part = tuple[str, list[Call]]  # an instruction clause and its calls
 
 
+class _Rows:
+    """The world's rows as generation starts, as plain rows (restoring the world detaches ORM
+    objects), and the rows that meet each condition the templates ask for, in id order (they
+    ask for the same few conditions over and over)."""
+
+    def __init__(self, world: AppBenchWorld):
+        self.world = world
+        self._tables: dict[type, list] = {}
+        self._matches: dict[tuple, list] = {}
+
+    def matching(self, table: type, where: dict) -> list:
+        key = (table, tuple(where.items()))
+        if key not in self._matches:
+            if table not in self._tables:
+                columns = [getattr(table, c.key) for c in sa_inspect(table).column_attrs]
+                self._tables[table] = list(self.world.session.execute(select(*columns).order_by(table.id)))
+            rows = self._tables[table]
+            if where:
+                value_of = operator.attrgetter(*where)  # one value for one field, else a tuple
+                wanted = next(iter(where.values())) if len(where) == 1 else tuple(where.values())
+                rows = [r for r in rows if value_of(r) == wanted]
+            self._matches[key] = list(rows)
+        return self._matches[key]
+
+
 class _Templates:
     """Each template samples real rows and returns (clause, calls), or None to resample."""
 
-    def __init__(self, world: AppBenchWorld, rng: random.Random):
-        self.world, self.rng = world, rng
-        self._rows: dict[type, list] = {}
+    def __init__(self, rows: _Rows, rng: random.Random):
+        self.rows, self.rng = rows, rng
 
     def pick(self, table: type, **where) -> object:
-        if table not in self._rows:  # plain copies: restoring the world detaches ORM rows
-            columns = [c.key for c in sa_inspect(table).column_attrs]
-            self._rows[table] = [SimpleNamespace(**{c: getattr(r, c) for c in columns})
-                                 for r in self.world.session.scalars(select(table).order_by(table.id))]
-        rows = [r for r in self._rows[table] if all(getattr(r, k) == v for k, v in where.items())]
+        rows = self.rows.matching(table, where)
         return self.rng.choice(rows) if rows else None
 
     def day(self, first: int = 1, last: int = 13) -> str:
@@ -453,22 +473,30 @@ def _with_returns(calls: list[Call]) -> list[Call]:
     return [Call(c.app, c.api, c.arguments, returned_fields(c)) for c in calls]
 
 
-def plan_runs(world: AppBenchWorld, calls: list[Call], base) -> bool:
-    """Whether every call of the plan succeeds on the world, each reference resolving;
-    the world is put back to ``base`` if the plan changed it."""
-    history = world.execute_plan(calls)
+def plan_effects(world: AppBenchWorld, calls: list[Call], base, reads: dict) -> Counter | None:
+    """The rows the plan writes (``world.effects()``) when every call of it succeeds on the world,
+    each reference resolving and each search finding something; else None. The world is put
+    back to ``base`` if the plan changed it. ``reads``: results of read-only calls on ``base``."""
+    history = world.execute_plan(calls, reads)
+    runs = all(done.result.ok and done.result.response not in ([], None) for done in history)
+    effects = world.effects() if runs else None
     if any(done.result.is_action and done.result.ok for done in history):
         world.restore(base)
-    return all(done.result.ok and done.result.response not in ([], None) for done in history)
+    return effects
 
 
-def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> list[AppTask]:
-    """``per_category`` verified tasks of each category, identical for identical seeds."""
+def generate_tasks(world: AppBenchWorld, seed: int,
+                   per_category: int = 200) -> tuple[list[AppTask], dict[str, Counter]]:
+    """``per_category`` verified tasks of each category, identical for identical seeds, and by
+    task id the rows each one's ground-truth plan writes on the world as it is now (it is put back)."""
     tasks: list[AppTask] = []
+    effects: dict[str, Counter] = {}
     base = world.snapshot()
+    rows = _Rows(world)
+    reads: dict = {}  # plans start from base, and many start with the same search
     for category in CATEGORIES:
         rng = random.Random(f"appbench-{seed}-{category}")
-        templates = _Templates(world, rng)
+        templates = _Templates(rows, rng)
         made, seen = 0, set()
         while made < per_category:
             part = _compose(templates, category)
@@ -476,15 +504,19 @@ def generate_tasks(world: AppBenchWorld, seed: int, per_category: int = 200) -> 
                 continue
             text, calls = part
             calls = _with_returns(calls)
-            if not _category_ok(category, calls) or text in seen or not plan_runs(world, calls, base):
+            if not _category_ok(category, calls) or text in seen:
+                continue
+            written = plan_effects(world, calls, base, reads)
+            if written is None:
                 continue
             seen.add(text)
             instruction = text[0].upper() + text[1:] + "."
-            tasks.append(AppTask(task_id=f"{category}-{made}", category=category, instruction=instruction,
+            task_id = f"{category}-{made}"
+            tasks.append(AppTask(task_id=task_id, category=category, instruction=instruction,
                                  apps=[c.app for c in calls], calls=calls))
+            effects[task_id] = written
             made += 1
-    return tasks
-
+    return tasks, effects
 
 
 #: Modules whose source decides the built-in tasks and their effects (the world's are in its fingerprint).
@@ -498,17 +530,6 @@ class BuiltinTaskSet:
 
     tasks: list[AppTask]
     effects: dict[str, Counter]
-
-
-def expected_effects(world: AppBenchWorld, tasks: list[AppTask]) -> dict[str, Counter]:
-    """What each task's ground-truth plan writes when run on the world as it is now (it is put back)."""
-    initial = world.snapshot()
-    effects = {}
-    for task in tasks:
-        world.execute_plan(task.calls)
-        effects[task.task_id] = world.effects()
-        world.restore(initial)
-    return effects
 
 
 def builtin_task_set(world: AppBenchWorld, seed: int, per_category: int) -> BuiltinTaskSet:
@@ -528,9 +549,9 @@ def builtin_task_set(world: AppBenchWorld, seed: int, per_category: int) -> Buil
     if key not in _BUILTIN:
         def generate() -> BuiltinTaskSet:
             initial = world.snapshot()
-            tasks = generate_tasks(world, seed, per_category)
+            task_set = BuiltinTaskSet(*generate_tasks(world, seed, per_category))
             world.restore(initial)
-            return BuiltinTaskSet(tasks, expected_effects(world, tasks))
+            return task_set
 
         _BUILTIN[key] = cached_json("appbench-tasks", [fingerprint, seed, per_category], _GENERATOR_MODULES,
                                     generate, _encode_task_set, _decode_task_set)

@@ -10,6 +10,7 @@ by :func:`returns` (SGD's result slots), which later calls may reference.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from datetime import date as Date
@@ -143,8 +144,9 @@ class AppBenchTools(Toolkit):
         query = select(m.RentalCar).where(_same(m.RentalCar.city, city))
         if car_type is not None:
             query = query.where(m.RentalCar.car_type == _choice("car_type", car_type, ("Hatchback", "Sedan", "SUV")))
-        cars = [c for c in self._rows(query.order_by(m.RentalCar.price_per_day, m.RentalCar.id), 100)
-                if self._car_free(c.id, start, end)][:MAX_RESULTS]
+        free = (c for c in self._rows(query.order_by(m.RentalCar.price_per_day, m.RentalCar.id), 100)
+                if self._car_free(c.id, start, end))
+        cars = list(itertools.islice(free, MAX_RESULTS))  # the first free ones: no need to ask about the rest
         return [dict(car_type=c.car_type, car_name=c.car_name, pickup_location=c.pickup_location,
                      start_date=start, pickup_time=time, city=c.city, end_date=end,
                      price_per_day=c.price_per_day) for c in cars]

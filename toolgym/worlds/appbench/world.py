@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, inspect as sa_inspect
 
 from toolgym.worlds.appbench import data_model as m
 from toolgym.worlds.appbench.plan import Call, Ref, Value, literal
@@ -71,20 +71,11 @@ class AppBenchWorld(World):
     @staticmethod
     def route(app: str, api: str) -> tuple[str | None, str | None]:
         """The tool that runs ``api`` through ``app``, or an error saying why none does."""
-        apps = {a.lower(): a for a in APPS}
-        owner_app = apps.get(str(app).strip().lower())
-        name = str(api).strip().lower()
-        owners = [spec.app for spec in AppBenchTools.specs.values() if spec.name.split("_", 1)[1].lower() == name]
-        if owner_app is None:
-            return None, f"Unknown app {app!r}. The apps are: {', '.join(APPS)}."
-        tool_name = next((t for a, t in _apis_of(owner_app).items() if a.lower() == name), None)
-        if tool_name is not None:
-            return tool_name, None
-        if owners:
-            return None, (f"Permission denied: API {api!r} belongs to app {' / '.join(owners)}; it cannot be run "
-                          f"through {owner_app}.")
-        return None, f"App {owner_app} has no API {api!r}. Its APIs: {', '.join(AppBenchWorld.apis_of(owner_app))}."
+        if isinstance(app, str) and isinstance(api, str):
+            return _route(app, api)
+        return _route.__wrapped__(app, api)  # names from JSON may be any value: their messages show them as they are
 
+    # -- calls ---------------------------------------------------------------------------------
     def call(self, app: str, api: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one API through an app; a refused or failing call changes nothing."""
         tool_name, error = self.route(app, api)
@@ -103,8 +94,11 @@ class AppBenchWorld(World):
                 result.error = result.error.replace(f"{private}:", f"{public}:").replace(f"'{private}'", f"'{public}'")
         return result
 
-    def execute(self, call: Call, history: list[Executed]) -> Executed:
-        """Run a plan step: resolve its references against earlier results, then call the API."""
+    def execute(self, call: Call, history: list[Executed], reads: dict | None = None) -> Executed:
+        """Run a plan step: resolve its references against earlier results, then call the API.
+
+        ``reads``: results of read-only calls on the world as it is now, by app, API and
+        arguments; a call found there is not run again, a read-only call run is added."""
         arguments, problems = {}, []
         for key, value in call.arguments.items():
             resolved = resolve(value, history)
@@ -115,14 +109,25 @@ class AppBenchWorld(World):
                 arguments[key] = resolved
         if problems:
             result = ToolResult(name=f"{call.app}.{call.api}", arguments=dict(arguments), error="; ".join(problems))
-        else:
+        elif reads is None:
             result = self.call(call.app, call.api, arguments)
+        else:
+            asked = (call.app, call.api, tuple(arguments.items()))
+            result = reads.get(asked)
+            if result is None:
+                result = self.call(call.app, call.api, arguments)
+                if not result.is_action:
+                    reads[asked] = result
         return Executed(call=call, arguments=arguments, result=result)
 
-    def execute_plan(self, calls: list[Call]) -> list[Executed]:
+    def execute_plan(self, calls: list[Call], reads: dict | None = None) -> list[Executed]:
+        """Run a plan's calls in order. ``reads`` (see :meth:`execute`) serves the calls made
+        before the plan's first write: the world is still as it was when they were kept."""
         history: list[Executed] = []
         for call in calls:
-            history.append(self.execute(call, history))
+            history.append(self.execute(call, history, reads))
+            if reads is not None and history[-1].result.is_action and history[-1].result.ok:
+                reads = None
         return history
 
     def effects(self) -> Counter:
@@ -260,14 +265,35 @@ class AppBenchWorld(World):
         for _ in range(12):
             add(m.Film, title=f"{fake.unique.word().title()} {rng.choice(['Story', 'Legacy', 'Code'])}",
                 genre=rng.choice(GENRES), starring=fake.name())
-        for table, values in rows.items():
-            self.session.execute(insert(table), values)
+        connection = self.session.connection()
+        for table, values in rows.items():  # as table rows: the ORM's bulk insert maps each row again
+            names = {a.key: a.columns[0].name for a in sa_inspect(table).column_attrs}
+            connection.execute(insert(table.__table__), [{names[k]: v for k, v in row.items()} for row in values])
 
 
 @functools.lru_cache(maxsize=64)
 def _apis_of(app: str) -> dict[str, str]:
     """API name -> tool name, for one app (built once: prompts, schemas and routing ask often; not to be changed)."""
     return {spec.name.split("_", 1)[1]: spec.name for spec in AppBenchTools.specs.values() if spec.app == app}
+
+
+@functools.lru_cache(maxsize=1024)
+def _route(app: Any, api: Any) -> tuple[str | None, str | None]:
+    """:meth:`AppBenchWorld.route`, kept for the names asked often (every call of a plan asks; a
+    route depends on the names only)."""
+    apps = {a.lower(): a for a in APPS}
+    owner_app = apps.get(str(app).strip().lower())
+    name = str(api).strip().lower()
+    owners = [spec.app for spec in AppBenchTools.specs.values() if spec.name.split("_", 1)[1].lower() == name]
+    if owner_app is None:
+        return None, f"Unknown app {app!r}. The apps are: {', '.join(APPS)}."
+    tool_name = next((t for a, t in _apis_of(owner_app).items() if a.lower() == name), None)
+    if tool_name is not None:
+        return tool_name, None
+    if owners:
+        return None, (f"Permission denied: API {api!r} belongs to app {' / '.join(owners)}; it cannot be run "
+                      f"through {owner_app}.")
+    return None, f"App {owner_app} has no API {api!r}. Its APIs: {', '.join(AppBenchWorld.apis_of(owner_app))}."
 
 
 def resolve(value: Value, history: list[Executed]) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
 from dataclasses import dataclass
@@ -22,19 +23,45 @@ _WORDS: dict[type, str] = {
     ast.GeneratorExp: "a generator expression", ast.Set: "a set", ast.Match: "match", ast.Assert: "assert",
 }
 _CONSTANT_TYPES = (int, float, str, bool, type(None))
+#: The parser warns only about backslash escapes and numbers run into names ("1if", "1.or", "0x1for").
+_DIGIT_LETTER = re.compile(r"[0-9]\.?[^\W0-9]")
 _LINE_BREAK = re.compile(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)")  # splits after each line end, as ast counts lines
 
 
-@dataclass(frozen=True)
-class Statement:
-    """A top-level statement of a checked program and its text."""
+class _Lines:
+    """A program's lines, split when a statement's text is first asked for (most runs never ask)."""
 
-    node: ast.stmt
-    source: str
+    def __init__(self, source: str):
+        self.source = source
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return _LINE_BREAK.split(self.source)
+
+
+class Statement:
+    """A top-level statement of a checked program and its text (cut from the program when first
+    asked for: most runs never ask, and a frozen dataclass cost more to make than the check of a node)."""
+
+    __slots__ = ("_program", "_source", "node")
+
+    def __init__(self, node: ast.stmt, program: _Lines):
+        self.node = node
+        self._program = program
+        self._source: str | None = None
+
+    def __repr__(self) -> str:
+        return f"Statement(line {self.line}: {self.source!r})"
 
     @property
     def line(self) -> int:
         return self.node.lineno
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            self._source = _segment(self._program.lines, self.node)
+        return self._source
 
 
 @dataclass(frozen=True)
@@ -69,8 +96,11 @@ def check(source: Any, profile: Profile) -> Program:
         raise ProgramError(f"the program is too long ({len(source)} characters; at most "
                            f"{budgets.max_program_chars})")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences in string literals
+        if "\\" in source or _DIGIT_LETTER.search(source):  # what the parser may warn about
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. invalid escape sequences, "1if" (invalid decimal literal)
+                tree = ast.parse(source, mode="exec")
+        else:  # (catching warnings costs more than the check of a short program's nodes)
             tree = ast.parse(source, mode="exec")
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
@@ -79,37 +109,32 @@ def check(source: Any, profile: Profile) -> Program:
         raise ProgramError(f"the program cannot be parsed: {type(exc).__name__} {exc}".strip()) from None
     if budgets.max_statements is not None and len(tree.body) > budgets.max_statements:
         raise ProgramError(f"the program has more than {budgets.max_statements} statements")
-    _fold_signed_numbers(tree)
     _Checker(profile, tree).check()
-    lines = _LINE_BREAK.split(source)
-    return Program(source, tuple(Statement(node, _segment(lines, node)) for node in tree.body))
-
-
-def _fold_signed_numbers(tree: ast.Module) -> None:
-    """Make ``-3`` and ``+2.5`` constants, as they read: a signed number is a literal."""
-    for node in ast.walk(tree):
-        for name, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                value[:] = [_folded(item) for item in value]
-            elif isinstance(value, ast.expr):
-                setattr(node, name, _folded(value))
+    lines = _Lines(source)
+    return Program(source, tuple([Statement(node, lines) for node in tree.body]))
 
 
 def _folded(node: Any) -> Any:
-    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
-            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)):
+    """``-3`` and ``+2.5`` as constants, as they read: a signed number is a literal."""
+    if (type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd)
+            and type(node.operand) is ast.Constant and type(node.operand.value) in (int, float)):
         value = node.operand.value
-        return ast.copy_location(ast.Constant(-value if isinstance(node.op, ast.USub) else value), node)
+        return ast.copy_location(ast.Constant(-value if type(node.op) is ast.USub else value), node)
     return node
 
 
 class _Checker:
+    """Checks every node of a tree once, breadth first (as :func:`ast.walk`, so the first fault
+    reported is the same), folding signed numbers on the way."""
+
     def __init__(self, profile: Profile, tree: ast.Module):
         self.profile = profile
         self.tree = tree
-        self.allowed = profile.statements | profile.expressions
-        self.method_names = frozenset().union(*profile.methods.values())
-        self.attribute_names = frozenset().union(*profile.attributes.values())
+        self.allowed = profile.node_types
+        self.leaves = _leaves(self.allowed)
+        self.callables = profile.callables()
+        self.method_names = profile.method_names
+        self.attribute_names = profile.attribute_names
         self.attribute_calls = bool(profile.namespaces or profile.methods or profile.attributes)
         # Nodes in special places: callees, and values whose place allows a namespace call.
         self.callees: set[int] = set()
@@ -118,63 +143,105 @@ class _Checker:
         for statement in tree.body:
             if isinstance(statement, (ast.Expr, ast.Assign)):
                 self.statement_calls.add(id(statement.value))
+        # The check of each node type, decided once per type and profile: most need none beyond being allowed.
+        self.checks = _checks(self.allowed, profile.bare_expressions)
 
     def fail(self, node: ast.AST, message: str) -> ProgramError:
         line = getattr(node, "lineno", None)
         return ProgramError(f"line {line}: {message}" if line else message)
 
     def check(self) -> None:
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call):
-                self.callees.add(id(node.func))
-            self.node(node)
+        todo: list[ast.AST] = [self.tree]
+        checks, callees, leaves, node_fields = self.checks, self.callees, self.leaves, _NODE_FIELDS
+        node_type, unary, call = ast.AST, ast.UnaryOp, ast.Call  # locals: this loop runs for every node
+        for node in todo:  # breadth first: the list grows behind the loop, as ast.walk's queue
+            kind = type(node)
+            fields = node_fields[kind] if kind in node_fields else _node_fields(kind)
+            for name in fields:  # the children, as ast.iter_child_nodes, signed numbers folded first
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for index, item in enumerate(value):
+                        if isinstance(item, node_type):
+                            if type(item) is unary:
+                                item = value[index] = _folded(item)
+                            if type(item) not in leaves:
+                                todo.append(item)
+                elif isinstance(value, node_type):
+                    if type(value) is unary:
+                        value = _folded(value)
+                        setattr(node, name, value)
+                    if type(value) not in leaves:
+                        todo.append(value)
+            if kind is call:
+                callees.add(id(node.func))
+            check = checks[kind] if kind in checks else self.decide(kind)
+            if check is not None:
+                check(self, node)
 
-    def node(self, node: ast.AST) -> None:
-        profile = self.profile
-        if isinstance(node, ast.Module):
-            return
-        if isinstance(node, ast.Attribute):
-            self.attribute(node)
-            return
-        if type(node) not in self.allowed:
-            if type(node) in _WORDS:
-                raise self.fail(node, f"{_WORDS[type(node)]} is not allowed")
-            if isinstance(node, ast.stmt) and not profile.bare_expressions:
-                raise self.fail(node, f"{describe(node)} is not allowed: a statement must call a function of "
-                                      f"{' or '.join(profile.namespaces)} or assign a value to a name")
-            raise self.fail(node, f"{describe(node)} is not allowed")
-        if isinstance(node, ast.Expr) and not profile.bare_expressions and not isinstance(node.value, ast.Call):
+    def decide(self, kind: type) -> Any:
+        """The check of nodes of type ``kind`` (None: allowed as they are), kept for the next ones."""
+        if kind is ast.Module:
+            check = None
+        elif kind is ast.Attribute:
+            check = _Checker.attribute  # allowed or not: it says what is wrong with it
+        elif kind not in self.allowed:
+            check = _Checker.refuse
+        elif kind is ast.Expr and not self.profile.bare_expressions:
+            check = _Checker.statement_expression
+        else:
+            check = _SPECIFIC.get(kind)
+        self.checks[kind] = check
+        return check
+
+    def refuse(self, node: ast.AST) -> None:
+        if type(node) in _WORDS:
+            raise self.fail(node, f"{_WORDS[type(node)]} is not allowed")
+        if isinstance(node, ast.stmt) and not self.profile.bare_expressions:
+            raise self.fail(node, f"{describe(node)} is not allowed: a statement must call a function of "
+                                  f"{' or '.join(self.profile.namespaces)} or assign a value to a name")
+        raise self.fail(node, f"{describe(node)} is not allowed")
+
+    def statement_expression(self, node: ast.Expr) -> None:
+        if not isinstance(node.value, ast.Call):
             if isinstance(node.value, ast.Attribute):
                 self.attribute(node.value)  # says what is wrong with it
             raise self.fail(node, f"{describe(node.value)} is not allowed: a statement must call a function of "
-                                  f"{' or '.join(profile.namespaces)} or assign a value to a name")
-        if isinstance(node, ast.Name):
-            self.name(node)
-        elif isinstance(node, ast.Constant):
-            self.constant(node)
-        elif isinstance(node, ast.Call):
-            self.call(node)
-        elif isinstance(node, ast.keyword) and node.arg is None:
+                                  f"{' or '.join(self.profile.namespaces)} or assign a value to a name")
+
+    def keyword(self, node: ast.keyword) -> None:
+        if node.arg is None:
             raise self.fail(node.value, "'**' unpacking is not allowed")
-        elif isinstance(node, ast.For) and node.orelse:
+
+    def for_loop(self, node: ast.For) -> None:
+        if node.orelse:
             raise self.fail(node, "for ... else is not allowed")
-        elif isinstance(node, ast.comprehension) and node.is_async:
+        self.target(node.target, node)
+
+    def comprehension(self, node: ast.comprehension) -> None:
+        if node.is_async:
             raise self.fail(node.target, "async comprehensions are not allowed")
-        elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+        self.target(node.target, node)
+
+    def formatted_value(self, node: ast.FormattedValue) -> None:
+        if node.format_spec is not None:
             raise self.fail(node, "format specifications in f-strings are not allowed")
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.For, ast.comprehension)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                self.target(target, node, augmented=isinstance(node, ast.AugAssign))
+
+    def assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            self.target(target, node)
+
+    def augmented_assign(self, node: ast.AugAssign) -> None:
+        self.target(node.target, node, augmented=True)
 
     def name(self, node: ast.Name) -> None:
-        if node.id.startswith("_"):
-            raise self.fail(node, f"names starting with '_' are not allowed ({node.id})")
-        if isinstance(node.ctx, ast.Load) and id(node) not in self.callees:
-            if node.id in self.profile.namespaces and id(node) not in self.namespace_uses:
-                raise self.fail(node, f"{node.id} is not a value; call its functions as {node.id}.name(...)")
-            if node.id in self.profile.callables():
-                raise self.fail(node, f"{node.id} is a function; call it as {node.id}(...)")
+        name = node.id
+        if name.startswith("_"):
+            raise self.fail(node, f"names starting with '_' are not allowed ({name})")
+        if type(node.ctx) is ast.Load and id(node) not in self.callees:
+            if name in self.profile.namespaces and id(node) not in self.namespace_uses:
+                raise self.fail(node, f"{name} is not a value; call its functions as {name}.name(...)")
+            if name in self.callables:
+                raise self.fail(node, f"{name} is a function; call it as {name}(...)")
 
     def constant(self, node: ast.Constant) -> None:
         value, budgets = node.value, self.profile.budgets
@@ -187,7 +254,8 @@ class _Checker:
                 raise self.fail(node, f"the text is too long ({len(value)} characters; at most "
                                       f"{budgets.max_length})")
             try:
-                value.encode("utf-8")
+                if not value.isascii():  # ASCII text holds no surrogate
+                    value.encode("utf-8")
             except UnicodeEncodeError:
                 raise self.fail(node, "the text contains a lone surrogate (such as '\\ud800'), "
                                       "which is not valid Unicode") from None
@@ -195,8 +263,8 @@ class _Checker:
     def call(self, node: ast.Call) -> None:
         func, profile = node.func, self.profile
         if isinstance(func, ast.Name):
-            if func.id not in profile.callables() and not func.id.startswith("_"):
-                available = sorted(profile.callables()) + [f"{ns}.<function>" for ns in profile.namespaces]
+            if func.id not in self.callables and not func.id.startswith("_"):
+                available = sorted(self.callables) + [f"{ns}.<function>" for ns in profile.namespaces]
                 raise self.fail(node, f"unknown function {func.id}(); available: {', '.join(available)}")
         elif not isinstance(func, ast.Attribute):
             raise self.fail(node, f"only calls of named functions are allowed (found {describe(node)})")
@@ -241,6 +309,41 @@ class _Checker:
                 self.target(element, statement)
             return
         raise self.fail(statement, f"cannot assign to {describe(target)}")
+
+
+#: Node types with a check beyond being allowed (methods of _Checker).
+_SPECIFIC: dict[type, Any] = {
+    ast.Name: _Checker.name, ast.Constant: _Checker.constant, ast.Call: _Checker.call, ast.keyword: _Checker.keyword,
+    ast.For: _Checker.for_loop, ast.comprehension: _Checker.comprehension,
+    ast.FormattedValue: _Checker.formatted_value, ast.Assign: _Checker.assign,
+    ast.AugAssign: _Checker.augmented_assign,
+}
+
+
+# Field types of the abstract grammar that never hold a node (as ast's class docstrings name them).
+_SCALAR_FIELDS = re.compile(r"\b(?:identifier|string|constant|int)[?*]? (\w+)")
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes (all of them when its grammar line is not
+    known), kept for the next nodes of the type: a walk then skips names, numbers and texts."""
+    signature = kind.__doc__ or ""
+    scalars = set(_SCALAR_FIELDS.findall(signature)) if signature.startswith(f"{kind.__name__}(") else set()
+    fields = _NODE_FIELDS[kind] = tuple(name for name in kind._fields if name not in scalars)
+    return fields
+
+
+@functools.lru_cache(maxsize=16)
+def _checks(allowed: frozenset[type], bare_expressions: bool) -> dict[type, Any]:
+    """The table of checks by node type of the profiles with these rules, filled as types come."""
+    return {}
+
+
+@functools.lru_cache(maxsize=16)
+def _leaves(allowed: frozenset[type]) -> frozenset[type]:
+    """The allowed node types without fields (contexts, operators): nothing to check, never visited."""
+    return frozenset(kind for kind in allowed if not kind._fields and kind not in _SPECIFIC)
 
 
 def _segment(lines: list[str], node: ast.AST) -> str:

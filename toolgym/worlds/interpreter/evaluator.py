@@ -218,6 +218,8 @@ class Interpreter:
             if node.id in self.variables:
                 return self.variables[node.id]
             raise ProgramError(f"name {node.id!r} is not defined")
+        if isinstance(node, ast.Call):  # early: most statements of most programs are calls
+            return self._call(node)
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self._eval(e) for e in node.elts]
             return self._new(items if isinstance(node, ast.List) else tuple(items))
@@ -264,8 +266,6 @@ class Interpreter:
             return self._list_comprehension(node)
         if isinstance(node, ast.JoinedStr):
             return self._f_string(node)
-        if isinstance(node, ast.Call):
-            return self._call(node)
         if isinstance(node, ast.Attribute):  # a read the checker allowed: the value's type decides
             target = self._eval(node.value)
             if not any(node.attr in names for kind, names in self.profile.attributes.items()
@@ -371,11 +371,16 @@ class Interpreter:
         args = [self._eval(a) for a in node.args]
         kwargs = {k.arg: self._eval(k.value) for k in node.keywords}
         meter = self.meter
-        meter.charge(sum(meter.size(v) for v in (*args, *kwargs.values())))  # a call may walk its arguments
+        units = 0  # a call may walk its arguments
+        for value in args:
+            units += meter.size(value)
+        for value in kwargs.values():
+            units += meter.size(value)
+        meter.charge(units)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.namespaces:
             label = f"{func.value.id}.{func.attr}"
             invoke = self.namespaces[func.value.id]
-            return self._result(label, lambda: invoke(func.attr, args, kwargs))
+            return self._result(label, invoke, func.attr, args, kwargs)
         if isinstance(func, ast.Attribute):
             target = self._eval(func.value)
             label = f"{type(target).__name__}.{func.attr}"
@@ -385,7 +390,7 @@ class Interpreter:
             meter.charge_opaque(target)
             instead = self._guard(label, (target, args, kwargs))
             method = getattr(target, func.attr)
-            result = self._result(label, instead or (lambda: method(*args, **kwargs)))
+            result = self._result(label, instead) if instead else self._result(label, method, *args, **kwargs)
             if result is None:  # a method that returns nothing changed its target (pandas' inplace=True, insert)
                 meter.forget(target)
             return result
@@ -394,7 +399,7 @@ class Interpreter:
         if getattr(function, "metered", False):
             args = [meter, *args]
         self._bind(name, function, args, kwargs)
-        return self._result(name, lambda: function(*args, **kwargs))
+        return self._result(name, function, *args, **kwargs)
 
     def _guard(self, operation: str, operands: tuple) -> Callable[[], Any] | None:
         """Ask the profile's guard, if any, whether an operation on its values may start (and,
@@ -417,9 +422,10 @@ class Interpreter:
             except TypeError as exc:
                 raise ProgramError(f"{name}(): {exc}") from None
 
-    def _result(self, label: str, call: Callable[[], Any]) -> Any:
+    def _result(self, label: str, function: Callable, /, *args: Any, **kwargs: Any) -> Any:
+        """``function(*args, **kwargs)``, a new value; its failure a ProgramError named by ``label``."""
         try:
-            return self._new(call())
+            return self._new(function(*args, **kwargs))
         except ProgramError as exc:
             raise ProgramError(f"{label}(): {exc}") from None
         except RecursionError:

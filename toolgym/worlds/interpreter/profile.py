@@ -13,6 +13,7 @@ Two profiles exist: :func:`code_as_policies` (Tabletop's Code-as-Policies progra
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable, Collection, Mapping
@@ -69,7 +70,26 @@ class Profile:
 
     def callables(self) -> frozenset[str]:
         """Every name a program may call plainly, as ``name(...)``."""
+        return self._callables
+
+    @functools.cached_property
+    def _callables(self) -> frozenset[str]:  # computed once: the checker asks for every name
         return self.functions | frozenset(self.builtins)
+
+    @functools.cached_property
+    def method_names(self) -> frozenset[str]:
+        """Every method name a program may call on some type."""
+        return frozenset().union(*self.methods.values())
+
+    @functools.cached_property
+    def attribute_names(self) -> frozenset[str]:
+        """Every attribute name a program may read on some type."""
+        return frozenset().union(*self.attributes.values())
+
+    @functools.cached_property
+    def node_types(self) -> frozenset[type]:
+        """Every node type a program may use: the statements and the expressions."""
+        return self.statements | self.expressions
 
     def kind_of(self, name: str) -> str | None:
         """What a reserved name is ("the builtin", "the function", "the namespace"), or None."""

@@ -77,6 +77,14 @@ def _scalar_size(value: Any) -> int | None:
     return None
 
 
+def _is_opaque(value: Any) -> bool:
+    """Whether ``value`` is neither a scalar nor a container the meter walks (as
+    ``_scalar_size(value) is None and _children(value) is None``, without listing children)."""
+    if value is None or isinstance(value, (str, bool, int, float, list, tuple, dict)):
+        return False
+    return not (dataclasses.is_dataclass(value) and not isinstance(value, type))
+
+
 class Meter:
     """The steps, work and allocations of one run, and the deep sizes of its values.
 
@@ -171,13 +179,13 @@ class Meter:
 
     def allocate_opaque(self, value: Any) -> None:
         """Count a new opaque value (a data frame, an array) as items allocated, by its size."""
-        if _scalar_size(value) is None and _children(value) is None:
+        if _is_opaque(value):
             self.allocate(self.opaque_size(value))
 
     def charge_opaque(self, *values: Any) -> None:
         """Charge the work of an operation on opaque values, before it: their sizes (a data frame's
         operation visits its cells) and the operation's fixed cost (a library call's overhead)."""
-        opaque = [v for v in values if _scalar_size(v) is None and _children(v) is None]
+        opaque = [v for v in values if _is_opaque(v)]
         if opaque:
             self.charge(self.operation_cost + sum(self.opaque_size(v) for v in opaque))
 
