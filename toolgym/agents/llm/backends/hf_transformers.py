@@ -124,7 +124,7 @@ class TransformersBackend:
         try:
             gguf = find_gguf(model, gguf_file)
             if gguf is not None:
-                model = str(dequantised_folder(gguf, "float32" if dtype == "auto" else dtype))
+                model = str(dequantised_folder(gguf, "float32" if dtype == "auto" else dtype, progress=progress))
         except GGUFError as exc:
             raise BackendError(f"hf: {exc}") from exc
         torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
