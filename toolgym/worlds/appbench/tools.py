@@ -119,9 +119,16 @@ class _Table:
         self.row = namedtuple(f"{model.__name__}Row", tuple(self.columns))
         self.select = f'SELECT {", ".join(self.columns.values())} FROM "{self.name}"'
 
+    def insert(self, attributes) -> str:
+        """The statement that writes a row of these attributes' values, in their order."""
+        attributes = tuple(attributes)
+        return (f'INSERT INTO "{self.name}" ({", ".join(self.columns[a] for a in attributes)}) '
+                f'VALUES ({", ".join("?" * len(attributes))})')
+
 
 @functools.lru_cache(maxsize=None)
-def _table(model: type) -> _Table:
+def sql_table(model: type) -> _Table:
+    """``model``'s table in plain SQL (see :class:`_Table`)."""
     return _Table(model)
 
 
@@ -132,7 +139,7 @@ class TableQuery:
     __slots__ = ("compared", "folded", "table")
 
     def __init__(self, model: type):
-        self.table = _table(model)
+        self.table = sql_table(model)
         # (SQL, value) of each condition. Those that fold a column's case are asked last: a
         # scan then calls lower() only on the rows the plain comparisons let through (flights:
         # half the time). The rows found are the same in any order of the conditions.
@@ -184,13 +191,11 @@ class AppBenchTools(Toolkit):
 
     def _insert(self, model: type, **values) -> None:
         """Write one row; its id is the table's next."""
-        table = _table(model)
-        self.world.sql().execute(f'INSERT INTO "{table.name}" ({", ".join(table.columns[k] for k in values)}) '
-                                 f'VALUES ({", ".join("?" * len(values))})', tuple(values.values()))
+        self.world.sql().execute(sql_table(model).insert(values), tuple(values.values()))
 
     def _update(self, model: type, row_id: int, **values) -> None:
         """Set columns of the row whose id is ``row_id``."""
-        table = _table(model)
+        table = sql_table(model)
         self.world.sql().execute(f'UPDATE "{table.name}" SET {", ".join(f"{table.columns[k]} = ?" for k in values)} '
                                  f'WHERE "id" = ?', (*values.values(), row_id))
 
