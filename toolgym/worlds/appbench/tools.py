@@ -109,7 +109,8 @@ class _Table:
 
     The tools run many small statements (task generation makes some 1,600 calls): building,
     compiling and running each through SQLAlchemy cost several times SQLite's own work.
-    Column names come from the model; rows read as named tuples with its attribute names.
+    Column names come from the model; rows read as named tuples with its attribute names, and
+    the tools read no ORM objects (which would not see these writes).
     """
 
     def __init__(self, model: type):
@@ -179,6 +180,7 @@ class TableQuery:
         return found[0] if found else None
 
     def count(self, world) -> int:
+        """How many rows meet the conditions."""
         return world.sql().execute(self._sql("count(*)", (), None), self.values).fetchone()[0]
 
 
