@@ -19,10 +19,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlalchemy import inspect as sa_inspect, select
-
 from toolgym.worlds.appbench import data_model as m
 from toolgym.worlds.appbench.plan import Call, Ref, Value
+from toolgym.worlds.appbench.tools import TableQuery
 from toolgym.worlds.appbench.world import CONTACTS, DAYS, RAIL_CITIES, AppBenchWorld, returned_fields
 from toolgym.worlds.cache import cached_json
 
@@ -66,9 +65,9 @@ Part = tuple[str, list[Call]]  # an instruction clause and its calls
 
 
 class _Rows:
-    """The world's rows as generation starts, as plain rows (restoring the world detaches ORM
-    objects), and the rows that meet each condition the templates ask for, in id order (they
-    ask for the same few conditions over and over)."""
+    """The world's rows as generation starts, read once as named tuples (plans change the world,
+    which is restored after each), and the rows that meet each condition the templates ask for,
+    in id order (they ask for the same few conditions over and over)."""
 
     def __init__(self, world: AppBenchWorld):
         self.world = world
@@ -79,8 +78,7 @@ class _Rows:
         key = (table, tuple(where.items()))
         if key not in self._matches:
             if table not in self._tables:
-                columns = [getattr(table, c.key) for c in sa_inspect(table).column_attrs]
-                self._tables[table] = list(self.world.session.execute(select(*columns).order_by(table.id)))
+                self._tables[table] = TableQuery(table).rows(self.world, "id", limit=None)
             rows = self._tables[table]
             if where:
                 value_of = operator.attrgetter(*where)  # one value for one field, else a tuple

@@ -13,10 +13,11 @@ import functools
 import itertools
 import math
 import re
-from datetime import date as Date
+from collections import namedtuple
 from collections.abc import Callable
+from datetime import date as Date
 
-from sqlalchemy import func, inspect as sa_inspect, select
+from sqlalchemy import inspect as sa_inspect
 
 from toolgym.worlds.appbench import data_model as m
 from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
@@ -103,24 +104,102 @@ def _money(name: str, value: str) -> float:
 BOOL = ("True", "False")
 
 
+class _Table:
+    """A model's table in plain SQL, for the world's sqlite3 connection (:meth:`World.sql`).
+
+    The tools run many small statements (task generation makes some 1,600 calls): building,
+    compiling and running each through SQLAlchemy cost several times SQLite's own work.
+    Column names come from the model; rows read as named tuples with its attribute names, and
+    the tools read no ORM objects (which would not see these writes).
+    """
+
+    def __init__(self, model: type):
+        attributes = sa_inspect(model).column_attrs
+        self.name = model.__tablename__
+        self.columns = {a.key: f'"{a.columns[0].name}"' for a in attributes}
+        self.row = namedtuple(f"{model.__name__}Row", tuple(self.columns))
+        self.select = f'SELECT {", ".join(self.columns.values())} FROM "{self.name}"'
+
+    def insert(self, attributes) -> str:
+        """The statement that writes a row of these attributes' values, in their order."""
+        attributes = tuple(attributes)
+        return (f'INSERT INTO "{self.name}" ({", ".join(self.columns[a] for a in attributes)}) '
+                f'VALUES ({", ".join("?" * len(attributes))})')
+
+
 @functools.lru_cache(maxsize=None)
-def _columns(model: type) -> tuple:
-    """The column attributes of a model, in mapping order."""
-    return tuple(getattr(model, attribute.key) for attribute in sa_inspect(model).column_attrs)
+def sql_table(model: type) -> _Table:
+    """``model``'s table in plain SQL (see :class:`_Table`)."""
+    return _Table(model)
 
 
-def _same(column, value: str):
-    return func.lower(column) == value.strip().lower()
+class TableQuery:
+    """The rows of one table that meet every condition, built up like a ``select()``; each
+    condition compares a column (named by its attribute) with a bound value."""
+
+    __slots__ = ("compared", "folded", "table")
+
+    def __init__(self, model: type):
+        self.table = sql_table(model)
+        # (SQL, value) of each condition. Those that fold a column's case are asked last: a
+        # scan then calls lower() only on the rows the plain comparisons let through (flights:
+        # half the time). The rows found are the same in any order of the conditions.
+        self.compared: list[tuple[str, object]] = []
+        self.folded: list[tuple[str, str]] = []
+
+    def where(self, attribute: str, operator: str, value) -> TableQuery:
+        self.compared.append((f"{self.table.columns[attribute]} {operator} ?", value))
+        return self
+
+    def same(self, attribute: str, value: str) -> TableQuery:
+        """The column equals ``value``, ignoring case and the value's surrounding spaces."""
+        self.folded.append((f"lower({self.table.columns[attribute]}) = ?", value.strip().lower()))
+        return self
+
+    @property
+    def values(self) -> list:
+        return [value for _, value in self.compared + self.folded]
+
+    def _sql(self, columns: str | None, order_by: tuple[str, ...], limit: int | None) -> str:
+        sql = self.table.select if columns is None else f'SELECT {columns} FROM "{self.table.name}"'
+        if self.compared or self.folded:
+            sql += " WHERE " + " AND ".join(condition for condition, _ in self.compared + self.folded)
+        if order_by:
+            sql += " ORDER BY " + ", ".join(f"{self.table.columns[o[1:]]} DESC" if o[0] == "-"
+                                            else self.table.columns[o] for o in order_by)
+        return sql if limit is None else f"{sql} LIMIT {limit}"
+
+    def rows(self, world, *order_by: str, limit: int | None = MAX_RESULTS) -> list:
+        """Up to ``limit`` rows (None: all), in the order of ``order_by`` (attribute names; ``-name``: descending)."""
+        make = self.table.row._make
+        return [make(row) for row in world.sql().execute(self._sql(None, order_by, limit), self.values)]
+
+    def first(self, world, *order_by: str):
+        """The first row (in ``order_by``, else in the table's order), or None."""
+        found = self.rows(world, *order_by, limit=1)
+        return found[0] if found else None
+
+    def count(self, world) -> int:
+        """How many rows meet the conditions."""
+        return world.sql().execute(self._sql("count(*)", (), None), self.values).fetchone()[0]
+
+
+#: The order of a theater's showings in every Movies API.
+_SHOWING_ORDER = ("movie_name", "theater_name", "show_date", "show_time", "id")
 
 
 class AppBenchTools(Toolkit):
     """All APIs of all apps; routing through the owning app is enforced by the world."""
 
-    def _rows(self, query, limit: int = MAX_RESULTS) -> list:
-        """The rows of a ``select(Model)`` query as read-only named rows (attributes as the model's):
-        searches only read them, and loading them as ORM objects took most of their time."""
-        entity = query.column_descriptions[0]["entity"]
-        return list(self.world.session.execute(query.with_only_columns(*_columns(entity)).limit(limit)))
+    def _insert(self, model: type, **values) -> None:
+        """Write one row; its id is the table's next."""
+        self.world.sql().execute(sql_table(model).insert(values), tuple(values.values()))
+
+    def _update(self, model: type, row_id: int, **values) -> None:
+        """Set columns of the row whose id is ``row_id``."""
+        table = sql_table(model)
+        self.world.sql().execute(f'UPDATE "{table.name}" SET {", ".join(f"{table.columns[k]} = ?" for k in values)} '
+                                 f'WHERE "id" = ?', (*values.values(), row_id))
 
     # -- Rents ---------------------------------------------------------------------------------
     @tool("Rents_getcarsavailable", kind=READ, app="Rents")
@@ -141,10 +220,10 @@ class AppBenchTools(Toolkit):
         time = _check_time("pickup_time", pickup_time)
         if end < start:
             raise ToolError("end_date is before start_date")
-        query = select(m.RentalCar).where(_same(m.RentalCar.city, city))
+        query = TableQuery(m.RentalCar).same("city", city)
         if car_type is not None:
-            query = query.where(m.RentalCar.car_type == _choice("car_type", car_type, ("Hatchback", "Sedan", "SUV")))
-        free = (c for c in self._rows(query.order_by(m.RentalCar.price_per_day, m.RentalCar.id), 100)
+            query.where("car_type", "=", _choice("car_type", car_type, ("Hatchback", "Sedan", "SUV")))
+        free = (c for c in query.rows(self.world, "price_per_day", "id", limit=100)
                 if self._car_free(c.id, start, end))
         cars = list(itertools.islice(free, MAX_RESULTS))  # the first free ones: no need to ask about the rest
         return [dict(car_type=c.car_type, car_name=c.car_name, pickup_location=c.pickup_location,
@@ -152,10 +231,8 @@ class AppBenchTools(Toolkit):
                      price_per_day=c.price_per_day) for c in cars]
 
     def _car_free(self, car_id: int, start: str, end: str) -> bool:
-        clash = select(m.CarReservation).where(m.CarReservation.car_id == car_id,
-                                               m.CarReservation.start_date <= end,
-                                               m.CarReservation.end_date >= start)
-        return self.world.session.scalars(clash).first() is None
+        clash = TableQuery(m.CarReservation).where("car_id", "=", car_id).where("start_date", "<=", end)
+        return clash.where("end_date", ">=", start).first(self.world) is None
 
     @tool("Rents_reservecar", kind=ACTION, app="Rents")
     @returns("car_type", "car_name", "pickup_location", "start_date", "pickup_time", "end_date", "price_per_day",
@@ -178,13 +255,13 @@ class AppBenchTools(Toolkit):
         insurance = _choice("add_insurance", add_insurance, BOOL)
         if end < start:
             raise ToolError("end_date is before start_date")
-        query = select(m.RentalCar).where(_same(m.RentalCar.pickup_location, pickup_location),
-                                          m.RentalCar.car_type == kind).order_by(m.RentalCar.price_per_day, m.RentalCar.id)
-        car = next((c for c in self._rows(query, 100) if self._car_free(c.id, start, end)), None)
+        query = TableQuery(m.RentalCar).same("pickup_location", pickup_location).where("car_type", "=", kind)
+        car = next((c for c in query.rows(self.world, "price_per_day", "id", limit=100)
+                    if self._car_free(c.id, start, end)), None)
         if car is None:
             raise ToolError(f"No {kind} is available at {pickup_location!r} from {start} to {end}.")
-        self.world.session.add(m.CarReservation(car_id=car.id, start_date=start, pickup_time=time, end_date=end,
-                                                add_insurance=insurance))
+        self._insert(m.CarReservation, car_id=car.id, start_date=start, pickup_time=time, end_date=end,
+                     add_insurance=insurance)
         return dict(car_type=kind, car_name=car.car_name, pickup_location=car.pickup_location, start_date=start,
                     pickup_time=time, end_date=end, price_per_day=car.price_per_day, add_insurance=insurance)
 
@@ -206,8 +283,8 @@ class AppBenchTools(Toolkit):
         base = 8 + sum(map(ord, destination.strip().lower())) % 30
         fare = round(base * {"Pool": 0.7, "Regular": 1.0, "Luxury": 1.8}[kind] * (1 + 0.1 * (seats - 1)), 2)
         wait = 3 + sum(map(ord, destination)) % 10
-        self.world.session.add(m.Ride(destination=destination.strip(), ride_type=kind, number_of_seats=str(seats),
-                                      ride_fare=fare, wait_time=wait))
+        self._insert(m.Ride, destination=destination.strip(), ride_type=kind, number_of_seats=str(seats),
+                     ride_fare=fare, wait_time=wait)
         return dict(destination=destination.strip(), ride_type=kind, ride_fare=fare, wait_time=wait,
                     number_of_seats=str(seats))
 
@@ -225,7 +302,7 @@ class AppBenchTools(Toolkit):
             has_laundry_service: Whether the house has laundry service, True or False.
             number_of_adults: Number of adults staying, 1 to 5.
         """
-        query = select(m.House).where(_same(m.House.where_to, where_to))
+        query = TableQuery(m.House).same("where_to", where_to)
         if rating is not None:
             try:
                 minimum = float(rating)
@@ -233,14 +310,14 @@ class AppBenchTools(Toolkit):
                 minimum = math.nan
             if not math.isfinite(minimum):  # "nan" and "inf" parse as floats but compare with nothing
                 raise ToolError(f"rating must be a number, got {rating!r}")
-            query = query.where(m.House.rating >= minimum)
+            query.where("rating", ">=", minimum)
         if has_laundry_service is not None:
-            query = query.where(m.House.has_laundry_service == _choice("has_laundry_service", has_laundry_service, BOOL))
+            query.where("has_laundry_service", "=", _choice("has_laundry_service", has_laundry_service, BOOL))
         adults = _count("number_of_adults", number_of_adults, 1, 5) if number_of_adults is not None else 1
-        query = query.where(m.House.max_adults >= adults)
+        query.where("max_adults", ">=", adults)
         return [dict(where_to=h.where_to, number_of_adults=str(adults), rating=h.rating, address=h.address,
                      phone_number=h.phone_number, total_price=h.price_per_night, has_laundry_service=h.has_laundry_service)
-                for h in self._rows(query.order_by(m.House.rating.desc(), m.House.id))]
+                for h in query.rows(self.world, "-rating", "id")]
 
     @tool("Hotels_bookhouse", kind=ACTION, app="Hotels")
     @returns("where_to", "number_of_adults", "check_in_date", "check_out_date", "rating", "address", "phone_number",
@@ -258,15 +335,14 @@ class AppBenchTools(Toolkit):
         start, end = _check_date("check_in_date", check_in_date), _check_date("check_out_date", check_out_date)
         if end <= start:
             raise ToolError("check_out_date must be after check_in_date")
-        query = select(m.House).where(_same(m.House.where_to, where_to), m.House.max_adults >= adults)
-        for house in self._rows(query.order_by(m.House.rating.desc(), m.House.id), 100):
-            clash = select(m.HouseBooking).where(m.HouseBooking.house_id == house.id,
-                                                 m.HouseBooking.check_in_date < end, m.HouseBooking.check_out_date > start)
-            if self.world.session.scalars(clash).first() is None:
+        query = TableQuery(m.House).same("where_to", where_to).where("max_adults", ">=", adults)
+        for house in query.rows(self.world, "-rating", "id", limit=100):
+            clash = TableQuery(m.HouseBooking).where("house_id", "=", house.id).where("check_in_date", "<", end)
+            if clash.where("check_out_date", ">", start).first(self.world) is None:
                 nights = (Date.fromisoformat(end) - Date.fromisoformat(start)).days
                 total = nights * house.price_per_night
-                self.world.session.add(m.HouseBooking(house_id=house.id, number_of_adults=str(adults),
-                                                      check_in_date=start, check_out_date=end, total_price=total))
+                self._insert(m.HouseBooking, house_id=house.id, number_of_adults=str(adults), check_in_date=start,
+                             check_out_date=end, total_price=total)
                 return dict(where_to=house.where_to, number_of_adults=str(adults), check_in_date=start,
                             check_out_date=end, rating=house.rating, address=house.address,
                             phone_number=house.phone_number, total_price=total,
@@ -283,12 +359,12 @@ class AppBenchTools(Toolkit):
             city: City of the salon.
             is_unisex: Whether the salon is unisex, True or False.
         """
-        query = select(m.Stylist).where(_same(m.Stylist.city, city))
+        query = TableQuery(m.Stylist).same("city", city)
         if is_unisex is not None:
-            query = query.where(m.Stylist.is_unisex == _choice("is_unisex", is_unisex, BOOL))
+            query.where("is_unisex", "=", _choice("is_unisex", is_unisex, BOOL))
         return [dict(stylist_name=s.stylist_name, phone_number=s.phone_number, average_rating=s.average_rating,
                      is_unisex=s.is_unisex, street_address=s.street_address, city=s.city)
-                for s in self._rows(query.order_by(m.Stylist.average_rating.desc(), m.Stylist.id))]
+                for s in query.rows(self.world, "-average_rating", "id")]
 
     @tool("Services_book_stylist_appointment", kind=ACTION, app="Services")
     @returns("stylist_name", "phone_number", "average_rating", "is_unisex", "street_address", "appointment_date",
@@ -301,7 +377,7 @@ class AppBenchTools(Toolkit):
             appointment_time: Time of the appointment, HH:MM.
             appointment_date: Date of the appointment, YYYY-MM-DD.
         """
-        stylist = self.world.session.scalars(select(m.Stylist).where(_same(m.Stylist.stylist_name, stylist_name))).first()
+        stylist = TableQuery(m.Stylist).same("stylist_name", stylist_name).first(self.world)
         if stylist is None:
             raise ToolError(f"No stylist named {stylist_name!r}.")
         day, time = self._book_slot("stylist", stylist.stylist_name, appointment_date, appointment_time)
@@ -311,12 +387,11 @@ class AppBenchTools(Toolkit):
 
     def _book_slot(self, kind: str, name: str, day: str, time: str) -> tuple[str, str]:
         day, time = _check_date("appointment_date", day), _check_time("appointment_time", time)
-        taken = select(m.Appointment).where(m.Appointment.provider_name == name, m.Appointment.appointment_date == day,
-                                            m.Appointment.appointment_time == time)
-        if self.world.session.scalars(taken).first() is not None:
+        taken = TableQuery(m.Appointment).where("provider_name", "=", name).where("appointment_date", "=", day)
+        if taken.where("appointment_time", "=", time).first(self.world) is not None:
             raise ToolError(f"{name} is already booked on {day} at {time}.")
-        self.world.session.add(m.Appointment(provider_kind=kind, provider_name=name, appointment_date=day,
-                                             appointment_time=time))
+        self._insert(m.Appointment, provider_kind=kind, provider_name=name, appointment_date=day,
+                     appointment_time=time)
         return day, time
 
     @tool("Services_find_therapist_provider", kind=READ, app="Services")
@@ -329,9 +404,9 @@ class AppBenchTools(Toolkit):
             type: Kind of therapist: Psychologist, Family Counselor or Psychiatrist.
         """
         kind = _choice("type", type, ("Psychologist", "Family Counselor", "Psychiatrist"))
-        query = select(m.Therapist).where(_same(m.Therapist.city, city), m.Therapist.type == kind)
+        query = TableQuery(m.Therapist).same("city", city).where("type", "=", kind)
         return [dict(therapist_name=t.therapist_name, phone_number=t.phone_number, address=t.address, city=t.city,
-                     type=t.type) for t in self._rows(query.order_by(m.Therapist.id))]
+                     type=t.type) for t in query.rows(self.world, "id")]
 
     @tool("Services_book_therapist_appointment", kind=ACTION, app="Services")
     @returns("therapist_name", "phone_number", "address", "appointment_date", "appointment_time")
@@ -343,8 +418,7 @@ class AppBenchTools(Toolkit):
             appointment_time: Time of the appointment, HH:MM.
             appointment_date: Date of the appointment, YYYY-MM-DD.
         """
-        therapist = self.world.session.scalars(
-            select(m.Therapist).where(_same(m.Therapist.therapist_name, therapist_name))).first()
+        therapist = TableQuery(m.Therapist).same("therapist_name", therapist_name).first(self.world)
         if therapist is None:
             raise ToolError(f"No therapist named {therapist_name!r}.")
         day, time = self._book_slot("therapist", therapist.therapist_name, appointment_date, appointment_time)
@@ -366,16 +440,15 @@ class AppBenchTools(Toolkit):
             has_seating_outdoors: Whether it has outdoor seating, True or False.
             has_vegetarian_options: Whether it has vegetarian options, True or False.
         """
-        r = m.Restaurant
-        query = select(r).where(_same(r.category, category), _same(r.location, location))
+        query = TableQuery(m.Restaurant).same("category", category).same("location", location)
         if price_range is not None:
-            query = query.where(r.price_range == _choice("price_range", price_range,
-                                                         ("cheap", "moderate", "pricey", "ultra high-end")))
+            query.where("price_range", "=", _choice("price_range", price_range,
+                                                    ("cheap", "moderate", "pricey", "ultra high-end")))
         if has_seating_outdoors is not None:
-            query = query.where(r.has_seating_outdoors == _choice("has_seating_outdoors", has_seating_outdoors, BOOL))
+            query.where("has_seating_outdoors", "=", _choice("has_seating_outdoors", has_seating_outdoors, BOOL))
         if has_vegetarian_options is not None:
-            query = query.where(r.has_vegetarian_options == _choice("has_vegetarian_options", has_vegetarian_options, BOOL))
-        return [self._restaurant(x) for x in self._rows(query.order_by(r.rating.desc(), r.id))]
+            query.where("has_vegetarian_options", "=", _choice("has_vegetarian_options", has_vegetarian_options, BOOL))
+        return [self._restaurant(x) for x in query.rows(self.world, "-rating", "id")]
 
     @staticmethod
     def _restaurant(x: m.Restaurant) -> dict:
@@ -399,16 +472,14 @@ class AppBenchTools(Toolkit):
         """
         seats = _count("number_of_seats", number_of_seats, 1, 6)
         day, at = _check_date("date", date), _check_time("time", time)
-        r = m.Restaurant
-        place = self.world.session.scalars(select(r).where(_same(r.restaurant_name, restaurant_name),
-                                                           _same(r.location, location))).first()
+        place = TableQuery(m.Restaurant).same("restaurant_name", restaurant_name).same("location", location).first(self.world)
         if place is None:
             raise ToolError(f"No restaurant named {restaurant_name!r} in {location!r}.")
-        booked = self.world.session.scalar(select(func.count()).select_from(m.TableReservation).where(
-            m.TableReservation.restaurant_id == place.id, m.TableReservation.date == day, m.TableReservation.time == at))
+        booked = TableQuery(m.TableReservation).where("restaurant_id", "=", place.id).where("date", "=", day).where(
+            "time", "=", at).count(self.world)
         if booked >= place.seats // 4:
             raise ToolError(f"{place.restaurant_name} is fully booked on {day} at {at}.")
-        self.world.session.add(m.TableReservation(restaurant_id=place.id, date=day, time=at, number_of_seats=str(seats)))
+        self._insert(m.TableReservation, restaurant_id=place.id, date=day, time=at, number_of_seats=str(seats))
         return {**self._restaurant(place), "date": day, "time": at, "number_of_seats": str(seats)}
 
     # -- Movies --------------------------------------------------------------------------------
@@ -426,7 +497,7 @@ class AppBenchTools(Toolkit):
         """
         query = self._showings(location, genre, show_type, theater_name)
         seen, found = set(), []
-        for s in self._rows(query, 1000):
+        for s in query.rows(self.world, *_SHOWING_ORDER, limit=1000):
             if (s.movie_name, s.theater_name, s.show_type) not in seen:
                 seen.add((s.movie_name, s.theater_name, s.show_type))
                 found.append(dict(price=s.price, show_type=s.show_type, theater_name=s.theater_name, genre=s.genre,
@@ -434,15 +505,14 @@ class AppBenchTools(Toolkit):
         return found[:MAX_RESULTS]
 
     def _showings(self, location: str, genre: str | None, show_type: str | None, theater_name: str | None):
-        s = m.Showing
-        query = select(s).where(_same(s.location, location))
+        query = TableQuery(m.Showing).same("location", location)
         if genre is not None:
-            query = query.where(_same(s.genre, genre))
+            query.same("genre", genre)
         if show_type is not None:
-            query = query.where(s.show_type == _choice("show_type", show_type, ("regular", "3d", "imax")))
+            query.where("show_type", "=", _choice("show_type", show_type, ("regular", "3d", "imax")))
         if theater_name is not None:
-            query = query.where(_same(s.theater_name, theater_name))
-        return query.order_by(s.movie_name, s.theater_name, s.show_date, s.show_time, s.id)
+            query.same("theater_name", theater_name)
+        return query
 
     @tool("Movies_gettimesformovie", kind=READ, app="Movies")
     @returns("price", "show_type", "theater_name", "show_time", "show_date", "genre", "street_address", "location",
@@ -459,11 +529,11 @@ class AppBenchTools(Toolkit):
             theater_name: Name of the theater.
         """
         day = _check_date("show_date", show_date)
-        query = self._showings(location, None, show_type, theater_name).where(
-            _same(m.Showing.movie_name, movie_name), m.Showing.show_date == day)
+        query = self._showings(location, None, show_type, theater_name).same("movie_name", movie_name).where(
+            "show_date", "=", day)
         return [dict(price=s.price, show_type=s.show_type, theater_name=s.theater_name, show_time=s.show_time,
                      show_date=s.show_date, genre=s.genre, street_address=s.street_address, location=s.location,
-                     movie_name=s.movie_name) for s in self._rows(query)]
+                     movie_name=s.movie_name) for s in query.rows(self.world, *_SHOWING_ORDER)]
 
     @tool("Movies_buymovietickets", kind=ACTION, app="Movies")
     @returns("price", "number_of_tickets", "show_type", "theater_name", "show_time", "show_date", "genre",
@@ -482,15 +552,15 @@ class AppBenchTools(Toolkit):
         """
         n = _count("number_of_tickets", number_of_tickets, 1, 9)
         day, at = _check_date("show_date", show_date), _check_time("show_time", show_time)
-        query = self._showings(location, None, show_type, None).where(
-            _same(m.Showing.movie_name, movie_name), m.Showing.show_date == day, m.Showing.show_time == at)
-        show = self.world.session.scalars(query).first()
+        query = self._showings(location, None, show_type, None).same("movie_name", movie_name).where(
+            "show_date", "=", day).where("show_time", "=", at)
+        show = query.first(self.world, *_SHOWING_ORDER)
         if show is None:
             raise ToolError(f"No {show_type} show of {movie_name!r} in {location!r} on {day} at {at}.")
         if show.seats_left < n:
             raise ToolError(f"Only {show.seats_left} seat(s) left for that show.")
-        show.seats_left -= n
-        self.world.session.add(m.MovieTicket(showing_id=show.id, number_of_tickets=str(n)))
+        self._update(m.Showing, show.id, seats_left=show.seats_left - n)
+        self._insert(m.MovieTicket, showing_id=show.id, number_of_tickets=str(n))
         return dict(price=show.price * n, number_of_tickets=str(n), show_type=show.show_type,
                     theater_name=show.theater_name, show_time=at, show_date=day, genre=show.genre,
                     street_address=show.street_address, location=show.location, movie_name=show.movie_name)
@@ -506,16 +576,15 @@ class AppBenchTools(Toolkit):
             genre: Genre of the movie.
             cast: An actor of the movie.
         """
-        r = m.MovieReview
-        query = select(r)
+        query = TableQuery(m.MovieReview)
         if directed_by is not None:
-            query = query.where(_same(r.directed_by, directed_by))
+            query.same("directed_by", directed_by)
         if genre is not None:
-            query = query.where(_same(r.genre, genre))
+            query.same("genre", genre)
         if cast is not None:
-            query = query.where(_same(r.cast, cast))
+            query.same("cast", cast)
         return [dict(movie_title=x.movie_title, genre=x.genre, percent_rating=x.percent_rating, cast=x.cast,
-                     directed_by=x.directed_by) for x in self._rows(query.order_by(r.percent_rating.desc(), r.id))]
+                     directed_by=x.directed_by) for x in query.rows(self.world, "-percent_rating", "id")]
 
     # -- Trains --------------------------------------------------------------------------------
     @tool("Trains_findtrains", kind=READ, app="Trains")
@@ -535,10 +604,9 @@ class AppBenchTools(Toolkit):
         day = _check_date("date_of_journey", date_of_journey)
         fare_class = _choice("class", class_, ("Value", "Flexible", "Business"))
         adults = _count("number_of_adults", number_of_adults, 1, 5)
-        t = m.Train
-        query = select(t).where(_same(t.from_city, from_), _same(t.to_city, to), t.date_of_journey == day,
-                                t.seats_left >= adults).order_by(t.journey_start_time, t.id)
-        return [self._train(x, fare_class, adults, "False") for x in self._rows(query)]
+        query = TableQuery(m.Train).same("from_city", from_).same("to_city", to).where("date_of_journey", "=", day).where(
+            "seats_left", ">=", adults)
+        return [self._train(x, fare_class, adults, "False") for x in query.rows(self.world, "journey_start_time", "id")]
 
     @staticmethod
     def _train(x: m.Train, fare_class: str, adults: int, protection: str) -> dict:
@@ -568,17 +636,16 @@ class AppBenchTools(Toolkit):
         fare_class = _choice("class", class_, ("Value", "Flexible", "Business"))
         adults = _count("number_of_adults", number_of_adults, 1, 5)
         protection = _choice("trip_protection", trip_protection, BOOL)
-        t = m.Train
-        train = self.world.session.scalars(select(t).where(_same(t.from_city, from_), _same(t.to_city, to),
-                                                           t.date_of_journey == day, t.journey_start_time == at)).first()
+        train = TableQuery(m.Train).same("from_city", from_).same("to_city", to).where("date_of_journey", "=", day).where(
+            "journey_start_time", "=", at).first(self.world)
         if train is None:
             raise ToolError(f"No train from {from_!r} to {to!r} on {day} at {at}.")
         if train.seats_left < adults:
             raise ToolError(f"Only {train.seats_left} seat(s) left on that train.")
-        train.seats_left -= adults
+        self._update(m.Train, train.id, seats_left=train.seats_left - adults)
         ticket = self._train(train, fare_class, adults, protection)
-        self.world.session.add(m.TrainTicket(train_id=train.id, number_of_adults=str(adults), travel_class=fare_class,
-                                             trip_protection=protection, total=ticket["total"]))
+        self._insert(m.TrainTicket, train_id=train.id, number_of_adults=str(adults), travel_class=fare_class,
+                     trip_protection=protection, total=ticket["total"])
         return ticket
 
     # -- Events --------------------------------------------------------------------------------
@@ -592,12 +659,11 @@ class AppBenchTools(Toolkit):
             city: City of the event.
             date: Date of the event, YYYY-MM-DD.
         """
-        e = m.Event
-        query = select(e).where(e.event_type == _choice("event_type", event_type, ("Music", "Theater")),
-                                _same(e.city, city))
+        query = TableQuery(m.Event).where("event_type", "=", _choice("event_type", event_type, ("Music", "Theater")))
+        query.same("city", city)
         if date is not None:
-            query = query.where(e.date == _check_date("date", date))
-        return [self._event(x) for x in self._rows(query.order_by(e.date, e.time, e.id))]
+            query.where("date", "=", _check_date("date", date))
+        return [self._event(x) for x in query.rows(self.world, "date", "time", "id")]
 
     @staticmethod
     def _event(x: m.Event) -> dict:
@@ -617,15 +683,14 @@ class AppBenchTools(Toolkit):
         """
         n = _count("number_of_tickets", number_of_tickets, 1, 9)
         day = _check_date("date", date)
-        e = m.Event
-        event = self.world.session.scalars(select(e).where(_same(e.event_name, event_name), e.date == day,
-                                                           _same(e.city, city))).first()
+        event = TableQuery(m.Event).same("event_name", event_name).where("date", "=", day).same("city", city).first(
+            self.world)
         if event is None:
             raise ToolError(f"No event {event_name!r} in {city!r} on {day}.")
         if event.tickets_left < n:
             raise ToolError(f"Only {event.tickets_left} ticket(s) left for {event.event_name}.")
-        event.tickets_left -= n
-        self.world.session.add(m.EventTicket(event_id=event.id, number_of_tickets=str(n)))
+        self._update(m.Event, event.id, tickets_left=event.tickets_left - n)
+        self._insert(m.EventTicket, event_id=event.id, number_of_tickets=str(n))
         found = self._event(event)
         del found["event_type"]
         return {**found, "number_of_tickets": str(n)}
@@ -643,17 +708,16 @@ class AppBenchTools(Toolkit):
             free_entry: Whether entry is free, True or False.
             good_for_kids: Whether it suits children, True or False.
         """
-        a = m.Attraction
-        query = select(a).where(_same(a.location, location))
+        query = TableQuery(m.Attraction).same("location", location)
         if category is not None:
-            query = query.where(_same(a.category, category))
+            query.same("category", category)
         if free_entry is not None:
-            query = query.where(a.free_entry == _choice("free_entry", free_entry, BOOL))
+            query.where("free_entry", "=", _choice("free_entry", free_entry, BOOL))
         if good_for_kids is not None:
-            query = query.where(a.good_for_kids == _choice("good_for_kids", good_for_kids, BOOL))
+            query.where("good_for_kids", "=", _choice("good_for_kids", good_for_kids, BOOL))
         return [dict(location=x.location, attraction_name=x.attraction_name, category=x.category,
                      phone_number=x.phone_number, free_entry=x.free_entry, good_for_kids=x.good_for_kids)
-                for x in self._rows(query.order_by(a.id))]
+                for x in query.rows(self.world, "id")]
 
     # -- Buses ---------------------------------------------------------------------------------
     @tool("Buses_findbus", kind=READ, app="Buses")
@@ -671,14 +735,12 @@ class AppBenchTools(Toolkit):
             category: Kind of trip: direct or one-stop.
         """
         n = _count("num_passengers", num_passengers, 1, 5)
-        b = m.Bus
-        query = select(b).where(_same(b.from_city, from_city), _same(b.to_city, to_city),
-                                b.departure_date == _check_date("departure_date", departure_date),
-                                b.category == _choice("category", category, ("direct", "one-stop")),
-                                b.seats_left >= n).order_by(b.departure_time, b.id)
+        query = TableQuery(m.Bus).same("from_city", from_city).same("to_city", to_city)
+        query.where("departure_date", "=", _check_date("departure_date", departure_date))
+        query.where("category", "=", _choice("category", category, ("direct", "one-stop"))).where("seats_left", ">=", n)
         return [dict(from_city=x.from_city, to_city=x.to_city, from_station=x.from_station, to_station=x.to_station,
                      departure_date=x.departure_date, departure_time=x.departure_time, price=x.price * n,
-                     num_passengers=str(n), category=x.category) for x in self._rows(query)]
+                     num_passengers=str(n), category=x.category) for x in query.rows(self.world, "departure_time", "id")]
 
     @tool("Buses_buybusticket", kind=ACTION, app="Buses")
     @returns("from_city", "to_city", "from_station", "to_station", "departure_date", "departure_time", "price",
@@ -698,27 +760,25 @@ class AppBenchTools(Toolkit):
         n = _count("num_passengers", num_passengers, 1, 5)
         luggage = _choice("additional_luggage", additional_luggage, BOOL)
         day, at = _check_date("departure_date", departure_date), _check_time("departure_time", departure_time)
-        b = m.Bus
-        bus = self.world.session.scalars(select(b).where(_same(b.from_city, from_city), _same(b.to_city, to_city),
-                                                         b.departure_date == day, b.departure_time == at)).first()
+        bus = TableQuery(m.Bus).same("from_city", from_city).same("to_city", to_city).where(
+            "departure_date", "=", day).where("departure_time", "=", at).first(self.world)
         if bus is None:
             raise ToolError(f"No bus from {from_city!r} to {to_city!r} on {day} at {at}.")
         if bus.seats_left < n:
             raise ToolError(f"Only {bus.seats_left} seat(s) left on that bus.")
-        bus.seats_left -= n
-        self.world.session.add(m.BusTicket(bus_id=bus.id, num_passengers=str(n), additional_luggage=luggage))
+        self._update(m.Bus, bus.id, seats_left=bus.seats_left - n)
+        self._insert(m.BusTicket, bus_id=bus.id, num_passengers=str(n), additional_luggage=luggage)
         return dict(from_city=bus.from_city, to_city=bus.to_city, from_station=bus.from_station,
                     to_station=bus.to_station, departure_date=day, departure_time=at, price=bus.price * n,
                     additional_luggage=luggage, num_passengers=str(n), category=bus.category)
 
     # -- Flights -------------------------------------------------------------------------------
     def _flights(self, origin: str, destination: str, day: str, airlines: str | None) -> list[m.Flight]:
-        f = m.Flight
-        query = select(f).where(_same(f.origin_airport, origin), _same(f.destination_airport, destination),
-                                f.departure_date == _check_date("departure_date", day))
+        query = TableQuery(m.Flight).same("origin_airport", origin).same("destination_airport", destination)
+        query.where("departure_date", "=", _check_date("departure_date", day))
         if airlines is not None:
-            query = query.where(_same(f.airlines, airlines))
-        return self._rows(query.order_by(f.economy_price, f.id))
+            query.same("airlines", airlines)
+        return query.rows(self.world, "economy_price", "id")
 
     @staticmethod
     def _fare(flight: m.Flight, seating_class: str, tickets: int) -> int:
@@ -786,7 +846,7 @@ class AppBenchTools(Toolkit):
 
     # -- Payment -------------------------------------------------------------------------------
     def _contact(self, receiver: str) -> str:
-        contact = self.world.session.scalars(select(m.Contact).where(_same(m.Contact.name, receiver))).first()
+        contact = TableQuery(m.Contact).same("name", receiver).first(self.world)
         if contact is None:
             raise ToolError(f"{receiver!r} is not one of your contacts.")
         return contact.name
@@ -806,12 +866,12 @@ class AppBenchTools(Toolkit):
         value = _money("amount", amount)
         private = _choice("private_visibility", private_visibility, BOOL)
         name = self._contact(receiver)
-        wallet = self.world.session.scalars(select(m.Wallet).where(m.Wallet.payment_method == method)).first()
+        wallet = TableQuery(m.Wallet).where("payment_method", "=", method).first(self.world)
         if wallet is None or wallet.balance < value:
             raise ToolError(f"Not enough funds on {method} to pay {value:.2f}.")
-        wallet.balance -= value
-        self.world.session.add(m.PaymentRecord(kind="payment", payment_method=method, amount=value, receiver=name,
-                                               private_visibility=private))
+        self._update(m.Wallet, wallet.id, balance=wallet.balance - value)
+        self._insert(m.PaymentRecord, kind="payment", payment_method=method, amount=value, receiver=name,
+                     private_visibility=private)
         return dict(payment_method=method, amount=value, receiver=name, private_visibility=private)
 
     @tool("Payment_requestpayment", kind=ACTION, app="Payment")
@@ -827,8 +887,8 @@ class AppBenchTools(Toolkit):
         value = _money("amount", amount)
         private = _choice("private_visibility", private_visibility, BOOL)
         name = self._contact(receiver)
-        self.world.session.add(m.PaymentRecord(kind="request", payment_method=None, amount=value, receiver=name,
-                                               private_visibility=private))
+        self._insert(m.PaymentRecord, kind="request", payment_method=None, amount=value, receiver=name,
+                     private_visibility=private)
         return dict(amount=value, receiver=name, private_visibility=private)
 
     # -- Music ---------------------------------------------------------------------------------
@@ -844,13 +904,12 @@ class AppBenchTools(Toolkit):
             genre: Genre of the song.
             year: Year of release.
         """
-        s = m.Song
-        query = select(s)
-        for column, value in ((s.artist, artist), (s.album, album), (s.genre, genre), (s.year, year)):
+        query = TableQuery(m.Song)
+        for attribute, value in (("artist", artist), ("album", album), ("genre", genre), ("year", year)):
             if value is not None:
-                query = query.where(_same(column, value))
+                query.same(attribute, value)
         return [dict(track=x.track, artist=x.artist, album=x.album, genre=x.genre, year=x.year)
-                for x in self._rows(query.order_by(s.id))]
+                for x in query.rows(self.world, "id")]
 
     @tool("Music_playmedia", kind=ACTION, app="Music")
     @returns("track", "artist", "album", "genre", "year", "device")
@@ -865,16 +924,15 @@ class AppBenchTools(Toolkit):
             album: Album of the song.
         """
         where = _choice("device", device, ("Living room", "Kitchen", "Patio"))
-        s = m.Song
-        query = select(s).where(_same(s.track, track))
+        query = TableQuery(m.Song).same("track", track)
         if artist is not None:
-            query = query.where(_same(s.artist, artist))
+            query.same("artist", artist)
         if album is not None:
-            query = query.where(_same(s.album, album))
-        song = self.world.session.scalars(query.order_by(s.id)).first()
+            query.same("album", album)
+        song = query.first(self.world, "id")
         if song is None:
             raise ToolError(f"No song {track!r} found.")
-        self.world.session.add(m.Playback(song_id=song.id, device=where))
+        self._insert(m.Playback, song_id=song.id, device=where)
         return dict(track=song.track, artist=song.artist, album=song.album, genre=song.genre, year=song.year,
                     device=where)
 
@@ -888,10 +946,9 @@ class AppBenchTools(Toolkit):
             city: City of the forecast.
             date: Date of the forecast, YYYY-MM-DD.
         """
-        w = m.WeatherReport
-        query = select(w).where(_same(w.city, city), w.date == _check_date("date", date))
+        query = TableQuery(m.WeatherReport).same("city", city).where("date", "=", _check_date("date", date))
         return [dict(precipitation=x.precipitation, humidity=x.humidity, wind=x.wind, temperature=x.temperature,
-                     city=x.city, date=x.date) for x in self._rows(query)]
+                     city=x.city, date=x.date) for x in query.rows(self.world)]
 
     # -- Homes (distractor) --------------------------------------------------------------------
     @tool("Homes_findhomebyarea", kind=READ, app="Homes")
@@ -909,18 +966,17 @@ class AppBenchTools(Toolkit):
             has_garage: Whether it has a garage, True or False.
             in_unit_laundry: Whether it has in-unit laundry, True or False.
         """
-        p = m.Property
-        query = select(p).where(_same(p.area, area), p.intent == _choice("intent", intent, ("rent", "buy")),
-                                p.number_of_beds == str(_count("number_of_beds", number_of_beds, 1, 4)),
-                                p.number_of_baths == str(_count("number_of_baths", number_of_baths, 1, 4)))
+        query = TableQuery(m.Property).same("area", area).where("intent", "=", _choice("intent", intent, ("rent", "buy")))
+        query.where("number_of_beds", "=", str(_count("number_of_beds", number_of_beds, 1, 4)))
+        query.where("number_of_baths", "=", str(_count("number_of_baths", number_of_baths, 1, 4)))
         if has_garage is not None:
-            query = query.where(p.has_garage == _choice("has_garage", has_garage, BOOL))
+            query.where("has_garage", "=", _choice("has_garage", has_garage, BOOL))
         if in_unit_laundry is not None:
-            query = query.where(p.in_unit_laundry == _choice("in_unit_laundry", in_unit_laundry, BOOL))
+            query.where("in_unit_laundry", "=", _choice("in_unit_laundry", in_unit_laundry, BOOL))
         return [dict(intent=x.intent, area=x.area, address=x.address, property_name=x.property_name,
                      phone_number=x.phone_number, has_garage=x.has_garage, in_unit_laundry=x.in_unit_laundry,
                      price=x.price, number_of_beds=x.number_of_beds, number_of_baths=x.number_of_baths)
-                for x in self._rows(query.order_by(p.price, p.id))]
+                for x in query.rows(self.world, "price", "id")]
 
     @tool("Homes_schedulevisit", kind=ACTION, app="Homes")
     @returns("address", "property_name", "phone_number", "has_garage", "in_unit_laundry", "price", "visit_date",
@@ -933,10 +989,10 @@ class AppBenchTools(Toolkit):
             visit_date: Date of the visit, YYYY-MM-DD.
         """
         day = _check_date("visit_date", visit_date)
-        x = self.world.session.scalars(select(m.Property).where(_same(m.Property.property_name, property_name))).first()
+        x = TableQuery(m.Property).same("property_name", property_name).first(self.world)
         if x is None:
             raise ToolError(f"No property named {property_name!r}.")
-        self.world.session.add(m.Visit(property_id=x.id, visit_date=day))
+        self._insert(m.Visit, property_id=x.id, visit_date=day)
         return dict(address=x.address, property_name=x.property_name, phone_number=x.phone_number,
                     has_garage=x.has_garage, in_unit_laundry=x.in_unit_laundry, price=x.price, visit_date=day,
                     number_of_beds=x.number_of_beds, number_of_baths=x.number_of_baths)
@@ -951,12 +1007,11 @@ class AppBenchTools(Toolkit):
             genre: Genre of the movie.
             starring: An actor of the movie.
         """
-        f = m.Film
-        query = select(f).where(_same(f.genre, genre))
+        query = TableQuery(m.Film).same("genre", genre)
         if starring is not None:
-            query = query.where(_same(f.starring, starring))
+            query.same("starring", starring)
         return [dict(title=x.title, genre=x.genre, subtitle_language="English", starring=x.starring)
-                for x in self._rows(query.order_by(f.id))]
+                for x in query.rows(self.world, "id")]
 
     @tool("Media_playmovie", kind=ACTION, app="Media")
     @returns("title", "genre", "subtitle_language", "starring")
@@ -968,10 +1023,10 @@ class AppBenchTools(Toolkit):
             subtitle_language: Subtitles: English, Spanish, Hindi or French.
         """
         language = _choice("subtitle_language", subtitle_language, ("English", "Spanish", "Hindi", "French"))
-        x = self.world.session.scalars(select(m.Film).where(_same(m.Film.title, title))).first()
+        x = TableQuery(m.Film).same("title", title).first(self.world)
         if x is None:
             raise ToolError(f"No movie titled {title!r}.")
-        self.world.session.add(m.FilmPlayback(film_id=x.id, subtitle_language=language))
+        self._insert(m.FilmPlayback, film_id=x.id, subtitle_language=language)
         return dict(title=x.title, genre=x.genre, subtitle_language=language, starring=x.starring)
 
 

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, inspect as sa_inspect
-
 from toolgym.worlds.appbench import data_model as m
 from toolgym.worlds.appbench.plan import Call, Ref, Value, literal
-from toolgym.worlds.appbench.tools import APPS, KEYWORD_ARGUMENTS, RETURNS, AppBenchTools
+from toolgym.worlds.appbench.tools import APPS, KEYWORD_ARGUMENTS, RETURNS, AppBenchTools, sql_table
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import ToolResult
 
@@ -265,10 +263,9 @@ class AppBenchWorld(World):
         for _ in range(12):
             add(m.Film, title=f"{fake.unique.word().title()} {rng.choice(['Story', 'Legacy', 'Code'])}",
                 genre=rng.choice(GENRES), starring=fake.name())
-        connection = self.session.connection()
-        for table, values in rows.items():  # as table rows: the ORM's bulk insert maps each row again
-            names = {a.key: a.columns[0].name for a in sa_inspect(table).column_attrs}
-            connection.execute(insert(table.__table__), [{names[k]: v for k, v in row.items()} for row in values])
+        for model, values in rows.items():  # in plain SQL: SQLAlchemy's insert binds each row's values again
+            names = tuple(values[0])
+            self.sql().executemany(sql_table(model).insert(names), [tuple(row[k] for k in names) for row in values])
 
 
 @functools.lru_cache(maxsize=64)
