@@ -2,7 +2,7 @@
 envs against a plain loop, WebShop at up to 1,000,000 products, ToolLLM's snapshots, AppBench's
 make and the program interpreter against CPython (issue 29's figures), as Markdown.
 
-    .venv/bin/python benchmarks/bench_scale.py [--long] [--out FILE] [--only SECTION ...]
+    .venv/bin/python benchmarks/bench_scale.py [--long] [--out FILE] [--only SECTION ...] [--resets N]
 
 The short mode (``make bench``) runs each measurement small: 2,000 resets, a 20,000-product
 WebShop. ``--long`` runs the issue's sizes: 100,000 resets, 1,000,000 products (minutes to
@@ -113,8 +113,8 @@ print(json.dumps({{"grown_mb": rss() - before, "seconds": time.perf_counter() - 
 """
 
 
-def resets_table(short: bool, cache: str) -> str:
-    count = 2_000 if short else 100_000
+def resets_table(short: bool, cache: str, count: int | None = None) -> str:
+    count = count or (2_000 if short else 100_000)
     rows = [f"| env | resets | RSS growth (MB) | per reset (bytes) | scaled to 100,000 resets (MB) | resets/s |",
             "|---|---|---|---|---|---|"]
     for env_id in ("Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "ToolTalk-v0"):
@@ -363,6 +363,7 @@ def main() -> None:
     parser.add_argument("--long", action="store_true", help="the issue's sizes (hours on 2 cores)")
     parser.add_argument("--out", type=Path, help="write the Markdown here too")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    parser.add_argument("--resets", type=int, help="resets of the memory-over-resets table (2,000 short, 100,000 long)")
     args = parser.parse_args()
     short = not args.long
     cache = os.environ.get("TOOLGYM_CACHE") or tempfile.mkdtemp(prefix="toolgym-bench-")
@@ -372,7 +373,7 @@ def main() -> None:
         if section == "envs":
             parts.append(envs_table(short))
         elif section == "resets":
-            parts.append(resets_table(short, cache))
+            parts.append(resets_table(short, cache, args.resets))
         elif section == "vector":
             parts.append(vector_table(short))
         elif section == "webshop":

@@ -25,9 +25,10 @@ from toolgym.worlds.tabletop.layout import COLORS
 
 TIME_STEP = 1.0 / 240.0
 SETTLE_STEPS = 100
-# PyBullet keeps about 15 KB of a removed bowl (its collision shapes) until the client
-# disconnects; a fresh client after this many object loads bounds that memory to a few MB.
-OBJECT_LOADS_PER_CLIENT = 400
+# PyBullet's removeBody keeps what loadURDF made for the body (a bowl's 17 collision shapes and
+# the URDF bookkeeping: about 15 KB a bowl, 1 KB a block) until resetSimulation; the world is
+# reset and the table and robot reloaded after this many object loads (about 75 resets).
+OBJECT_LOADS_PER_WORLD = 400
 HOVER_HEIGHT = 0.1           # above the highest object on the table
 IK_TOLERANCE = 0.003         # a pose the arm misses by more is out of reach
 GRASP_DEPTH = 0.02           # pads' center below the top of the object
@@ -66,12 +67,6 @@ def _quiet():
             os.close(fd)
 
 
-def _return_freed_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc keeps them otherwise)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).malloc_trim(0)
-
-
 def _pybullet():
     try:
         with _quiet():
@@ -108,17 +103,13 @@ class TabletopSim:
         p, airo_models = _pybullet()
         self.p = p
         self._airo = airo_models
-        self.client = -1
-        self._connect()
-        self.pick_place_count = 0
-
-    def _connect(self) -> None:
         with _quiet():
-            self.client = self.p.connect(self.p.DIRECT)
+            self.client = p.connect(p.DIRECT)
         self._kw = {"physicsClientId": self.client}
         self.robot = self.gripper = self.table = -1
         self.objects: dict[str, int] = {}
         self.object_loads = 0
+        self.pick_place_count = 0
 
     def close(self) -> None:
         if self.client >= 0 and self.p.isConnected(self.client):
@@ -129,16 +120,16 @@ class TabletopSim:
     def build(self, objects: Sequence[ObjectSpec]) -> None:
         """Reset the simulation to the setup: robot parked, objects placed and settled.
 
-        The table and the robot are loaded once (loading the meshes is the slow part); the
-        objects of the previous setup are removed and the new ones loaded, which leaves the
-        physics exactly as after a fresh load (the tests compare runs in both orders).
+        The table and the robot stay loaded (loading the meshes is the slow part); the objects
+        of the previous setup are removed and the new ones loaded, which leaves the physics
+        exactly as after a fresh load (the tests compare runs in both orders). Every
+        ``OBJECT_LOADS_PER_WORLD`` object loads the whole world is reset and reloaded instead,
+        since only ``resetSimulation`` frees what the removed objects leave behind. That reuses
+        the client (its cached mesh files and its memory): a new client instead fragments the
+        heap, whose resident size then wanders by several MB.
         """
-        if self.object_loads + len(objects) > OBJECT_LOADS_PER_CLIENT:
-            self.close()
-            _return_freed_memory()
-            self._connect()
         p, kw = self.p, self._kw
-        if self.robot < 0:
+        if self.robot < 0 or self.object_loads + len(objects) > OBJECT_LOADS_PER_WORLD:
             self._load_static()
         for body in self.objects.values():
             p.removeBody(body, **kw)
@@ -158,7 +149,9 @@ class TabletopSim:
 
     def _load_static(self) -> None:
         p, kw = self.p, self._kw
-        p.resetSimulation(**kw)
+        p.resetSimulation(**kw)  # every body and shape goes, the objects of the last setup too
+        self.objects = {}
+        self.object_loads = 0
         p.setGravity(0, 0, -9.8, **kw)
         p.setTimeStep(TIME_STEP, **kw)
         p.setPhysicsEngineParameter(numSolverIterations=50, deterministicOverlappingPairs=1, **kw)
