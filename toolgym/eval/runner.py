@@ -145,7 +145,8 @@ class _RecordFields(BaseModel):
     seed: int | None = None
     split: str | None = None
     error: str | None = None
-    metrics: dict[str, _Scalar | list[_Scalar]] | None = None  # a list: Tau2-v0's failed components
+    # A list: Tau2-v0's failed components; a flat object: VirtualHome-v0's first_failure (line, text, reason).
+    metrics: dict[str, _Scalar | list[_Scalar] | dict[str, _Scalar]] | None = None
     trajectory: list[Any] | None = None
     world_diff: dict[str, dict[str, Any]] | None = None
     prompt: dict[str, list[Any]] | None = None
