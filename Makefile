@@ -32,9 +32,10 @@ test: venv
 bench: venv
 	@$(BIN)/python benchmarks/run_all.py $(BENCH_FLAGS)
 
-# SmolLM2-135M-Instruct on every env into docs/baselines.md (BASELINE_FLAGS=--quick: 3 episodes per env).
+# SmolLM2-135M-Instruct on every env into docs/baselines.md (BASELINE_FLAGS=--quick: 3 episodes per env;
+# bfloat16 is for CPUs with AMX or AVX-512 BF16: elsewhere BASELINE_FLAGS=--dtype float32).
 baselines: venv
-	$(BIN)/python benchmarks/baselines.py --threads 1 --max-new-tokens 128 $(BASELINE_FLAGS)
+	$(BIN)/python benchmarks/baselines.py --threads 2 --dtype bfloat16 --batch-size 8 $(BASELINE_FLAGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache results-*.jsonl

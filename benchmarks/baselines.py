@@ -7,7 +7,9 @@
 
 Each env runs on its built-in tasks with its own prompt format and parser, greedy decoding.
 The full run takes every task of a set of at most ``FULL_TASKS`` tasks and the first
-``FULL_TASKS`` of a larger one. Results files go to ``results/baselines/<model>/<env>.jsonl``
+``FULL_TASKS`` of a larger one; on a CPU the long multi-turn envs (``CPU_EPISODES``: a WebShop
+episode is up to 15 model turns over pages of text) take fewer, so that the run fits in about an
+hour on 2 cores with bfloat16 weights. Results files go to ``results/baselines/<model>-<cpu|cuda>/<env>.jsonl``
 (one JSON line per episode, the format of ``toolgym eval --out``) with a ``.timing.json``
 beside each; a file from an earlier, interrupted run is continued. The table shows the paper's
 metrics (the env's own table columns), success, the share of steps whose action the env could
@@ -30,6 +32,8 @@ sys.path.insert(0, str(ROOT))
 ENVS = ("ToolTalk-v0", "AppBench-v0", "OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0",
         "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0")
 FULL_TASKS = 100
+# Episodes of the multi-turn envs on a CPU (many long model turns per episode); a GPU runs FULL_TASKS.
+CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30}
 QUICK_EPISODES = 3
 
 # What the papers report for their own models, on their own (official) tasks: a reader's yardstick,
@@ -51,36 +55,56 @@ PUBLISHED = {
 
 # What reading the failures of the SmolLM2-135M-Instruct run showed (kept with the table it explains).
 READING = """\
-## This run
+## These runs
 
-A first, reduced run: 3 episodes per env (ToolTalk 2: its run was stopped during the third,
-which also lost its timing), batch size 3, one torch thread, on the project's shared 2-core
-machine at a load average near 10, so *s/ep* is that machine's wall clock, not a speed
-measurement. WebShop and ToolLLM (long multi-turn episodes): 1 episode each
-(`--episodes 1 --batch-size 1`). The full run (`python benchmarks/baselines.py`, 100 tasks or every task per env) is
-for a free machine.
+**CPU** (2026-11-26): the project's 2-core Xeon (AMX), bfloat16 weights, one torch thread,
+batch size 8, 30 episodes per env (the first 30 built-in tasks; 10 for WebShop and ToolLLM,
+whose episodes are up to 15 and 12 model turns), while other jobs shared the machine, so *s/ep*
+is an upper bound. The single-step envs ran with 128 new tokens; TripBooking and GoogleSheets
+were rerun with 256 once the oracle's own programs turned out longer than 128 of SmolLM2's
+tokens (TripBooking's median is 152, its longest 232; GoogleSheets' longest 185): at 128,
+24 of TripBooking's 30 programs failed on a last line the cap had cut. AppBench's row is at 128
+(its longest oracle plan is 160 tokens; the model wrote no plan in any of its 30 answers, see
+below). The full run (`python benchmarks/baselines.py`: 100 tasks or all per env, 256 tokens)
+is for a free machine or a GPU.
+
+**GPU** (one H100, bfloat16, batch size 32, 256 tokens): only VirtualHome's 100 episodes
+finished (86 s for all of them). The other envs' runs, started at the same time as 19 other
+processes on the one GPU (tests, GRPO runs), ran out of GPU memory; the runner recorded each
+failed episode as an error naming the env, task and step (`CatAPI-v0, task 2, step 1:
+RuntimeError: CUDA error: CUBLAS_STATUS_INTERNAL_ERROR ...`, VirtualHome's 3 errored
+episodes), and the session's GPU time was spent before a rerun.
 
 ## Reading the failures (SmolLM2-135M-Instruct)
 
-- **The prompt format was the cause on the ToolBench envs, and is fixed.** Given the paper's
-  Figure 5 prompt as one system text (goal, API docs, demonstrations, each demo starting with
-  `Task:`), the model answered every task turn with a new `Task:` of its own: no action at all
-  on OpenWeather, HomeSearch, TripBooking (3/3 each) in a first run. The `toolbench` format now
-  sends the same demonstrations as chat turns (`Task: ...\\nAction:` answered by the action); the
-  model then writes curl commands and `API.*` programs: CatAPI 2/3, VirtualHome 2/3 reach the
-  goal, HomeSearch programs run (statement F1 0.8 and 0.36 on two tasks). OpenWeather's
-  commands are now curl commands too, but with an invented `appid=12345` and wrong parameters.
-- **The rest is the model.** ToolTalk (tools as text in the system message, since SmolLM2's
-  template has no `tools`): the model writes JavaScript or Python about the task instead of a
-  JSON call; Tabletop and GoogleSheets: it writes `def` functions and DataFrames, which the
-  program envs refuse (`def is not allowed`, unterminated literals); AppBench (a 4,000-token
-  prompt): prose instead of a plan; WebShop: it copies the tool-call instructions of the system
-  message back at every one of its 15 steps; ToolLLM: a plain-text sentence at each of its 12
-  steps (ToolLLM's own *invalid calls* counts those; `invalid_actions` counts only actions
-  that could not be read, and text is read as a reply). The parsers read what was there: every refused action
-  above contains no call or program in the env's format.
-- Gemma 3 270M (`hf:gemma3-270m`) is Google's pretrained model, not the instruct one, and
-  without a chat template it continues the transcript with markup (`<h2><h2>...`): no row.
+- **Formats that were the cause, and are fixed.** The ToolBench prompt as one system text made
+  the model answer every task with a new `Task:` of its own (no action at all on OpenWeather,
+  HomeSearch, TripBooking in a first run); the `toolbench` format now sends the demonstrations
+  as chat turns, and the model writes curl commands and `API.*` programs. The token cap was
+  the cause on TripBooking (above). Results files of VirtualHome episodes that failed could not
+  be read back (their `first_failure` object was refused), which broke resuming and this page.
+- **The REST envs.** CatAPI: 30% success; the failures are the model's: repetition loops
+  (`-O -P -S -O -P ...`, `{"image_id":{"image_id":...`) and JSON bodies without shell quotes,
+  which a shell would split (the env reads curl as a shell does: "expected one URL, got 5").
+  OpenWeather: 10%; it writes an invented key (`appid=123456789`, a 401) where the prompt says
+  `{API_KEY}`, and invents endpoints (`/data/3/air_pollution/forecast`, a 404).
+- **The program envs.** HomeSearch: programs run in a third of the episodes (statement F1 18%),
+  the rest call functions that do not exist (`set_num_bathrooms`) or go on past `API.search()`
+  until the cap cuts a name. TripBooking: 10% of the programs run, none books the right trip.
+  VirtualHome: 57% of the programs are executable, LCS 37%, 7% reach the goal; the failures
+  are preconditions (`Open(nightstand)` before walking to it). Tabletop, GoogleSheets: the model
+  writes `def` functions, DataFrames built from made-up data and `del`, which the program
+  envs refuse (`def is not allowed`, unterminated literals): no program ran.
+- **The conversational envs.** ToolTalk (tools as text in the system message: SmolLM2's
+  template has no `tools`): no tool call in any turn; the model writes JavaScript or Python
+  about the task instead of a JSON call. AppBench (a 4,000-token prompt): prose about the
+  request or Python functions instead of a plan of API calls. WebShop and ToolLLM: see their
+  rows; the quick run of last session had WebShop copy the system message's instructions back
+  at every step and ToolLLM answer in plain sentences.
+- The parsers read what was there: every refused action above holds no call or program in the
+  env's format. Gemma 3 270M (`hf:gemma3-270m`) is Google's pretrained model, not the instruct
+  one, and without a chat template it continues the transcript with markup (`<h2><h2>...`):
+  no row.
 """
 
 
@@ -89,12 +113,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="smollm2-135m-instruct",
                    help="an hf: model: a packaged short name, a .gguf path or a folder (default smollm2-135m-instruct)")
     p.add_argument("--envs", nargs="+", default=list(ENVS), metavar="ENV", help="env ids (default: all eleven)")
-    p.add_argument("--episodes", type=int, help=f"episodes per env (default: every task, at most {FULL_TASKS})")
+    p.add_argument("--episodes", type=int,
+                   help=f"episodes per env (default: every task, at most {FULL_TASKS}; on a CPU at most CPU_EPISODES "
+                        "for the long multi-turn envs)")
     p.add_argument("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per env")
     p.add_argument("--max-new-tokens", type=int, default=256, help="tokens per model turn (default 256)")
     p.add_argument("--batch-size", type=int, default=4, help="episodes stepped in lockstep (default 4)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
+    p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16"],
+                   help="model weights (default auto: float32 for a GGUF file); bfloat16 is 4-7x faster on CPUs "
+                        "with AMX or AVX-512 BF16")
+    p.add_argument("--no-static-cache", action="store_true",
+                   help="decode with transformers' dynamic cache on CUDA too (no compiled static cache)")
     p.add_argument("--results", default=str(ROOT / "results" / "baselines"), help="results folder")
     p.add_argument("--doc", default=str(ROOT / "docs" / "baselines.md"), help="the markdown table to write")
     p.add_argument("--render", action="store_true", help="only render --doc from the results files")
@@ -108,14 +139,18 @@ def run(args) -> None:
     from toolgym.eval.batch import evaluate_batched
     from toolgym.eval.runner import check_env_args, make_env, select_tasks
 
-    backend = TransformersBackend(args.model, device=args.device, threads=args.threads,
-                                  progress=not args.no_progress)
-    folder = Path(args.results) / _slug(args.model)
+    backend = TransformersBackend(args.model, device=args.device, dtype=args.dtype, threads=args.threads,
+                                  progress=not args.no_progress, static_cache=False if args.no_static_cache else None)
+    folder = Path(args.results) / f"{_slug(args.model)}-{'cuda' if backend.device.startswith('cuda') else 'cpu'}"
     folder.mkdir(parents=True, exist_ok=True)
+    setting = {"device": _device_name(backend.device), "dtype": str(backend.model.dtype).removeprefix("torch."),
+               "threads": args.threads, "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens,
+               "command": _command(args)}
     for env_id in args.envs:
-        episodes = QUICK_EPISODES if args.quick else args.episodes
-        if episodes is None:
-            episodes = min(FULL_TASKS, len(select_tasks(make_env(env_id, {}))))
+        episodes = QUICK_EPISODES if args.quick else (args.episodes or FULL_TASKS)
+        if not backend.device.startswith("cuda"):
+            episodes = min(episodes, CPU_EPISODES.get(env_id, episodes))
+        episodes = min(episodes, len(select_tasks(make_env(env_id, {}))))
         agent = LLMAgent(backend, env=check_env_args(env_id, {}),
                          sampling=SamplingParams(max_new_tokens=args.max_new_tokens))
         out = folder / f"{env_id}.jsonl"
@@ -124,11 +159,32 @@ def run(args) -> None:
                                              out=out, progress=not args.no_progress, batch_size=args.batch_size,
                                              resume=out.exists() and out.stat().st_size > 0)
         timing = _read_json(out.with_suffix(".timing.json")) or {"seconds": 0.0, "episodes": 0}
+        timing.update(setting)
         timing["seconds"] += time.perf_counter() - start
         timing["episodes"] += stats["episodes"]
         out.with_suffix(".timing.json").write_text(json.dumps(timing))
         print(f"{env_id}: {len(records)} episodes, {stats['episodes']} run now in {stats['seconds']:.0f}s",
               file=sys.stderr)
+
+
+def _device_name(device: str) -> str:
+    """The accelerator's name, or the CPU's model and core count."""
+    import platform
+
+    import torch
+
+    if device.startswith("cuda"):
+        return torch.cuda.get_device_name(torch.device(device))
+    model = next((line.split(":", 1)[1].strip() for line in _cpuinfo() if line.startswith("model name")),
+                 platform.processor() or "CPU")
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def _cpuinfo() -> list[str]:
+    try:
+        return Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return []
 
 
 def summarise(env_id: str, records: list[dict], timing: dict | None) -> dict:
@@ -146,17 +202,31 @@ def summarise(env_id: str, records: list[dict], timing: dict | None) -> dict:
         paper.append(f"{column.title} {100 * value:.1f}" if column.percent else f"{column.title} {value:.3f}")
     successes = [m.get("success") for m in scored if m.get("success") is not None]
     seconds = timing["seconds"] / timing["episodes"] if timing and timing.get("episodes") else None
-    return {"env": env_id, "episodes": len(records), "errors": sum(1 for r in records if r.get("error")),
+    return {"env": env_id, "max_new_tokens": (timing or {}).get("max_new_tokens"), "episodes": len(records), "errors": sum(1 for r in records if r.get("error")),
             "paper": "; ".join(paper), "success": 100 * sum(successes) / len(successes) if successes else None,
             "invalid_share": 100 * invalid / steps if steps else None,
             "steps": steps / len(records) if records else None, "seconds": seconds}
 
 
 def render(args) -> str:
+    """The page: one table per device that has results (CPU first), then the reading of the failures."""
+    lines = [f"# Baselines: `hf:{args.model}` on every env", "",
+             "Built-in tasks, each env's own prompt format and parser, greedy decoding. "
+             "*episodes*: how many of the env's built-in tasks the row used (the first N in task order). "
+             "*invalid*: steps whose action the env could not read (`info['metrics']['invalid_actions']`) "
+             "over all steps. *paper metrics*: the env's table columns over the scored episodes. "
+             "*s/ep*: wall-clock seconds per episode of the run (episodes run in lockstep batches).", ""]
+    for device in ("cpu", "cuda"):
+        folder = Path(args.results) / f"{_slug(args.model)}-{device}"
+        if folder.is_dir():
+            lines += _device_section(args, folder)
+    return "\n".join(lines) + "\n" + READING
+
+
+def _device_section(args, folder: Path) -> list[str]:
     from toolgym.eval.runner import read_results
 
-    folder = Path(args.results) / _slug(args.model)
-    rows, missing = [], []
+    rows, missing, settings = [], [], []
     for env_id in args.envs:
         path = folder / f"{env_id}.jsonl"
         try:
@@ -164,29 +234,34 @@ def render(args) -> str:
         except (OSError, ValueError):  # not run yet, or no episode finished
             missing.append(env_id)
             continue
-        rows.append(summarise(env_id, records, _read_json(path.with_suffix(".timing.json"))))
+        timing = _read_json(path.with_suffix(".timing.json"))
+        rows.append(summarise(env_id, records, timing))
+        if timing and timing.get("device"):
+            settings.append(timing)
 
     def cell(value, digits=1):
         return "–" if value is None else f"{value:.{digits}f}"
 
-    lines = [f"# Baselines: `hf:{args.model}` on every env", "",
-             "Built-in tasks, each env's own prompt format and parser, greedy decoding, "
-             f"{args.max_new_tokens} new tokens per turn at most, CPU. Made with", "",
-             "```", _command(args), "```", "",
-             "*episodes*: how many of the env's built-in tasks the row used (the first N in task order). "
-             "*invalid*: steps whose action the env could not read (`info['metrics']['invalid_actions']`) "
-             "over all steps. *paper metrics*: the env's table columns over the scored episodes.", "",
-             "| env | episodes | paper metrics | success % | invalid % | steps/ep | s/ep | published (their models, "
-             "official tasks) |",
-             "|---|---|---|---|---|---|---|---|"]
+    first = settings[0] if settings else {}
+    title = "GPU" if folder.name.endswith("-cuda") else "CPU"
+    lines = [f"## {title}: {first.get('device', 'unknown device')}", ""]
+    if first:
+        commands = list(dict.fromkeys(_without_envs(t["command"]) if not missing else t["command"] for t in settings))
+        lines += [f"{first['dtype']} weights, batch size {first['batch_size']}"
+                  + (f", {first['threads']} torch thread" + "s" * (first["threads"] > 1) if first.get("threads") else "")
+                  + ". Made with", "",
+                  "```", *commands, "```", ""]
+    lines += ["| env | episodes | new tokens | paper metrics | success % | invalid % | steps/ep | s/ep | published "
+              "(their models, official tasks) |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         errors = f" ({row['errors']} errored)" if row["errors"] else ""
-        lines.append(f"| {row['env']} | {row['episodes']}{errors} | {row['paper']} | {cell(row['success'])} | "
-                     f"{cell(row['invalid_share'])} | {cell(row['steps'])} | {cell(row['seconds'])} | "
-                     f"{PUBLISHED.get(row['env'], '')} |")
+        lines.append(f"| {row['env']} | {row['episodes']}{errors} | {row['max_new_tokens'] or '–'} | {row['paper']} | "
+                     f"{cell(row['success'])} | {cell(row['invalid_share'])} | {cell(row['steps'])} | "
+                     f"{cell(row['seconds'])} | {PUBLISHED.get(row['env'], '')} |")
     if missing:
         lines += ["", f"No finished episode yet (no row): {', '.join(missing)}; the same command continues the run."]
-    return "\n".join(lines) + "\n\n" + READING
+    return lines + [""]
 
 
 def _command(args) -> str:
@@ -197,9 +272,23 @@ def _command(args) -> str:
         parts.append(f"--episodes {args.episodes}")
     if args.max_new_tokens != 256:
         parts.append(f"--max-new-tokens {args.max_new_tokens}")
+    for flag, value in (("--device", args.device), ("--dtype", args.dtype)):
+        if value != "auto":
+            parts.append(f"{flag} {value}")
+    if args.threads:
+        parts.append(f"--threads {args.threads}")
+    if args.batch_size != 4:
+        parts.append(f"--batch-size {args.batch_size}")
+    if args.no_static_cache:
+        parts.append("--no-static-cache")
     if list(args.envs) != list(ENVS):
         parts.append("--envs " + " ".join(args.envs))
     return " ".join(parts)
+
+
+def _without_envs(command: str) -> str:
+    """A per-env command as the one that runs every env (envs run in parallel, one process each)."""
+    return command.split(" --envs ")[0]
 
 
 def _slug(model: str) -> str:
