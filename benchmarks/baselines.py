@@ -58,9 +58,10 @@ READING = """\
 ## These runs
 
 **CPU** (2026-11-26): the project's 2-core Xeon (AMX), bfloat16 weights, one torch thread,
-batch size 8, 30 episodes per env (the first 30 built-in tasks; 10 for WebShop and ToolLLM,
-whose episodes are up to 15 and 12 model turns), while other jobs shared the machine, so *s/ep*
-is an upper bound. The single-step envs ran with 128 new tokens; TripBooking and GoogleSheets
+batch size 8, 30 episodes per env (the first 30 built-in tasks; 5 for WebShop and ToolLLM,
+whose episodes are up to 15 and 12 model turns, and 26 for ToolTalk, whose run was stopped
+before its last batch and before it wrote its time), while GRPO runs shared the machine, so
+*s/ep* is an upper bound. The single-step envs ran with 128 new tokens; TripBooking and GoogleSheets
 were rerun with 256 once the oracle's own programs turned out longer than 128 of SmolLM2's
 tokens (TripBooking's median is 152, its longest 232; GoogleSheets' longest 185): at 128,
 24 of TripBooking's 30 programs failed on a last line the cap had cut. AppBench's row is at 128
@@ -98,9 +99,11 @@ episodes), and the session's GPU time was spent before a rerun.
 - **The conversational envs.** ToolTalk (tools as text in the system message: SmolLM2's
   template has no `tools`): no tool call in any turn; the model writes JavaScript or Python
   about the task instead of a JSON call. AppBench (a 4,000-token prompt): prose about the
-  request or Python functions instead of a plan of API calls. WebShop and ToolLLM: see their
-  rows; the quick run of last session had WebShop copy the system message's instructions back
-  at every step and ToolLLM answer in plain sentences.
+  request or Python functions instead of a plan of API calls. WebShop: at every one of its 15
+  steps the model writes the `search` tool's schema back (the tools are text in its system
+  message) instead of a call, malformed JSON the env refuses. ToolLLM: plain sentences at every
+  one of its 12 steps (made-up answers, or code about the task), which its own *invalid calls*
+  counts (12 of 12), never a call or `Finish`.
 - The parsers read what was there: every refused action above holds no call or program in the
   env's format. Gemma 3 270M (`hf:gemma3-270m`) is Google's pretrained model, not the instruct
   one, and without a chat template it continues the transcript with markup (`<h2><h2>...`):
