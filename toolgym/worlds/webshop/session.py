@@ -51,8 +51,8 @@ class WebShopSession(Toolkit):
         self.search_engine: ProductSearch = catalogue_search(world)
         self.instruction = ""
         self._judge: Judge | None = None
-        self._products: OrderedDict[str, dict] = OrderedDict()  # asin -> WebShop dict, LRU
-        self._prices: dict[str, float] = {}
+        # asin -> (WebShop dict, the price Buy Now pays), least recently used first
+        self._products: OrderedDict[str, tuple[dict, float]] = OrderedDict()
         self._page: tuple[dict, Page] | None = None  # (the state it shows, the page)
 
     # -- the state --------------------------------------------------------------------------
@@ -75,19 +75,21 @@ class WebShopSession(Toolkit):
 
     def product(self, asin: str) -> dict | None:
         """The product in WebShop's dict form (kept at hand), or None."""
-        cached = self._products.get(asin)
-        if cached is not None:
+        entry = self._product_and_price(asin)
+        return entry[0] if entry else None
+
+    def _product_and_price(self, asin: str) -> tuple[dict, float] | None:
+        entry = self._products.get(asin)
+        if entry is not None:
             self._products.move_to_end(asin)
-            return cached
+            return entry
         row = self.world.product(asin)
         if row is None:
             return None
-        product = webshop_dict(row)
-        self._prices[asin] = row.price
-        self._products[asin] = product
+        entry = self._products[asin] = (webshop_dict(row), row.price)
         if len(self._products) > PRODUCT_CACHE:
             self._products.popitem(last=False)
-        return product
+        return entry
 
     # -- the page ---------------------------------------------------------------------------
     @property
@@ -154,7 +156,8 @@ class WebShopSession(Toolkit):
         self._page = None
         if button == END_BUTTON.lower():
             asin = state["asin"]
-            reward, details = self._judge(self.product(asin), self._prices[asin], state["options"])
+            product, price = self._product_and_price(asin)
+            reward, details = self._judge(product, price, state["options"])
             state.update(page="done", reward=reward, details=details)
         elif button == BACK_TO_SEARCH.lower():
             state.update(page="search", keywords=None, page_no=None, asin=None, options={}, asins=[], sub=None)
