@@ -179,7 +179,9 @@ def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str
     scores = {"tasks": len(records), "success": sum(successes) / len(records), "successes": successes,
               "seconds": round(time.perf_counter() - start, 1)}
     if args.metric:
-        scores[args.metric] = sum(float(m.get(args.metric) or 0) for m in metrics) / len(records)
+        values = [float(m.get(args.metric) or 0) for m in metrics]
+        scores[args.metric] = sum(values) / len(records)
+        scores[f"{args.metric}_values"] = [round(v, 6) for v in values]
     return scores
 
 
@@ -271,6 +273,10 @@ def train(args) -> dict:
         summary["held_out_before"] = before_scores
         summary["held_out_after"] = held_out_scores(model, tokenizer, args, eval_kwargs, held_out)
         summary["held_out_change"] = paired_change(before_scores["successes"], summary["held_out_after"]["successes"])
+        if args.metric:
+            key = f"{args.metric}_values"
+            summary[f"held_out_{args.metric}_change"] = paired_change(before_scores[key],
+                                                                      summary["held_out_after"][key])
     usage = resource.getrusage(resource.RUSAGE_SELF)
     summary["wall_seconds"] = round(time.perf_counter() - started, 1)
     summary["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 1)  # what a busy machine's wall time hides
@@ -279,14 +285,15 @@ def train(args) -> dict:
     return summary
 
 
-def paired_change(before: list[int], after: list[int]) -> dict:
-    """Tasks solved after but not before and the reverse, with McNemar's exact two-sided p-value.
+def paired_change(before: list[float], after: list[float]) -> dict:
+    """Tasks that scored higher after than before and the reverse, with the exact two-sided
+    sign test (McNemar's exact test when the scores are success, 0 or 1).
 
     The same held-out tasks are played greedily before and after, so the test is on the tasks
     that changed: under "training changed nothing" each change is a fair coin's toss.
     """
-    gained = sum(1 for b, a in zip(before, after) if a and not b)
-    lost = sum(1 for b, a in zip(before, after) if b and not a)
+    gained = sum(1 for b, a in zip(before, after) if a > b)
+    lost = sum(1 for b, a in zip(before, after) if a < b)
     changed = gained + lost
     tail = sum(math.comb(changed, k) for k in range(min(gained, lost) + 1)) / 2 ** changed if changed else 1.0
     return {"gained": gained, "lost": lost, "p_value": round(min(1.0, 2 * tail), 6)}

@@ -255,6 +255,29 @@ def test_multi_step_empty_action_submits_in_paper_compat():
     assert terminated and reward == 0.0 and info["metrics"]["success"] == 1
 
 
+def test_multi_step_prompt_teaches_one_statement_per_turn_with_the_env_answers():
+    """Whole-program demonstrations made SmolLM2 write whole programs, which this mode refuses
+    (every one of its turns in a first run): here each demonstration is the turns it would take."""
+    single = gym.make("TripBooking-v0", num_demos=2)
+    _, single_info = single.reset(seed=0, options={"task_id": "0"})
+    env = gym.make("TripBooking-v0", mode="multi_step", num_demos=2)
+    base = env.unwrapped
+    before = base.world.state_hash()
+    _, info = env.reset(seed=0, options={"task_id": "0"})
+    assert base.world.state_hash() == before and base.world.aux["criteria"] == {}
+    assert "one statement per turn" in info["prompt"]["system_prompt"]
+    assert "one statement per turn" not in single_info["prompt"]["system_prompt"]
+    assert "turns" not in single_info["prompt"]["demos"][0]
+    for demo in info["prompt"]["demos"]:
+        turns = demo["turns"]
+        assert "\n".join(t["action"] for t in turns) == demo["action"].strip()
+        assert turns[-1] == {"action": "API.search()", "observation": None}
+        assert turns[0]["observation"] == '{"response": null}'
+        assigned = next(t for t in turns if t["action"].startswith("location_from = "))
+        assert assigned["observation"].startswith("location_from = Loc(location=")
+    assert env.step(base.oracle_action())[0] == '{"response": null}'  # the demos did not touch the episode
+
+
 # -- env contract ------------------------------------------------------------------------------
 @pytest.mark.parametrize("env_id", ["HomeSearch-v0", "TripBooking-v0"])
 def test_prompt_and_determinism(env_id):

@@ -214,6 +214,13 @@ def test_prompt_formats_and_parsers_per_env():
     messages, tools = ToolBenchFormat().build(None, info)
     assert messages[1]["content"].endswith("Action:\n") and tools is None
     assert "\nTask:" in ToolBenchFormat.stop
+    stepped = {"prompt": {"messages": info["prompt"]["messages"], "demos": [
+        {"query": "weather in Oslo", "action": "a()\nb()",
+         "turns": [{"action": "a()", "observation": "{}"}, {"action": "b()", "observation": None}]}]}}
+    messages, _ = ToolBenchFormat().build(None, stepped)
+    assert [(m["role"], m["content"]) for m in messages[1:5]] == [
+        ("user", "Task: weather in Oslo\nAction:"), ("assistant", "a()"), ("user", "{}"), ("assistant", "b()")]
+    assert messages[5]["content"] == "Task: weather in Paris\nAction:\n"
     agent = LLMAgent(ScriptedBackend(lambda r: ""), env=fake)
     assert (agent.format.name, agent.parser_name) == ("toolbench", "curl")
     react = LLMAgent(ScriptedBackend(lambda r: ""), env=fake, prompt_format="react")
@@ -303,6 +310,35 @@ def test_length_sorted_chunks_and_row_prefill_give_the_same_completions(backend)
     for a, b in zip(padded, whole):
         assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4) and a.prompt_token_ids == b.prompt_token_ids
     assert whole[0].prompt_tokens > whole[2].prompt_tokens > whole[3].prompt_tokens > whole[1].prompt_tokens
+
+
+def test_row_prefill_starts_from_the_cache_of_the_prompt_a_turn_extends(tiny_model):
+    """A multi-turn episode's next prompt is its last one plus the reply and the env's turn: only
+    those new tokens are prefilled, and the completions are those of a prefill from scratch."""
+    cached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows")
+    uncached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows", prefix_cache_mb=0)
+    prefilled = []
+    cached.model.register_forward_pre_hook(
+        lambda module, args, kwargs: prefilled.append(kwargs["input_ids"].shape[1]), with_kwargs=True)
+    first = [[{"role": "user", "content": "word " * n}] for n in (30, 12)]
+    sampling = SamplingParams(max_new_tokens=5)
+    replies = cached.generate([ChatRequest(messages=m) for m in first], sampling)
+    assert replies == uncached.generate([ChatRequest(messages=m) for m in first], sampling)
+    second = [[*m, {"role": "assistant", "content": r.text}, {"role": "user", "content": "more words"}]
+              for m, r in zip(first, replies)]
+    requests = [ChatRequest(messages=m) for m in second]
+    prompts = [cached.encode(r) for r in requests]
+    assert all(p[:len(r.prompt_token_ids)] == r.prompt_token_ids for p, r in zip(prompts, replies))
+    prefilled.clear()
+    again = cached.generate(requests, sampling)
+    row_prefills = prefilled[:2]  # then the batched decoding's one-token steps
+    assert sorted(row_prefills) == sorted(len(p) - len(r.prompt_token_ids) for p, r in zip(prompts, replies))
+    assert [c.completion_token_ids for c in again] == [
+        c.completion_token_ids for c in uncached.generate(requests, sampling)]
+    assert not uncached.prefix_cache.entries and len(cached.prefix_cache.entries) == 4
+    cached.prefix_cache.max_bytes = 0  # a bound smaller than one prompt's cache keeps nothing new
+    cached.generate([ChatRequest(messages=[{"role": "user", "content": "other"}])] * 2, sampling)
+    assert len(cached.prefix_cache.entries) == 4
 
 
 OTHER_ENVS = {  # env id -> (how a model would wrap the right action, the success metric)

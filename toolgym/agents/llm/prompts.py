@@ -143,7 +143,9 @@ class ToolBenchFormat(PromptFormat):
     ToolBench env), so the demonstrations go in as chat turns instead: the system message
     keeps the goal and the API docs, each demonstration is a ``Task: ...\nAction:`` user turn
     answered by its action, then come the env's task turn and the turns since. The same
-    content; ``--prompt-format messages`` sends the paper's single text unchanged.
+    content; ``--prompt-format messages`` sends the paper's single text unchanged. A
+    demonstration with ``turns`` (a step mode's: one statement each, with what the env
+    answered) becomes those turns, so the model sees the protocol it is asked to follow.
     """
 
     name = "toolbench"
@@ -160,8 +162,11 @@ class ToolBenchFormat(PromptFormat):
         system = messages[0]["content"].split(DEMOS_HEADER)[0].rstrip() + "\n"
         turns = []
         for demo in demos:
-            turns += [{"role": "user", "content": f"Task: {demo['query']}\nAction:"},
-                      {"role": "assistant", "content": demo["action"].strip()}]
+            turns.append({"role": "user", "content": f"Task: {demo['query']}\nAction:"})
+            for turn in demo.get("turns") or [{"action": demo["action"], "observation": None}]:
+                turns.append({"role": "assistant", "content": turn["action"].strip()})
+                if turn["observation"] is not None:
+                    turns.append({"role": "user", "content": turn["observation"]})
         return [{"role": "system", "content": system}, *turns, *messages[1:]], None
 
 

@@ -22,6 +22,9 @@ from toolgym.worlds.tripbooking import TripBookingAPI, TripBookingWorld
 from toolgym.worlds.tripbooking import tasks as tripbooking_tasks
 
 SINGLE_STEP, MULTI_STEP = "single_step", "multi_step"
+# Added to the goal in mode multi_step, whose demonstrations are turns (info["prompt"]["demos"][i]["turns"]).
+MULTI_STEP_RULE = ("Write one statement per turn: each one is run and its result shown to you before the next. "
+                   "API.search() submits the search and ends the task.")
 
 
 @dataclass(frozen=True)
@@ -239,12 +242,7 @@ class ApiProgramEnv(ToolEnv):
         self._statements += program.statements
         statement = program.statements[0]
         judgement = self._judge(self._statements)
-        if _is_search(statement):
-            return judgement, json.dumps(output[0], default=str), True
-        if _api_call(statement) is None and isinstance(statement.node, ast.Assign):
-            targets = " = ".join(ast.unparse(target) for target in statement.node.targets)
-            return judgement, f"{targets} = {preview(output[0])}", False
-        return judgement, json.dumps({"response": output[0]}, default=str), False
+        return judgement, _statement_observation(statement, output[0]), _is_search(statement)
 
     def _statement_text(self, action: Any) -> Any:
         """A multi-step action as program text: a JSON tool call (a dict or a JSON object) or a
@@ -289,12 +287,34 @@ class ApiProgramEnv(ToolEnv):
     def _info(self) -> dict:
         task = self.tasks[self.task_id]
         if self.task_id not in self._prompts:
-            self._prompts[self.task_id] = prompt_info(self.goal, self.api_docs, self.demo_pool, task.query,
-                                                      k=self.num_demos)
+            goal = self.goal if self.mode == SINGLE_STEP else f"{self.goal} {MULTI_STEP_RULE}"
+            prompt = prompt_info(goal, self.api_docs, self.demo_pool, task.query, k=self.num_demos)
+            if self.mode == MULTI_STEP:
+                for demo in prompt["demos"]:
+                    demo["turns"] = self._demo_turns(demo["action"])
+            self._prompts[self.task_id] = prompt
         prompt = copy.deepcopy(self._prompts[self.task_id])
         return {**self.base_info(self.task_id), "query": task.query, "tools": self.tools,
                 "messages": prompt["messages"], "prompt": prompt,
                 "criteria": dict(self.world.aux["criteria"])}
+
+    def _demo_turns(self, program: str) -> list[dict]:
+        """A demonstration as multi-step turns: each statement and what the env answers it, run
+        on a scratch interpreter (the world is put back). The last statement ends the episode,
+        so it has no observation."""
+        before = self.world.snapshot()
+        interpreter = self._new_interpreter()
+        turns = []
+        try:
+            for statement in check(program, self.profile).statements:
+                output, error = self._run(interpreter, statement.source)
+                observation = f"Error: {error}" if error is not None else _statement_observation(statement, output[0])
+                turns.append({"action": statement.source, "observation": observation})
+        finally:
+            self.world.restore(before)
+        if turns:
+            turns[-1]["observation"] = None
+        return turns
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> str:
@@ -313,6 +333,17 @@ class ApiProgramEnv(ToolEnv):
             program = "\n".join(s.source for s in self._statements)
             return f"Task: {self.tasks[self.task_id].query}\nProgram:\n{program}\n-> {self._observation}"
         return None
+
+
+def _statement_observation(statement: Statement, value: Any) -> str:
+    """What mode multi_step answers a statement that ran: the search results, an assignment's
+    value, or an API call's response."""
+    if _is_search(statement):
+        return json.dumps(value, default=str)
+    if _api_call(statement) is None and isinstance(statement.node, ast.Assign):
+        targets = " = ".join(ast.unparse(target) for target in statement.node.targets)
+        return f"{targets} = {preview(value)}"
+    return json.dumps({"response": value}, default=str)
 
 
 def _api_call(statement: Statement) -> ast.Call | None:
@@ -363,6 +394,9 @@ _DOC_COMMON = """
     goal, the API documentation and ``num_demos`` BM25-retrieved demonstrations) and
     ``info["messages"]`` the system and ``Task: ... Action:`` messages built from it;
     ``info["tools"]`` the API as function schemas; ``info["criteria"]`` the criteria set so far.
+    In mode ``"multi_step"`` the goal adds the one-statement-per-turn rule and each
+    demonstration also has ``turns``: its statements with what this mode answers each (run on
+    a scratch copy of the world), which the ``toolbench`` prompt format sends as chat turns.
 
     ## Rewards
     Paper metric: **success rate** (the program is executable and its criteria F1 is 1). The

@@ -5,6 +5,7 @@ torch and transformers are imported only when a :class:`TransformersBackend` is 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
@@ -70,6 +71,13 @@ class TransformersBackend:
             ``"rows"`` runs each prompt alone (no padding) and batches the decoding, which is
             faster on CPU, where attention with a padding mask is about 3x slower per token.
             ``"auto"``: batch on CUDA, rows elsewhere.
+        prefix_cache_mb: With ``"rows"`` prefill, keep the key-value caches of recent prompts
+            (up to this many MiB in all, least recently used dropped first) and prefill only what
+            a prompt adds to the longest one it starts with: a multi-turn episode's next prompt
+            is its last one plus the reply and the env's turn, and a GRPO group repeats its
+            prompt, so most of each turn's prefill is saved. 0: off. A prompt prefilled in two
+            parts can differ from one prefilled whole in the last bits of its logits, as a
+            batch's padding can.
         download: Fetch the model from the Hugging Face Hub when it is not on disk. Off by
             default (as with ``HF_HUB_OFFLINE=1``): a model that is neither a local folder nor in
             the Hugging Face cache is a one-line :class:`BackendError`, not a network attempt.
@@ -100,7 +108,8 @@ class TransformersBackend:
     def __init__(self, model: str, device: str = "auto", dtype: str = "auto", trust_remote_code: bool = False,
                  max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
                  download: bool = False, static_cache: bool | None = None, compile: bool | None = None,
-                 gguf_file: str | None = None, threads: int | None = None, progress: bool = True):
+                 gguf_file: str | None = None, threads: int | None = None, progress: bool = True,
+                 prefix_cache_mb: float = 1024):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -149,6 +158,7 @@ class TransformersBackend:
         if prefill not in ("auto", "batch", "rows"):
             raise ValueError(f"prefill must be 'auto', 'batch' or 'rows', got {prefill!r}")
         self.prefill = prefill if prefill != "auto" else ("batch" if device.startswith("cuda") else "rows")
+        self.prefix_cache = PrefixCache(int(prefix_cache_mb * 2 ** 20))
         if static_cache is None:
             static_cache = device.startswith("cuda") and getattr(self.model, "_can_compile_fullgraph", False)
         self.static_cache = bool(static_cache)
@@ -260,20 +270,33 @@ class TransformersBackend:
 
     def _prefill_rows(self, prompts: list[list[int]], width: int):
         """The KV cache of all but the last prompt token, computed row by row without padding and
-        left-padded into one batch cache: a padded prefill takes attention's slow masked path."""
+        left-padded into one batch cache: a padded prefill takes attention's slow masked path.
+        A row starts from the cache of the longest earlier prompt it extends (``prefix_cache_mb``)."""
         torch = self.torch
-        keyword = _cache_keyword()
-        caches = [getattr(self.model(input_ids=torch.tensor([p[:-1]], device=self.device), use_cache=True), keyword)
-                  for p in prompts]
         from transformers import DynamicCache
+
+        keyword = _cache_keyword()
+        rows = []
+        for prompt in prompts:
+            ids = tuple(prompt[:-1])
+            done, layers = self.prefix_cache.longest(ids)
+            if done < len(ids):
+                cache = DynamicCache()
+                for index, (keys, values) in enumerate(layers or ()):
+                    cache.update(keys, values, index)  # the stored tensors stay as they are: update concatenates
+                output = self.model(input_ids=torch.tensor([ids[done:]], device=self.device),
+                                    use_cache=True, **({keyword: cache} if layers else {}))
+                layers = [(layer.keys, layer.values) for layer in getattr(output, keyword).layers]
+                self.prefix_cache.put(ids, layers)
+            rows.append(layers)
         batch = DynamicCache()
-        for layer in range(len(caches[0].layers)):
+        for index in range(len(rows[0])):
             keys, values = [], []
-            for prompt, cache in zip(prompts, caches):
+            for prompt, layers in zip(prompts, rows):
                 pad = width - len(prompt)
-                keys.append(torch.nn.functional.pad(cache.layers[layer].keys, (0, 0, pad, 0)))
-                values.append(torch.nn.functional.pad(cache.layers[layer].values, (0, 0, pad, 0)))
-            batch.update(torch.cat(keys), torch.cat(values), layer)
+                keys.append(torch.nn.functional.pad(layers[index][0], (0, 0, pad, 0)))
+                values.append(torch.nn.functional.pad(layers[index][1], (0, 0, pad, 0)))
+            batch.update(torch.cat(keys), torch.cat(values), index)
         return batch
 
     def _stop_length(self, ids: list[int], length: int, stop: Sequence[str]) -> int:
@@ -293,6 +316,34 @@ class TransformersBackend:
         if self.tokenizer.eos_token_id is not None:
             ids.add(self.tokenizer.eos_token_id)
         return ids
+
+
+class PrefixCache:
+    """The key-value caches of recent prompts (one row each, every layer's keys and values),
+    bounded in bytes, least recently used dropped first."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.entries: OrderedDict[tuple[int, ...], tuple[list, int]] = OrderedDict()
+        self.bytes = 0
+
+    def longest(self, ids: tuple[int, ...]) -> tuple[int, list | None]:
+        """How many leading tokens of ``ids`` a stored cache covers, and that cache's layers."""
+        best = max((key for key in self.entries if len(key) <= len(ids) and ids[:len(key)] == key),
+                   key=len, default=None)
+        if best is None:
+            return 0, None
+        self.entries.move_to_end(best)
+        return len(best), self.entries[best][0]
+
+    def put(self, ids: tuple[int, ...], layers: list) -> None:
+        size = sum(t.numel() * t.element_size() for pair in layers for t in pair)
+        if size > self.max_bytes or ids in self.entries:
+            return
+        self.entries[ids] = (layers, size)
+        self.bytes += size
+        while self.bytes > self.max_bytes:
+            self.bytes -= self.entries.popitem(last=False)[1][1]
 
 
 class _LogprobRecorder:
