@@ -57,17 +57,22 @@ PUBLISHED = {
 READING = """\
 ## These runs
 
-**CPU** (2026-11-26): the project's 2-core Xeon (AMX), bfloat16 weights, one torch thread,
-batch size 8, 30 episodes per env (the first 30 built-in tasks; 5 for WebShop and ToolLLM,
-whose episodes are up to 15 and 12 model turns, and 26 for ToolTalk, whose run was stopped
-before its last batch and before it wrote its time), while GRPO runs shared the machine, so
-*s/ep* is an upper bound. The single-step envs ran with 128 new tokens; TripBooking and GoogleSheets
-were rerun with 256 once the oracle's own programs turned out longer than 128 of SmolLM2's
-tokens (TripBooking's median is 152, its longest 232; GoogleSheets' longest 185): at 128,
-24 of TripBooking's 30 programs failed on a last line the cap had cut. AppBench's row is at 128
-(its longest oracle plan is 160 tokens; the model wrote no plan in any of its 30 answers, see
-below). The full run (`python benchmarks/baselines.py`: 100 tasks or all per env, 256 tokens)
-is for a free machine or a GPU.
+**CPU** (2026-11-26): the project's 2-core Xeon (AMX), bfloat16 weights, batch size 8. A
+first run took 30 episodes per env with one torch thread while GRPO runs shared the machine;
+a second, on the free machine with two threads, continued the single-step envs to 100
+episodes each (the first 100 built-in tasks), Tabletop from scratch after its task fix (below),
+ToolTalk to 30 and WebShop to 10 (CPU_EPISODES). *s/ep* spans both runs: the free machine's
+alone was 1.2 to 2.2 s per episode on CatAPI, OpenWeather, HomeSearch, VirtualHome and
+Tabletop, 4 s on TripBooking and GoogleSheets, 100 s on ToolTalk and 60 s on WebShop. ToolLLM
+stayed at 5 episodes and AppBench at 30 (its plan prompt is 4,000 tokens; 41 s an episode in
+the first run), so the whole CPU table took about an hour and a half of machine time. The
+single-step envs ran with 128 new tokens; TripBooking and GoogleSheets with 256, because the
+oracle's own programs are longer than 128 of SmolLM2's tokens (TripBooking's median is 152, its
+longest 232; GoogleSheets' longest 185): at 128, 24 of TripBooking's first 30 programs failed
+on a last line the cap had cut. AppBench's row is at 128 (its longest oracle plan is 160
+tokens; the model wrote no plan in any of its 30 answers, see below). The full run
+(`python benchmarks/baselines.py`: 100 tasks or all per env, 256 tokens, no CPU caps) is for a
+GPU.
 
 **GPU** (one H100, bfloat16, batch size 32, 256 tokens): only VirtualHome's 100 episodes
 finished (86 s for all of them). The other envs' runs, started at the same time as 19 other
@@ -84,21 +89,30 @@ episodes), and the session's GPU time was spent before a rerun.
   as chat turns, and the model writes curl commands and `API.*` programs. The token cap was
   the cause on TripBooking (above). Results files of VirtualHome episodes that failed could not
   be read back (their `first_failure` object was refused), which broke resuming and this page.
-- **The REST envs.** CatAPI: 30% success; the failures are the model's: repetition loops
+  In `mode=multi_step` (not in this table) HomeSearch and TripBooking showed whole programs as
+  demonstrations, so the model answered with whole programs, which that mode refuses, at every
+  turn; their demonstrations are now the turns they take, one statement each with the env's
+  answer (README, training).
+- **The REST envs.** CatAPI: 33% success; the failures are the model's: repetition loops
   (`-O -P -S -O -P ...`, `{"image_id":{"image_id":...`) and JSON bodies without shell quotes,
   which a shell would split (the env reads curl as a shell does: "expected one URL, got 5").
-  OpenWeather: 10%; it writes an invented key (`appid=123456789`, a 401) where the prompt says
+  OpenWeather: 7%; it writes an invented key (`appid=123456789`, a 401) where the prompt says
   `{API_KEY}`, and invents endpoints (`/data/3/air_pollution/forecast`, a 404).
-- **The program envs.** HomeSearch: programs run in a third of the episodes (statement F1 18%),
+- **The program envs.** HomeSearch: 4% success, 45% of the programs run (criteria F1 30%),
   the rest call functions that do not exist (`set_num_bathrooms`) or go on past `API.search()`
-  until the cap cuts a name. TripBooking: 10% of the programs run, none books the right trip.
-  VirtualHome: 57% of the programs are executable, LCS 37%, 7% reach the goal; the failures
+  until the cap cuts a name. TripBooking: 12% of the programs run, none books the right trip.
+  VirtualHome: 59% of the programs are executable, LCS 33%, 9% reach the goal; the failures
   are preconditions (`Open(nightstand)` before walking to it). Tabletop, GoogleSheets: the model
   writes `def` functions, DataFrames built from made-up data and `del`, which the program
-  envs refuse (`def is not allowed`, unterminated literals): no program ran.
+  envs refuse (`def is not allowed`, unterminated literals): 2 of 100 Tabletop programs and 1
+  of 100 GoogleSheets programs ran, none reached the goal. Tabletop's first run had one
+  success, on a task whose blocks already stood in a line at reset (the model's program was
+  refused, and doing nothing succeeded): the task generator now rejects a setup whose goal
+  already holds.
 - **The conversational envs.** ToolTalk (tools as text in the system message: SmolLM2's
-  template has no `tools`): no tool call in any turn; the model writes JavaScript or Python
-  about the task instead of a JSON call. AppBench (a 4,000-token prompt): prose about the
+  template has no `tools`): in most episodes no tool call at all (JavaScript or Python about the
+  task, or a made-up answer); where it does write a call, as a Python dict, it names a tool that
+  does not exist (`Custom Alert`, `user_name`) and repeats it until the 20-turn cap. AppBench (a 4,000-token prompt): prose about the
   request or Python functions instead of a plan of API calls. WebShop: at every one of its 15
   steps the model writes the `search` tool's schema back (the tools are text in its system
   message) instead of a call, malformed JSON the env refuses. ToolLLM: plain sentences at every
@@ -162,7 +176,12 @@ def run(args) -> None:
                                              out=out, progress=not args.no_progress, batch_size=args.batch_size,
                                              resume=out.exists() and out.stat().st_size > 0)
         timing = _read_json(out.with_suffix(".timing.json")) or {"seconds": 0.0, "episodes": 0}
-        timing.update(setting)
+        # A continued run adds its command and threads to those of the runs before it (s/ep spans them all).
+        commands = list(dict.fromkeys([*timing.get("commands", [timing["command"]] if "command" in timing else []),
+                                       setting["command"]]))
+        threads = sorted({*timing.get("all_threads", [timing["threads"]] if "threads" in timing else []),
+                          setting["threads"]}, key=str)
+        timing.update(setting, commands=commands, all_threads=threads)
         timing["seconds"] += time.perf_counter() - start
         timing["episodes"] += stats["episodes"]
         out.with_suffix(".timing.json").write_text(json.dumps(timing))
@@ -249,9 +268,11 @@ def _device_section(args, folder: Path) -> list[str]:
     title = "GPU" if folder.name.endswith("-cuda") else "CPU"
     lines = [f"## {title}: {first.get('device', 'unknown device')}", ""]
     if first:
-        commands = list(dict.fromkeys(_without_envs(t["command"]) if not missing else t["command"] for t in settings))
+        commands = list(dict.fromkeys(_without_envs(c) if not missing else c
+                                      for t in settings for c in t.get("commands", [t["command"]])))
+        threads = sorted({n for t in settings for n in t.get("all_threads", [t.get("threads")]) if n})
         lines += [f"{first['dtype']} weights, batch size {first['batch_size']}"
-                  + (f", {first['threads']} torch thread" + "s" * (first["threads"] > 1) if first.get("threads") else "")
+                  + (f", {' or '.join(map(str, threads))} torch thread" + "s" * (threads[-1] > 1) if threads else "")
                   + ". Made with", "",
                   "```", *commands, "```", ""]
     lines += ["| env | episodes | new tokens | paper metrics | success % | invalid % | steps/ep | s/ep | published "

@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the model trains (default: cuda when available, else cpu)")
     p.add_argument("--output-dir", help="trainer output (default: a temporary folder)")
     p.add_argument("--plot", help="write the reward curve to this PNG")
+    p.add_argument("--save-episodes", metavar="DIR",
+                   help="write the held-out episodes to DIR/held_out_before.jsonl and held_out_after.jsonl "
+                        "(the results format of toolgym eval --out: toolgym view reads them)")
     p.add_argument("--environment", action="store_true",
                    help="train through TRL's environment interface (environment_factory, the env's tools as the "
                         "model's tools, the env's reward; toolgym.train.environment) instead of EnvReward / "
@@ -160,8 +163,9 @@ def held_out_tasks(args, env_kwargs: dict) -> tuple[dict, list[str]]:
     return kwargs, select_tasks(make_env(args.env, kwargs))[:args.eval_tasks]
 
 
-def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str]) -> dict:
-    """Greedy episodes of the held-out tasks with the model in memory: success and ``--metric``."""
+def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str], name: str) -> dict:
+    """Greedy episodes of the held-out tasks with the model in memory: success and ``--metric``
+    (the episodes go to ``--save-episodes``/``name``.jsonl)."""
     from toolgym.agents.llm import LLMAgent, SamplingParams
     from toolgym.eval.rollouts import play_batched
     from toolgym.eval.runner import run_header
@@ -174,6 +178,13 @@ def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str
     start = time.perf_counter()
     records = play_batched(args.env, env_kwargs, agent, task_ids, header, args.seed, batch_size=8,
                            max_steps=args.episode_steps)
+    if args.save_episodes:
+        from toolgym.eval.runner import write_record
+
+        Path(args.save_episodes).mkdir(parents=True, exist_ok=True)
+        with open(Path(args.save_episodes) / f"{name}.jsonl", "w") as sink:
+            for record in records:
+                write_record(sink, record)
     metrics = [r.get("metrics") or {} for r in records]
     successes = [int(bool(m.get("success"))) for m in metrics]
     scores = {"tasks": len(records), "success": sum(successes) / len(records), "successes": successes,
@@ -228,7 +239,8 @@ def train(args) -> dict:
                             args.sft_learning_rate) if args.sft_steps else []
     dataset = build_prompt_dataset(args.env, env_kwargs, episodes=args.tasks, seed=args.seed)
     eval_kwargs, held_out = held_out_tasks(args, env_kwargs) if args.eval_tasks else (env_kwargs, [])
-    before_scores = held_out_scores(model, tokenizer, args, eval_kwargs, held_out) if held_out else None
+    before_scores = (held_out_scores(model, tokenizer, args, eval_kwargs, held_out, "held_out_before")
+                     if held_out else None)
     config = GRPOConfig(
         output_dir=str(workdir / "grpo"), max_steps=args.max_steps, learning_rate=args.learning_rate,
         per_device_train_batch_size=args.prompts_per_step * args.num_generations,
@@ -262,8 +274,9 @@ def train(args) -> dict:
     seconds = time.perf_counter() - start
     logs = [entry for entry in trainer.state.log_history if "reward" in entry]
     moved = max((p.detach() - b).abs().max().item() for p, b in zip(model.parameters(), before))
-    summary = {"env": args.env, "model": args.model, "multi_turn": multi_turn, "steps": len(logs),
-               "steps_per_second": round(len(logs) / seconds, 3), "device": str(next(model.parameters()).device),
+    summary = {"env": args.env, "model": args.model, "metric": args.metric, "multi_turn": multi_turn,
+               "steps": len(logs), "steps_per_second": round(len(logs) / seconds, 3),
+               "device": str(next(model.parameters()).device),
                "sft_loss_first_last": [round(sft_losses[0], 3), round(sft_losses[-1], 3)] if sft_losses else None,
                "rewards": [round(e["reward"], 4) for e in logs], "reward_std": [round(e.get("reward_std", 0.0), 4)
                                                                                  for e in logs],
@@ -271,7 +284,7 @@ def train(args) -> dict:
     summary["losses_finite"] = all(loss is not None and math.isfinite(loss) for loss in summary["losses"])
     if held_out:
         summary["held_out_before"] = before_scores
-        summary["held_out_after"] = held_out_scores(model, tokenizer, args, eval_kwargs, held_out)
+        summary["held_out_after"] = held_out_scores(model, tokenizer, args, eval_kwargs, held_out, "held_out_after")
         summary["held_out_change"] = paired_change(before_scores["successes"], summary["held_out_after"]["successes"])
         if args.metric:
             key = f"{args.metric}_values"
@@ -296,7 +309,7 @@ def paired_change(before: list[float], after: list[float]) -> dict:
     lost = sum(1 for b, a in zip(before, after) if a < b)
     changed = gained + lost
     tail = sum(math.comb(changed, k) for k in range(min(gained, lost) + 1)) / 2 ** changed if changed else 1.0
-    return {"gained": gained, "lost": lost, "p_value": round(min(1.0, 2 * tail), 6)}
+    return {"gained": gained, "lost": lost, "p_value": float(f"{min(1.0, 2 * tail):.4g}")}
 
 
 def plot_rewards(summary: dict, path: str) -> None:
@@ -319,6 +332,9 @@ def plot_rewards(summary: dict, path: str) -> None:
         before, after = summary["held_out_before"], summary["held_out_after"]
         title += (f"\nheld-out success {100 * before['success']:.1f}% -> {100 * after['success']:.1f}% "
                   f"({after['tasks']} tasks)")
+        metric = summary.get("metric")
+        if metric:
+            title += f", {metric} {before[metric]:.2f} -> {after[metric]:.2f}"
     ax.set_title(title, fontsize=8)
     ax.legend(fontsize=7)
     fig.tight_layout()

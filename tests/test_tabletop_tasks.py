@@ -126,6 +126,13 @@ def test_oracle_plan_reads_the_world_state():
     assert all(call.startswith("put_first_on_second(") for call in calls) and len(calls) == len(line.blocks)
 
 
+def test_no_built_in_task_is_solved_before_the_first_action():
+    """blocks_in_line-0 once started with its blocks in a line: a model whose program was refused
+    scored a success (the first CPU baseline's only Tabletop success)."""
+    for task in builtin_tasks():
+        assert not task_success(task, {o.name: (*o.xy, 0.0) for o in task.objects}), task.task_id
+
+
 def test_task_success_needs_every_goal():
     task = TabletopTask("t", "stack_all", "seen", "stack all the blocks", (), (
         Goal("stack", ("a block", "b block")), Goal("at", ("a block",), (0.0, -0.5))))

@@ -20,6 +20,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func, prompt_key  # noqa: E402
 from toolgym.train.dataset import task_prompt  # noqa: E402
+from toolgym.eval.runner import make_env, read_results, select_tasks  # noqa: E402
 
 SINGLE = "CatAPI-v0"
 SINGLE_KWARGS = {"k_shot": 0}
@@ -204,8 +205,14 @@ def test_grpo_example_trains_the_packaged_model_two_steps_and_scores_held_out_ta
                                "key_f1", "--tasks", "1", "--eval-tasks", "2", "--eval-world-seed", "1",
                                "--prompts-per-step", "1", "--num-generations", "2", "--max-steps", "2",
                                "--max-completion-length", "24", "--learning-rate", "1e-3", "--dtype", "bfloat16",
-                               "--output-dir", str(tmp_path)])
+                               "--output-dir", str(tmp_path), "--save-episodes", str(tmp_path / "episodes")])
     assert summary["steps"] == 2 and summary["losses_finite"] and len(summary["rewards"]) == 2
+    for name in ("held_out_before", "held_out_after"):  # the held-out episodes, as toolgym eval --out writes them
+        records = read_results(tmp_path / "episodes" / f"{name}.jsonl")
+        assert [r["task_id"] for r in records] == select_tasks(make_env(SINGLE, {"world_seed": 1}))[:2]
+        assert [r["metrics"]["success"] for r in records] == summary[name]["successes"]
+        assert [round(r["metrics"]["key_f1"], 6) for r in records] == summary[name]["key_f1_values"]
+    assert set(summary["held_out_key_f1_change"]) == {"gained", "lost", "p_value"}
     for scores in (summary["held_out_before"], summary["held_out_after"]):
         assert scores["tasks"] == 2 and 0.0 <= scores["success"] <= 1.0 and 0.0 <= scores["key_f1"] <= 1.0
         assert len(scores["successes"]) == 2 and scores["success"] == sum(scores["successes"]) / 2

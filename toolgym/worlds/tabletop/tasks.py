@@ -492,6 +492,8 @@ def make_task(task_type: str, index: int, seed: int = 0) -> TabletopTask:
             oracle_plan(task, positions, strict=True)
         except Infeasible:
             continue
+        if task_success(task, positions):  # a goal that already holds: doing nothing would succeed
+            continue
         return task
     raise RuntimeError(f"no feasible setup for {task_type} #{index} (seed {seed})")
 
