@@ -10,8 +10,8 @@ The full run takes every task of a set of at most ``FULL_TASKS`` tasks and the f
 ``FULL_TASKS`` of a larger one; on a CPU the long multi-turn envs (``CPU_EPISODES``: a WebShop
 episode is up to 15 model turns over pages of text) take fewer, so that the run fits in about an
 hour on 2 cores with bfloat16 weights. Results files go to ``results/baselines/<model>-<cpu|cuda>/<env>.jsonl``
-(one JSON line per episode, the format of ``toolgym eval --out``) with a ``.timing.json``
-beside each; a file from an earlier, interrupted run is continued. The table shows the paper's
+(one JSON line per episode, the format of ``toolgym eval --out``; git keeps its ``.jsonl.gz``
+copy) with a ``.timing.json`` beside each; a file from an earlier, interrupted run is continued. The table shows the paper's
 metrics (the env's own table columns), success, the share of steps whose action the env could
 not read (``invalid_actions`` / steps), steps and seconds per episode, and the episodes each
 row used, next to the numbers the papers publish for their models.
@@ -20,6 +20,7 @@ row used, next to the numbers the papers publish for their models.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -161,8 +162,7 @@ def run(args) -> None:
     folder = Path(args.results) / f"{_slug(args.model)}-{'cuda' if backend.device.startswith('cuda') else 'cpu'}"
     folder.mkdir(parents=True, exist_ok=True)
     setting = {"device": _device_name(backend.device), "dtype": str(backend.model.dtype).removeprefix("torch."),
-               "threads": args.threads, "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens,
-               "command": _command(args)}
+               "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens}
     for env_id in args.envs:
         episodes = QUICK_EPISODES if args.quick else (args.episodes or FULL_TASKS)
         if not backend.device.startswith("cuda"):
@@ -170,23 +170,36 @@ def run(args) -> None:
         episodes = min(episodes, len(select_tasks(make_env(env_id, {}))))
         agent = LLMAgent(backend, env=check_env_args(env_id, {}),
                          sampling=SamplingParams(max_new_tokens=args.max_new_tokens))
-        out = folder / f"{env_id}.jsonl"
+        out = results_file(folder, env_id)
         start = time.perf_counter()
         records, _, stats = evaluate_batched(env_id, agent, f"hf:{args.model}", {}, seed=0, episodes=episodes,
                                              out=out, progress=not args.no_progress, batch_size=args.batch_size,
                                              resume=out.exists() and out.stat().st_size > 0)
         timing = _read_json(out.with_suffix(".timing.json")) or {"seconds": 0.0, "episodes": 0}
         # A continued run adds its command and threads to those of the runs before it (s/ep spans them all).
-        commands = list(dict.fromkeys([*timing.get("commands", [timing["command"]] if "command" in timing else []),
-                                       setting["command"]]))
-        threads = sorted({*timing.get("all_threads", [timing["threads"]] if "threads" in timing else []),
-                          setting["threads"]}, key=str)
-        timing.update(setting, commands=commands, all_threads=threads)
+        timing.update(setting, commands=list(dict.fromkeys([*timing.get("commands", []), _command(args)])),
+                      threads=sorted({*timing.get("threads", []), *([args.threads] if args.threads else [])}))
         timing["seconds"] += time.perf_counter() - start
         timing["episodes"] += stats["episodes"]
         out.with_suffix(".timing.json").write_text(json.dumps(timing))
+        _pack(out)
         print(f"{env_id}: {len(records)} episodes, {stats['episodes']} run now in {stats['seconds']:.0f}s",
               file=sys.stderr)
+
+
+def results_file(folder: Path, env_id: str) -> Path:
+    """The env's results file, to run into and read. Git keeps only its gzip copy (the token ids of
+    every prompt make the plain file several MB), unpacked here when the plain file is missing."""
+    path = folder / f"{env_id}.jsonl"
+    packed = path.with_suffix(".jsonl.gz")
+    if not path.exists() and packed.exists():
+        path.write_bytes(gzip.decompress(packed.read_bytes()))
+    return path
+
+
+def _pack(path: Path) -> None:
+    """The gzip copy of a results file that git keeps (no timestamp: the same file packs the same)."""
+    path.with_suffix(".jsonl.gz").write_bytes(gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
 
 
 def _device_name(device: str) -> str:
@@ -224,7 +237,8 @@ def summarise(env_id: str, records: list[dict], timing: dict | None) -> dict:
         paper.append(f"{column.title} {100 * value:.1f}" if column.percent else f"{column.title} {value:.3f}")
     successes = [m.get("success") for m in scored if m.get("success") is not None]
     seconds = timing["seconds"] / timing["episodes"] if timing and timing.get("episodes") else None
-    return {"env": env_id, "max_new_tokens": (timing or {}).get("max_new_tokens"), "episodes": len(records), "errors": sum(1 for r in records if r.get("error")),
+    return {"env": env_id, "max_new_tokens": (timing or {}).get("max_new_tokens"), "episodes": len(records),
+            "errors": sum(1 for r in records if r.get("error")),
             "paper": "; ".join(paper), "success": 100 * sum(successes) / len(successes) if successes else None,
             "invalid_share": 100 * invalid / steps if steps else None,
             "steps": steps / len(records) if records else None, "seconds": seconds}
@@ -250,7 +264,7 @@ def _device_section(args, folder: Path) -> list[str]:
 
     rows, missing, settings = [], [], []
     for env_id in args.envs:
-        path = folder / f"{env_id}.jsonl"
+        path = results_file(folder, env_id)
         try:
             records = [r for r in read_results(path, torn_tail_ok=True) if "task_id" in r]
         except (OSError, ValueError):  # not run yet, or no episode finished
@@ -268,9 +282,8 @@ def _device_section(args, folder: Path) -> list[str]:
     title = "GPU" if folder.name.endswith("-cuda") else "CPU"
     lines = [f"## {title}: {first.get('device', 'unknown device')}", ""]
     if first:
-        commands = list(dict.fromkeys(_without_envs(c) if not missing else c
-                                      for t in settings for c in t.get("commands", [t["command"]])))
-        threads = sorted({n for t in settings for n in t.get("all_threads", [t.get("threads")]) if n})
+        commands = list(dict.fromkeys(_without_envs(c) if not missing else c for t in settings for c in t["commands"]))
+        threads = sorted({n for t in settings for n in t["threads"]})
         lines += [f"{first['dtype']} weights, batch size {first['batch_size']}"
                   + (f", {' or '.join(map(str, threads))} torch thread" + "s" * (threads[-1] > 1) if threads else "")
                   + ". Made with", "",

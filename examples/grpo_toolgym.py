@@ -142,7 +142,8 @@ def load_model(args, env: gym.Env, workdir: Path):
             path = dequantised_folder(gguf, args.dtype)
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=getattr(torch, args.dtype)).to(device)
+    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True,
+                                                 dtype=getattr(torch, args.dtype)).to(device)
     if args.lora_rank:
         from peft import LoraConfig, get_peft_model
 

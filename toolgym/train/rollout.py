@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from toolgym.agents.llm.agent import LLMAgent
 from toolgym.agents.llm.backends import SamplingParams, TransformersBackend
-from toolgym.agents.llm.backends.hf_transformers import PrefixCache, _context_length
+from toolgym.agents.llm.backends.hf_transformers import PREFIX_CACHE_MB, PrefixCache, _context_length
 from toolgym.eval.runner import MAX_STEPS, make_env, run_header
 from toolgym.eval.rollouts import episode_from_record, play_batched
 from toolgym.train.dataset import prompt_key
@@ -35,7 +35,7 @@ class TrainerModelBackend(TransformersBackend):
         self.max_padding = None
         self.prefill = prefill if prefill != "auto" else ("batch" if self.device.startswith("cuda") else "rows")
         # Caches of this backend's prompts only: a backend is made per training step, as the weights change.
-        self.prefix_cache = PrefixCache(2 ** 30)
+        self.prefix_cache = PrefixCache(PREFIX_CACHE_MB * 2 ** 20)
         self._seed = None
         # The weights change at every step: no preallocated, compiled decoding cache.
         self.static_cache = False

@@ -14,6 +14,10 @@ from toolgym.agents.llm.backends.common import BackendError, ChatRequest, Comple
 from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
 
 
+# The default bound of a backend's prefix cache (see TransformersBackend's prefix_cache_mb).
+PREFIX_CACHE_MB = 1024
+
+
 def _model_on_disk(model: str) -> bool:
     """Whether ``model`` is a local folder or a Hugging Face id whose config is in the local cache."""
     if Path(model).expanduser().is_dir():
@@ -109,7 +113,7 @@ class TransformersBackend:
                  max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
                  download: bool = False, static_cache: bool | None = None, compile: bool | None = None,
                  gguf_file: str | None = None, threads: int | None = None, progress: bool = True,
-                 prefix_cache_mb: float = 1024):
+                 prefix_cache_mb: float = PREFIX_CACHE_MB):
         try:
             import torch
             from transformers import AutoModelForCausalLM, AutoTokenizer
