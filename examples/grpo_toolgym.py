@@ -51,7 +51,7 @@ import toolgym
 from toolgym.agents.llm.prompts import defaults_for
 from toolgym.eval.runner import make_env, select_tasks
 from toolgym.eval.rollouts import rollouts
-from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func
+from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value
 
 MULTI_TURN_MODES = ("multi_step", "interactive")
 MULTI_TURN_FORMATS = ("chat", "tooltalk", "react")
@@ -96,8 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
                    help="weights of the model (default float32); bfloat16 is several times faster on CPUs with "
                         "AMX or AVX-512 BF16 and on GPUs (LoRA adapters stay float32)")
-    p.add_argument("--metric", help="score with this info['metrics'] key instead of the return, "
-                                    "e.g. key_f1 (ToolBench REST envs) or f1 (HomeSearch)")
+    p.add_argument("--metric", help="score with this info['metrics'] key instead of the return, or with the "
+                                    "sum of keys joined by +: e.g. key_f1 (ToolBench REST envs), "
+                                    "stated_f1+draft_f1 (HomeSearch, TripBooking)")
     p.add_argument("--episode-steps", type=int, default=8, help="multi-turn: steps after which an episode is cut")
     p.add_argument("--sft-steps", type=int, default=0, help="warm-up steps on oracle episodes before GRPO")
     p.add_argument("--seed", type=int, default=0)
@@ -191,7 +192,7 @@ def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str
     scores = {"tasks": len(records), "success": sum(successes) / len(records), "successes": successes,
               "seconds": round(time.perf_counter() - start, 1)}
     if args.metric:
-        values = [float(m.get(args.metric) or 0) for m in metrics]
+        values = [metric_value(m, args.metric) for m in metrics]
         scores[args.metric] = sum(values) / len(records)
         scores[f"{args.metric}_values"] = [round(v, 6) for v in values]
     return scores

@@ -54,7 +54,7 @@ def test_builtin_tasks_are_what_the_expectations_below_were_computed_for(home, t
 def test_home_ground_truth_succeeds_and_search_returns_matching_listings(home):
     obs, info = play(home, HOME_0)
     assert info["metrics"] == {"executable": 1, "success": 1, "f1": 1.0, "precision": 1.0, "recall": 1.0,
-                               "num_statements": 4, "invalid_actions": 0}
+                               "stated_f1": 1.0, "draft_f1": 1.0, "num_statements": 4, "invalid_actions": 0}
     result = json.loads(obs)
     assert result["num_results"] >= 1
     assert all(h["city"] == "Spokane" and h["buy_or_rent"] == "buy" and h["num_baths"] >= 3.5
@@ -81,6 +81,27 @@ def test_home_missing_optional_call_is_executable_with_partial_f1(home):
     m = info["metrics"]
     assert (m["executable"], m["success"], m["precision"], m["recall"]) == (1, 0, 1.0, 0.8)
     assert m["f1"] == pytest.approx(8 / 9)
+
+
+def test_home_stated_f1_leaves_out_the_defaults_that_search_fills_in(home):
+    # A bare search() earns criteria F1 from the two defaults it fills in (2 of 5 true, both right)
+    # and stated F1 0: it set nothing itself.
+    _, info = play(home, "API.search()")
+    m = info["metrics"]
+    assert (m["executable"], m["precision"], m["recall"], m["stated_f1"]) == (1, 1.0, 0.4, 0.0)
+    assert m["f1"] == pytest.approx(4 / 7)
+    # stated: location and buy_or_rent, both right, of the truth's three
+    _, info = play(home, 'API.set_location("Spokane")\nAPI.set_buy_or_rent("buy")\nAPI.search()')
+    assert info["metrics"]["stated_f1"] == pytest.approx(0.8)
+    # A criterion set after a first search() overrides that search's default; the defaults it
+    # left stay defaults, so this program states exactly the truth's criteria.
+    _, info = play(home, 'API.set_location("Spokane")\nAPI.set_buy_or_rent("buy")\nAPI.search()\n'
+                         'API.set_num_baths(3.5)\nAPI.set_min_price(100)\nAPI.search()')
+    assert info["criteria"]["min_price"] == 100
+    assert info["metrics"]["stated_f1"] == pytest.approx(6 / 7)  # 3 of 4 stated are right
+    # A default written out is a criterion the user did not state: success, but not stated F1 1.
+    _, info = play(home, HOME_0.replace("API.search()", "API.set_min_price(0)\nAPI.search()"))
+    assert (info["metrics"]["success"], info["metrics"]["stated_f1"]) == (1, pytest.approx(6 / 7))
 
 
 def test_home_values_compare_with_python_equality(home):
@@ -164,6 +185,20 @@ def test_trip_missing_optional_call_is_an_unsuccessful_search(trip):
     m = info["metrics"]  # 9 predicted, all right; 10 true
     assert (m["executable"], m["success"], m["precision"], m["recall"]) == (1, 0, 1.0, 0.9)
     assert m["f1"] == pytest.approx(18 / 19)
+
+
+def test_trip_stated_f1_leaves_out_the_defaults_that_search_fills_in(trip):
+    _, info = play(trip, TRIP_0.replace("API.set_num_adults(6)\n", ""))
+    assert info["metrics"]["stated_f1"] == pytest.approx(14 / 15)  # 7 stated, all right; 8 true
+    world = TripBookingWorld()
+    interpreter = Interpreter(gym.make("TripBooking-v0").unwrapped.profile, namespaces={"API": world.api.invoke})
+    interpreter.run('API.select_booking_type("both")\nAPI.select_transportation("train")\n'
+                    'API.set_origin(Loc("Austin"))\nAPI.set_destination(Loc("Denver"))\n'
+                    'API.set_hotel_location(Loc("Denver"))\nAPI.set_checkin_date(Date(7, 1, 2023))\n'
+                    'API.set_checkout_date(Date(7, 3, 2023))\nAPI.search()')
+    # "both": the trip dates come from the hotel's; minimum prices 0; one room
+    assert world.aux["defaults"] == {"min_price_ticket": 0, "min_price_room": 0, "departure_date": "7-1-2023",
+                                     "return_date": "7-3-2023", "num_rooms": 1}
 
 
 def test_trip_booking_type_must_come_first(trip):

@@ -18,7 +18,8 @@ import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
-from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func, prompt_key  # noqa: E402
+from toolgym.train import (EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value,  # noqa: E402
+                           prompt_key)
 from toolgym.train.dataset import task_prompt  # noqa: E402
 from toolgym.eval.runner import make_env, read_results, select_tasks  # noqa: E402
 
@@ -73,6 +74,20 @@ def test_env_reward_scores_each_completion_on_its_own_env_in_parallel():
     f1 = EnvReward(SINGLE, SINGLE_KWARGS, metric="key_f1")(prompts, completions, task_id=ids)
     assert f1[0] == 1.0 and f1[1] == 0.0 and all(0.0 <= s <= 1.0 for s in f1)
     assert reward.__name__ == "catapi_return"
+
+
+def test_a_reward_summed_from_metrics_pays_stated_criteria_and_not_a_bare_search():
+    # HomeSearch's criteria F1 credits the defaults that search() fills in; stated_f1 and
+    # draft_f1 do not, and their sum pays twice for criteria that were submitted.
+    truth = 'API.set_location("Spokane")\nAPI.set_buy_or_rent("buy")\nAPI.set_num_baths(3.5)'
+    completions = ["API.search()", truth, truth + "\nAPI.search()"]
+    ids = ["0"] * len(completions)
+    summed = EnvReward("HomeSearch-v0", metric="stated_f1+draft_f1")([None] * len(ids), completions, task_id=ids)
+    assert summed == [0.0, 1.0, 2.0]
+    f1 = EnvReward("HomeSearch-v0", metric="f1")([None] * len(ids), completions, task_id=ids)
+    assert f1 == [pytest.approx(4 / 7), 0.0, 1.0]
+    assert metric_value({"stated_f1": 0.5, "draft_f1": 0.5}, "stated_f1+draft_f1") == 1.0
+    assert metric_value(None, "stated_f1+draft_f1") == metric_value({"f1": None}, "f1") == 0.0
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@
 - :func:`build_prompt_dataset`: an env's tasks as a prompt dataset in the env's own prompt
   format (chat messages), with the task id of every row.
 - :class:`EnvReward`: a reward function with TRL's signature for single-step envs: each
-  completion is played on a fresh env and scored with the episode return (or a metric).
+  completion is played on a fresh env and scored with the episode return (or a metric, or a
+  sum of metrics: :func:`metric_value`).
 - :func:`make_rollout_func`: a ``rollout_func`` for TRL's ``GRPOTrainer`` on multi-turn envs:
   whole episodes with the trainer's model through the lockstep runner, as one token sequence
   each, with the env's tokens masked out and the episode return as ``env_reward``;
@@ -16,8 +17,8 @@ Importing this package imports neither torch nor TRL; the functions do, when cal
 
 from toolgym.train.dataset import build_prompt_dataset, prompt_key
 from toolgym.train.environment import environment_factory
-from toolgym.train.rewards import EnvReward, env_reward
+from toolgym.train.rewards import EnvReward, env_reward, metric_value
 from toolgym.train.rollout import TrainerModelBackend, make_rollout_func
 
-__all__ = ["build_prompt_dataset", "prompt_key", "EnvReward", "env_reward", "make_rollout_func", "environment_factory",
-           "TrainerModelBackend"]
+__all__ = ["build_prompt_dataset", "prompt_key", "EnvReward", "env_reward", "metric_value", "make_rollout_func",
+           "environment_factory", "TrainerModelBackend"]

@@ -25,6 +25,7 @@ import keyword
 from typing import Any
 
 from toolgym.eval.runner import make_env
+from toolgym.train.rewards import metric_value
 
 _JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 #: The method names TRL gives a meaning, and the adapter's own tool.
@@ -62,7 +63,7 @@ class ToolgymEnvironment:
         """The episode's return so far, or the chosen metric once the episode ended (0 before)."""
         if self._metric is None:
             return self._return
-        return float((self._metrics or {}).get(self._metric, 0.0))
+        return metric_value(self._metrics, self._metric)
 
     def _step(self, action: Any) -> str:
         observation, reward, terminated, truncated, info = self._env.step(action)
@@ -126,7 +127,8 @@ def environment_factory(env_id: str, env_kwargs: dict | None = None, seed: int =
         env_id: A toolgym env id.
         env_kwargs: Keywords of ``gym.make``.
         seed: The reset seed of every episode (a row's ``seed`` column overrides it).
-        metric: Score with this ``info["metrics"]`` key instead of the return.
+        metric: Score with this ``info["metrics"]`` key (or keys joined by ``+``, summed)
+            instead of the return.
     """
     env_kwargs = dict(env_kwargs or {})
     probe = make_env(env_id, env_kwargs)

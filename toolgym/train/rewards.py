@@ -18,6 +18,12 @@ def completion_text(completion) -> str:
     return "".join(m.get("content") or "" for m in completion if m.get("role", "assistant") == "assistant")
 
 
+def metric_value(metrics: dict | None, metric: str) -> float:
+    """The value of ``metric`` in an episode's final ``info["metrics"]``: one key, or keys joined
+    by ``+`` for their sum (``stated_f1+draft_f1``); a key that is missing counts 0."""
+    return float(sum((metrics or {}).get(key) or 0.0 for key in metric.split("+")))
+
+
 class EnvReward:
     """Scores each completion by playing it on a fresh env: the episode return, or one metric.
 
@@ -35,8 +41,9 @@ class EnvReward:
         env_id: A toolgym env id.
         env_kwargs: Keywords of ``gym.make``, as for the dataset.
         seed: The seed of every reset (the dataset's).
-        metric: A key of ``info["metrics"]`` to use instead of the return (e.g. ``key_f1``
-            for a denser signal on the ToolBench REST envs).
+        metric: A key of ``info["metrics"]`` (or keys joined by ``+``, summed; see
+            :func:`metric_value`) to use instead of the return (e.g. ``key_f1`` for a denser
+            signal on the ToolBench REST envs).
         parser: A parser name; default: the env's prompt format's, else the env's.
         workers: Completions scored at once.
     """
@@ -75,7 +82,7 @@ class EnvReward:
                 break
         if self.metric is None:
             return float(total)
-        return float((info.get("metrics") or {}).get(self.metric, 0.0)) if ended else 0.0
+        return metric_value(info.get("metrics"), self.metric) if ended else 0.0
 
     def __call__(self, prompts: Sequence, completions: Sequence, task_id: Sequence[str], **kwargs) -> list[float]:
         texts = [completion_text(c) for c in completions]

@@ -10,6 +10,7 @@ from toolgym.agents.llm.backends.hf_transformers import PREFIX_CACHE_MB, PrefixC
 from toolgym.eval.runner import MAX_STEPS, make_env, run_header
 from toolgym.eval.rollouts import episode_from_record, play_batched
 from toolgym.train.dataset import prompt_key
+from toolgym.train.rewards import metric_value
 
 
 class TrainerModelBackend(TransformersBackend):
@@ -81,9 +82,9 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
         max_steps: Steps after which an episode is cut.
         prompt_format: The agent's prompt format; default: the env's.
         parser: The agent's parser; default: the format's, else the env's.
-        metric: A key of the final ``info["metrics"]`` to use instead of the return, for
-            partial credit (e.g. ``f1`` of HomeSearch's statements); an episode cut before
-            it ends scores 0.
+        metric: A key of the final ``info["metrics"]`` (or keys joined by ``+``, summed) to
+            use instead of the return, for partial credit (e.g. ``stated_f1+draft_f1`` of
+            HomeSearch's statements); an episode cut before it ends scores 0.
     """
     env_kwargs = dict(env_kwargs or {})
     task_of = {prompt_key(row["prompt"]): row["task_id"] for row in dataset}
@@ -119,7 +120,7 @@ def make_rollout_func(env_id: str, dataset, env_kwargs: dict | None = None, seed
             if metric is None:
                 out["env_reward"].append(episode.episode_return)
             else:
-                out["env_reward"].append(float((episode.metrics or {}).get(metric, 0.0)))
+                out["env_reward"].append(metric_value(episode.metrics, metric))
         return out
 
     return rollout_func

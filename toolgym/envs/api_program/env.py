@@ -43,6 +43,8 @@ class Judgement:
     precision: float = 0.0
     recall: float = 0.0
     f1: float = 0.0
+    stated_f1: float = 0.0
+    draft_f1: float = 0.0
     error: str | None = None
 
     @property
@@ -51,7 +53,8 @@ class Judgement:
 
     def metrics(self, num_statements: int) -> dict:
         return {"executable": int(self.executable), "success": int(self.success), "f1": self.f1,
-                "precision": self.precision, "recall": self.recall, "num_statements": num_statements}
+                "precision": self.precision, "recall": self.recall, "stated_f1": self.stated_f1,
+                "draft_f1": self.draft_f1, "num_statements": num_statements}
 
 
 def criteria_f1(predicted: dict, label: dict) -> tuple[float, float, float]:
@@ -62,6 +65,11 @@ def criteria_f1(predicted: dict, label: dict) -> tuple[float, float, float]:
     precision, recall = overlap / len(predicted), safe_div(overlap, len(label))
     f1 = safe_div(2 * precision * recall, precision + recall)
     return precision, recall, f1
+
+
+def stated_criteria(criteria: dict, defaults: dict) -> dict:
+    """The criteria a program set itself: those that ``search()`` filled in left out."""
+    return {key: value for key, value in criteria.items() if not (key in defaults and defaults[key] == value)}
 
 
 def api_call_names(program: str, profile: Profile) -> list[str]:
@@ -130,6 +138,7 @@ class ApiProgramEnv(ToolEnv):
         self.world = self.world_class(url=db_url, seed=world_seed)
         self._initial = self.world.snapshot()
         self._labels: dict[str, list[dict]] = {}
+        self._stated_labels: dict[str, list[dict]] = {}
         self._prompts: dict[str, dict] = {}
         self.task_id: str | None = None
         self._done = True
@@ -144,17 +153,19 @@ class ApiProgramEnv(ToolEnv):
                 "demos": [api_call_names(d.action, self.profile) for d in self.demo_pool]}
 
     def label_criteria(self, task_id: str) -> list[dict]:
-        """The criteria each ground-truth program of the task ends with (computed once)."""
+        """The criteria each ground-truth program of the task ends with (computed once, with the
+        criteria each one set itself)."""
         if task_id not in self._labels:
-            labels = []
+            labels, stated = [], []
             for program in self.tasks[task_id].programs:
                 self.world.restore(self._initial)
                 _, error = self._run(self._new_interpreter(), program)
                 if error is not None:
                     raise ValueError(f"{self.env_id}: ground truth of task {task_id} does not run: {error}")
                 labels.append(dict(self.world.aux["criteria"]))
+                stated.append(stated_criteria(self.world.aux["criteria"], self.world.aux["defaults"]))
             self.world.restore(self._initial)
-            self._labels[task_id] = labels
+            self._labels[task_id], self._stated_labels[task_id] = labels, stated
         return self._labels[task_id]
 
     # -- episode ---------------------------------------------------------------------------
@@ -271,13 +282,16 @@ class ApiProgramEnv(ToolEnv):
 
     def _judge(self, statements: list[Statement]) -> Judgement:
         """Score the criteria the statements (already run) left, against the ground truth."""
+        criteria = self.world.aux["criteria"]
+        stated = stated_criteria(criteria, self.world.aux["defaults"])
+        draft_f1 = max(criteria_f1(stated, label)[2] for label in self._stated_labels[self.task_id])
         if self.scoring == "paper":
             calls = [s for s in statements if _api_call(s) is not None]
             if not calls or not _is_search(calls[-1]):
-                return Judgement(False, error="not executable: the program must end with API.search()")
-        criteria = self.world.aux["criteria"]
+                return Judgement(False, draft_f1=draft_f1,
+                                 error="not executable: the program must end with API.search()")
         best = max((criteria_f1(criteria, label) for label in self._labels[self.task_id]), key=lambda s: s[2])
-        return Judgement(True, *best)
+        return Judgement(True, *best, stated_f1=draft_f1, draft_f1=draft_f1)
 
     def _describe_outcome(self, statements: list[Statement], output: list, judgement: Judgement) -> str:
         searches = [value for statement, value in zip(statements, output) if _is_search(statement)]
@@ -405,7 +419,17 @@ _DOC_COMMON = """
     ``precision``, ``recall``) and ``num_statements``. A criterion counts when its key is in
     the ground truth's criteria and the values are ``==`` (``3 == 3.0``, ``"3" != 3``); the
     criteria include the defaults that ``search()`` fills in. With several ground truths the
-    best F1 counts, as in the original.
+    best F1 counts, as in the original. Not a paper metric: ``stated_f1``, the same F1 over the
+    criteria the program set itself, with the defaults that ``search()`` filled in left out of
+    both sides. A bare ``API.search()`` earns criteria F1 from those defaults (4/7 on a Home
+    Search task with one criterion) and stated F1 0, so ``stated_f1`` is the one to train on;
+    on an executable program it is 1 exactly when the program succeeds, unless the program
+    writes out a default itself (``set_min_price(0)``), which counts as a criterion the user
+    did not state. ``draft_f1`` is the stated F1 of the criteria set so far, executable or not
+    (``stated_f1`` is ``draft_f1`` on an executable program, else 0): partial credit for a
+    program cut before its search, or one whose last call is not ``search()``. A training
+    reward without the bare-search shortcut that still pays for submitting:
+    ``stated_f1+draft_f1`` (``examples/grpo_toolgym.py --metric``).
 
     Scoring: ``"paper"`` (default) also requires the program's last API call to be
     ``API.search()`` (the paper's definition: the program submits a search); otherwise it is

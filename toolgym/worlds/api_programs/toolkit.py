@@ -81,6 +81,14 @@ class ProgramToolkit(Toolkit):
     def criteria(self) -> dict[str, Any]:
         return self.world.aux["criteria"]
 
+    def _fill_defaults(self, defaults: dict[str, Any]) -> None:
+        """``search()``: give every unset criterion of ``defaults`` its default, and record the ones
+        it filled in ``world.aux["defaults"]`` (over all the searches of a program), so a score can
+        tell them from the criteria the program set itself."""
+        filled = {key: value for key, value in defaults.items() if key not in self.criteria}
+        self.criteria.update(filled)
+        self.world.aux["defaults"].update(filled)
+
     @classmethod
     def profile(cls) -> Profile:
         """What the programs over this API may say."""

@@ -192,8 +192,7 @@ class HomeSearchAPI(ProgramToolkit):
     def search(self) -> dict:
         """Submit criterion to get search results.
         """
-        self.criteria.setdefault("min_price", 0)
-        self.criteria.setdefault("min_square_feet", 0)
+        self._fill_defaults({"min_price": 0, "min_square_feet": 0})
         return search_listings(self.world.sql(), self.criteria)
 
 

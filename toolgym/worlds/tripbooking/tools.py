@@ -224,13 +224,12 @@ class TripBookingAPI(ProgramToolkit):
         for key, what in REQUIRED[booking_type]:
             if key not in criteria:
                 raise ToolError(f"{what} not set for {SEARCH_NAME[booking_type]} search")
-        criteria.setdefault("min_price_ticket", 0)
-        criteria.setdefault("min_price_room", 0)
+        defaults = {"min_price_ticket": 0, "min_price_room": 0}
         if booking_type == "both":
-            criteria.setdefault("departure_date", criteria["checkin_date"])
-            criteria.setdefault("return_date", criteria["checkout_date"])
+            defaults.update(departure_date=criteria["checkin_date"], return_date=criteria["checkout_date"])
         if booking_type != "trip tickets":
-            criteria.setdefault("num_rooms", 1)
+            defaults["num_rooms"] = 1
+        self._fill_defaults(defaults)
         results = {}
         if booking_type != "hotels":
             results["tickets"] = search_tickets(self.world.session, criteria)

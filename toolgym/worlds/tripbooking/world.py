@@ -8,14 +8,15 @@ from toolgym.worlds.tripbooking.tools import TripBookingAPI
 
 
 class TripBookingWorld(World):
-    """Seeded tickets and hotels; ``aux["criteria"]`` holds the criteria set so far."""
+    """Seeded tickets and hotels; ``aux["criteria"]`` holds the criteria set so far,
+    ``aux["defaults"]`` those of them that ``search()`` filled in."""
 
     Base = Base
     generator_modules = ("toolgym.worlds.api_programs.places",)
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
-        self.aux = {"criteria": {}}
+        self.aux = {"criteria": {}, "defaults": {}}
         self.api = TripBookingAPI(self)
 
     def populate(self) -> None:
