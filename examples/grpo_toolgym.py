@@ -336,7 +336,7 @@ def plot_rewards(summary: dict, path: str) -> None:
                   f"({after['tasks']} tasks)")
         metric = summary.get("metric")
         if metric:
-            title += f", {metric} {before[metric]:.2f} -> {after[metric]:.2f}"
+            title += f"\nheld-out {metric} {before[metric]:.2f} -> {after[metric]:.2f}"
     ax.set_title(title, fontsize=8)
     ax.legend(fontsize=7)
     fig.tight_layout()
