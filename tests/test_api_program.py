@@ -104,6 +104,20 @@ def test_home_stated_f1_leaves_out_the_defaults_that_search_fills_in(home):
     assert (info["metrics"]["success"], info["metrics"]["stated_f1"]) == (1, pytest.approx(6 / 7))
 
 
+@pytest.mark.parametrize("env_id", ["HomeSearch-v0", "TripBooking-v0"])
+@pytest.mark.parametrize("mode", ["single_step", "multi_step"])
+def test_the_oracle_states_every_criterion_of_every_builtin_task(env_id, mode):
+    env = gym.make(env_id, mode=mode).unwrapped
+    for task_id in env.task_ids():
+        env.reset(seed=0, options={"task_id": task_id})
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(env.oracle_action())
+            done = terminated or truncated
+        m = info["metrics"]
+        assert (m["success"], m["stated_f1"], m["draft_f1"]) == (1, 1.0, 1.0), task_id
+
+
 def test_home_values_compare_with_python_equality(home):
     _, info = play(home, HOME_0.replace("baths(3.5)", 'baths("3.5")'))
     m = info["metrics"]  # "3.5" != 3.5: 4 of 5 predicted right, 4 of 5 true found
