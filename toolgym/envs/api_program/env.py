@@ -423,9 +423,9 @@ _DOC_COMMON = """
     criteria the program set itself, with the defaults that ``search()`` filled in left out of
     both sides. A bare ``API.search()`` earns criteria F1 from those defaults (4/7 on a Home
     Search task with one criterion) and stated F1 0, so ``stated_f1`` is the one to train on;
-    on an executable program it is 1 exactly when the program succeeds, unless the program
-    writes out a default itself (``set_min_price(0)``), which counts as a criterion the user
-    did not state. ``draft_f1`` is the stated F1 of the criteria set so far, executable or not
+    with scoring ``"paper"``, on an executable program it is 1 exactly when the program
+    succeeds, unless the program writes out a default itself (``set_min_price(0)``), which
+    counts as a criterion the user did not state. ``draft_f1`` is the stated F1 of the criteria set so far, executable or not
     (``stated_f1`` is ``draft_f1`` on an executable program, else 0): partial credit for a
     program cut before its search, or one whose last call is not ``search()``. A training
     reward without the bare-search shortcut that still pays for submitting:
