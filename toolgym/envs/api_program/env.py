@@ -43,13 +43,17 @@ class Judgement:
     precision: float = 0.0
     recall: float = 0.0
     f1: float = 0.0
-    stated_f1: float = 0.0
-    draft_f1: float = 0.0
+    draft_f1: float = 0.0  # F1 of the criteria the program set itself (search()'s defaults left out)
     error: str | None = None
 
     @property
     def success(self) -> bool:
         return self.executable and self.f1 == 1
+
+    @property
+    def stated_f1(self) -> float:
+        """``draft_f1`` of a program that was submitted (executable), else 0."""
+        return self.draft_f1 if self.executable else 0.0
 
     def metrics(self, num_statements: int) -> dict:
         return {"executable": int(self.executable), "success": int(self.success), "f1": self.f1,
@@ -291,7 +295,7 @@ class ApiProgramEnv(ToolEnv):
                 return Judgement(False, draft_f1=draft_f1,
                                  error="not executable: the program must end with API.search()")
         best = max((criteria_f1(criteria, label) for label in self._labels[self.task_id]), key=lambda s: s[2])
-        return Judgement(True, *best, stated_f1=draft_f1, draft_f1=draft_f1)
+        return Judgement(True, *best, draft_f1=draft_f1)
 
     def _describe_outcome(self, statements: list[Statement], output: list, judgement: Judgement) -> str:
         searches = [value for statement, value in zip(statements, output) if _is_search(statement)]
