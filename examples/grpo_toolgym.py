@@ -4,6 +4,11 @@
         --lora-rank 16 --lora-layers 8 --tasks 102 --eval-tasks 100 --eval-world-seed 1 --max-steps 20 \
         --prompts-per-step 2 --num-generations 4 --max-completion-length 48 --learning-rate 1.5e-3 \
         --temperature 0.7 --threads 2 --plot docs/grpo_smollm2_catapi.png
+    python examples/grpo_toolgym.py --env HomeSearch-v0 --env-kwarg mode=multi_step --env-kwarg num_demos=1 \
+        --env-kwarg max_steps=8 --model smollm2-135m-instruct --dtype bfloat16 --lora-rank 16 --lora-layers 8 \
+        --tasks 100 --eval-tasks 100 --eval-world-seed 1 --sft-steps 200 --sft-learning-rate 2e-3 \
+        --max-oracle-steps 4 --max-steps 20 --prompts-per-step 2 --num-generations 8 --max-completion-length 32 \
+        --learning-rate 1e-3 --temperature 1.0 --threads 2 --metric success --episode-steps 8
     python examples/grpo_toolgym.py --env OpenWeather-v0 --model tiny --max-steps 20 --sft-steps 60 \
         --env-kwarg k_shot=0 --metric key_f1 --plot docs/grpo_reward_curve.png
     python examples/grpo_toolgym.py --env ToolTalk-v0 --model tiny --max-steps 4
@@ -29,8 +34,10 @@ with McNemar's exact test on the tasks that changed (``held_out_change``).
 ``--model tiny`` builds a tiny random Llama model (toolgym.agents.llm.tiny) whose tokenizer is
 trained on the env's prompts; ``--sft-steps N`` first fits it for N steps to oracle episodes
 (:func:`toolgym.rollouts` with the tokenizer), so that its samples earn some reward and GRPO
-has something to compare. The run prints one JSON summary line (rewards per step, losses,
-steps/s, how far the weights moved, held-out scores before and after).
+has something to compare; it fits a real model the same way. ``--max-oracle-steps N`` keeps for
+GRPO the training tasks the oracle finishes in at most N steps, a curriculum for a reward such
+as success that a small model earns only on short tasks. The run prints one JSON summary line
+(rewards per step, losses, steps/s, how far the weights moved, held-out scores before and after).
 """
 
 from __future__ import annotations
@@ -101,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "stated_f1+draft_f1 (HomeSearch, TripBooking)")
     p.add_argument("--episode-steps", type=int, default=8, help="multi-turn: steps after which an episode is cut")
     p.add_argument("--sft-steps", type=int, default=0, help="warm-up steps on oracle episodes before GRPO")
+    p.add_argument("--max-oracle-steps", type=int,
+                   help="GRPO only on the training tasks the oracle finishes in at most this many steps "
+                        "(a curriculum of the shortest tasks; the warm-up still uses every training task)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", choices=["cuda", "cpu"],
                    help="where the model trains (default: cuda when available, else cpu)")
@@ -155,6 +165,27 @@ def load_model(args, env: gym.Env, workdir: Path):
                                             "down_proj"], layers_to_transform=top)
         model = get_peft_model(model, config)
     return model, tokenizer
+
+
+def training_tasks(args, env_kwargs: dict) -> list[str]:
+    """The first ``--tasks`` tasks, or with ``--max-oracle-steps`` those of them the oracle
+    finishes in at most that many steps.
+
+    A task's oracle length is a difficulty that holds for any env: in HomeSearch's step mode it
+    is the number of criteria plus three. With success as the reward, a group of a task the
+    policy never solves has no spread and so no gradient; the short tasks are the ones where a
+    small model succeeds sometimes.
+    """
+    tasks = select_tasks(make_env(args.env, env_kwargs), args.tasks)
+    if args.max_oracle_steps is None:
+        return tasks
+    episodes = rollouts(args.env, "oracle", task_ids=tasks, env_kwargs=env_kwargs, seed=args.seed,
+                        max_steps=args.episode_steps)
+    kept = [e.task_id for e in episodes if len(e.rewards) <= args.max_oracle_steps]
+    if not kept:
+        raise SystemExit(f"--max-oracle-steps {args.max_oracle_steps}: the oracle needs more steps on every one "
+                         f"of the {len(tasks)} training tasks")
+    return kept
 
 
 def held_out_tasks(args, env_kwargs: dict) -> tuple[dict, list[str]]:
@@ -239,7 +270,7 @@ def train(args) -> dict:
     model, tokenizer = load_model(args, env, workdir)
     sft_losses = sft_warmup(model, tokenizer, args.env, env_kwargs, args.tasks, args.sft_steps, args.seed,
                             args.sft_learning_rate) if args.sft_steps else []
-    dataset = build_prompt_dataset(args.env, env_kwargs, episodes=args.tasks, seed=args.seed)
+    dataset = build_prompt_dataset(args.env, env_kwargs, task_ids=training_tasks(args, env_kwargs), seed=args.seed)
     eval_kwargs, held_out = held_out_tasks(args, env_kwargs) if args.eval_tasks else (env_kwargs, [])
     before_scores = (held_out_scores(model, tokenizer, args, eval_kwargs, held_out, "held_out_before")
                      if held_out else None)
@@ -277,7 +308,7 @@ def train(args) -> dict:
     logs = [entry for entry in trainer.state.log_history if "reward" in entry]
     moved = max((p.detach() - b).abs().max().item() for p, b in zip(model.parameters(), before))
     summary = {"env": args.env, "model": args.model, "metric": args.metric, "multi_turn": multi_turn,
-               "steps": len(logs), "steps_per_second": round(len(logs) / seconds, 3),
+               "train_tasks": len(dataset), "steps": len(logs), "steps_per_second": round(len(logs) / seconds, 3),
                "device": str(next(model.parameters()).device),
                "sft_loss_first_last": [round(sft_losses[0], 3), round(sft_losses[-1], 3)] if sft_losses else None,
                "rewards": [round(e["reward"], 4) for e in logs], "reward_std": [round(e.get("reward_std", 0.0), 4)
@@ -327,6 +358,11 @@ def plot_rewards(summary: dict, path: str) -> None:
     ax.plot(steps, mean, marker="o", markersize=3, label="mean reward")
     ax.fill_between(steps, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)], alpha=0.2,
                     label="± std within groups")
+    window = 5
+    if len(mean) >= window:  # a step's mean is over a few tasks only: the trend needs smoothing to show
+        running = [sum(mean[i - window:i]) / window for i in range(window, len(mean) + 1)]
+        ax.plot(range(window, len(mean) + 1), running, color="black", linewidth=1.5,
+                label=f"mean of the last {window} steps")
     ax.set_xlabel("GRPO step")
     ax.set_ylabel("reward")
     title = f"{summary['env']}, model {Path(summary['model']).name}"
@@ -335,7 +371,7 @@ def plot_rewards(summary: dict, path: str) -> None:
         title += (f"\nheld-out success {100 * before['success']:.1f}% -> {100 * after['success']:.1f}% "
                   f"({after['tasks']} tasks)")
         metric = summary.get("metric")
-        if metric:
+        if metric and metric != "success":
             title += f"\nheld-out {metric} {before[metric]:.2f} -> {after[metric]:.2f}"
     ax.set_title(title, fontsize=8)
     ax.legend(fontsize=7)

@@ -245,3 +245,23 @@ def test_paired_change_is_mcnemars_exact_test_on_the_tasks_that_changed():
     assert paired_change([1, 1], [1, 1]) == {"gained": 0, "lost": 0, "p_value": 1.0}
     # a metric with partial credit: the sign test on the tasks whose score moved
     assert paired_change([0.2, 0.5, 0.0, 0.4], [0.6, 0.5, 0.25, 0.1]) == {"gained": 2, "lost": 1, "p_value": 1.0}
+
+
+def test_max_oracle_steps_keeps_the_training_tasks_the_oracle_finishes_soonest():
+    """--max-oracle-steps: HomeSearch's step mode takes location, buy-or-rent, the criteria and
+    search(), so 4 steps keeps exactly the tasks with one criterion."""
+    example = _example()
+    args = example.build_parser().parse_args(["--env", MULTI, "--env-kwarg", "mode=multi_step", "--tasks", "40",
+                                              "--max-oracle-steps", "4"])
+    kept = example.training_tasks(args, dict(args.env_kwarg))
+    env = gym.make(MULTI, mode="multi_step")
+    one_criterion = []
+    for task_id in example.select_tasks(env, 40):
+        env.reset(seed=0, options={"task_id": task_id})
+        program = env.unwrapped.tasks[task_id].programs[0]
+        if len(program.strip().splitlines()) == 4:
+            one_criterion.append(task_id)
+    assert kept == one_criterion and 0 < len(kept) < 40
+    args.max_oracle_steps = 2
+    with pytest.raises(SystemExit, match="the oracle needs more steps on every one of the 40 training tasks"):
+        example.training_tasks(args, dict(args.env_kwarg))
