@@ -429,9 +429,10 @@ _DOC_COMMON = """
     Search task with one criterion) and stated F1 0, so ``stated_f1`` is the one to train on;
     with scoring ``"paper"``, on an executable program it is 1 exactly when the program
     succeeds, unless the program writes out a default itself (``set_min_price(0)``), which
-    counts as a criterion the user did not state. ``draft_f1`` is the stated F1 of the criteria set so far, executable or not
-    (``stated_f1`` is ``draft_f1`` on an executable program, else 0): partial credit for a
-    program cut before its search, or one whose last call is not ``search()``. A training
+    counts as a criterion the user did not state. ``draft_f1`` is the stated F1 of the
+    criteria set so far, executable or not (``stated_f1`` is ``draft_f1`` on an executable
+    program, else 0): partial credit for a program cut before its search, or one whose last
+    call is not ``search()``. A training
     reward without the bare-search shortcut that still pays for submitting:
     ``stated_f1+draft_f1`` (``examples/grpo_toolgym.py --metric``).
 
