@@ -341,6 +341,37 @@ def test_row_prefill_starts_from_the_cache_of_the_prompt_a_turn_extends(tiny_mod
     assert len(cached.prefix_cache.entries) == 4
 
 
+def test_row_prefill_reuses_the_system_prompt_that_other_episodes_began_with(tiny_model):
+    """A new episode's prompt shares its system prompt with earlier ones: a row prefills only
+    what follows the longest run of leading tokens it shares with a stored prompt, and the
+    completions are those of a prefill from scratch."""
+    cached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows")
+    uncached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows", prefix_cache_mb=0)
+    prefilled = []
+    cached.model.register_forward_pre_hook(
+        lambda module, args, kwargs: prefilled.append(kwargs["input_ids"].shape[1]), with_kwargs=True)
+    system = {"role": "system", "content": "Answer with one word. " * 12}
+    episodes = [ChatRequest(messages=[system, {"role": "user", "content": task}])
+                for task in ("first task", "second task here", "a third one", "the fourth and last task")]
+    sampling = SamplingParams(max_new_tokens=4)
+    cached.generate(episodes[:2], sampling)
+    prefilled.clear()
+    later = cached.generate(episodes[2:], sampling)
+    stored = [tuple(cached.encode(r)[:-1]) for r in episodes[:2]]
+    rows = sorted((tuple(cached.encode(r)[:-1]) for r in episodes[2:]), key=len)  # prefilled shortest first
+    expected = []
+    for ids in rows:
+        shared = max(next((i for i, (a, b) in enumerate(zip(ids, key)) if a != b), min(len(ids), len(key)))
+                     for key in stored)
+        expected.append(len(ids) - shared)
+        stored.append(ids)
+    assert prefilled[:2] == expected
+    system_tokens = len(cached.encode(ChatRequest(messages=[system])))
+    assert all(n < len(ids) - system_tokens + 8 for n, ids in zip(expected, rows))  # the system prompt is reused
+    assert [c.completion_token_ids for c in later] == [
+        c.completion_token_ids for c in uncached.generate(episodes[2:], sampling)]
+
+
 OTHER_ENVS = {  # env id -> (how a model would wrap the right action, the success metric)
     "OpenWeather-v0": (lambda a: f"{a}\n\nTask: What is the weather in Rome?\nAction:", "success"),
     "CatAPI-v0": (lambda a: f"```bash\n{a}\n```", "success"),

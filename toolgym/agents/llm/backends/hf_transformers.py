@@ -77,9 +77,10 @@ class TransformersBackend:
             ``"auto"``: batch on CUDA, rows elsewhere.
         prefix_cache_mb: With ``"rows"`` prefill, keep the key-value caches of recent prompts
             (up to this many MiB in all, least recently used dropped first) and prefill only what
-            a prompt adds to the longest one it starts with: a multi-turn episode's next prompt
-            is its last one plus the reply and the env's turn, and a GRPO group repeats its
-            prompt, so most of each turn's prefill is saved. 0: off. A prompt prefilled in two
+            follows the longest run of leading tokens a prompt shares with one of them: a
+            multi-turn episode's next prompt is its last one plus the reply and the env's turn,
+            a GRPO group repeats its prompt, and an env's episodes share their system prompt,
+            so most of each turn's prefill is saved. 0: off. A prompt prefilled in two
             parts can differ from one prefilled whole in the last bits of its logits, as a
             batch's padding can.
         download: Fetch the model from the Hugging Face Hub when it is not on disk. Off by
@@ -275,7 +276,8 @@ class TransformersBackend:
     def _prefill_rows(self, prompts: list[list[int]], width: int):
         """The KV cache of all but the last prompt token, computed row by row without padding and
         left-padded into one batch cache: a padded prefill takes attention's slow masked path.
-        A row starts from the cache of the longest earlier prompt it extends (``prefix_cache_mb``)."""
+        A row starts from the cache of the longest run of leading tokens it shares with an earlier
+        prompt (``prefix_cache_mb``)."""
         torch = self.torch
         from transformers import DynamicCache
 
@@ -324,7 +326,14 @@ class TransformersBackend:
 
 class PrefixCache:
     """The key-value caches of recent prompts (one row each, every layer's keys and values),
-    bounded in bytes, least recently used dropped first."""
+    bounded in bytes, least recently used dropped first.
+
+    A lookup returns the longest run of leading tokens that a new prompt shares with any stored
+    one, not only a stored prompt it extends: the episodes of an env share their system prompt
+    and tool documentation, so a new episode's first prompt prefills only what follows them.
+    A cache of a prompt's first n tokens is its stored cache cut to n positions (the positions,
+    and so the rotary embeddings, are the same).
+    """
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
@@ -332,13 +341,19 @@ class PrefixCache:
         self.bytes = 0
 
     def longest(self, ids: tuple[int, ...]) -> tuple[int, list | None]:
-        """How many leading tokens of ``ids`` a stored cache covers, and that cache's layers."""
-        best = max((key for key in self.entries if len(key) <= len(ids) and ids[:len(key)] == key),
-                   key=len, default=None)
+        """How many leading tokens of ``ids`` a stored cache covers, and the layers of those tokens."""
+        best, shared = None, 0
+        for key in self.entries:
+            length = _common_prefix_length(key, ids)
+            if length > shared:
+                best, shared = key, length
         if best is None:
             return 0, None
         self.entries.move_to_end(best)
-        return len(best), self.entries[best][0]
+        layers = self.entries[best][0]
+        if shared < len(best):
+            layers = [(keys[:, :, :shared], values[:, :, :shared]) for keys, values in layers]
+        return shared, layers
 
     def put(self, ids: tuple[int, ...], layers: list) -> None:
         size = sum(t.numel() * t.element_size() for pair in layers for t in pair)
@@ -348,6 +363,22 @@ class PrefixCache:
         self.bytes += size
         while self.bytes > self.max_bytes:
             self.bytes -= self.entries.popitem(last=False)[1][1]
+
+
+def _common_prefix_length(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """The number of leading tokens ``a`` and ``b`` share (a binary search of slice comparisons,
+    which run in C: a prompt is thousands of tokens and a lookup compares it with every entry)."""
+    shortest = min(len(a), len(b))
+    if a[:shortest] == b[:shortest]:
+        return shortest
+    low, high = 0, shortest - 1
+    while low < high:  # the length is in [low, high]
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 class _LogprobRecorder:
