@@ -58,7 +58,8 @@ import toolgym
 from toolgym.agents.llm.prompts import defaults_for
 from toolgym.eval.runner import make_env, select_tasks
 from toolgym.eval.rollouts import rollouts
-from toolgym.train import EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value
+from toolgym.train import (EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value,
+                           score_completion_tokens_only)
 
 MULTI_TURN_MODES = ("multi_step", "interactive")
 MULTI_TURN_FORMATS = ("chat", "tooltalk", "react")
@@ -99,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-world-seed", type=int,
                    help="score the first --eval-tasks tasks of the env built with this world_seed instead (tasks "
                         "generated from another world: none of them is a training task)")
+    p.add_argument("--eval-batch-size", type=int, default=16,
+                   help="held-out episodes stepped together, one generate call per step (default 16)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
                    help="weights of the model (default float32); bfloat16 is several times faster on CPUs with "
@@ -209,7 +212,7 @@ def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str
                      sampling=SamplingParams(max_new_tokens=args.max_completion_length))
     header = run_header(args.env, probe, "held-out", args.seed, env_kwargs, agent)
     start = time.perf_counter()
-    records = play_batched(args.env, env_kwargs, agent, task_ids, header, args.seed, batch_size=8,
+    records = play_batched(args.env, env_kwargs, agent, task_ids, header, args.seed, batch_size=args.eval_batch_size,
                            max_steps=args.episode_steps)
     if args.save_episodes:
         from toolgym.eval.runner import write_record
@@ -244,8 +247,13 @@ def sft_warmup(model, tokenizer, env_id: str, env_kwargs: dict, tasks: int, step
     for step in range(steps):
         segment = segments[step % len(segments)]
         ids = torch.tensor([segment.input_ids], device=device)
-        labels = ids.masked_fill(torch.tensor([segment.loss_mask], device=device) == 0, -100)
-        loss = model(input_ids=ids, labels=labels).loss
+        # Logits only from the position before the first completion token: the LM head over the
+        # prompt (most of a sequence) would cost as much as the rest of the step and add nothing.
+        kept = len(segment.input_ids) - segment.prompt_length + 1
+        logits = model(input_ids=ids, logits_to_keep=kept).logits[0, :-1].float()
+        targets = ids[0, segment.prompt_length:].masked_fill(
+            torch.tensor(segment.completion_mask, device=device) == 0, -100)
+        loss = torch.nn.functional.cross_entropy(logits, targets, ignore_index=-100)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
@@ -262,6 +270,7 @@ def train(args) -> dict:
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     if args.threads:
         torch.set_num_threads(args.threads)
+    score_completion_tokens_only()
     torch.manual_seed(args.seed)
     env_kwargs = dict(args.env_kwarg)
     env = make_env(args.env, env_kwargs)

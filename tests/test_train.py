@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import math
 import types
@@ -19,8 +20,9 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.train import (EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value,  # noqa: E402
-                           prompt_key)
+                           prompt_key, score_completion_tokens_only)
 from toolgym.train.dataset import task_prompt  # noqa: E402
+from toolgym.eval.rollouts import rollouts  # noqa: E402
 from toolgym.eval.runner import make_env, read_results, select_tasks  # noqa: E402
 
 SINGLE = "CatAPI-v0"
@@ -132,6 +134,45 @@ def test_rollout_func_returns_whole_episodes_with_the_env_tokens_masked(tiny):
     assert out["completion_ids"][0] != out["completion_ids"][1] and out["completion_ids"][2] != out["completion_ids"][3]
     assert env_reward(completions=[None] * 4, env_reward=out["env_reward"]) == out["env_reward"]
     assert all(isinstance(r, float) for r in out["env_reward"])
+
+
+def test_fused_lm_head_projects_only_the_completion_tokens_on_a_cpu_with_the_same_logprobs(tiny, monkeypatch):
+    """score_completion_tokens_only: TRL's fused head gets the labelled rows only, and the
+    log-probabilities it returns are those of the projection of every row."""
+    from trl.trainer import utils
+
+    model = copy.deepcopy(tiny[0]).to("cpu")
+    utils.add_fused_lm_head(model)
+    ids = torch.tensor([[5, 6, 7, 8, 9, 10, 11, 12], [5, 6, 7, 8, 9, 13, 14, 15]])
+    labels = ids.masked_fill(torch.arange(8) < 5, -100)  # a 5-token prompt, then 3 completion tokens
+    projected = []
+    apply = utils._ChunkedLogProbFunction.apply
+    monkeypatch.setattr(utils, "_ChunkedLogProbFunction", types.SimpleNamespace(
+        apply=lambda hidden, *rest: projected.append(hidden.shape[0]) or apply(hidden, *rest)))
+    monkeypatch.setattr(utils, "_use_triton", utils._use_triton)  # the original comes back after the test
+    with torch.no_grad():
+        every_row = model(input_ids=ids, labels=labels, fused_lm_head=True).log_probs
+        assert score_completion_tokens_only() and score_completion_tokens_only()  # a second call changes nothing
+        completion_rows = model(input_ids=ids, labels=labels, fused_lm_head=True).log_probs
+    assert projected == [2 * 7, 2 * 3]  # every shifted position, then the completion tokens only
+    assert completion_rows[:, :4].abs().max() == 0 and completion_rows[:, 4:].max() < 0
+    assert torch.allclose(completion_rows, every_row, atol=1e-5)
+
+
+def test_sft_warmup_loss_is_the_causal_lm_loss_on_the_model_tokens(tiny):
+    """The warm-up projects only the positions after the first prompt; its loss is the model's
+    own causal-LM loss with the prompt and the env's tokens masked."""
+    model, tokenizer = copy.deepcopy(tiny[0]), tiny[1]
+    segment = rollouts(MULTI, "oracle", episodes=1, env_kwargs=MULTI_KWARGS, seed=0, tokenizer=tokenizer,
+                       chain=True)[0].segments()[0]
+    ids = torch.tensor([segment.input_ids], device=model.device)
+    labels = ids.masked_fill(torch.tensor([segment.loss_mask], device=model.device) == 0, -100)
+    assert 0 in segment.completion_mask  # the env's turns sit between the model's tokens
+    with torch.no_grad():
+        expected = model(input_ids=ids, labels=labels).loss.item()
+    losses = _example().sft_warmup(model, tokenizer, MULTI, MULTI_KWARGS, tasks=1, steps=1, seed=0,
+                                   learning_rate=0.0)
+    assert losses == [pytest.approx(expected, rel=1e-5)]
 
 
 @pytest.mark.slow
