@@ -2,9 +2,9 @@
 
 Each check runs the same sequence of resets several times and compares the memory after each
 pass: every pass ends in the same episode, so a leak grows the memory on every pass, while
-caches and allocator noise move it either way (the smallest growth is compared). The bound per reset is 100 bytes, i.e.
-10 MB over 100,000 resets (``benchmarks/bench_scale.py --long --only resets`` runs the full
-count).
+caches and allocator noise move it either way (the smallest growth is compared). The bound
+per reset is 100 bytes, i.e. 10 MB over 100,000 resets (``benchmarks/bench_scale.py --long
+--only resets`` runs the full count).
 """
 
 from __future__ import annotations
