@@ -156,18 +156,18 @@ def test_a_step_past_the_time_limit_is_answered_and_its_episode_abandoned(serve_
     class SlowOnRequest(gym.Wrapper):
         def step(self, action):
             if action == "slow":
-                time.sleep(1.0)
+                time.sleep(2.5)
             return self.env.step(action)
 
     make = openenv_app.make_env
     monkeypatch.setattr(openenv_app, "make_env", lambda env_id, kwargs: SlowOnRequest(make(env_id, kwargs)))
-    url = serve_app(build_app("CatAPI-v0", limits=ServeLimits(step_timeout_s=0.3)))
+    url = serve_app(build_app("CatAPI-v0", limits=ServeLimits(step_timeout_s=1.0)))
     with websockets_sync.connect(ws_url(url)) as ws, websockets_sync.connect(ws_url(url)) as other:
         assert ask(ws, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
         assert ask(other, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
         answer = ask(ws, {"type": "step", "data": {"action": "slow"}})
         assert answer["data"]["code"] == "EXECUTION_ERROR"
-        assert "step ran past the server's limit of 0.3 s" in answer["data"]["message"]
+        assert "step ran past the server's limit of 1 s" in answer["data"]["message"]
         answer = ask(ws, {"type": "step", "data": {"action": "curl https://example.com"}})
         assert "its episode was abandoned: reset to start another" in answer["data"]["message"]
         assert ask(other, {"type": "step", "data": {"action": "curl x"}})["type"] == "observation"

@@ -94,6 +94,8 @@ class Shop:
             with self._lock:
                 self.sessions.pop(session_id, None)
             raise
+        with self._lock:  # idleness counts from when the visitor can first use it, not from before the reset
+            session.last_used = self.clock()
         return session
 
     def get(self, session_id: str) -> ShopSession | None:
