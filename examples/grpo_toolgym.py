@@ -170,7 +170,7 @@ def load_model(args, env: gym.Env, workdir: Path):
     return model, tokenizer
 
 
-def training_tasks(args, env_kwargs: dict) -> list[str]:
+def training_tasks(args, env: gym.Env, env_kwargs: dict) -> list[str]:
     """The first ``--tasks`` tasks, or with ``--max-oracle-steps`` those of them the oracle
     finishes in at most that many steps.
 
@@ -179,7 +179,7 @@ def training_tasks(args, env_kwargs: dict) -> list[str]:
     policy never solves has no spread and so no gradient; the short tasks are the ones where a
     small model succeeds sometimes.
     """
-    tasks = select_tasks(make_env(args.env, env_kwargs), args.tasks)
+    tasks = select_tasks(env, args.tasks)
     if args.max_oracle_steps is None:
         return tasks
     episodes = rollouts(args.env, "oracle", task_ids=tasks, env_kwargs=env_kwargs, seed=args.seed,
@@ -279,7 +279,8 @@ def train(args) -> dict:
     model, tokenizer = load_model(args, env, workdir)
     sft_losses = sft_warmup(model, tokenizer, args.env, env_kwargs, args.tasks, args.sft_steps, args.seed,
                             args.sft_learning_rate) if args.sft_steps else []
-    dataset = build_prompt_dataset(args.env, env_kwargs, task_ids=training_tasks(args, env_kwargs), seed=args.seed)
+    dataset = build_prompt_dataset(args.env, env_kwargs, task_ids=training_tasks(args, env, env_kwargs),
+                                   seed=args.seed)
     eval_kwargs, held_out = held_out_tasks(args, env_kwargs) if args.eval_tasks else (env_kwargs, [])
     before_scores = (held_out_scores(model, tokenizer, args, eval_kwargs, held_out, "held_out_before")
                      if held_out else None)

@@ -19,11 +19,11 @@ import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.eval.rollouts import rollouts  # noqa: E402
+from toolgym.eval.runner import make_env, read_results, select_tasks  # noqa: E402
 from toolgym.train import (EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value,  # noqa: E402
                            prompt_key, score_completion_tokens_only)
 from toolgym.train.dataset import task_prompt  # noqa: E402
-from toolgym.eval.rollouts import rollouts  # noqa: E402
-from toolgym.eval.runner import make_env, read_results, select_tasks  # noqa: E402
 
 SINGLE = "CatAPI-v0"
 SINGLE_KWARGS = {"k_shot": 0}
@@ -294,8 +294,8 @@ def test_max_oracle_steps_keeps_the_training_tasks_the_oracle_finishes_soonest()
     example = _example()
     args = example.build_parser().parse_args(["--env", MULTI, "--env-kwarg", "mode=multi_step", "--tasks", "40",
                                               "--max-oracle-steps", "4"])
-    kept = example.training_tasks(args, dict(args.env_kwarg))
     env = gym.make(MULTI, mode="multi_step")
+    kept = example.training_tasks(args, env, dict(args.env_kwarg))
     one_criterion = []
     for task_id in example.select_tasks(env, 40):
         env.reset(seed=0, options={"task_id": task_id})
@@ -305,4 +305,4 @@ def test_max_oracle_steps_keeps_the_training_tasks_the_oracle_finishes_soonest()
     assert kept == one_criterion and 0 < len(kept) < 40
     args.max_oracle_steps = 2
     with pytest.raises(SystemExit, match="the oracle needs more steps on every one of the 40 training tasks"):
-        example.training_tasks(args, dict(args.env_kwarg))
+        example.training_tasks(args, env, dict(args.env_kwarg))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import secrets
 import threading
 import time
@@ -86,7 +87,8 @@ class Shop:
                 raise HttpError(503, f"the shop has {self.max_sessions} visitors; retry in a minute",
                                 {"Retry-After": "60"})
             session_id = secrets.token_urlsafe(9)
-            session = self.sessions[session_id] = ShopSession(session_id, None, last_used=self.clock())
+            # not idle while it is being made: its place is held, and idleness starts once it can be used
+            session = self.sessions[session_id] = ShopSession(session_id, None, last_used=math.inf)
         try:
             session.env = gym.make(self.spec)
             session.env.reset(options={"task_id": task_id} if task_id else None)
@@ -94,7 +96,7 @@ class Shop:
             with self._lock:
                 self.sessions.pop(session_id, None)
             raise
-        with self._lock:  # idleness counts from when the visitor can first use it, not from before the reset
+        with self._lock:
             session.last_used = self.clock()
         return session
 
