@@ -9,6 +9,7 @@ import json
 import pytest
 
 from toolgym.eval.cli import main
+from toolgym.eval.runner import untrusted_env_args
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -180,3 +181,84 @@ def test_resume_on_a_hostile_file_writes_nothing_and_starts_nothing(good_record,
     finally:
         _WRITES = None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+
+
+_MARKER_CLASS = '''
+import pathlib
+pathlib.Path({marker!r}).write_text("imported")
+
+
+class User:
+    def reset(self, scenario, seed=None):
+        pass
+
+    def respond(self, message, trajectory):
+        return "###STOP###"
+'''
+
+
+@pytest.fixture(scope="module")
+def tau2_record(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("tau2") / "r.jsonl"
+    assert main(["eval", "Tau2-v0", "--env-kwarg", "domain=mock", "--env-kwarg", "user=scripted", "--agent", "oracle",
+                 "--episodes", "1", "--no-progress", "--out", str(out)]) == 0
+    return json.loads(out.read_text().splitlines()[0])
+
+
+@pytest.mark.parametrize("field, value, named", [
+    ("user", "{file}:User", "user"),                       # a file: its code runs at import
+    ("user", "{module}:User", "user"),                     # a module on the path
+    ("user", "antigravity:User", "user"),                  # a module of the standard library
+    ("user", "llm:hf:smollm2-135m-instruct", "user"),      # a model backend
+    ("user", "llm:openai:http://127.0.0.1:9#m", "user"),
+    ("judge", "hf:smollm2-135m-instruct", "judge"),
+    ("judge", "{module}:User", "judge"),
+    ("text_similarity", "cls:{file}", "text_similarity"),  # a model read from a path
+    ("max_steps", "{module}:User", "max_steps"),           # a plain keyword with a value that is not plain
+    ("future_keyword", 1, "future_keyword"),               # a keyword nobody has listed as plain
+])
+def test_report_imports_no_code_a_results_file_names(tau2_record, tmp_path, capsys, monkeypatch, field, value,
+                                                      named):
+    """A results file never chooses code: a user, judge or backend named by its env_kwargs (a file,
+    a module, a model) is refused before anything is imported, unless the file is trusted."""
+    marker = tmp_path / "imported"
+    module = "toolgym_hostile_user_module"
+    (tmp_path / f"{module}.py").write_text(_MARKER_CLASS.format(marker=str(marker)))
+    (tmp_path / "user.py").write_text(_MARKER_CLASS.format(marker=str(marker)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    if isinstance(value, str):
+        value = value.format(file=tmp_path / "user.py", module=module)
+    out = tmp_path / "r.jsonl"
+    out.write_text(changed(tau2_record, env_kwargs={**tau2_record["env_kwargs"], field: value}) + "\n")
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"toolgym: error: {out}:1: env_kwargs "), err
+    assert f"({named})" in err and "pass --trust-env-kwargs if you trust this file" in err, err
+    assert not marker.exists()
+    import sys
+    assert module not in sys.modules and "antigravity" not in sys.modules
+
+
+def test_report_refuses_an_env_id_that_names_a_module(good_record, tmp_path, capsys, monkeypatch):
+    marker = tmp_path / "imported"
+    (tmp_path / "toolgym_hostile_env_module.py").write_text(_MARKER_CLASS.format(marker=str(marker)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "r.jsonl"
+    out.write_text(changed(good_record, env="toolgym_hostile_env_module:Env-v0") + "\n")
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"toolgym: error: {out}:1: "), err
+    assert not marker.exists()
+    import sys
+    assert "toolgym_hostile_env_module" not in sys.modules
+    assert untrusted_env_args("toolgym_hostile_env_module:Env-v0", {}) == ["env"]
+    assert untrusted_env_args("ToolTalk-v0", {"split": "easy", "user": "scripted", "world_seed": 3}) == []
+
+
+def test_report_takes_plain_values_and_the_packaged_user(tau2_record, tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    out.write_text(json.dumps(tau2_record) + "\n")
+    assert tau2_record["env_kwargs"] == {"domain": "mock", "user": "scripted"}
+    assert main(["report", str(out)]) == 0
+    assert "Tau2-v0" in capsys.readouterr().out

@@ -129,9 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
     rp.add_argument("--trust-env-kwargs", action="store_true",
-                    help="make the envs with env_kwargs of the file that name paths (db_url, data_dir, ...); "
-                         "without it a results file, which may come from anyone, cannot make toolgym read or "
-                         "write a file it names")
+                    help="make the envs with the file's env ids and env_kwargs as they are (user=, judge=, "
+                         "data_dir=, db_url=, module:Env ids ...); without it a results file, which may come from "
+                         "anyone, gives only plain values and cannot choose code to import or a path")
 
     vw = _subparser(sub, "view", "look at a results file in a browser: episodes with filters, each as a timeline "
                                  "of actions, observations, rewards, LLM logprobs and what it changed in the world")
@@ -404,43 +404,30 @@ def print_results(env: gym.Env, records: list[dict]) -> int:
     return 0
 
 
-# Env keywords whose value names a file or folder; a results file may not choose them (see report).
-PATH_KWARGS = ("db_url", "data_dir")
-
-
-def path_kwargs(kwargs: dict) -> list[str]:
-    """The keywords of ``kwargs`` that name a path: those of :data:`PATH_KWARGS`, and any whose
-    value holds a string with a path separator."""
-
-    def names_path(value) -> bool:
-        if isinstance(value, str):
-            return "/" in value or "\\" in value
-        if isinstance(value, dict):
-            return any(names_path(v) for v in value.values())
-        if isinstance(value, list):
-            return any(names_path(v) for v in value)
-        return False
-
-    return [k for k, v in kwargs.items() if k in PATH_KWARGS or names_path(v)]
-
-
 def report(args) -> int:
     """``toolgym report``: the paper's table of each run in a results file.
 
-    The envs are made from the ``env_kwargs`` the file stores; a results file is untrusted
-    input, so keywords that name a path (:func:`path_kwargs`: a ``db_url`` would create a
-    database file wherever it says) are refused unless ``--trust-env-kwargs``.
+    The envs are made from the ``env`` and ``env_kwargs`` the file stores. A results file is
+    untrusted input, so before anything is imported every record's env id and keywords are
+    checked against an allow-list of plain values (:func:`toolgym.eval.runner.untrusted_env_args`):
+    a keyword that names code (``user="x.py:User"``, ``judge``, ``text_similarity="cls:PATH"``),
+    a path (``data_dir``, ``db_url``) or an env outside toolgym's registry is refused unless
+    ``--trust-env-kwargs``. The ``agent`` field is only printed, never loaded.
     """
-    from toolgym.eval.runner import check_metrics, make_env, read_numbered_results
+    from toolgym.eval.runner import check_metrics, make_env, read_numbered_results, untrusted_env_args
 
     runs: dict[tuple, list[tuple[int, dict]]] = {}
     for n, record in read_numbered_results(args.results):
         kwargs = record.get("env_kwargs") or {}
-        named = path_kwargs(kwargs)
+        named = untrusted_env_args(record["env"], kwargs)
         if named and not args.trust_env_kwargs:
-            raise ValueError(f"{args.results}:{n}: env_kwargs names a path ({', '.join(named)}); a results file "
-                             "may come from anyone, so report does not make an env that reads or writes where it "
-                             "says: pass --trust-env-kwargs if you trust this file")
+            paths = [k for k in named
+                     if k in ("data_dir", "db_url") or any(c in json.dumps(kwargs.get(k)) for c in "/\\")]
+            what = (f"env_kwargs names a path ({', '.join(paths)}); a results file may come from anyone, so report "
+                    "does not make an env that reads or writes where it says" if paths else
+                    f"{'env' if named == ['env'] else 'env_kwargs'} may name code ({', '.join(named)}); a results "
+                    "file may come from anyone, so report takes only toolgym's env ids and plain values from it")
+            raise ValueError(f"{args.results}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
         runs.setdefault(key, []).append((n, record))
     code = 0

@@ -97,6 +97,52 @@ def make_env(env_id: str, env_kwargs: dict | None = None) -> gym.Env:
         raise ValueError(detail if detail.startswith(env_id) else f"{env_id}: {detail}") from exc
 
 
+# The gym.make keywords a results file may choose, each for plain values only (numbers, flags and
+# short names such as a split or a scoring). A results file may come from anyone: a value it writes
+# must never choose code to import (user="x.py:User", judge="hf:...", text_similarity="cls:PATH") nor
+# a place to read or write (data_dir, db_url), so every keyword not listed here is refused unless the
+# user trusts the file. An allow-list, not a search for separators: "antigravity:User" names a module.
+PLAIN_ENV_KWARGS = frozenset({
+    "tasks", "split", "scoring", "mode", "render_mode", "domain", "category", "world_seed", "task_seed",
+    "split_seed", "max_steps", "max_episode_steps", "disable_env_checker", "max_calls", "max_calls_per_turn",
+    "max_errors", "max_requests", "max_pick_places", "reward_metric", "prompting", "observation_mode",
+    "demo_variant", "k_shot", "num_demos", "num_hard", "num_test", "num_products", "num_goals",
+    "tasks_per_category", "setups_per_type", "table_rows", "preview_rows", "catalogue_size", "fault_rate"})
+# Keywords whose value picks an implementation, with the values that pick only toolgym's own code.
+SAFE_ENV_KWARG_VALUES = {"user": frozenset({"scripted", "replay"}),
+                         "text_similarity": frozenset({"auto", "lexical", "minilm"})}
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_+\- ]{0,100}")
+
+
+def _is_plain(value: Any) -> bool:
+    if isinstance(value, str):
+        return _PLAIN_TEXT.fullmatch(value) is not None
+    return value is None or isinstance(value, bool | int | float)
+
+
+def untrusted_env_args(env_id: Any, env_kwargs: Any) -> list[str]:
+    """What in a results file's ``env`` and ``env_kwargs`` could choose code or a path: the
+    keywords (and ``env`` itself) that the allow-list above does not pass; [] when the env can be
+    made from them without trusting the file.
+
+    An env id outside toolgym's registry that names a module (``module:Env-v0``, which gym.make
+    imports) is named too; any other unknown id is left to :func:`make_env` to refuse.
+    """
+    named = ["env"] if not isinstance(env_id, str) or (":" in env_id and env_id not in toolgym.ENV_IDS) else []
+    if not isinstance(env_kwargs, dict):
+        return named + ["env_kwargs"]
+    for key, value in env_kwargs.items():
+        if key in SAFE_ENV_KWARG_VALUES:
+            plain = isinstance(value, str) and value in SAFE_ENV_KWARG_VALUES[key]
+        elif key in PLAIN_ENV_KWARGS:
+            plain = _is_plain(value) or (isinstance(value, list) and all(_is_plain(v) for v in value))
+        else:
+            plain = False
+        if not plain:
+            named.append(key)
+    return named
+
+
 def select_tasks(env: gym.Env, episodes: int | None = None) -> list[str]:
     """The task ids to run: the env's task set, or its first ``episodes``; never an empty list.
 
