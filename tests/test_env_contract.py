@@ -186,3 +186,31 @@ def test_reset_by_index_and_by_id(env):
     ids = env.task_ids()
     assert env.reset(seed=0, options={"task_index": len(ids) - 1})[1]["task_id"] == ids[-1]
     assert env.reset(seed=0, options={"task_id": ids[0]})[1]["task_id"] == ids[0]
+
+
+def test_every_spec_serialises():
+    """``env.spec.to_json()`` works for every id (the vector entry point is a string, not a closure),
+    and the spec read back is the registered one."""
+    for env_id in toolgym.ENV_IDS:
+        spec = gym.spec(env_id)
+        assert gym.envs.registration.EnvSpec.from_json(spec.to_json()) == spec
+        assert spec.vector_entry_point == f"toolgym.envs.common.vector:{env_id}"
+
+
+@pytest.mark.parametrize("env_id, kwargs", [("ToolTalk-v0", {"text_similarity": "lexical"}),
+                                            ("Tau2-v0", {"domain": "mock"}), ("Example-v0", {})])
+def test_a_time_limit_truncation_reports_the_metrics_so_far(env_id, kwargs):
+    """toolgym's make (the CLI's, the servers') puts a max_episode_steps limit in toolgym's
+    TimeLimit, which ends the episode with its metrics so far."""
+    from toolgym.eval.runner import make_env
+
+    env = make_env(env_id, {"max_episode_steps": 2, **kwargs})
+    assert json.loads(env.spec.to_json())["max_episode_steps"] == 2
+    env.reset(seed=0, options={"task_index": 0})
+    unreadable = '{"name": "x", "arguments": '
+    _, _, terminated, truncated, info = env.step(unreadable)
+    assert not (terminated or truncated) and "metrics" not in info
+    _, _, terminated, truncated, info = env.step(unreadable)
+    assert truncated and not terminated
+    assert info["metrics"]["success"] == 0 and info["metrics"][INVALID_ACTIONS] == 2
+    assert "the episode is over" in env.step(unreadable)[0]

@@ -30,24 +30,12 @@ _ENTRY_POINTS = {
 
 ENV_IDS = tuple(_ENTRY_POINTS)
 
-
-
-def _vector_entry_point(env_id: str):
-    """``gym.make_vec(env_id, num_envs=N)``: toolgym's async vector env (``toolgym.envs.common.vector``)."""
-
-    def make_vector_env(num_envs: int = 1, **env_kwargs):
-        from toolgym.envs.common.vector import ToolAsyncVectorEnv
-        import gymnasium
-
-        return ToolAsyncVectorEnv([lambda: gymnasium.make(env_id, **env_kwargs) for _ in range(num_envs)])
-
-    return make_vector_env
-
-
 # Every env answers a step before reset (or after the end) with an observation saying so;
 # gymnasium's OrderEnforcing wrapper would raise ResetNeeded instead.
 for _env_id, _entry in _ENTRY_POINTS.items():
-    register(id=_env_id, entry_point=_entry, vector_entry_point=_vector_entry_point(_env_id),
+    # ``gym.make_vec(env_id, num_envs=N)``: toolgym's async vector env, named by a string (one
+    # attribute of the vector module per id) so that the spec serialises (``spec.to_json()``).
+    register(id=_env_id, entry_point=_entry, vector_entry_point=f"toolgym.envs.common.vector:{_env_id}",
              disable_env_checker=True, order_enforce=False)
 
 

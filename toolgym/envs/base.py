@@ -289,10 +289,20 @@ class ToolEnv(gym.Env):
         info = self._step_info(turn, outcome.observation)
         info.update(outcome.info)
         if terminated or truncated:
-            self._done = True
-            info["metrics"] = {**self._metrics(), INVALID_ACTIONS: self._invalid_actions}
-            info.update(self._end_info())
+            self._end_episode(info)
         return outcome.observation, float(reward), terminated, truncated, info
+
+    def _end_episode(self, info: dict) -> None:
+        self._done = True
+        info["metrics"] = {**self._metrics(), INVALID_ACTIONS: self._invalid_actions}
+        info.update(self._end_info())
+
+    def truncate(self, info: dict) -> None:
+        """End the episode from outside (a time limit above the env, :class:`TimeLimit`):
+        ``info`` gets the metrics so far and the end's keys; later steps say the episode is over.
+        Nothing happens to an episode that already ended."""
+        if not getattr(self, "_done", True):
+            self._end_episode(info)
 
     def _outside_episode(self) -> tuple | None:
         """What ``step`` answers before any reset and after the episode's end, else None."""
@@ -366,3 +376,15 @@ class ToolEnv(gym.Env):
     def base_info(self, task_id: str) -> dict:
         return {"task_id": task_id, "task_set": self.task_set, "split": self.task_split(task_id),
                 "scoring": self.scoring, "mode": self.mode}
+
+
+class TimeLimit(gym.wrappers.TimeLimit):
+    """gymnasium's TimeLimit that ends the env's episode where it truncates it, so the last
+    ``info`` has the metrics so far (gymnasium's only sets ``truncated``). toolgym's
+    ``make_env`` uses it for ``max_episode_steps``; wrap a ``gym.make`` env in it the same way."""
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = super().step(action)
+        if truncated and "metrics" not in info and isinstance(self.env.unwrapped, ToolEnv):
+            self.env.unwrapped.truncate(info)
+        return observation, reward, terminated, truncated, info

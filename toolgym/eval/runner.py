@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 import toolgym
 from toolgym.agents import MissingReplay, ReplayAgent, make_agent
+from toolgym.envs.base import TimeLimit
 from toolgym.eval.passk import pass_hat_table, trials_of
 
 MAX_STEPS = 500
@@ -88,10 +89,13 @@ def make_env(env_id: str, env_kwargs: dict | None = None) -> gym.Env:
             take (listing those it takes) or any error the env raises for its arguments
             (bad values, missing data, a missing optional dependency).
     """
-    env_kwargs = env_kwargs or {}
+    env_kwargs = dict(env_kwargs or {})
     check_env_args(env_id, env_kwargs)
+    # toolgym's TimeLimit, not gym.make's: an episode it truncates ends with its metrics so far
+    max_episode_steps = env_kwargs.pop("max_episode_steps", None)
     try:
-        return gym.make(env_id, **env_kwargs)
+        env = gym.make(env_id, **env_kwargs)
+        return env if max_episode_steps is None else TimeLimit(env, max_episode_steps)
     except (ValueError, KeyError, TypeError, OSError, ImportError, gym.error.Error) as exc:
         detail = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
         raise ValueError(detail if detail.startswith(env_id) else f"{env_id}: {detail}") from exc

@@ -18,6 +18,7 @@ missed, and a list the env appends to in place is still caught because its lengt
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -118,3 +119,18 @@ class ToolAsyncVectorEnv(AsyncVectorEnv):
             env_info = {**self._assemble(env_info[DELTA], env_num), **rest}
         return super()._add_info(vector_infos, env_info, env_num)
 
+
+
+def make_vector_env(env_id: str, num_envs: int = 1, **env_kwargs) -> ToolAsyncVectorEnv:
+    """``num_envs`` copies of ``gym.make(env_id, **env_kwargs)`` in a :class:`ToolAsyncVectorEnv`."""
+    return ToolAsyncVectorEnv([lambda: gym.make(env_id, **env_kwargs) for _ in range(num_envs)])
+
+
+def __getattr__(name: str):
+    # Each registered id's vector entry point, ``toolgym.envs.common.vector:<env id>``: a string in
+    # the registry (a callable would keep the spec from serialising), resolved here.
+    import toolgym
+
+    if name in toolgym.ENV_IDS:
+        return functools.partial(make_vector_env, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

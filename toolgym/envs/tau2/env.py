@@ -153,6 +153,7 @@ class Tau2Env(ToolEnv):
             self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
         self._errors = 0
         self._done = False
+        self._final_metrics = None
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
         opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
         self._messages.append({"role": "user", "content": opening})
@@ -247,17 +248,22 @@ class Tau2Env(ToolEnv):
 
     def _end(self, observation: str, termination: str) -> Outcome:
         """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""
+        self._grade(termination)
+        truncated = termination == "max_steps"
+        return Outcome(observation, terminated=not truncated, truncated=truncated,
+                       progress=float(self._final_metrics["reward"]))
+
+    def _grade(self, termination: str) -> None:
         trajectory = self._messages[1:]
         stopped = termination in ("user_stop", "agent_stop")
         db_match = stopped and self.world.state_hash() == self._gold_hash()
         self._final_metrics = grade(self.task, trajectory, stopped, db_match, self._run_assertion, self.judge,
                                     compat=self.scoring == "paper_compat")
         self._final_metrics["termination"] = termination
-        truncated = termination == "max_steps"
-        return Outcome(observation, terminated=not truncated, truncated=truncated,
-                       progress=float(self._final_metrics["reward"]))
 
     def _metrics(self) -> dict:
+        if self._final_metrics is None:  # truncated from outside (gym.make's max_episode_steps)
+            self._grade("max_steps")
         return self._final_metrics
 
     def _end_info(self) -> dict:
