@@ -155,7 +155,8 @@ def run(args) -> None:
     import toolgym  # noqa: F401
     from toolgym.agents.llm import LLMAgent, SamplingParams, TransformersBackend
     from toolgym.eval.batch import evaluate_batched
-    from toolgym.eval.runner import check_env_args, make_env, select_tasks
+    from toolgym.eval.runner import select_tasks
+    from toolgym.registry import check_env_args, make_env
 
     backend = TransformersBackend(args.model, device=args.device, dtype=args.dtype, threads=args.threads,
                                   progress=not args.no_progress, static_cache=False if args.no_static_cache else None)
@@ -225,7 +226,7 @@ def _cpuinfo() -> list[str]:
 def summarise(env_id: str, records: list[dict], timing: dict | None) -> dict:
     """One row of the table: the paper's metrics (the env's table columns), success, invalid share."""
     from toolgym.envs.base import INVALID_ACTIONS
-    from toolgym.eval.runner import make_env
+    from toolgym.registry import make_env
 
     env = make_env(env_id, {}).unwrapped
     scored = [r["metrics"] for r in records if r.get("metrics")]

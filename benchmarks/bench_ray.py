@@ -18,7 +18,8 @@ import time
 import ray
 
 from toolgym.eval.ray_runner import EpisodeWorker, evaluate_ray
-from toolgym.eval.runner import evaluate, make_env, run_episode, select_tasks
+from toolgym.eval.runner import evaluate, run_episode, select_tasks
+from toolgym.registry import make_env
 
 
 def per_episode_seconds(play, task_ids, repeats: int = 3) -> float:

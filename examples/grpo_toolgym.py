@@ -56,7 +56,8 @@ import gymnasium as gym
 
 import toolgym
 from toolgym.agents.llm.prompts import defaults_for
-from toolgym.eval.runner import make_env, select_tasks
+from toolgym.eval.runner import select_tasks
+from toolgym.registry import make_env
 from toolgym.eval.rollouts import rollouts
 from toolgym.train import (EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value,
                            score_completion_tokens_only)

@@ -202,7 +202,7 @@ def test_every_spec_serialises():
 def test_a_time_limit_truncation_reports_the_metrics_so_far(env_id, kwargs):
     """toolgym's make (the CLI's, the servers') puts a max_episode_steps limit in toolgym's
     TimeLimit, which ends the episode with its metrics so far."""
-    from toolgym.eval.runner import make_env
+    from toolgym.registry import make_env
 
     env = make_env(env_id, {"max_episode_steps": 2, **kwargs})
     assert json.loads(env.spec.to_json())["max_episode_steps"] == 2

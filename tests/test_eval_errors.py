@@ -157,7 +157,7 @@ class RaisingBackend:
 def test_an_exception_mid_run_is_recorded_on_its_episode_and_the_run_goes_on(tmp_path):
     from toolgym.agents.llm import LLMAgent
     from toolgym.eval.batch import evaluate_batched
-    from toolgym.eval.runner import make_env
+    from toolgym.registry import make_env
 
     env = make_env("OpenWeather-v0", {}).unwrapped
     tasks = env.task_ids()[:4]

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from toolgym.eval.cli import main
-from toolgym.eval.runner import untrusted_env_args
+from toolgym.registry import untrusted_env_args
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -20,7 +20,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.eval.rollouts import rollouts  # noqa: E402
-from toolgym.eval.runner import make_env, read_results, select_tasks  # noqa: E402
+from toolgym.eval.runner import read_results, select_tasks  # noqa: E402
+from toolgym.registry import make_env  # noqa: E402
 from toolgym.train import (EnvReward, build_prompt_dataset, env_reward, make_rollout_func, metric_value,  # noqa: E402
                            prompt_key, score_completion_tokens_only)
 from toolgym.train.dataset import task_prompt  # noqa: E402

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from toolgym.agents import make_agent
-from toolgym.eval.runner import make_env, read_results, run_episode
+from toolgym.eval.runner import read_results, run_episode
+from toolgym.registry import make_env
 from toolgym.eval.cli import main
 
 pytestmark = pytest.mark.timeout(300)

@@ -69,7 +69,7 @@ class RemoteEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, url: str, description: dict, message_timeout_s: float = 60.0):
-        from toolgym.eval.runner import env_class
+        from toolgym.registry import env_class
 
         self.url = url
         self.env_id = description["env_id"]

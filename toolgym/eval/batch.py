@@ -18,8 +18,9 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import (MAX_STEPS, make_env, open_results, record_world_diff, reset_prompt, run_header,
-                                 select_tasks, world_image, write_record)
+from toolgym.eval.runner import (MAX_STEPS, open_results, record_world_diff, reset_prompt, run_header, select_tasks,
+                                 world_image, write_record)
+from toolgym.registry import make_env
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
 FAILURES_BEFORE_STOP = 3

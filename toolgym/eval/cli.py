@@ -216,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def list_envs(args) -> int:
     """``toolgym list``: the registered ids and their classes."""
-    for env_id in toolgym.ENV_IDS:
+    from toolgym.registry import env_ids
+
+    for env_id in env_ids():
         print(f"{env_id:18s} {gym.spec(env_id).entry_point}")
     return 0
 
@@ -353,7 +355,7 @@ def _llm_agent(args):
     """The LLM agent of ``eval``'s options (``hf:`` / ``openai:``), checked before the model loads."""
     from toolgym.agents import make_agent
     from toolgym.agents.llm import BackendError
-    from toolgym.eval.runner import check_env_args
+    from toolgym.registry import check_env_args
 
     env_class = check_env_args(args.env_id, _env_kwargs(args))
     backend_kwargs = dict(args.backend_kwarg or [])
@@ -414,7 +416,8 @@ def report(args) -> int:
     a path (``data_dir``, ``db_url``) or an env outside toolgym's registry is refused unless
     ``--trust-env-kwargs``. The ``agent`` field is only printed, never loaded.
     """
-    from toolgym.eval.runner import check_metrics, make_env, read_numbered_results, untrusted_env_args
+    from toolgym.eval.runner import check_metrics, read_numbered_results
+    from toolgym.registry import make_env, untrusted_env_args
 
     runs: dict[tuple, list[tuple[int, dict]]] = {}
     for n, record in read_numbered_results(args.results):
@@ -446,7 +449,7 @@ def report(args) -> int:
 def complexity(args) -> int:
     """``toolgym complexity``: API selection complexity of a ToolBench task set."""
     from toolgym.eval.complexity import env_complexity
-    from toolgym.eval.runner import make_env
+    from toolgym.registry import make_env
 
     result = env_complexity(make_env(args.env_id, _env_kwargs(args)), k=args.k)
     print(f"{result['env']} ({result['task_set']} tasks): {result['tests']} test tasks, "
@@ -557,7 +560,7 @@ def history_news(before: list[dict], after: list[dict], action: str, observation
 def play(args) -> int:
     """``toolgym play``: a terminal session in which the user is the agent; 'quit' ends."""
     from toolgym.agents.llm.prompts import defaults_for
-    from toolgym.eval.runner import make_env
+    from toolgym.registry import make_env
 
     env = make_env(args.env_id, _env_kwargs(args))
     options = {"task_id": args.task_id} if args.task_id else None
@@ -637,7 +640,7 @@ def _ask(question: str) -> bool:
 
 def serve_command(args) -> int:
     """``toolgym serve``: the env's html pages over HTTP, or the env over OpenEnv or MCP (``--protocol``)."""
-    from toolgym.eval.runner import make_env
+    from toolgym.registry import make_env
 
     if args.protocol is not None:
         return serve_protocol(args)

@@ -26,7 +26,8 @@ from pathlib import Path
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import make_env, open_results, run_episode, run_header, select_tasks, write_record
+from toolgym.eval.runner import open_results, run_episode, run_header, select_tasks, write_record
+from toolgym.registry import make_env
 
 DEFAULT_RETRIES = 3
 

@@ -36,7 +36,8 @@ import gymnasium as gym
 
 from toolgym.agents.llm.backends import ChatRequest, Completion
 from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
-from toolgym.eval.runner import MAX_STEPS, make_env, reset_prompt, run_header, select_tasks
+from toolgym.eval.runner import MAX_STEPS, reset_prompt, run_header, select_tasks
+from toolgym.registry import make_env
 
 
 @dataclass

@@ -34,7 +34,7 @@ import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
-from toolgym.eval.runner import make_env
+from toolgym.registry import make_env
 from toolgym.serve.wire import ServeLimits, json_safe_info, warm_up
 
 RESET, ACT, TASK, SCORE = "toolgym_reset", "toolgym_act", "toolgym_task", "toolgym_score"

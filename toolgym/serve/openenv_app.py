@@ -34,7 +34,7 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State, WSErrorCode
 from pydantic import Field
 
-from toolgym.eval.runner import make_env
+from toolgym.registry import make_env
 from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_safe_info, round_trips, warm_up
 
 #: The error code of a frame over ``max_message_bytes`` (OpenEnv's own codes cover the rest).

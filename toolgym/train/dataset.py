@@ -6,7 +6,8 @@ import json
 from collections.abc import Sequence
 
 from toolgym.agents.llm.prompts import EpisodeState, defaults_for, flatten_messages, make_prompt_format, tools_as_text
-from toolgym.eval.runner import make_env, select_tasks
+from toolgym.eval.runner import select_tasks
+from toolgym.registry import make_env
 
 
 def prompt_key(prompt: list[dict]) -> str:

@@ -24,7 +24,7 @@ import json
 import keyword
 from typing import Any
 
-from toolgym.eval.runner import make_env
+from toolgym.registry import make_env
 from toolgym.train.rewards import metric_value
 
 _JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from toolgym.agents.llm.parsers import get_parser
 from toolgym.agents.llm.prompts import defaults_for, make_prompt_format
-from toolgym.eval.runner import make_env
+from toolgym.registry import make_env
 
 
 def completion_text(completion) -> str:

@@ -23,10 +23,17 @@ def f1(hits: float, n_pred: float, n_true: float) -> float:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of a paper table.
+    """One column of a paper table (an env's ``table_columns``).
 
-    ``mean`` averages ``key`` over episodes; ``ratio`` divides the sums of two count keys
-    (micro-average); ``f1`` is the F1 of summed hits / predicted / true counts.
+    Attributes:
+        title: The column's heading.
+        kind: ``"mean"`` averages ``keys[0]`` over the episodes; ``"ratio"`` divides the sums of
+            two count keys (a micro-average); ``"f1"`` is the F1 of the summed hits, predicted and
+            true counts (three keys); ``"sum"`` adds ``keys[0]`` up.
+        keys: The ``info["metrics"]`` keys the column reads.
+        percent: Print the value ×100 (a rate such as success). Set it False for a column that
+            is not a fraction (a mean count of turns, a score already on 0-100): with the default
+            a mean of 3.2 turns would print as 320.0.
     """
 
     title: str
