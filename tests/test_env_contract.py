@@ -214,3 +214,21 @@ def test_a_time_limit_truncation_reports_the_metrics_so_far(env_id, kwargs):
     assert truncated and not terminated
     assert info["metrics"]["success"] == 0 and info["metrics"][INVALID_ACTIONS] == 2
     assert "the episode is over" in env.step(unreadable)[0]
+
+
+def test_no_built_in_task_shows_its_own_answer_in_its_demonstrations(env):
+    """A demonstration in a task's prompt never has the task's query or its gold action (a model
+    could copy the answer): CatAPI-v0 had 10 of 102 tasks with their own query among the demos."""
+    shown = 0
+    for task_id in env.task_ids():
+        _, info = env.reset(seed=0, options={"task_id": task_id})
+        query, gold = info.get("query"), env.oracle_action()
+        prompt = info.get("prompt")
+        for demo in prompt.get("demos") or () if isinstance(prompt, dict) else ():
+            shown += 1
+            assert demo["query"] != query and demo["action"] != gold, (env.env_id, task_id, demo)
+        if isinstance(info.get("demos"), dict):  # WebShop-v0: played demonstration goals, as text
+            instruction = f"Instruction: {info['instruction']}\n"
+            assert all(instruction not in text for text in info["demos"].values()), (env.env_id, task_id)
+    if env.env_id in ("OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0", "VirtualHome-v0"):
+        assert shown >= len(env.task_ids())

@@ -306,7 +306,8 @@ class ApiProgramEnv(ToolEnv):
         task = self.tasks[self.task_id]
         if self.task_id not in self._prompts:
             goal = self.goal if self.mode == SINGLE_STEP else f"{self.goal} {MULTI_STEP_RULE}"
-            prompt = prompt_info(goal, self.api_docs, self.demo_pool, task.query, k=self.num_demos)
+            prompt = prompt_info(goal, self.api_docs, self.demo_pool, task.query, k=self.num_demos,
+                                 gold=task.programs)
             if self.mode == MULTI_STEP:
                 for demo in prompt["demos"]:
                     demo["turns"] = self._demo_turns(demo["action"])

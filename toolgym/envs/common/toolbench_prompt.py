@@ -30,7 +30,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict
 
 from toolgym.worlds.demos import Demo
@@ -60,18 +60,21 @@ def _bm25_scores(query: list[str], docs: list[list[str]], k1: float = 1.5, b: fl
     return scores
 
 
-def retrieve_demos(query: str, pool: list[Demo], k: int = 3) -> list[Demo]:
+def retrieve_demos(query: str, pool: list[Demo], k: int = 3, gold: Collection[str] = ()) -> list[Demo]:
     """The ``k`` demonstrations of ``pool`` with the highest BM25 score for ``query``.
 
     Each demonstration is indexed by its whole prompt text (task and action), as the
     original indexes its example files. Ties keep pool order, so the result is deterministic.
+    A demonstration with the task's own query or one of its ``gold`` actions is never shown: a
+    model could copy the answer from its prompt.
     """
     if k <= 0 or not pool:
         return []
     scores = _index(tuple(pool))(tokenize(query))
     # Rounded so that both implementations break ties alike despite last-bit differences.
     order = sorted(range(len(pool)), key=lambda i: (-round(scores[i], 9), i))
-    return [pool[i] for i in order[:k]]
+    shown = [pool[i] for i in order if pool[i].query != query and pool[i].action not in gold]
+    return shown[:k]
 
 
 @functools.lru_cache(maxsize=16)
@@ -104,14 +107,16 @@ def user_prompt(query: str) -> str:
     return f"Task: {query}\nAction:\n"
 
 
-def prompt_info(goal: str, api_docs: str, pool: list[Demo], query: str, k: int = 3) -> dict:
-    """Everything an LLM agent needs to build the paper's k-shot prompt for ``query``.
+def prompt_info(goal: str, api_docs: str, pool: list[Demo], query: str, k: int = 3,
+                gold: Collection[str] = ()) -> dict:
+    """Everything an LLM agent needs to build the paper's k-shot prompt for ``query``, whose
+    ground-truth actions are ``gold`` (no demonstration shows the query or one of them).
 
     Returns:
         ``system_prompt``, ``demos`` (dicts with ``query``/``action``), ``api_docs`` and
         ``messages`` (the system prompt and the user's task turn, role/content dicts).
     """
-    demos = retrieve_demos(query, pool, k)
+    demos = retrieve_demos(query, pool, k, gold)
     system = system_prompt(goal, api_docs, demos)
     return {
         "system_prompt": system,

@@ -474,7 +474,8 @@ class GoogleSheetsEnv(ToolEnv):
     def _info(self) -> dict:
         task = self.tasks[self.task_id]
         if self.task_id not in self._prompts:
-            self._prompts[self.task_id] = prompt_info(GOAL, API_DOCS, self.demo_pool, task.query, k=self.num_demos)
+            self._prompts[self.task_id] = prompt_info(GOAL, API_DOCS, self.demo_pool, task.query, k=self.num_demos,
+                                                        gold=task.programs)
         prompt = copy.deepcopy(self._prompts[self.task_id])
         return {**self.base_info(self.task_id), "query": task.query, "tools": copy.deepcopy(self.tools),
                 "messages": prompt["messages"], "prompt": prompt, "sheet": self._sheet_for_info()}

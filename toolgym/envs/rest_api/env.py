@@ -126,7 +126,8 @@ class RestApiEnv(ToolEnv):
         self._done = False
         self._last_observation = self.task.query
         info = self.base_info(task_id)
-        prompt = prompt_info(self.goal, self.api_docs, self.task_data.demos, self.task.query, self.k_shot)
+        prompt = prompt_info(self.goal, self.api_docs, self.task_data.demos, self.task.query, self.k_shot,
+                             gold=(self.task.action,))
         info["messages"] = prompt.pop("messages")
         info["prompt"] = prompt
         info["tools"] = [dict(t) for t in self._tools]

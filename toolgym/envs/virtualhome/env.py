@@ -317,8 +317,9 @@ class VirtualHomeEnv(ToolEnv):
 
     def _info(self) -> dict:
         if self.task_id not in self._prompts:
+            solutions = self.activities[self.task_id].solutions
             self._prompts[self.task_id] = prompt_info(GOAL, self.api_docs, self.demo_pool, self.task_id,
-                                                      k=self.num_demos)
+                                                      k=self.num_demos, gold=solutions)
         prompt = self._prompts[self.task_id]
         return {**self.base_info(self.task_id), "query": self.task_id, "tools": self.tools,
                 "messages": [dict(m) for m in prompt["messages"]], "prompt": json.loads(json.dumps(prompt)),
