@@ -125,6 +125,43 @@ def test_stop_strings_cut_the_text(backend):
     assert first_run == second_run and len({tuple(ids) for ids in first_run}) > 1  # seeded once, not per call
 
 
+def test_a_row_stops_once_its_action_is_complete_and_progress_moves(backend, monkeypatch):
+    """A row whose text is a complete action for its parser (the curl parser's test, here a
+    stand-in: 5 characters) stops there, its tokens a prefix of the free run's; the backend
+    reports at every token the rows that made one."""
+    from toolgym.agents.llm import parsers
+
+    monkeypatch.setitem(parsers.ACTION_COMPLETE, "five", lambda text: len(text) >= 5)
+    requests = [ChatRequest(messages=[{"role": "user", "content": text}])
+                for text in ("Send an email to Bob.", "Add an alarm at 8.")]
+    free = backend.generate(requests, SamplingParams(max_new_tokens=24))
+    assert all(len(c.text) > 8 for c in free)
+    live: list[int] = []
+    backend.on_tokens = live.append
+    try:
+        cut = backend.generate([ChatRequest(r.messages, complete="five") for r in requests],
+                               SamplingParams(max_new_tokens=24))
+    finally:
+        backend.on_tokens = None
+    for before, after in zip(free, cut):
+        ids = after.completion_token_ids
+        assert after.finish_reason == "stop" and ids == before.completion_token_ids[:len(ids)]
+        assert len(after.text) >= 5 and len(backend.tokenizer.decode(ids[:-1], skip_special_tokens=True)) < 5
+        assert after.text == before.text[:len(after.text)]
+    assert live[0] == 2 and sum(live) == sum(len(c.completion_token_ids) for c in cut)
+
+
+def test_curl_completion_test():
+    from toolgym.agents.llm.parsers import curl_complete
+
+    assert not curl_complete("curl -X GET 'https://api.x/v1/images'")  # the line may still grow
+    assert curl_complete("curl -X GET 'https://api.x/v1/images'\n")
+    assert curl_complete("```bash\n$ curl -X GET 'https://api.x'\n")
+    assert not curl_complete("curl -X POST 'https://api.x' \\\n")  # continued on the next line
+    assert curl_complete("curl -X POST 'https://api.x' \\\n -d '{}'\nThis sends")
+    assert not curl_complete("Sure! Here is the command:\n")
+
+
 def test_templates_without_tools_get_the_tool_docs_in_the_system_message(backend):
     messages = [{"role": "system", "content": "You help."}, {"role": "user", "content": "Wake me at 8."},
                 {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {

@@ -93,6 +93,21 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
         write_record(sink, record)
         bar.update(1)
 
+    generated = {"tokens": 0, "shown": 0.0}
+
+    def on_tokens(rows: int) -> None:
+        """Tokens made inside a generation call, shown twice a second: a call on a CPU can take
+        minutes, and a bar that only moves per episode looks stuck."""
+        generated["tokens"] += rows
+        now = time.perf_counter()
+        if now - generated["shown"] >= 0.5:
+            generated["shown"] = now
+            rate = (stats["completion_tokens"] + generated["tokens"]) / max(now - start, 1e-9)
+            bar.set_postfix_str(f"{stats['steps']} steps, generating {rows} row(s), {rate:.1f} tok/s")
+
+    backend = getattr(agent, "backend", None)
+    if progress and hasattr(backend, "on_tokens"):
+        backend.on_tokens = on_tokens
     try:
         for slot in slots:
             _start(slot, queue.pop(0), agent, header, seed)
@@ -126,11 +141,14 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                     _start(slot, queue.pop(0), agent, header, seed)
                 still_live.append(slot)
             live = still_live
+            generated["tokens"] = 0  # now counted in stats["completion_tokens"]
             elapsed = time.perf_counter() - start
             # steps, not only episodes: a lockstep batch of long episodes finishes all at once
             bar.set_postfix_str(f"{stats['steps']} steps, {len(live)} live, "
                                 f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s")
     finally:
+        if hasattr(backend, "on_tokens"):
+            backend.on_tokens = None
         bar.close()
         if sink:
             sink.close()

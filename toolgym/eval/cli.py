@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import sys
 from collections import Counter
 
@@ -116,7 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--max-concurrency", type=int, help="openai: requests in flight at once (default 8)")
     llm.add_argument("--temperature", type=float, default=0.0, help="0 is greedy decoding (default)")
     llm.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling threshold (default 1.0)")
-    llm.add_argument("--max-new-tokens", type=int, default=512, help="tokens per completion at most (default 512)")
+    llm.add_argument("--max-new-tokens", type=int,
+                     help="tokens per completion at most (default: the env's longest oracle action in the model's "
+                          "tokens, with a margin: an action parser reads no further)")
     llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react "
                                              "(default: the env's)")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
@@ -124,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
                           "max_retries=2 (repeatable)")
     llm.add_argument("--threads", type=int, metavar="N",
-                     help="hf: CPU threads for torch (default: torch's; on a busy machine 1 can beat all cores)")
+                     help="hf: CPU threads for torch (default: the cores not busy now, at least 1; more threads "
+                          "than free cores is slower)")
 
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
@@ -361,17 +365,59 @@ def _llm_agent(args):
     backend_kwargs = dict(args.backend_kwarg or [])
     if args.agent.startswith("hf:"):
         backend_kwargs.setdefault("progress", not args.no_progress)
-        if args.threads is not None:
-            backend_kwargs.setdefault("threads", args.threads)
+        backend_kwargs.setdefault("threads", cpu_threads(args.threads))
     options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
                "prompt_format": args.prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
     try:
-        return make_agent(args.agent, env_class, **options)
+        agent = make_agent(args.agent, env_class, **options)
     except BackendError as exc:
         raise ValueError(str(exc)) from exc
     except TypeError as exc:  # a --backend-kwarg the backend does not take
         raise ValueError(f"{args.agent}: {exc} (check --backend-kwarg)") from exc
+    if args.max_new_tokens is None:
+        import dataclasses
+
+        from toolgym.registry import make_env
+
+        longest = longest_oracle_action(make_env(args.env_id, _env_kwargs(args)), getattr(agent.backend, "tokenizer",
+                                                                                           None))
+        agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=min(1024, longest + longest // 4 + 32))
+        print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
+              f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
+    return agent
+
+
+def cpu_threads(asked: int | None) -> int:
+    """The CPU threads for an hf model: ``asked``, or the cores not busy now (at least 1). Asking
+    for more than are free gets a warning: threads that wait for a core slow every token."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    free = max(1, cores - int(os.getloadavg()[0]))
+    if asked is None:
+        return free
+    if asked > free:
+        print(f"toolgym: warning: --threads {asked}, but {free} of {cores} cores are free now (load "
+              f"{os.getloadavg()[0]:.1f}): generation will be slower than with --threads {free}", file=sys.stderr)
+    return asked
+
+
+def longest_oracle_action(env: gym.Env, tokenizer=None, tasks: int = 20) -> int:
+    """The longest action the env's oracle takes over its first ``tasks`` tasks, in the model's
+    tokens (characters / 2 without a tokenizer): how long a completion needs to be."""
+    base = env.unwrapped
+    longest = 0
+    for task_id in base.task_ids()[:tasks]:
+        env.reset(seed=0, options={"task_id": task_id})
+        for _ in range(50):
+            action = base.oracle_action()
+            if action is None:
+                break
+            text = action if isinstance(action, str) else json.dumps(action)
+            longest = max(longest, len(tokenizer(text)["input_ids"]) if tokenizer is not None else len(text) // 2)
+            *_, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                break
+    return longest
 
 
 def eval_llm(args) -> int:

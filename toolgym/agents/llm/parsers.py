@@ -235,6 +235,14 @@ def parse_text(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[
     return [_clean(text)]
 
 
+def curl_complete(text: str) -> bool:
+    """Whether ``text`` already holds the command :func:`parse_curl` reads: a line that starts
+    with ``curl`` and has ended (a newline after it, the line not continued by a backslash).
+    What a model writes after that line is never read."""
+    *ended, _ = text.replace("\\\n", " ").split("\n")  # the last piece may still be growing
+    return any(line.strip().lstrip("$ ").strip().startswith("curl") for line in ended)
+
+
 PARSERS: dict[str, Parser] = {
     "tool_call": parse_tool_call,
     "react": parse_react,
@@ -249,3 +257,9 @@ def get_parser(name: str) -> Parser:
     if name not in PARSERS:
         raise ValueError(f"unknown parser {name!r}; known: {', '.join(sorted(PARSERS))}")
     return PARSERS[name]
+
+
+#: Parser name -> a test of whether a completion is complete for it: generation of that row can
+#: stop there (the curl parser reads one line, and a model that goes on explaining it would hold
+#: a lockstep batch to ``max_new_tokens``).
+ACTION_COMPLETE: dict[str, Callable[[str], bool]] = {"curl": curl_complete}

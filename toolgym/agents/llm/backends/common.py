@@ -25,11 +25,17 @@ class SamplingParams:
 
 @dataclass
 class ChatRequest:
-    """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings."""
+    """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings.
+
+    ``complete`` names a test in :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE` that says
+    when a completion already holds the whole action its parser reads (a curl line that has
+    ended); a backend that can stop a row on it does (hf), others rely on ``stop``.
+    """
 
     messages: list[dict]
     tools: list[dict] | None = None
     stop: tuple[str, ...] = ()
+    complete: str | None = None
 
 
 @dataclass

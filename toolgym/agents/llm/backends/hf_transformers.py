@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from toolgym.agents.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
+from toolgym.agents.llm.parsers import ACTION_COMPLETE
 from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
 
 
@@ -171,6 +172,8 @@ class TransformersBackend:
         if self.compile and not self.static_cache:
             raise ValueError("compile needs static_cache: a dynamic cache changes shape at every token")
         self._seed: int | None = None
+        #: Called during generation with the number of rows that made a token (a progress display).
+        self.on_tokens: Callable[[int], None] | None = None
         template = self.tokenizer.chat_template or ""
         self.has_template = bool(template)
         self.template_tools = "tools" in template
@@ -205,12 +208,15 @@ class TransformersBackend:
         if not requests:
             return []
         prompts = list(prompt_ids) if prompt_ids is not None else [self.encode(r) for r in requests]
-        # Requests with other stop strings go in other calls (a stop string ends its whole call's rows).
-        order = sorted(range(len(requests)), key=lambda i: (requests[i].stop, len(prompts[i])))
+        # Requests with other stop strings or completion tests go in other calls (one call stops its
+        # rows by the same rules).
+        order = sorted(range(len(requests)), key=lambda i: (requests[i].stop, requests[i].complete or "",
+                                                            len(prompts[i])))
         chunks, chunk = [], []
         for i in order:  # ascending lengths: a chunk's first prompt is its shortest, the new one its longest
             length = len(prompts[i])
-            if chunk and (requests[i].stop != requests[chunk[0]].stop
+            if chunk and ((requests[i].stop, requests[i].complete) != (requests[chunk[0]].stop,
+                                                                       requests[chunk[0]].complete)
                           or self.max_batch_tokens and (len(chunk) + 1) * length > self.max_batch_tokens
                           or self.max_padding and length > self.max_padding * len(prompts[chunk[0]])):
                 chunks.append(chunk)
@@ -243,6 +249,9 @@ class TransformersBackend:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if stop:
             kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+        complete = ACTION_COMPLETE.get(requests[0].complete or "")
+        watch = _RowWatch(self.tokenizer, input_ids.shape[1], complete, self.on_tokens)
+        kwargs["stopping_criteria"] = [watch]
         if self.static_cache:
             kwargs.update(cache_implementation="static", disable_compile=not self.compile)
         with torch.inference_mode():
@@ -264,7 +273,10 @@ class TransformersBackend:
                     break
             text, stopped = _cut_at_stop(self.tokenizer.decode(new_ids[:length], skip_special_tokens=True), stop)
             if stopped:  # keep the tokens up to the one that completed the stop string, as vLLM does
-                length = self._stop_length(new_ids, length, stop)
+                length = self._stop_length(new_ids, length, lambda t: _cut_at_stop(t, stop)[1])
+            elif complete is not None and complete(text):  # the rows after it are padding
+                length = self._stop_length(new_ids, length, complete)
+                text, stopped = self.tokenizer.decode(new_ids[:length], skip_special_tokens=True), True
             completion_ids = new_ids[:length]
             results.append(Completion(
                 text=text, prompt_tokens=len(prompt_ids), completion_tokens=len(completion_ids),
@@ -305,12 +317,13 @@ class TransformersBackend:
             batch.update(torch.cat(keys), torch.cat(values), index)
         return batch
 
-    def _stop_length(self, ids: list[int], length: int, stop: Sequence[str]) -> int:
-        """The fewest leading tokens of ``ids[:length]`` whose text contains a stop string."""
+    def _stop_length(self, ids: list[int], length: int, stopped: Callable[[str], bool]) -> int:
+        """The fewest leading tokens of ``ids[:length]`` whose text is ``stopped`` (holds a stop
+        string, or a complete action)."""
         low, high = 1, length
         while low < high:
             mid = (low + high) // 2
-            if _cut_at_stop(self.tokenizer.decode(ids[:mid], skip_special_tokens=True), stop)[1]:
+            if stopped(self.tokenizer.decode(ids[:mid], skip_special_tokens=True)):
                 high = mid
             else:
                 low = mid + 1
@@ -322,6 +335,31 @@ class TransformersBackend:
         if self.tokenizer.eos_token_id is not None:
             ids.add(self.tokenizer.eos_token_id)
         return ids
+
+
+class _RowWatch:
+    """A stopping criterion called once per generated token: it stops each row whose text is a
+    complete action (``complete``, the parser's test) and reports the tokens of rows still
+    generating to ``on_tokens`` (a progress display), so a long call is seen to move."""
+
+    def __init__(self, tokenizer, width: int, complete: Callable[[str], bool] | None,
+                 on_tokens: Callable[[int], None] | None):
+        self.tokenizer, self.width, self.complete, self.on_tokens = tokenizer, width, complete, on_tokens
+        self.done: list[bool] | None = None
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        rows = input_ids.shape[0]
+        if self.done is None:
+            self.done = [False] * rows
+        if self.on_tokens is not None:
+            self.on_tokens(rows - sum(self.done))  # the rows that made this token
+        if self.complete is not None:
+            for row, ids in enumerate(input_ids[:, self.width:].tolist()):
+                if not self.done[row]:
+                    self.done[row] = self.complete(self.tokenizer.decode(ids, skip_special_tokens=True))
+        return torch.tensor(self.done, dtype=torch.bool, device=input_ids.device)
 
 
 class PrefixCache:
