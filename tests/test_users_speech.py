@@ -1,0 +1,92 @@
+"""The scripted user's speech (first person, answers, confirmations) and the replay user."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import gymnasium as gym
+import pytest
+
+import toolgym  # noqa: F401 - registers the envs
+from toolgym.agents import play_oracle
+from toolgym.envs.users import STOP, ReplayUser, ScriptedUser, first_person, make_user, proposal_wanted
+
+AIRLINE_SCENARIO = {"instructions": {
+    "reason_for_call": "You want to cancel your reservation ABC123 because your plans changed.",
+    "known_info": "Your user id is mia_li_3668. Your reservation id is ABC123. You are Mia Li.",
+    "unknown_info": "You do not remember your email address.",
+    "task_instructions": "If the agent asks you for a reason, say that your plans changed."}}
+
+
+def test_first_person_rewrites_the_scenarios_second_person():
+    assert first_person("You want to add two checked bags, paid with your card.") == \
+        "I want to add two checked bags, paid with my card."
+    assert first_person("Your user id is mia_li_3668. You're reactive; if you are asked, tell the agent you want "
+                        "it.") == "My user id is mia_li_3668. I'm reactive; if I am asked, tell the agent I want it."
+    assert first_person("The agent will ask you for yours. Thank you.") == "The agent will ask me for mine. Thank you."
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])
+def test_the_scripted_user_speaks_as_the_customer_on_every_builtin_task(domain):
+    env = gym.make("Tau2-v0", domain=domain).unwrapped
+    for task_id in env.task_ids():
+        total, info, _ = play_oracle(env, task_id)
+        said = [m["content"] for m in info["messages"] if m["role"] == "user" and m.get("content")]
+        assert total == 1.0 and said[-1] == STOP
+        assert not [text for text in said if re.search(r"\b(you|your|yours)\b", text, re.I)], task_id
+
+
+def test_the_scripted_user_reveals_what_it_is_asked_for():
+    user = ScriptedUser(goal_reached=lambda trajectory: False)
+    assert user.reset(AIRLINE_SCENARIO) == "I want to cancel my reservation ABC123 because my plans changed."
+    assert user.respond("Could you tell me your user ID?", []) == "My user id is mia_li_3668."
+    assert user.respond("What is the reservation id?", []) == "My reservation id is ABC123."
+    assert user.respond("What is your email address?", []) == "I don't know that."
+    assert user.respond("How many passengers are there?", []) == \
+        "My user id is mia_li_3668. My reservation id is ABC123. I am Mia Li."  # nothing matches: all it knows
+
+
+def test_the_scripted_user_confirms_only_what_its_scenario_wants():
+    user = ScriptedUser(goal_reached=lambda trajectory: False)
+    user.reset(AIRLINE_SCENARIO)
+    assert user.respond("I will cancel reservation ABC123 and refund $250 to your card. Shall I proceed?", []) \
+        == "Yes, please."
+    assert user.respond("Please confirm: cancel reservation XYZ789?", []).startswith("No, that is not what I want.")
+    assert user.respond("Would you like me to upgrade reservation ABC123 to business?", []).startswith("No")
+    assert user.respond("I have looked it up.", []) == \
+        "Okay. I want to cancel my reservation ABC123 because my plans changed."
+    assert proposal_wanted("Shall I book HAT136 on 2024-05-20 for $120?", "You want to book a flight to Seattle.")
+    assert not proposal_wanted("Shall I change task_2?", "You want task_1 changed.")
+
+
+def test_the_scripted_users_text_handling_is_linear_in_the_message():
+    user = ScriptedUser(goal_reached=lambda trajectory: False)
+    user.reset(AIRLINE_SCENARIO)
+    hostile = ["a" * 200_000 + "?", "you " * 50_000 + "?", "1" * 200_000 + " confirm", "#" * 200_000 + "?"]
+    start = time.process_time()
+    for message in hostile:
+        user.respond(message, [])
+        first_person(message)
+    assert time.process_time() - start < 20  # a quadratic pass over 200k characters would take hours
+
+
+def test_the_replay_user_says_the_recorded_turns_in_order():
+    user = make_user({"replay": ["Hi, I finished task_1.", {"name": "check_notifications"}, "All done. ###STOP###"]})
+    assert isinstance(user, ReplayUser) and user.reset({}) == "Hi, I finished task_1."
+    assert user.respond("Anything else?", []) == {"name": "check_notifications", "arguments": {}}
+    assert user.respond('[{"id": "notif_1"}]', []) == "All done. ###STOP###"
+    assert user.call_results == ['[{"id": "notif_1"}]'] and user.respond("Bye", []) == STOP
+    with pytest.raises(ValueError, match="a replayed user turn is a text or a tool call"):
+        make_user("replay", turns=["Hi", 3])
+
+
+def test_a_conversational_env_plays_with_the_replay_user():
+    turns = ["task_1 is finished; please mark it completed.", "Thanks! ###STOP###"]
+    env = gym.make("Tau2-v0", domain="mock", user="replay", user_options={"turns": turns}).unwrapped
+    observation, _ = env.reset(options={"task_id": "mock_complete"})
+    assert observation == turns[0]
+    env.step({"name": "update_task_status", "arguments": {"task_id": "task_1", "status": "completed"}})
+    _, reward, terminated, _, info = env.step("Done: task_1 is completed.")
+    assert terminated and reward == 1.0 and info["metrics"]["termination"] == "user_stop"
+    assert [m["content"] for m in info["messages"] if m["role"] == "user"] == turns
