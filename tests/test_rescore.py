@@ -39,7 +39,7 @@ def test_a_tau2_file_reproduces_its_recorded_rewards_and_pass_k(official_data, t
     out = tmp_path / "rescored.jsonl"
     code, table, err = rescore(capsys, TAU2_FILE, "--format", "tau2", "--data-dir", official_data, "--out", out)
     assert code == 0 and err == ""
-    assert "4 run(s) in tau2 format, replayed in Tau2-v0: 4 agree" in table
+    assert "4 run(s) in tau2 format, replayed in Tau2-v0: 4 agree; 5 of 5 recorded tool outputs equal" in table
     rows = table_rows(table)
     assert [(r[2], r[3], r[4], r[5], r[6]) for r in rows.values()] == [
         ("create_task_1", "0", "1", "1", "agree"), ("create_task_1", "1", "0", "0", "agree"),
@@ -73,7 +73,7 @@ def test_an_edited_tool_output_and_reward_are_named_in_the_table(official_data, 
     path.write_text(json.dumps(edited))
     code, table, _ = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data)
     rows = table_rows(table)
-    assert code == 0 and ": 3 agree, 1 differ" in table
+    assert code == 0 and ": 3 agree, 1 differ; 4 of 5 recorded tool outputs equal" in table
     assert rows["1"][6:8] == ["differ", "db (toolgym 1, recorded 0)"]
     assert rows["3"][4:] == ["1", "1", "agree", "-", "step 2 (update_task_status, called in message 4)"]
     records, _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))
@@ -175,3 +175,48 @@ def test_runs_the_env_cannot_replay_are_errors_not_crashes(official_data, tmp_pa
     code, out, err = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data)
     assert code == 1 and "4 error" in out and "no_such_task" in out
     assert err.count("\n") == 1 and err.startswith(f"toolgym: error: {path}: no run could be replayed")
+
+
+def tau2_messages(trajectory: list[dict]) -> list[dict]:
+    """A Tau2-v0 episode's messages (``info["trajectory"]``) written as τ²-bench writes them."""
+    messages = []
+    for message in trajectory:
+        if message.get("tool_calls"):
+            messages.append({"role": message["role"], "content": None, "tool_calls": [
+                {"id": c["id"], "name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"]),
+                 "requestor": message["role"]} for c in message["tool_calls"]]})
+        elif message["role"] == "tool":
+            messages.append({"role": "tool", "id": message["tool_call_id"], "content": message["content"],
+                             "requestor": message["requestor"], "error": message["content"].startswith("Error")})
+        else:
+            messages.append({"role": message["role"], "content": message["content"], "tool_calls": None})
+    return messages
+
+
+def test_a_dual_control_run_replays_the_users_own_tool_calls(official_data, tmp_path):
+    import gymnasium as gym
+
+    from toolgym.agents import play_oracle
+
+    env = gym.make("Tau2-v0", domain="telecom", tasks="official", data_dir=str(official_data)).unwrapped
+    task_id = env.task_ids()[0]
+    total, info, _ = play_oracle(env, task_id)
+    messages = tau2_messages(info["trajectory"])
+    user_outputs = [n for n, m in enumerate(messages) if m["role"] == "tool" and m["requestor"] == "user"]
+    assert total == 1.0 and user_outputs
+    simulation = {"task_id": task_id, "trial": 0, "messages": messages, "termination_reason": "user_stop",
+                  "reward_info": {"reward": 1.0, "reward_breakdown": {"ENV_ASSERTION": 1.0, "ACTION": 1.0}}}
+    results = {"info": {"environment_info": {"domain_name": "telecom"}}, "tasks": [], "simulations": [simulation]}
+    path = tmp_path / "telecom.json"
+    path.write_text(json.dumps(results))
+    (record,), _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))
+    assert record["rescore"]["verdict"] == "agree" and record["rescore"]["first_tool_difference"] is None
+    calls = sum(len(m["tool_calls"]) for m in messages if m.get("tool_calls"))
+    assert record["rescore"]["tool_outputs"] == {"compared": calls, "equal": calls}
+    assert record["metrics"]["env_assertion"] == record["metrics"]["action"] == 1.0
+    messages[user_outputs[0]]["content"] = "Airplane Mode is now ON."
+    path.write_text(json.dumps(results))
+    (record,), _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))
+    found = record["rescore"]["first_tool_difference"]
+    assert found["requestor"] == "user" and found["recorded"] == "Airplane Mode is now ON."
+    assert found["tool"] == messages[user_outputs[0] - 1]["tool_calls"][0]["name"]

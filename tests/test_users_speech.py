@@ -54,6 +54,7 @@ def test_the_scripted_user_confirms_only_what_its_scenario_wants():
         == "Yes, please."
     assert user.respond("Please confirm: cancel reservation XYZ789?", []).startswith("No, that is not what I want.")
     assert user.respond("Would you like me to upgrade reservation ABC123 to business?", []).startswith("No")
+    assert user.respond("Can you confirm your user id?", []) == "My user id is mia_li_3668."
     assert user.respond("I have looked it up.", []) == \
         "Okay. I want to cancel my reservation ABC123 because my plans changed."
     assert proposal_wanted("Shall I book HAT136 on 2024-05-20 for $120?", "You want to book a flight to Seattle.")

@@ -123,7 +123,8 @@ class ScriptedUser:
             return TRANSFER
         if self.goal_reached is not None and self.goal_reached(trajectory):
             return STOP
-        if CONFIRMATION.search(message):
+        asks_known = bool(content_words(message) & content_words(self._known))  # "confirm your user id?"
+        if CONFIRMATION.search(message) and (_action_kinds(message) or not asks_known):
             if proposal_wanted(message, self._wanted):
                 return "Yes, please."
             return f"No, that is not what I want. {self._reason}".strip()
@@ -254,8 +255,8 @@ def proposal_wanted(message: str, scenario: str) -> bool:
 _PRONOUNS = {"you are": "I am", "you were": "I was", "you're": "I'm", "you've": "I've", "you'll": "I'll",
              "you'd": "I'd", "your": "my", "yours": "mine", "yourself": "myself", "yourselves": "ourselves",
              "are you": "am I", "were you": "was I"}
-_SECOND_PERSON = re.compile(r"\b(?:you(?:'re|'ve|'ll|'d| are| were)|are you|were you|yours(?:elf|elves)?|your|you)\b",
-                            re.I)
+_SECOND_PERSON = re.compile(
+    r"\b(?:you(?:['’](?:re|ve|ll|d)|\s+are|\s+were)|are\s+you|were\s+you|yours(?:elf|elves)?|your|you)\b", re.I)
 #: Words after which "you" is an object ("asks you", "to you"); elsewhere it is the subject ("if you want").
 _OBJECT_BEFORE = frozenset("""to for with at from by about than of on upon toward towards into without against like
     ask asks asked tell tells told give gives gave help helps helped call calls called contact contacts send sends
@@ -271,7 +272,7 @@ def first_person(text: str) -> str:
 
     def replace(match: re.Match) -> str:
         said = match.group(0)
-        words = said.lower().split()
+        words = said.lower().replace("’", "'").split()
         if words == ["you"]:
             before = text[max(0, match.start() - 40):match.start()]  # bounded: linear in the text
             previous = re.search(r"([A-Za-z']+)\s*$", before)

@@ -55,8 +55,8 @@ FORMATS = ("tau-bench", "tau2")
 FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0"}
 #: The domains each env has (a results file may name only these).
 DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": ("airline", "retail", "telecom", "mock")}
-#: The largest file read (τ²'s full leaderboard files are tens of MB).
-MAX_FILE_BYTES = 512 * 1024 * 1024
+#: The largest file read (τ²'s leaderboard files of four trials are tens of MB).
+MAX_FILE_BYTES = 256 * 1024 * 1024
 #: τ-bench's and τ²-bench's success: a reward within 1e-6 of 1.
 SUCCESS_TOLERANCE = 1e-6
 #: How a run's toolgym reward compares with the recorded one ("unscored": toolgym needs a judge for a
@@ -417,20 +417,25 @@ def replay_run(env, user, run: RecordedRun) -> dict:
                               "trial": run.trial, "metrics": None, "trajectory": [], "return": 0.0}
     first_difference = None
     user_calls_seen = 0
+    outputs = {"compared": 0, "equal": 0}  # recorded tool outputs compared with the replayed ones
+    user_calls = [turn for turn in run.user_turns if isinstance(turn, dict)]
     for number, step in enumerate(run.steps, 1):
         action = ({"name": step.name, "arguments": step.arguments} if isinstance(step, ToolStep) else step.text)
         observation, reward, terminated, truncated, info = env.step(action)
         record["trajectory"].append({"action": action, "observation": observation, "reward": reward})
         record["return"] += reward
-        differences = []
-        if isinstance(step, ToolStep) and not same_output(step.output, observation):
-            differences.append(("assistant", step.name, step.output, observation))
+        compared = []  # (requestor, tool, recorded, replayed) of this step's calls, the agent's then the user's
+        if isinstance(step, ToolStep):
+            compared.append(("assistant", step.name, step.output, observation))
         for i in range(user_calls_seen, len(user.call_results)):
             recorded = run.user_call_outputs[i] if i < len(run.user_call_outputs) else None
-            if not same_output(recorded, user.call_results[i]):
-                name = next((t["name"] for t in _user_calls(run)[i:i + 1]), "?")
-                differences.append(("user", name, recorded, user.call_results[i]))
+            compared.append(("user", user_calls[i]["name"] if i < len(user_calls) else "?", recorded,
+                             user.call_results[i]))
         user_calls_seen = len(user.call_results)
+        compared = [c for c in compared if c[2] is not None]
+        differences = [c for c in compared if not same_output(c[2], c[3])]
+        outputs["compared"] += len(compared)
+        outputs["equal"] += len(compared) - len(differences)
         if first_difference is None and differences:
             requestor, name, recorded, replayed = differences[0]
             first_difference = {"step": number, "message": step.message, "tool": name, "requestor": requestor,
@@ -440,11 +445,8 @@ def replay_run(env, user, run: RecordedRun) -> dict:
     record["metrics"] = info.get("metrics")
     replayed_steps = len(record["trajectory"])
     record["rescore"] = _comparison(run, record["metrics"], first_difference, len(run.steps) - replayed_steps)
+    record["rescore"]["tool_outputs"] = outputs
     return record
-
-
-def _user_calls(run: RecordedRun) -> list[dict]:
-    return [turn for turn in run.user_turns if isinstance(turn, dict)]
 
 
 def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dict | None, unreplayed: int) -> dict:
@@ -549,7 +551,10 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
                      differing, first])
     widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(head)]
     summary = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS if verdict in counts)
-    lines = [f"{path}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}",
+    compared = [r["rescore"]["tool_outputs"] for r in records if r.get("rescore")]
+    equal = f"{sum(c['equal'] for c in compared)} of {sum(c['compared'] for c in compared)}"
+    lines = [f"{path}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}; "
+             f"{equal} recorded tool outputs equal",
              "  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body]
     lines += ["", *format_pass_hat(records, runs)]
