@@ -69,6 +69,7 @@ def test_an_edited_tool_output_and_reward_are_named_in_the_table(official_data, 
     created = edited["simulations"][0]["reward_info"]
     created.update(reward=0.0, db_check={"db_match": False, "db_reward": 0.0})
     created["reward_breakdown"]["DB"] = 0.0
+    edited["simulations"][3]["termination_reason"] = "max_steps"
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(edited))
     code, table, _ = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data)
@@ -76,6 +77,7 @@ def test_an_edited_tool_output_and_reward_are_named_in_the_table(official_data, 
     assert code == 0 and ": 3 agree, 1 differ; 4 of 5 recorded tool outputs equal" in table
     assert rows["1"][6:8] == ["differ", "db (toolgym 1, recorded 0)"]
     assert rows["3"][4:] == ["1", "1", "agree", "-", "step 2 (update_task_status, called in message 4)"]
+    assert rows["4"][6:] == ["agree", "termination (toolgym agent_stop, recorded max_steps)", "-"]
     records, _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))
     found = records[2]["rescore"]["first_tool_difference"]
     assert found["requestor"] == "assistant" and '"pending"' in found["recorded"] and '"completed"' in found["toolgym"]

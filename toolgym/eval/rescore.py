@@ -62,6 +62,8 @@ SUCCESS_TOLERANCE = 1e-6
 #: How a run's toolgym reward compares with the recorded one ("unscored": toolgym needs a judge for a
 #: component of it; "error": the run could not be replayed).
 VERDICTS = ("agree", "differ", "unscored", "error")
+#: How an episode ends, in τ²'s words and Tau2-v0's (``info["metrics"]["termination"]``).
+TERMINATIONS = ("user_stop", "agent_stop", "max_steps", "too_many_errors")
 #: τ²'s terminations left out of pass^k (its metrics drop infrastructure failures).
 EXCLUDED_TERMINATIONS = ("infrastructure_error",)
 #: τ²'s reward types and toolgym's metric names for them (Tau2-v0's ``info["metrics"]``).
@@ -455,6 +457,9 @@ def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dic
     differing = [f"{key} (toolgym {float(metrics[key]):g}, recorded {value:g})"
                  for key, value in run.components.items()
                  if _number(metrics.get(key)) is not None and float(metrics[key]) != value]
+    termination = metrics.get("termination")
+    if run.termination in TERMINATIONS and termination in TERMINATIONS and termination != run.termination:
+        differing.append(f"termination (toolgym {termination}, recorded {run.termination})")
     unscored = [c for c in metrics.get("unscored") or () if isinstance(c, str)]
     if abs(reward - run.reward) <= SUCCESS_TOLERANCE:
         verdict = "agree"
@@ -464,7 +469,7 @@ def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dic
         verdict = "differ"
     return {"recorded_reward": run.reward, "recorded": run.components, "reward": reward, "verdict": verdict,
             "differing": differing, "unscored": unscored, "first_tool_difference": first_difference,
-            "recorded_termination": run.termination, "termination": metrics.get("termination"),
+            "recorded_termination": run.termination, "termination": termination,
             "unreplayed_steps": unreplayed}
 
 
