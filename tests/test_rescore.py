@@ -139,7 +139,9 @@ MALFORMED = {
     "a domain that is code": ("tau2", json.dumps({"info": {"environment_info": {"domain_name": "os:system"}},
                                                   "simulations": []}), "not one of Tau2-v0's domains"),
     "no domain": ("tau2", '{"simulations": []}', "pass --domain"),
-    "nested too deeply": ("tau2", _deep(100_000), "nested too deeply"),
+    "nested too deeply": ("tau2", _deep(100_000), "nested deeper than 400 levels"),
+    "nested too deeply inside a run": ("tau2", '{"simulations": [{"task_id": "1", "messages": [], "reward_info": '
+                                               f'{{"info": {_deep(500)}}}}}]}}', "nested deeper than 400 levels"),
     "an object for tau-bench": ("tau-bench", '{"simulations": []}', "a JSON list of runs"),
     "a task id that is text": ("tau-bench", '[{"task_id": "x", "reward": 1, "traj": []}]', "0.task_id"),
     "no policy to read the domain from": ("tau-bench", '[{"task_id": 1, "reward": 1, "traj": []}]',
@@ -189,7 +191,8 @@ def tau2_messages(trajectory: list[dict]) -> list[dict]:
                  "requestor": message["role"]} for c in message["tool_calls"]]})
         elif message["role"] == "tool":
             messages.append({"role": "tool", "id": message["tool_call_id"], "content": message["content"],
-                             "requestor": message["requestor"], "error": message["content"].startswith("Error")})
+                             "requestor": message.get("requestor", "assistant"),
+                             "error": message["content"].startswith("Error")})
         else:
             messages.append({"role": message["role"], "content": message["content"], "tool_calls": None})
     return messages

@@ -229,14 +229,19 @@ def _load_json(path: Path) -> Any:
         raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE_BYTES:
         raise ValueError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB, the most rescore reads")
+    from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over
+
     try:
-        return json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not UTF-8 text; a results file is JSON") from None
+    # The records rescore writes must stay readable by report (results lines nest at most MAX_RECORD_DEPTH).
+    if text.count("[") + text.count("{") > MAX_RECORD_DEPTH and _text_depth_over(text, MAX_RECORD_DEPTH):
+        raise ValueError(f"{path}: nested deeper than {MAX_RECORD_DEPTH} levels; not a results file")
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise ValueError(f"{path}: nested too deeply to be a results file") from None
 
 
 def _checked_domain(path, env_id: str, domain: Any, how: str) -> str:
