@@ -59,6 +59,8 @@ def test_the_scripted_user_confirms_only_what_its_scenario_wants():
         "Okay. I want to cancel my reservation ABC123 because my plans changed."
     assert proposal_wanted("Shall I book HAT136 on 2024-05-20 for $120?", "You want to book a flight to Seattle.")
     assert not proposal_wanted("Shall I change task_2?", "You want task_1 changed.")
+    assert proposal_wanted("Shall I update the address of order #W123?", "You want to update your order #W123.")
+    assert not proposal_wanted("Shall I cancel reservation ABC123?", "You want to book a flight; ABC123 is yours.")
 
 
 def test_the_scripted_users_text_handling_is_linear_in_the_message():

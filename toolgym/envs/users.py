@@ -206,10 +206,20 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 STOPWORDS = frozenset("""a about all am an and any are as at be can could do does for from have help how i if in is it
     me my of on or please provide share so tell that the this to us was we what when which who will with would you
     your""".split())
-#: Kinds of change an agent may propose, each with the words that name it.
-ACTION_KINDS = {"cancel": ("cancel",), "book": ("book", "reserv"), "change": ("change", "modif", "updat", "switch"),
-                "return": ("return",), "exchange": ("exchang", "swap"), "add": ("add",),
-                "remove": ("remov", "delet"), "upgrade": ("upgrad",), "downgrade": ("downgrad",)}
+#: Kinds of change an agent may propose, each with the words that name it (whole words: "address" adds nothing).
+ACTION_KINDS = {
+    "cancel": "cancel cancels cancelled canceled cancelling canceling cancellation",
+    "book": "book books booked booking",
+    "change": "change changes changed changing modify modifies modified modifying modification update updates "
+              "updated updating switch switched switching",
+    "return": "return returns returned returning",
+    "exchange": "exchange exchanges exchanged exchanging swap swapped swapping",
+    "add": "add adds added adding",
+    "remove": "remove removes removed removing delete deletes deleted deleting",
+    "upgrade": "upgrade upgrades upgraded upgrading",
+    "downgrade": "downgrade downgrades downgraded downgrading",
+}
+_ACTION_WORDS = {word: kind for kind, words in ACTION_KINDS.items() for word in words.split()}
 #: A token that may be an identifier: a run of letters, digits and ``_#@.-``; it is one when it has a
 #: digit (HAT136, #W2575533, task_1).
 TOKEN = re.compile(r"[\w#@.\-]+")
@@ -225,8 +235,7 @@ def content_words(text: str) -> set[str]:
 
 
 def _action_kinds(text: str) -> set[str]:
-    words = re.findall(r"[a-z]+", text.lower())
-    return {kind for kind, stems in ACTION_KINDS.items() for word in words if word.startswith(stems)}
+    return {_ACTION_WORDS[word] for word in re.findall(r"[a-z]+", text.lower()) if word in _ACTION_WORDS}
 
 
 def _shape(identifier: str) -> str:
