@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -93,3 +94,62 @@ def test_a_conversational_env_plays_with_the_replay_user():
     _, reward, terminated, _, info = env.step("Done: task_1 is completed.")
     assert terminated and reward == 1.0 and info["metrics"]["termination"] == "user_stop"
     assert [m["content"] for m in info["messages"] if m["role"] == "user"] == turns
+
+
+class ConfirmingOracle:
+    """The oracle, but following the policies' rule: before each write it describes the call and
+    asks "Shall I proceed?", and acts once the user says yes; ``propose`` may change what it
+    describes (the call it makes stays the oracle's)."""
+
+    WRITES = ("cancel", "update", "book", "return", "exchange", "modify")
+
+    def __init__(self, env, propose=lambda call: call):
+        self.env, self.propose = env.unwrapped, propose
+
+    def reset(self, observation, info):
+        self.asked = None
+        self.replies = []
+        self.told = False
+
+    def act(self, observation, info):
+        if self.asked is not None:
+            self.replies.append(observation)
+            call, self.asked = self.asked, None
+            return call
+        action = self.env.oracle_action()
+        infos = self.env.task["evaluation_criteria"].get("communicate_info")
+        if action == STOP and infos and not self.told:  # the oracle took the question for its message of facts
+            self.told = True
+            return "Done. " + "; ".join(infos)
+        if isinstance(action, dict) and action["name"].startswith(self.WRITES):
+            self.asked = action
+            shown = self.propose(action)
+            return f"I will call {shown['name']} with {json.dumps(shown['arguments'])}. Shall I proceed?"
+        return action
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_the_scripted_user_confirms_the_writes_its_task_wants(domain):
+    env = gym.make("Tau2-v0", domain=domain).unwrapped
+    agent = ConfirmingOracle(env)
+    for task_id in env.task_ids():
+        observation, info = env.reset(options={"task_id": task_id})
+        agent.reset(observation, info)
+        for _ in range(30):
+            observation, reward, terminated, truncated, info = env.step(agent.act(observation, info))
+            if terminated or truncated:
+                break
+        assert reward == 1.0 and agent.replies and set(agent.replies) == {"Yes, please."}, task_id
+
+
+def test_the_scripted_user_refuses_a_write_on_another_record():
+    env = gym.make("Tau2-v0", domain="retail").unwrapped
+    task_id = next(t for t in env.task_ids() if env.task_data.tasks[t]["evaluation_criteria"]["actions"][-1]["name"]
+                   == "cancel_pending_order")
+    agent = ConfirmingOracle(env, propose=lambda call: {**call, "arguments": {**call["arguments"],
+                                                                               "order_id": "#W0000000"}})
+    observation, info = env.reset(options={"task_id": task_id})
+    agent.reset(observation, info)
+    while not agent.replies:
+        observation, *_ = env.step(agent.act(observation, info))
+    assert agent.replies[0].startswith("No, that is not what I want. I want to cancel my pending order")

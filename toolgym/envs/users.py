@@ -219,6 +219,8 @@ ACTION_KINDS = {
     "upgrade": "upgrade upgrades upgraded upgrading",
     "downgrade": "downgrade downgrades downgraded downgrading",
 }
+#: Kinds of change that are changes of something the customer has (a proposal to "change" or "update" it fits).
+MODIFICATIONS = frozenset({"add", "remove", "upgrade", "downgrade", "exchange"})
 _ACTION_WORDS = {word: kind for kind, words in ACTION_KINDS.items() for word in words.split()}
 #: A token that may be an identifier: a run of letters, digits and ``_#@.-``; it is one when it has a
 #: digit (HAT136, #W2575533, task_1).
@@ -250,10 +252,14 @@ def _identifiers(text: str) -> set[str]:
 def proposal_wanted(message: str, scenario: str) -> bool:
     """Whether what the agent proposes in ``message`` is what ``scenario`` (the user's
     instructions) wants: every kind of change it proposes (cancel, book, change, return, ...)
-    is one the scenario asks for, and every identifier it names (a reservation, an order, a
+    is one the scenario asks for ("change" or "update" fits any change of something the user
+    has: adding bags, an exchange), and every identifier it names (a reservation, an order, a
     card) is the scenario's own where the scenario names one of the same shape (HAT136 and
     HAT245 have one shape; an amount or a date the scenario does not give is accepted)."""
-    if not _action_kinds(message) <= _action_kinds(scenario):
+    wanted_kinds = _action_kinds(scenario)
+    if wanted_kinds & MODIFICATIONS:  # "update the reservation's bags" is how an agent may say "add two bags"
+        wanted_kinds.add("change")
+    if not _action_kinds(message) <= wanted_kinds:
         return False
     wanted = _identifiers(scenario)
     shapes = {_shape(identifier) for identifier in wanted}
