@@ -209,7 +209,7 @@ STOPWORDS = frozenset("""a about all am an and any are as at be can could do doe
 #: Kinds of change an agent may propose, each with the words that name it (whole words: "address" adds nothing).
 ACTION_KINDS = {
     "cancel": "cancel cancels cancelled canceled cancelling canceling cancellation",
-    "book": "book books booked booking",
+    "book": "book books booked booking fly",
     "change": "change changes changed changing modify modifies modified modifying modification update updates "
               "updated updating switch switched switching",
     "return": "return returns returned returning",
@@ -223,7 +223,8 @@ ACTION_KINDS = {
 MODIFICATIONS = frozenset({"add", "remove", "upgrade", "downgrade", "exchange"})
 _ACTION_WORDS = {word: kind for kind, words in ACTION_KINDS.items() for word in words.split()}
 #: A token that may be an identifier: a run of letters, digits and ``_#@.-``; it is one when it has a
-#: digit (HAT136, #W2575533, task_1).
+#: digit and a letter or one of ``_#@`` (HAT136, #W2575533, task_1, credit_card_7815826), unlike an
+#: amount, a count, a date or a zip code.
 TOKEN = re.compile(r"[\w#@.\-]+")
 
 
@@ -246,7 +247,8 @@ def _shape(identifier: str) -> str:
 
 def _identifiers(text: str) -> set[str]:
     tokens = (m.group(0).strip(".-").lower() for m in TOKEN.finditer(text))
-    return {token for token in tokens if any(c.isdigit() for c in token)}
+    return {token for token in tokens
+            if any(c.isdigit() for c in token) and any(c.isalpha() or c in "_#@" for c in token)}
 
 
 def proposal_wanted(message: str, scenario: str) -> bool:
@@ -255,7 +257,7 @@ def proposal_wanted(message: str, scenario: str) -> bool:
     is one the scenario asks for ("change" or "update" fits any change of something the user
     has: adding bags, an exchange), and every identifier it names (a reservation, an order, a
     card) is the scenario's own where the scenario names one of the same shape (HAT136 and
-    HAT245 have one shape; an amount or a date the scenario does not give is accepted)."""
+    HAT245 have one shape; amounts, counts and dates are no identifiers)."""
     wanted_kinds = _action_kinds(scenario)
     if wanted_kinds & MODIFICATIONS:  # "update the reservation's bags" is how an agent may say "add two bags"
         wanted_kinds.add("change")
