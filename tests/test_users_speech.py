@@ -61,7 +61,7 @@ def test_the_scripted_user_confirms_only_what_its_scenario_wants():
     assert proposal_wanted("Shall I book HAT136 on 2024-05-20 for $120?", "You want to book a flight to Seattle.")
     assert not proposal_wanted("Shall I change task_2?", "You want task_1 changed.")
     assert proposal_wanted("Shall I update reservation ABC123 to 3 bags, 0 paid, on 2024-05-02?",
-                           "You want to add 1 bag to reservation ABC123 (flight on 2024-05-01).")  # no ids: counts, dates
+                           "You want to add 1 bag to reservation ABC123 (flight on 2024-05-01).")  # counts, dates
     assert proposal_wanted("Shall I update the address of order #W123?", "You want to update your order #W123.")
     assert not proposal_wanted("Shall I cancel reservation ABC123?", "You want to book a flight; ABC123 is yours.")
 
