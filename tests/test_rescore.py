@@ -225,3 +225,31 @@ def test_a_dual_control_run_replays_the_users_own_tool_calls(official_data, tmp_
     found = record["rescore"]["first_tool_difference"]
     assert found["requestor"] == "user" and found["recorded"] == "Airplane Mode is now ON."
     assert found["tool"] == messages[user_outputs[0] - 1]["tool_calls"][0]["name"]
+
+
+def test_nl_assertions_take_the_recorded_verdict_without_a_judge(official_data, tmp_path, capsys):
+    import gymnasium as gym
+
+    from toolgym.agents import play_oracle
+
+    env = gym.make("Tau2-v0", domain="retail", tasks="official", data_dir=str(official_data)).unwrapped
+    criteria = {t: env.task_data.tasks[t]["evaluation_criteria"] for t in env.task_ids()}
+    task_id = next(t for t, c in criteria.items() if "NL_ASSERTION" in c["reward_basis"] and c.get("nl_assertions"))
+    _, info, _ = play_oracle(env, task_id)
+    assert info["metrics"]["unscored"] == ["NL_ASSERTION"] and info["metrics"]["reward_without_judge"] == 1.0
+    simulations = [{"task_id": task_id, "trial": trial, "messages": tau2_messages(info["trajectory"]),
+                    "termination_reason": "user_stop", "reward_info": {
+                        "reward": float(met), "reward_breakdown": {"DB": 1.0, "COMMUNICATE": 1.0,
+                                                                   "NL_ASSERTION": float(met)},
+                        "nl_assertions": [{"nl_assertion": "The agent was polite.", "met": met,
+                                           "justification": "..."}]}}
+                   for trial, met in enumerate((True, False))]
+    path = tmp_path / "retail.json"
+    path.write_text(json.dumps({"info": {"environment_info": {"domain_name": "retail"}}, "simulations": simulations}))
+    code, table, _ = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data)
+    rows = table_rows(table)
+    assert code == 0 and [r[4:7] for r in rows.values()] == [["1", "1 (NL as recorded)", "agree"],
+                                                              ["0", "0 (NL as recorded)", "agree"]]
+    assert "retail  toolgym   50.0    0.0" in table
+    code, _, err = rescore(capsys, TAU_BENCH_FILE, "--format", "tau-bench", "--judge", "hf:some/model")
+    assert code == 2 and err == "toolgym: error: --judge scores τ²'s NL assertions; τ-bench runs have none\n"

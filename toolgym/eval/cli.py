@@ -178,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--domain", help="the domain (default: the file's; τ-bench files say it only in their policy)")
     rs.add_argument("--split", help="tau-bench: the task split the runs used (default test)")
     rs.add_argument("--data-dir", dest="data_dir", help="folder of the official data (default: $TOOLGYM_DATA)")
+    rs.add_argument("--judge", metavar="hf:MODEL|openai:URL#MODEL",
+                    help="tau2: a model to judge NL assertions (default: the verdicts the file recorded)")
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
@@ -725,7 +727,10 @@ def rescore_command(args) -> int:
 
     if args.out and Path(args.out).is_file() and Path(args.out).stat().st_size > 0 and not args.overwrite:
         raise ValueError(f"{args.out} already holds results: pass --overwrite to replace the file, or another --out")
-    records, runs = rescore(args.file, args.file_format, domain=args.domain, split=args.split, data_dir=args.data_dir)
+    if args.judge and args.file_format != "tau2":
+        raise ValueError("--judge scores τ²'s NL assertions; τ-bench runs have none")
+    records, runs = rescore(args.file, args.file_format, domain=args.domain, split=args.split, data_dir=args.data_dir,
+                            judge=args.judge)
     print(format_rescore_table(args.file, args.file_format, records, runs))
     if args.out:
         toolgym_rows, recorded_rows = pass_hat_rows(records, runs)

@@ -6,6 +6,11 @@ replays every run through the env (each tool call and message of the agent as re
 user's turns as recorded, through :class:`~toolgym.envs.users.ReplayUser`) and compares the
 reward toolgym gives with the recorded one.
 
+Without a judge (``--judge``) Tau2-v0 does not score NL assertions; where a run's recorded
+``reward_info`` has the judge's verdict, toolgym's reward for the comparison and pass^k is its
+reward without the judge times that verdict (marked "NL as recorded"), else the run is
+``unscored``.
+
 Formats:
 
 - ``tau2``: τ²-bench's results JSON (``Results``: ``info``, ``tasks``, ``simulations``), each
@@ -466,6 +471,10 @@ def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dic
     if run.termination in TERMINATIONS and termination in TERMINATIONS and termination != run.termination:
         differing.append(f"termination (toolgym {termination}, recorded {run.termination})")
     unscored = [c for c in metrics.get("unscored") or () if isinstance(c, str)]
+    nl_as_recorded = unscored == ["NL_ASSERTION"] and "nl_assertion" in run.components
+    if nl_as_recorded:  # no judge here: the recorded judge's verdict stands in for toolgym's
+        reward = _number(metrics.get("reward_without_judge"), 0.0) * run.components["nl_assertion"]
+        unscored = []
     if abs(reward - run.reward) <= SUCCESS_TOLERANCE:
         verdict = "agree"
     elif unscored:
@@ -473,6 +482,7 @@ def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dic
     else:
         verdict = "differ"
     return {"recorded_reward": run.reward, "recorded": run.components, "reward": reward, "verdict": verdict,
+            "nl_assertion_as_recorded": nl_as_recorded,
             "differing": differing, "unscored": unscored, "first_tool_difference": first_difference,
             "recorded_termination": run.termination, "termination": termination,
             "unreplayed_steps": unreplayed}
@@ -493,9 +503,11 @@ def pass_hat_by_domain(rows: Sequence[tuple[str, str, float]]) -> dict[str, dict
 
 
 def rescore(path: str | Path, file_format: str, domain: str | None = None, split: str | None = None,
-            data_dir: str | None = None) -> tuple[list[dict], list[RecordedRun]]:
+            data_dir: str | None = None, judge: str | None = None) -> tuple[list[dict], list[RecordedRun]]:
     """Replay every run of a results file; the toolgym records (one per run, in the file's order,
     with ``rescore`` fields; a run that could not be replayed has ``error``) and the runs.
+    ``judge`` (``hf:MODEL`` or ``openai:URL#MODEL``, from the command line, never the file)
+    scores Tau2-v0's NL assertions.
 
     Raises:
         ValueError: for a file that cannot be read (``PATH: ...``) or an env that cannot be made.
@@ -519,7 +531,8 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
                 raise ValueError(f"{path}: {file_format} runs are replayed in {run.env_id}, which this toolgym "
                                  f"does not have")
             user = ReplayUser()
-            kwargs = {**run.env_kwargs, **({"data_dir": data_dir} if data_dir else {})}
+            kwargs = {**run.env_kwargs, **({"data_dir": data_dir} if data_dir else {}),
+                      **({"judge": judge} if judge else {})}
             env = make_env(run.env_id, {**kwargs, "user": user})
             header = run_header(run.env_id, env, f"recorded:{Path(path).name}", 0,
                                 {**run.env_kwargs, "user": "replay"}, None)
@@ -552,7 +565,8 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
             verdict, toolgym_reward, differing, first = "error", "-", record.get("error", ""), "-"
         else:
             verdict = comparison["verdict"]
-            toolgym_reward = f"{comparison['reward']:g}"
+            toolgym_reward = f"{comparison['reward']:g}" + (" (NL as recorded)" if comparison.get(
+                "nl_assertion_as_recorded") else "")
             differing = "; ".join(comparison["differing"]) or "-"
             found = comparison["first_tool_difference"]
             first = (f"step {found['step']} ({found['tool']}, called in message {found['message']})" if found else "-")
