@@ -211,7 +211,8 @@ def test_a_dual_control_run_replays_the_users_own_tool_calls(official_data, tmp_
     assert total == 1.0 and user_outputs
     simulation = {"task_id": task_id, "trial": 0, "messages": messages, "termination_reason": "user_stop",
                   "reward_info": {"reward": 1.0, "reward_breakdown": {"ENV_ASSERTION": 1.0, "ACTION": 1.0}}}
-    results = {"info": {"environment_info": {"domain_name": "telecom"}}, "tasks": [], "simulations": [simulation]}
+    results = {"info": {"environment_info": {"domain_name": "telecom-workflow"}}, "tasks": [],
+               "simulations": [simulation]}  # telecom with the workflow policy: same tasks, tools and grading
     path = tmp_path / "telecom.json"
     path.write_text(json.dumps(results))
     (record,), _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))

@@ -18,7 +18,8 @@ Formats:
   tool calls as ``{id, name, arguments, requestor}``, tool results with the call's ``id``),
   ``reward_info`` (``reward``, ``reward_breakdown``, ``db_check``, ``action_checks``,
   ``communicate_checks``, ``env_assertions``, ``nl_assertions``) and ``termination_reason``.
-  Env ``Tau2-v0``, official tasks; the domain is ``info.environment_info.domain_name``.
+  Env ``Tau2-v0``, official tasks; the domain is ``info.environment_info.domain_name``
+  (``telecom-workflow``, telecom with another agent policy, replays in telecom).
 - ``tau-bench``: τ-bench's (v1) results, a JSON list of ``{task_id, trial, reward, info, traj}``
   with ``traj`` the agent's messages: OpenAI tool calls (the tool-calling agent; v1 runs the
   first call of a message, and keeps only it) or ReAct text (``Action: {"name", "arguments"}``,
@@ -60,6 +61,9 @@ FORMATS = ("tau-bench", "tau2")
 FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0"}
 #: The domains each env has (a results file may name only these).
 DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": ("airline", "retail", "telecom", "mock")}
+#: τ² domains that are another's with a different agent policy: tools, tasks and grading are the other's,
+#: and the policy is what the recorded agent read, so the run replays there.
+TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
 #: The largest file read (τ²'s leaderboard files of four trials are tens of MB).
 MAX_FILE_BYTES = 256 * 1024 * 1024
 #: τ-bench's and τ²-bench's success: a reward within 1e-6 of 1.
@@ -262,6 +266,7 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[Recorded
     if domain is None:
         environment = (results.info or {}).get("environment_info")
         named = environment.get("domain_name") if isinstance(environment, Mapping) else None
+        named = TAU2_DOMAIN_ALIASES.get(named, named) if isinstance(named, str) else named
         domain = _checked_domain(path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
     else:
         domain = _checked_domain(path, "Tau2-v0", domain, "--domain is")
