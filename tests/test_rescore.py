@@ -139,6 +139,8 @@ MALFORMED = {
     "a domain that is code": ("tau2", json.dumps({"info": {"environment_info": {"domain_name": "os:system"}},
                                                   "simulations": []}), "not one of Tau2-v0's domains"),
     "no domain": ("tau2", '{"simulations": []}', "pass --domain"),
+    "a message history that is no list": ("tau2", '{"tasks": [{"id": "1", "initial_state": {"message_history": 5}}], '
+                                                  '"simulations": []}', "tasks.0.initial_state.message_history"),
     "nested too deeply": ("tau2", _deep(100_000), "nested deeper than 400 levels"),
     "nested too deeply inside a run": ("tau2", '{"simulations": [{"task_id": "1", "messages": [], "reward_info": '
                                                f'{{"info": {_deep(500)}}}}}]}}', "nested deeper than 400 levels"),

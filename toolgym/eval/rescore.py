@@ -33,8 +33,10 @@ the agent is one step and its output is compared with the recorded one (equal te
 JSON); each text message is one step, which the replay user answers with the user's next
 recorded turns (its own tool calls included, dual control). The env is given as many steps
 as the run has, so a run that ended without a stop (τ²'s ``max_steps``, ``too_many_errors``)
-ends by truncation there and scores 0, as in the original. A τ² message with both text and
-tool calls is replayed as its tool calls (the text goes to no one in τ²'s orchestrator).
+ends by truncation there and scores 0, as in the original. A message with both text and tool
+calls is replayed as its tool calls: τ-bench ignores such text; τ²'s COMMUNICATE check reads it,
+and Tau2-v0 takes text or calls in one step, so such a τ² run may differ there (the table names
+the component).
 
 A results file is data: it chooses no code (the env id comes from ``--format``, the domain
 must be one the env has, the user is always the replay user), its size is bounded
@@ -118,22 +120,23 @@ class RecordedRun:
     reward: float
     components: dict[str, float]  # toolgym's metric names -> the recorded values
     termination: str | None = None
-    seed: int | None = None
     env_kwargs: dict = field(default_factory=dict)
 
 
-class _Strict(BaseModel):
+class _Fields(BaseModel):
+    """The fields of the original's records that rescore reads, type-checked (the others are left out)."""
+
     model_config = ConfigDict(extra="ignore")
 
 
-class _Tau2Call(_Strict):
+class _Tau2Call(_Fields):
     id: str = ""
     name: str
     arguments: dict[str, Any] = {}
     requestor: str = "assistant"
 
 
-class _Tau2Message(_Strict):
+class _Tau2Message(_Fields):
     role: str
     content: str | None = None
     tool_calls: list[_Tau2Call] | None = None
@@ -141,44 +144,47 @@ class _Tau2Message(_Strict):
     requestor: str | None = None
 
 
-class _Tau2Simulation(_Strict):
+class _Tau2Simulation(_Fields):
     task_id: str | int
     trial: int = 0
-    seed: int | None = None
     messages: list[_Tau2Message]
     reward_info: dict[str, Any] | None = None
     termination_reason: str | None = None
 
 
-class _Tau2Task(_Strict):
+class _Tau2InitialState(_Fields):
+    message_history: list[Any] | None = None
+
+
+class _Tau2Task(_Fields):
     id: str | int
-    initial_state: dict[str, Any] | None = None
+    initial_state: _Tau2InitialState | None = None
 
 
-class _Tau2Results(_Strict):
+class _Tau2Results(_Fields):
     info: dict[str, Any] | None = None
     tasks: list[_Tau2Task] = []
     simulations: list[_Tau2Simulation]
 
 
-class _OpenAIFunction(_Strict):
+class _OpenAIFunction(_Fields):
     name: str
     arguments: str | dict[str, Any] = "{}"
 
 
-class _OpenAICall(_Strict):
+class _OpenAICall(_Fields):
     id: str = ""
     function: _OpenAIFunction
 
 
-class _TauBenchMessage(_Strict):
+class _TauBenchMessage(_Fields):
     role: str
     content: str | None = None
     tool_calls: list[_OpenAICall] | None = None
     tool_call_id: str | None = None
 
 
-class _TauBenchRun(_Strict):
+class _TauBenchRun(_Fields):
     task_id: int
     trial: int = 0
     reward: float
@@ -270,7 +276,8 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[Recorded
         domain = _checked_domain(path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
     else:
         domain = _checked_domain(path, "Tau2-v0", domain, "--domain is")
-    histories = {str(task.id): len((task.initial_state or {}).get("message_history") or ()) for task in results.tasks}
+    histories = {str(task.id): len(task.initial_state.message_history or ()) if task.initial_state else 0
+                 for task in results.tasks}
     runs = []
     for simulation in results.simulations:
         task_id = str(simulation.task_id)
@@ -297,10 +304,10 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[Recorded
                     turns.append(message.content or "")
         reward_info = simulation.reward_info or {}
         runs.append(RecordedRun(
-            env_id="Tau2-v0", domain=domain, task_id=task_id, trial=simulation.trial,
+            env_id=FORMAT_ENVS["tau2"], domain=domain, task_id=task_id, trial=simulation.trial,
             reset_options={"task_id": task_id}, steps=steps, user_turns=turns, user_call_outputs=user_outputs,
             reward=_number(reward_info.get("reward"), 0.0), components=_tau2_components(reward_info),
-            termination=simulation.termination_reason, seed=simulation.seed,
+            termination=simulation.termination_reason,
             env_kwargs={"domain": domain, "tasks": "official"}))
     return runs
 
@@ -349,7 +356,7 @@ def _tau_bench_run(path, index: int, run: _TauBenchRun, domain: str | None, spli
     parts = reward_info.get("info") if isinstance(reward_info, Mapping) else None
     components = {key: float(parts[key]) for key in TAU_BENCH_COMPONENTS
                   if isinstance(parts, Mapping) and isinstance(parts.get(key), bool | int | float)}
-    return RecordedRun(env_id="TauBench-v0", domain=domain, task_id=str(run.task_id), trial=run.trial,
+    return RecordedRun(env_id=FORMAT_ENVS["tau-bench"], domain=domain, task_id=str(run.task_id), trial=run.trial,
                        reset_options={"task_index": run.task_id}, steps=steps, user_turns=turns, user_call_outputs=[],
                        reward=_number(run.reward, 0.0), components=components,
                        env_kwargs={"domain": domain, "tasks": "official", "split": split})
@@ -429,7 +436,7 @@ def replay_run(env, user, run: RecordedRun) -> dict:
     base = env.unwrapped
     user.play(run.user_turns)
     base.max_steps = max(1, len(run.steps))  # the run's own length: a run that did not stop ends here
-    observation, info = env.reset(seed=run.seed, options=run.reset_options)
+    observation, info = env.reset(seed=0, options=run.reset_options)  # the replay draws nothing at random
     record: dict[str, Any] = {"task_id": info.get("task_id", run.task_id), "split": info.get("split"),
                               "trial": run.trial, "metrics": None, "trajectory": [], "return": 0.0}
     first_difference = None
