@@ -56,7 +56,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+import toolgym
+from toolgym.envs.users import ReplayUser
 from toolgym.eval.passk import pass_hat_k
+from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, make_env, run_header
 
 FORMATS = ("tau-bench", "tau2")
 #: The env each format's runs are replayed in.
@@ -221,8 +224,8 @@ def read_runs(path: str | Path, file_format: str, domain: str | None = None,
 
 
 def _json_kind(value: Any) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "boolean"}.get(type(value), "number" if isinstance(
-        value, int | float) else "null")
+    kinds = ((dict, "object"), (list, "list"), (str, "string"), (bool, "boolean"), (int | float, "number"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "null")
 
 
 def _validated(path, model: type[BaseModel], value: Any, what: str, prefix: str):
@@ -244,8 +247,6 @@ def _load_json(path: Path) -> Any:
         raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE_BYTES:
         raise ValueError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB, the most rescore reads")
-    from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over
-
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -524,10 +525,6 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
     Raises:
         ValueError: for a file that cannot be read (``PATH: ...``) or an env that cannot be made.
     """
-    import toolgym
-    from toolgym.envs.users import ReplayUser
-    from toolgym.eval.runner import make_env, run_header
-
     runs = read_runs(path, file_format, domain, split)
     if not runs:
         raise ValueError(f"{path}: holds no runs")
