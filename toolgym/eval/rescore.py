@@ -556,7 +556,6 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
                 record.update(replay_run(env, user, run))
             except (ValueError, KeyError, TypeError) as exc:  # an unknown task id, a turn the env refuses
                 record.update(metrics=None, error=str(exc.args[0] if exc.args else exc))
-        record["domain"] = run.domain
         records.append(record)
     return records, runs
 
