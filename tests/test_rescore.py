@@ -256,3 +256,31 @@ def test_nl_assertions_take_the_recorded_verdict_without_a_judge(official_data, 
     assert "retail  toolgym   50.0    0.0" in table
     code, _, err = rescore(capsys, TAU_BENCH_FILE, "--format", "tau-bench", "--judge", "hf:some/model")
     assert code == 2 and err == "toolgym: error: --judge scores τ²'s NL assertions; τ-bench runs have none\n"
+
+
+def test_a_tau_bench_run_replays_through_a_stand_in_env(official_data, tmp_path):
+    """τ-bench's tool-calling format read and replayed, with Tau2-v0's mock domain standing in
+    for TauBench-v0 (the reader's runs are retargeted; the replay is the one every format uses)."""
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "update_task_status", "arguments": '{"task_id": "task_1", "status": "completed"}'}}
+    output = '{"task_id": "task_1", "title": "Test task", "description": "A test task", "status": "completed"}'
+    traj = [{"role": "system", "content": "# Retail agent policy"},
+            {"role": "user", "content": "Please mark task_1 as completed."},
+            {"role": "assistant", "content": "Sure.", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "name": "update_task_status", "content": output},
+            {"role": "assistant", "content": "task_1 is completed."},
+            {"role": "user", "content": "Thanks! ###STOP###"}]
+    path = tmp_path / "tau_bench.json"
+    path.write_text(json.dumps([{"task_id": 3, "trial": trial, "reward": 1.0, "traj": traj,
+                                 "info": {"reward_info": {"reward": 1.0, "info": {"r_actions": True}}}}
+                                for trial in range(2)]))
+    runs = read_runs(path, "tau-bench")
+    assert runs[0].steps == [ToolStep("update_task_status", {"task_id": "task_1", "status": "completed"}, output, 2),
+                             TextStep("task_1 is completed.", 4)] and runs[0].components == {"r_actions": 1.0}
+    for run in runs:
+        run.env_id, run.env_kwargs = "Tau2-v0", {"domain": "mock", "tasks": "official"}
+        run.reset_options = {"task_id": "update_task_1"}
+    records = rescore_module.rescore_runs(runs, str(path), data_dir=str(official_data))
+    assert [r["rescore"]["verdict"] for r in records] == ["agree", "agree"]
+    assert records[0]["rescore"]["tool_outputs"] == {"compared": 1, "equal": 1}
+    assert records[0]["agent"] == "recorded:tau_bench.json" and records[0]["trials"] == 2

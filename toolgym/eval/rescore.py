@@ -528,6 +528,12 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
     runs = read_runs(path, file_format, domain, split)
     if not runs:
         raise ValueError(f"{path}: holds no runs")
+    return rescore_runs(runs, str(path), data_dir, judge), runs
+
+
+def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None = None,
+                 judge: str | None = None) -> list[dict]:
+    """The toolgym records of ``runs`` (see :func:`rescore`), read from the file ``source``."""
     envs: dict[tuple, tuple[Any, ReplayUser, dict]] = {}
     records = []
     trials: dict[tuple[str, str], int] = {}
@@ -537,13 +543,12 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
         key = (run.env_id, json.dumps(run.env_kwargs, sort_keys=True))
         if key not in envs:
             if run.env_id not in toolgym.ENV_IDS:
-                raise ValueError(f"{path}: {file_format} runs are replayed in {run.env_id}, which this toolgym "
-                                 f"does not have")
+                raise ValueError(f"{source}: its runs are replayed in {run.env_id}, which this toolgym does not have")
             user = ReplayUser()
             kwargs = {**run.env_kwargs, **({"data_dir": data_dir} if data_dir else {}),
                       **({"judge": judge} if judge else {})}
             env = make_env(run.env_id, {**kwargs, "user": user})
-            header = run_header(run.env_id, env, f"recorded:{Path(path).name}", 0,
+            header = run_header(run.env_id, env, f"recorded:{Path(source).name}", 0,
                                 {**run.env_kwargs, "user": "replay"}, None)
             envs[key] = (env, user, header)
         env, user, header = envs[key]
@@ -557,7 +562,7 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
             except (ValueError, KeyError, TypeError) as exc:  # an unknown task id, a turn the env refuses
                 record.update(metrics=None, error=str(exc.args[0] if exc.args else exc))
         records.append(record)
-    return records, runs
+    return records
 
 
 def format_rescore_table(path: str | Path, file_format: str, records: Sequence[dict],
