@@ -35,7 +35,8 @@ def test_the_scripted_user_speaks_as_the_customer_on_every_builtin_task(domain):
         total, info, _ = play_oracle(env, task_id)
         said = [m["content"] for m in info["messages"] if m["role"] == "user" and m.get("content")]
         assert total == 1.0 and said[-1] == STOP
-        assert not [text for text in said if re.search(r"\b(you|your|yours)\b", text, re.I)], task_id
+        own = [text for text in said if not text.startswith("I did that. The phone says:")]  # the phone's words
+        assert not [text for text in own if re.search(r"\b(you|your|yours)\b", text, re.I)], task_id
 
 
 def test_the_scripted_user_reveals_what_it_is_asked_for():
