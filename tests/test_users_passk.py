@@ -9,7 +9,7 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
-from toolgym.envs.users import STOP, TRANSFER, ScriptedUser, make_user, match_instruction
+from toolgym.envs.users import STOP, TRANSFER, ScriptedUser, first_person, make_user, match_instruction
 from toolgym.eval.cli import main
 from toolgym.eval.passk import pass_hat_k, pass_hat_table
 
@@ -44,7 +44,7 @@ def test_the_scripted_user_ends_every_oracle_episode(domain):
         total, info, _ = play_oracle(env, task_id)
         user_turns = [m["content"] for m in info["messages"] if m["role"] == "user"]
         reason = env.task["user_scenario"]["instructions"]["reason_for_call"]
-        assert total == 1.0 and user_turns[0] == reason and user_turns[-1] == STOP
+        assert total == 1.0 and user_turns[0] == first_person(reason) and user_turns[-1] == STOP
 
 
 def test_scripted_user_answers_questions_and_confirms():
@@ -52,7 +52,7 @@ def test_scripted_user_answers_questions_and_confirms():
     scenario = {"instructions": {"reason_for_call": "Cancel my order.", "known_info": "My email is a@b.c."}}
     assert user.reset(scenario) == "Cancel my order."
     assert user.respond("What is your email?", []) == "My email is a@b.c."
-    assert user.respond("Shall I proceed? (yes/no)", []) == "Yes, please go ahead."
+    assert user.respond("Shall I proceed? (yes/no)", []) == "Yes, please."
     transferred = [{"role": "assistant", "content": None, "tool_calls": [
         {"function": {"name": "transfer_to_human_agents", "arguments": "{}"}}]}]
     assert user.respond("You are being transferred.", transferred) == TRANSFER

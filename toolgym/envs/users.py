@@ -9,7 +9,8 @@ A user holds the task's goal and answers the agent's messages. Every user has
 
 A reply that contains one of :data:`STOP_SIGNALS` ends the conversation, as in τ²-bench.
 :func:`make_user` builds a user from a spec: ``"scripted"``, ``"llm:<backend>"`` (``hf:MODEL``
-or ``openai:URL#MODEL``, the LLM agent's backends) or ``"module.path:Class"``.
+or ``openai:URL#MODEL``, the LLM agent's backends), ``"replay"`` (a conversation's recorded
+user turns, :class:`ReplayUser`) or ``"module.path:Class"``.
 """
 
 from __future__ import annotations
@@ -68,11 +69,16 @@ def scenario_text(scenario: Mapping) -> str:
 class ScriptedUser:
     """A deterministic user built from the task, for tests and cheap training.
 
-    It opens with the reason for calling, answers a question with what it knows, agrees to
-    what the agent proposes, and says ``###STOP###`` once the goal is reached: every
-    ground-truth action of the task has been called with its arguments and every fact the
-    agent must tell has been said. A transfer to a human ends the call with ``###TRANSFER###``.
-    With tools of its own (telecom's phone) it runs a call the agent spells out as JSON
+    It speaks as the customer, in the first person (a scenario's "You want to cancel your
+    reservation" becomes "I want to cancel my reservation": :func:`first_person`). It opens
+    with the reason for calling; answers a question with the sentences of what it knows that
+    share a word with the question ("What is your user id?" gets "My user id is ...") and
+    with all it knows when none does; says "Yes, please." to a request for confirmation only
+    when what the agent proposes is what its scenario wants (:func:`proposal_wanted`), and
+    "No" otherwise; and says ``###STOP###`` once the goal is reached: every ground-truth
+    action of the task has been called with its arguments and every fact the agent must tell
+    has been said. A transfer to a human ends the call with ``###TRANSFER###``. With tools of
+    its own (telecom's phone) it runs a call the agent spells out as JSON
     (``{"name": "toggle_roaming", "arguments": {}}``), names (a tool without required
     arguments) or asks for in words ("please turn off airplane mode", "restart your phone":
     :func:`match_instruction`), then reports the result.
@@ -85,7 +91,7 @@ class ScriptedUser:
     def __init__(self, goal_reached: Callable[[list[dict]], bool] | None = None, tools: list[dict] | None = None):
         self.goal_reached = goal_reached
         self.tools = {t["function"]["name"]: t["function"] for t in tools or ()}
-        self._known = self._reason = ""
+        self._known = self._reason = self._unknown = self._wanted = ""
         self._acted = False
 
     def reset(self, scenario: Mapping, seed: int | None = None) -> str:
@@ -93,8 +99,13 @@ class ScriptedUser:
         if isinstance(instructions, Mapping):
             self._reason = str(instructions.get("reason_for_call") or instructions.get("task_instructions") or "")
             self._known = str(instructions.get("known_info") or "")
+            self._unknown = str(instructions.get("unknown_info") or "")
+            self._wanted = " ".join(str(instructions.get(key) or "")
+                                    for key in ("reason_for_call", "known_info", "task_instructions"))
         else:
-            self._reason, self._known = str(instructions or ""), ""
+            self._reason, self._known, self._unknown = str(instructions or ""), "", ""
+            self._wanted = self._reason
+        self._reason, self._known = first_person(self._reason), first_person(self._known)
         return self._reason or "I need help."
 
     def respond(self, message: str, trajectory: list[dict]) -> str | dict:
@@ -112,11 +123,27 @@ class ScriptedUser:
             return TRANSFER
         if self.goal_reached is not None and self.goal_reached(trajectory):
             return STOP
+        asks_known = bool(content_words(message) & content_words(self._known))  # "confirm your user id?"
+        if CONFIRMATION.search(message) and (_action_kinds(message) or not asks_known):
+            if proposal_wanted(message, self._wanted):
+                return "Yes, please."
+            return f"No, that is not what I want. {self._reason}".strip()
         if "?" in message:
-            if re.search(r"\b(confirm|proceed|yes/no|shall i|should i|would you like)\b", message, re.I):
-                return "Yes, please go ahead."
-            return self._known or self._reason
-        return "Yes, please go ahead."
+            return self._answer(message)
+        return f"Okay. {self._reason}".strip()
+
+    def _answer(self, question: str) -> str:
+        """The sentences of what the user knows that share the most words with the question; all
+        of it when none shares one, unless the question asks about what the scenario says it does
+        not know."""
+        asked = content_words(question)
+        known = [s for s in SENTENCE_END.split(self._known) if s.strip()]
+        shared = [len(asked & content_words(s)) for s in known]
+        if any(shared):
+            return " ".join(s for s, n in zip(known, shared) if n == max(shared))
+        if self._unknown and asked & content_words(self._unknown):
+            return "I don't know that."
+        return self._known or self._reason
 
     def _instructed_call(self, message: str) -> dict | None:
         if not self.tools:
@@ -171,6 +198,114 @@ def match_instruction(message: str, names: Sequence[str]) -> str | None:
     return None
 
 
+#: A request to confirm a proposed action (τ-bench's and τ²'s policies ask before every write).
+CONFIRMATION = re.compile(r"\b(confirm|proceed|yes/no|shall i|should i|would you like me|do you want me|go ahead)\b",
+                          re.I)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: Words that say nothing about what a question asks for.
+STOPWORDS = frozenset("""a about all am an and any are as at be can could do does for from have help how i if in is it
+    me my of on or please provide share so tell that the this to us was we what when which who will with would you
+    your""".split())
+#: Kinds of change an agent may propose, each with the words that name it (whole words: "address" adds nothing).
+ACTION_KINDS = {
+    "cancel": "cancel cancels cancelled canceled cancelling canceling cancellation",
+    "book": "book books booked booking fly",
+    "change": "change changes changed changing modify modifies modified modifying modification update updates "
+              "updated updating switch switched switching",
+    "return": "return returns returned returning",
+    "exchange": "exchange exchanges exchanged exchanging swap swapped swapping",
+    "add": "add adds added adding",
+    "remove": "remove removes removed removing delete deletes deleted deleting",
+    "upgrade": "upgrade upgrades upgraded upgrading",
+    "downgrade": "downgrade downgrades downgraded downgrading",
+}
+#: Kinds of change that are changes of something the customer has (a proposal to "change" or "update" it fits).
+MODIFICATIONS = frozenset({"add", "remove", "upgrade", "downgrade", "exchange"})
+_ACTION_WORDS = {word: kind for kind, words in ACTION_KINDS.items() for word in words.split()}
+#: A token that may be an identifier: a run of letters, digits and ``_#@.-``; it is one when it has a
+#: digit and a letter or one of ``_#@`` (HAT136, #W2575533, task_1, credit_card_7815826), unlike an
+#: amount, a count, a date or a zip code.
+TOKEN = re.compile(r"[\w#@.\-]+")
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that carry meaning, lower case, without a plural ``s``."""
+    words = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if word not in STOPWORDS:
+            words.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return words
+
+
+def _action_kinds(text: str) -> set[str]:
+    return {_ACTION_WORDS[word] for word in re.findall(r"[a-z]+", text.lower()) if word in _ACTION_WORDS}
+
+
+def _shape(identifier: str) -> str:
+    return re.sub(r"\d", "9", re.sub(r"[^\W\d_]", "a", identifier))
+
+
+def _identifiers(text: str) -> set[str]:
+    tokens = (m.group(0).strip(".-").lower() for m in TOKEN.finditer(text))
+    return {token for token in tokens
+            if any(c.isdigit() for c in token) and any(c.isalpha() or c in "_#@" for c in token)}
+
+
+def proposal_wanted(message: str, scenario: str) -> bool:
+    """Whether what the agent proposes in ``message`` is what ``scenario`` (the user's
+    instructions) wants: every kind of change it proposes (cancel, book, change, return, ...)
+    is one the scenario asks for ("change" or "update" fits any change of something the user
+    has: adding bags, an exchange), and every identifier it names (a reservation, an order, a
+    card) is the scenario's own where the scenario names one of the same shape (HAT136 and
+    HAT245 have one shape; amounts, counts and dates are no identifiers)."""
+    wanted_kinds = _action_kinds(scenario)
+    if wanted_kinds & MODIFICATIONS:  # "update the reservation's bags" is how an agent may say "add two bags"
+        wanted_kinds.add("change")
+    if not _action_kinds(message) <= wanted_kinds:
+        return False
+    wanted = _identifiers(scenario)
+    shapes = {_shape(identifier) for identifier in wanted}
+    return all(identifier in wanted or _shape(identifier) not in shapes for identifier in _identifiers(message))
+
+
+#: Second-person words of a scenario and the customer's own, in the first person.
+_PRONOUNS = {"you are": "I am", "you were": "I was", "you're": "I'm", "you've": "I've", "you'll": "I'll",
+             "you'd": "I'd", "your": "my", "yours": "mine", "yourself": "myself", "yourselves": "ourselves",
+             "are you": "am I", "were you": "was I"}
+_SECOND_PERSON = re.compile(
+    r"\b(?:you(?:['’](?:re|ve|ll|d)|\s+are|\s+were)|are\s+you|were\s+you|yours(?:elf|elves)?|your|you)\b", re.I)
+#: Words after which "you" is an object ("asks you", "to you"); elsewhere it is the subject ("if you want").
+_OBJECT_BEFORE = frozenset("""to for with at from by about than of on upon toward towards into without against like
+    ask asks asked tell tells told give gives gave help helps helped call calls called contact contacts send sends
+    sent show shows offer offers offered let lets assist assists remind reminds inform informs thank thanks charge
+    charges refund refunds pay pays cost costs email emails transfer transfers allow allows want wants wanted need
+    needs expect expects encourage encourages persuade persuades convince convinces answer answers reply replies
+    put puts get gets make makes keep keeps give""".split())
+
+
+def first_person(text: str) -> str:
+    """A scenario written to the user ("You want to cancel your order. You are Mia.") as the
+    user says it ("I want to cancel my order. I am Mia.")."""
+
+    def replace(match: re.Match) -> str:
+        said = match.group(0)
+        words = said.lower().replace("’", "'").split()
+        if words == ["you"]:
+            before = text[max(0, match.start() - 40):match.start()]  # bounded: linear in the text
+            previous = re.search(r"([A-Za-z']+)\s*$", before)
+            previous = previous.group(1).lower() if previous is not None else ""
+            if previous == "thank":  # "thank you" is said to the agent
+                return said
+            mine = "me" if previous in _OBJECT_BEFORE else "I"
+        else:
+            mine = _PRONOUNS[" ".join(words)]
+        if said[0].isupper() and mine[0] != "I":
+            mine = mine[0].upper() + mine[1:]
+        return mine
+
+    return _SECOND_PERSON.sub(replace, text)
+
+
 class LLMUser:
     """A user played by a language model with τ²-bench's guidelines and stop signals.
 
@@ -219,19 +354,72 @@ class LLMUser:
         return text
 
 
+class ReplayUser:
+    """A user that says a recorded conversation's user turns, in order, whatever the agent says.
+
+    For re-scoring a recorded episode (``toolgym rescore``) and for any conversational env:
+    ``reset`` returns the first turn and each ``respond`` the next one. A turn is a text or,
+    in a dual-control env, a call of one of the user's own tools (``{"name": ...,
+    "arguments": {...}}``); the result of such a call is handed to the next ``respond``
+    (kept in :attr:`call_results`), which answers with the turn after it. Once the turns run
+    out the user stops (``###STOP###``).
+
+    Args:
+        turns: The user's turns of one conversation; :meth:`play` sets the next episode's.
+    """
+
+    def __init__(self, turns: Sequence[str | Mapping] = ()):
+        self.play(turns)
+
+    def play(self, turns: Sequence[str | Mapping]) -> None:
+        """Say ``turns`` in the next episode (after its ``reset``)."""
+        for turn in turns:
+            if not isinstance(turn, str) and not (isinstance(turn, Mapping) and isinstance(turn.get("name"), str)):
+                raise ValueError(f"a replayed user turn is a text or a tool call {{'name': ..., 'arguments': ...}}, "
+                                 f"got {turn!r:.80}")
+        self.turns = [turn if isinstance(turn, str) else {"name": turn["name"],
+                                                          "arguments": turn.get("arguments") or {}}
+                      for turn in turns]
+        self._next = 0
+        #: The results of the user's replayed tool calls in this episode, in order.
+        self.call_results: list[str] = []
+
+    def reset(self, scenario: Mapping, seed: int | None = None) -> str | dict:
+        self._next = 0
+        self.call_results = []
+        return self._say()
+
+    def respond(self, message: str, trajectory: list[dict]) -> str | dict:
+        if self._next > 0 and not isinstance(self.turns[self._next - 1], str):
+            self.call_results.append(message)  # the result of the call just replayed
+        return self._say()
+
+    def _say(self) -> str | dict:
+        if self._next >= len(self.turns):
+            return STOP
+        self._next += 1
+        return self.turns[self._next - 1]
+
+
 def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = None, tools: list[dict] | None = None,
               **options) -> Any:
     """A user from a spec (see the module docstring), or ``spec`` itself when it is a user object.
 
     Args:
-        spec: ``"scripted"``, ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``, ``"module:Class"`` or a user.
+        spec: ``"scripted"``, ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``, ``"replay"``,
+            ``{"replay": [turn, ...]}``, ``"module:Class"`` or a user.
         goal_reached: The task's goal check, for the scripted user.
         tools: The user's own tools (OpenAI schemas) in a dual-control env, for the built-in users.
-        options: For LLM users: ``temperature``, ``top_p``, ``max_new_tokens``, ``seed``, ``backend_kwargs``.
+        options: For LLM users: ``temperature``, ``top_p``, ``max_new_tokens``, ``seed``, ``backend_kwargs``;
+            for ``"replay"``: ``turns``, the recorded user turns (:class:`ReplayUser`).
 
     Raises:
         ValueError: The spec names no known kind of user, or its class lacks reset/respond.
     """
+    if isinstance(spec, Mapping) and set(spec) == {"replay"}:
+        return ReplayUser(spec["replay"])
+    if spec == "replay":
+        return ReplayUser(options.get("turns") or ())
     if not isinstance(spec, str):
         if not (callable(getattr(spec, "reset", None)) and callable(getattr(spec, "respond", None))):
             raise ValueError(f"user {spec!r}: a user object needs reset(scenario, seed) and respond(message, "
@@ -251,5 +439,5 @@ def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = Non
         from toolgym.agents import load_agent_class
         cls = load_agent_class(spec)
         return make_user(cls(), goal_reached)
-    raise ValueError(f"unknown user {spec!r}: use 'scripted', 'llm:hf:MODEL', 'llm:openai:URL#MODEL' or "
+    raise ValueError(f"unknown user {spec!r}: use 'scripted', 'llm:hf:MODEL', 'llm:openai:URL#MODEL', 'replay' or "
                      f"module.path:Class")

@@ -1,5 +1,5 @@
-"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``view``, ``play``, ``complexity``, ``judge``
-and ``serve``."""
+"""The ``toolgym`` command: ``list``, ``eval``, ``report``, ``view``, ``play``, ``complexity``, ``judge``,
+``serve`` and ``rescore``."""
 
 from __future__ import annotations
 
@@ -171,6 +171,21 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--max-new-tokens", type=int, default=256, help="tokens per judgement at most (default 256)")
     jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                     help="backend option, e.g. device=cuda (repeatable)")
+
+    rs = _subparser(sub, "rescore", "replay the runs of a τ-bench or τ²-bench results file (the original harness's "
+                                    "trajectories) through toolgym's env and compare each run's reward with the "
+                                    "recorded one; pass^k per domain from both")
+    rs.add_argument("file", metavar="FILE", help="a results file written by τ-bench (run.py) or τ²-bench (tau2 run)")
+    rs.add_argument("--format", required=True, choices=["tau-bench", "tau2"], dest="file_format",
+                    help="tau-bench: a JSON list of {task_id, trial, reward, info, traj}, replayed in TauBench-v0; "
+                         "tau2: τ²'s results JSON with simulations[], replayed in Tau2-v0")
+    rs.add_argument("--domain", help="the domain (default: the file's; τ-bench files say it only in their policy)")
+    rs.add_argument("--split", help="tau-bench: the task split the runs used (default test)")
+    rs.add_argument("--data-dir", dest="data_dir", help="folder of the official data (default: $TOOLGYM_DATA)")
+    rs.add_argument("--judge", metavar="hf:MODEL|openai:URL#MODEL",
+                    help="tau2: a model to judge NL assertions (default: the verdicts the file recorded)")
+    rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
+    rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
     sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
                                   "(WebShop-v0, the way its human demonstrations were collected), or any env "
@@ -739,8 +754,38 @@ def judge_command(args) -> int:
     return run(args)
 
 
+def rescore_command(args) -> int:
+    """``toolgym rescore``: see :mod:`toolgym.eval.rescore`. Exit code 1 when no run could be replayed."""
+    from pathlib import Path
+
+    from toolgym.eval.rescore import pass_hat_by_domain, pass_hat_rows, rescore, format_rescore_table
+    from toolgym.eval.runner import SUMMARY_KEY, write_record
+
+    if args.out and Path(args.out).is_file() and Path(args.out).stat().st_size > 0 and not args.overwrite:
+        raise ValueError(f"{args.out} already holds results: pass --overwrite to replace the file, or another --out")
+    if args.judge and args.file_format != "tau2":
+        raise ValueError("--judge scores τ²'s NL assertions; τ-bench runs have none")
+    records, runs = rescore(args.file, args.file_format, domain=args.domain, split=args.split, data_dir=args.data_dir,
+                            judge=args.judge)
+    print(format_rescore_table(args.file, args.file_format, records, runs))
+    if args.out:
+        toolgym_rows, recorded_rows = pass_hat_rows(records, runs)
+        with open(args.out, "w", encoding="utf-8") as sink:
+            for record in records:
+                write_record(sink, record)
+            write_record(sink, {"env": runs[0].env_id, "agent": records[0]["agent"], SUMMARY_KEY: "pass^k",
+                                "pass^k": pass_hat_by_domain(toolgym_rows),
+                                "recorded_pass^k": pass_hat_by_domain(recorded_rows)})
+        print(f"{args.out}: {len(records)} run(s)")
+    if not any(record.get("rescore") for record in records):
+        first = records[0].get("error")
+        print(f"toolgym: error: {args.file}: no run could be replayed (first: {first})", file=sys.stderr)
+        return 1
+    return 0
+
+
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command, "view": view_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,627 @@
+"""``toolgym rescore``: score the trajectory files that τ-bench and τ²-bench write, with toolgym's envs.
+
+Researchers check published numbers by scoring the recorded conversations again (τ²-bench ships
+``tau2 evaluate-trajs`` for this). ``rescore`` reads a file in the original harness's own format,
+replays every run through the env (each tool call and message of the agent as recorded, the
+user's turns as recorded, through :class:`~toolgym.envs.users.ReplayUser`) and compares the
+reward toolgym gives with the recorded one.
+
+Without a judge (``--judge``) Tau2-v0 does not score NL assertions; where a run's recorded
+``reward_info`` has the judge's verdict, toolgym's reward for the comparison and pass^k is its
+reward without the judge times that verdict (marked "NL as recorded"), else the run is
+``unscored``.
+
+Formats:
+
+- ``tau2``: τ²-bench's results JSON (``Results``: ``info``, ``tasks``, ``simulations``), each
+  simulation with ``task_id``, ``trial``, ``messages`` (``assistant`` / ``user`` / ``tool``;
+  tool calls as ``{id, name, arguments, requestor}``, tool results with the call's ``id``),
+  ``reward_info`` (``reward``, ``reward_breakdown``, ``db_check``, ``action_checks``,
+  ``communicate_checks``, ``env_assertions``, ``nl_assertions``) and ``termination_reason``.
+  Env ``Tau2-v0``, official tasks; the domain is ``info.environment_info.domain_name``
+  (``telecom-workflow``, telecom with another agent policy, replays in telecom).
+- ``tau-bench``: τ-bench's (v1) results, a JSON list of ``{task_id, trial, reward, info, traj}``
+  with ``traj`` the agent's messages: OpenAI tool calls (the tool-calling agent; v1 runs the
+  first call of a message, and keeps only it) or ReAct text (``Action: {"name", "arguments"}``,
+  the result in the next user message after ``API output:``). Env ``TauBench-v0``, official
+  tasks of ``split``, v1's ``task_id`` the task's index; the domain is read from the policy
+  (the system message) unless given.
+
+How a run is replayed: the messages before the user's first turn (τ²'s greeting, or the task's
+message history, counted from the file's ``tasks``) are the env's own start. Each tool call of
+the agent is one step and its output is compared with the recorded one (equal text, or equal
+JSON); each text message is one step, which the replay user answers with the user's next
+recorded turns (its own tool calls included, dual control). The env is given as many steps
+as the run has, so a run that ended without a stop (τ²'s ``max_steps``, ``too_many_errors``)
+ends by truncation there and scores 0, as in the original. A message with both text and tool
+calls is replayed as its tool calls: τ-bench ignores such text; τ²'s COMMUNICATE check reads it,
+and Tau2-v0 takes text or calls in one step, so such a τ² run may differ there (the table names
+the component).
+
+A results file is data: it chooses no code (the env id comes from ``--format``, the domain
+must be one the env has, the user is always the replay user), its size is bounded
+(:data:`MAX_FILE_BYTES`), its fields are type-checked, and each run's replay is bounded by its
+own length. A file that cannot be read is one ``ValueError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+import toolgym
+from toolgym.envs.users import ReplayUser
+from toolgym.eval.passk import pass_hat_k
+from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, make_env, run_header
+
+FORMATS = ("tau-bench", "tau2")
+#: The env each format's runs are replayed in.
+FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0"}
+#: The domains each env has (a results file may name only these).
+DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": ("airline", "retail", "telecom", "mock")}
+#: τ² domains that are another's with a different agent policy: tools, tasks and grading are the other's,
+#: and the policy is what the recorded agent read, so the run replays there.
+TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
+#: The largest file read (τ²'s leaderboard files of four trials are tens of MB).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+#: τ-bench's and τ²-bench's success: a reward within 1e-6 of 1.
+SUCCESS_TOLERANCE = 1e-6
+#: How a run's toolgym reward compares with the recorded one ("unscored": toolgym needs a judge for a
+#: component of it; "error": the run could not be replayed).
+VERDICTS = ("agree", "differ", "unscored", "error")
+#: How an episode ends, in τ²'s words and Tau2-v0's (``info["metrics"]["termination"]``).
+TERMINATIONS = ("user_stop", "agent_stop", "max_steps", "too_many_errors")
+#: τ²'s terminations left out of pass^k (its metrics drop infrastructure failures).
+EXCLUDED_TERMINATIONS = ("infrastructure_error",)
+#: τ²'s reward types and toolgym's metric names for them (Tau2-v0's ``info["metrics"]``).
+TAU2_COMPONENTS = {"DB": "db", "ACTION": "action", "COMMUNICATE": "communicate", "ENV_ASSERTION": "env_assertion",
+                   "NL_ASSERTION": "nl_assertion"}
+#: τ-bench's reward parts, under the same names in TauBench-v0's metrics.
+TAU_BENCH_COMPONENTS = ("r_actions", "r_outputs")
+#: The first line of each domain's τ-bench policy (the system message of a run).
+TAU_BENCH_POLICIES = {"airline": re.compile(r"#\s*airline agent policy", re.I),
+                      "retail": re.compile(r"#\s*retail agent policy", re.I)}
+
+
+@dataclass
+class ToolStep:
+    """A tool call of the agent and the output recorded for it (None: no output was recorded)."""
+
+    name: str
+    arguments: Any
+    output: str | None
+    message: int  # index of the call's message in the recorded conversation
+
+
+@dataclass
+class TextStep:
+    """A message of the agent to the user."""
+
+    text: str
+    message: int
+
+
+@dataclass
+class RecordedRun:
+    """One run of a results file, as toolgym replays it."""
+
+    env_id: str
+    domain: str
+    task_id: str
+    trial: int
+    reset_options: dict
+    steps: list[ToolStep | TextStep]
+    user_turns: list[str | dict]
+    user_call_outputs: list[str | None]
+    reward: float
+    components: dict[str, float]  # toolgym's metric names -> the recorded values
+    termination: str | None = None
+    env_kwargs: dict = field(default_factory=dict)
+
+
+class _Fields(BaseModel):
+    """The fields of the original's records that rescore reads, type-checked (the others are left out)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Tau2Call(_Fields):
+    id: str = ""
+    name: str
+    arguments: dict[str, Any] = {}
+    requestor: str = "assistant"
+
+
+class _Tau2Message(_Fields):
+    role: str
+    content: str | None = None
+    tool_calls: list[_Tau2Call] | None = None
+    id: str | None = None
+    requestor: str | None = None
+
+
+class _Tau2Simulation(_Fields):
+    task_id: str | int
+    trial: int = 0
+    messages: list[_Tau2Message]
+    reward_info: dict[str, Any] | None = None
+    termination_reason: str | None = None
+
+
+class _Tau2InitialState(_Fields):
+    message_history: list[Any] | None = None
+
+
+class _Tau2Task(_Fields):
+    id: str | int
+    initial_state: _Tau2InitialState | None = None
+
+
+class _Tau2Results(_Fields):
+    info: dict[str, Any] | None = None
+    tasks: list[_Tau2Task] = []
+    simulations: list[_Tau2Simulation]
+
+
+class _OpenAIFunction(_Fields):
+    name: str
+    arguments: str | dict[str, Any] = "{}"
+
+
+class _OpenAICall(_Fields):
+    id: str = ""
+    function: _OpenAIFunction
+
+
+class _TauBenchMessage(_Fields):
+    role: str
+    content: str | None = None
+    tool_calls: list[_OpenAICall] | None = None
+    tool_call_id: str | None = None
+
+
+class _TauBenchRun(_Fields):
+    task_id: int
+    trial: int = 0
+    reward: float
+    info: dict[str, Any] = {}
+    traj: list[_TauBenchMessage]
+
+
+def read_runs(path: str | Path, file_format: str, domain: str | None = None,
+              split: str | None = None) -> list[RecordedRun]:
+    """The runs of a τ-bench or τ²-bench results file.
+
+    Args:
+        path: The file.
+        file_format: ``"tau-bench"`` or ``"tau2"``.
+        domain: The domain, when the file does not say it (or to override what it says).
+        split: τ-bench: the task split the run used (default ``"test"``).
+
+    Raises:
+        ValueError: ``PATH: what is wrong`` for a file that is too large, not JSON, not in the
+            format, or names a domain the env does not have.
+    """
+    if file_format not in FORMATS:
+        raise ValueError(f"{path}: unknown format {file_format!r}; use one of {', '.join(FORMATS)}")
+    data = _load_json(Path(path))
+    if file_format == "tau2":
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: not τ²-bench results: a JSON object with 'simulations', got a JSON "
+                             f"{_json_kind(data)}")
+        return _tau2_runs(path, _validated(path, _Tau2Results, data, "τ²-bench results", ""), domain)
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: not τ-bench results: a JSON list of runs, got a JSON {_json_kind(data)}")
+    return [_tau_bench_run(path, n, _validated(path, _TauBenchRun, run, "τ-bench results", f"{n}."), domain,
+                           split or "test") for n, run in enumerate(data)]
+
+
+def _json_kind(value: Any) -> str:
+    kinds = ((dict, "object"), (list, "list"), (str, "string"), (bool, "boolean"), (int | float, "number"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "null")
+
+
+def _validated(path, model: type[BaseModel], value: Any, what: str, prefix: str):
+    """``value`` checked against ``model``; ValueError naming the first wrong field (``0.traj.3.role``)."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = prefix + ".".join(str(p) for p in error["loc"])
+        message = error["msg"].split(" or instance of ")[0]
+        raise ValueError(f"{path}: not {what}: {where.rstrip('.') or 'the file'}: {message}") from None
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB, the most rescore reads")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text; a results file is JSON") from None
+    # The records rescore writes must stay readable by report (results lines nest at most MAX_RECORD_DEPTH).
+    if text.count("[") + text.count("{") > MAX_RECORD_DEPTH and _text_depth_over(text, MAX_RECORD_DEPTH):
+        raise ValueError(f"{path}: nested deeper than {MAX_RECORD_DEPTH} levels; not a results file")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+
+
+def _checked_domain(path, env_id: str, domain: Any, how: str) -> str:
+    if not isinstance(domain, str) or domain not in DOMAINS[env_id]:
+        shown = json.dumps(domain, default=str)[:60]
+        raise ValueError(f"{path}: {how} {shown}, not one of {env_id}'s domains ({', '.join(DOMAINS[env_id])}); "
+                         f"pass --domain")
+    return domain
+
+
+# -- τ²-bench --------------------------------------------------------------------------------
+def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[RecordedRun]:
+    if domain is None:
+        environment = (results.info or {}).get("environment_info")
+        named = environment.get("domain_name") if isinstance(environment, Mapping) else None
+        named = TAU2_DOMAIN_ALIASES.get(named, named) if isinstance(named, str) else named
+        domain = _checked_domain(path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
+    else:
+        domain = _checked_domain(path, "Tau2-v0", domain, "--domain is")
+    histories = {str(task.id): len(task.initial_state.message_history or ()) if task.initial_state else 0
+                 for task in results.tasks}
+    runs = []
+    for simulation in results.simulations:
+        task_id = str(simulation.task_id)
+        messages = simulation.messages
+        start = histories.get(task_id, 0)
+        if start == 0 and messages and messages[0].role == "assistant" and not messages[0].tool_calls:
+            start = 1  # τ²'s greeting, which the env says itself
+        outputs = {m.id: m.content for m in messages if m.role == "tool" and m.id}
+        steps: list[ToolStep | TextStep] = []
+        turns: list[str | dict] = []
+        user_outputs: list[str | None] = []
+        for n, message in enumerate(messages[start:], start):
+            if message.role == "assistant":
+                if message.tool_calls:
+                    steps += [ToolStep(c.name, c.arguments, outputs.get(c.id), n) for c in message.tool_calls]
+                else:
+                    steps.append(TextStep(message.content or "", n))
+            elif message.role == "user":
+                if message.tool_calls:
+                    for call in message.tool_calls:
+                        turns.append({"name": call.name, "arguments": call.arguments})
+                        user_outputs.append(outputs.get(call.id))
+                else:
+                    turns.append(message.content or "")
+        reward_info = simulation.reward_info or {}
+        runs.append(RecordedRun(
+            env_id=FORMAT_ENVS["tau2"], domain=domain, task_id=task_id, trial=simulation.trial,
+            reset_options={"task_id": task_id}, steps=steps, user_turns=turns, user_call_outputs=user_outputs,
+            reward=_number(reward_info.get("reward"), 0.0), components=_tau2_components(reward_info),
+            termination=simulation.termination_reason,
+            env_kwargs={"domain": domain, "tasks": "official"}))
+    return runs
+
+
+def _tau2_components(reward_info: Mapping) -> dict[str, float]:
+    """The recorded value of each τ² reward component: ``reward_breakdown`` where it has one,
+    else from the checks (every check met)."""
+    components: dict[str, float] = {}
+    checks = {"ACTION": ("action_checks", "action_match"), "COMMUNICATE": ("communicate_checks", "met"),
+              "ENV_ASSERTION": ("env_assertions", "met"), "NL_ASSERTION": ("nl_assertions", "met")}
+    for kind, (key, flag) in checks.items():
+        items = reward_info.get(key)
+        if isinstance(items, list) and items and all(isinstance(i, Mapping) for i in items):
+            components[TAU2_COMPONENTS[kind]] = float(all(i.get(flag) is True for i in items))
+    db_check = reward_info.get("db_check")
+    if isinstance(db_check, Mapping) and isinstance(db_check.get("db_match"), bool):
+        components["db"] = float(db_check["db_match"])
+    breakdown = reward_info.get("reward_breakdown")
+    if isinstance(breakdown, Mapping):
+        for kind, value in breakdown.items():
+            if kind in TAU2_COMPONENTS and _number(value) is not None:
+                components[TAU2_COMPONENTS[kind]] = float(value)
+    return components
+
+
+def _number(value: Any, default: float | None = None) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return default
+    return float(value)
+
+
+# -- τ-bench (v1) ----------------------------------------------------------------------------
+def _tau_bench_run(path, index: int, run: _TauBenchRun, domain: str | None, split: str) -> RecordedRun:
+    if domain is None:
+        policy = run.traj[0].content if run.traj and run.traj[0].role == "system" else None
+        named = next((d for d, pattern in TAU_BENCH_POLICIES.items() if policy and pattern.search(policy[:200])), None)
+        domain = _checked_domain(path, "TauBench-v0", named,
+                                 f"run {index}: the domain read from its policy (system message) is")
+    else:
+        domain = _checked_domain(path, "TauBench-v0", domain, "--domain is")
+    traj = run.traj
+    react = not any(m.tool_calls for m in traj) and any(
+        m.role == "assistant" and "Action:" in (m.content or "") for m in traj)
+    steps, turns = (_react_steps if react else _tool_calling_steps)(traj)
+    reward_info = run.info.get("reward_info")
+    parts = reward_info.get("info") if isinstance(reward_info, Mapping) else None
+    components = {key: float(parts[key]) for key in TAU_BENCH_COMPONENTS
+                  if isinstance(parts, Mapping) and isinstance(parts.get(key), bool | int | float)}
+    return RecordedRun(env_id=FORMAT_ENVS["tau-bench"], domain=domain, task_id=str(run.task_id), trial=run.trial,
+                       reset_options={"task_index": run.task_id}, steps=steps, user_turns=turns, user_call_outputs=[],
+                       reward=_number(run.reward, 0.0), components=components,
+                       env_kwargs={"domain": domain, "tasks": "official", "split": split})
+
+
+def _tool_calling_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
+    """The tool-calling agent's steps: each message's first call whose output was recorded
+    (v1 runs one call a message), or its text."""
+    outputs = {m.tool_call_id: m.content for m in traj if m.role == "tool" and m.tool_call_id}
+    steps: list[ToolStep | TextStep] = []
+    turns = [m.content or "" for m in traj if m.role == "user"]
+    for n, message in enumerate(traj):
+        if message.role != "assistant":
+            continue
+        if message.tool_calls:
+            call = message.tool_calls[0]
+            steps.append(ToolStep(call.function.name, _arguments(call.function.arguments), outputs.get(call.id), n))
+        else:
+            steps.append(TextStep(message.content or "", n))
+    return steps, turns
+
+
+API_OUTPUT = "API output: "
+
+
+def _react_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
+    """The ReAct / Act agent's steps: the JSON after the last ``Action:`` of each message (v1's
+    parse: a ``respond`` action or text that is not an action is a message to the user). The
+    user message after a tool action is its output (after ``API output:``); every other user
+    message is a turn of the user."""
+    steps: list[ToolStep | TextStep] = []
+    for n, message in enumerate(traj):
+        if message.role != "assistant":
+            continue
+        text = (message.content or "").rsplit("Action:", 1)[-1].strip()
+        try:
+            action = json.loads(text)
+        except (ValueError, RecursionError):
+            action = None
+        if isinstance(action, dict) and isinstance(action.get("name"), str) and action["name"] != "respond":
+            following = traj[n + 1].content or "" if n + 1 < len(traj) and traj[n + 1].role == "user" else ""
+            output = following[len(API_OUTPUT):] if following.startswith(API_OUTPUT) else None
+            steps.append(ToolStep(action["name"], action.get("arguments") or {}, output, n))
+        else:
+            arguments = action.get("arguments") if isinstance(action, dict) else None
+            reply = arguments.get("content") if isinstance(arguments, dict) else None
+            steps.append(TextStep(reply if isinstance(reply, str) else text, n))
+    outputs_at = {step.message + 1 for step in steps if isinstance(step, ToolStep)}
+    turns = [m.content or "" for n, m in enumerate(traj) if m.role == "user" and n not in outputs_at]
+    return steps, turns
+
+
+def _arguments(arguments: str | dict) -> Any:
+    if isinstance(arguments, dict):
+        return arguments
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except (ValueError, RecursionError):
+        return arguments  # replayed as recorded: the env reports arguments it cannot read
+
+
+# -- replay ----------------------------------------------------------------------------------
+def same_output(recorded: str | None, replayed: str) -> bool:
+    """Whether a replayed tool output says what the recorded one does: equal text, or equal JSON."""
+    if recorded is None or recorded.strip() == replayed.strip():  # None: no output was recorded to compare
+        return True
+    try:
+        return json.loads(recorded) == json.loads(replayed)
+    except (ValueError, RecursionError):
+        return False
+
+
+def replay_run(env, user, run: RecordedRun) -> dict:
+    """Replay ``run`` in ``env`` (made with ``user``, a ReplayUser); the episode's record fields
+    and ``rescore``: the recorded reward and components, the verdict, the differing components
+    and the first step whose tool output differs from the recorded one."""
+    base = env.unwrapped
+    user.play(run.user_turns)
+    base.max_steps = max(1, len(run.steps))  # the run's own length: a run that did not stop ends here
+    observation, info = env.reset(seed=0, options=run.reset_options)  # the replay draws nothing at random
+    record: dict[str, Any] = {"task_id": info.get("task_id", run.task_id), "split": info.get("split"),
+                              "trial": run.trial, "metrics": None, "trajectory": [], "return": 0.0}
+    first_difference = None
+    user_calls_seen = 0
+    outputs = {"compared": 0, "equal": 0}  # recorded tool outputs compared with the replayed ones
+    user_calls = [turn for turn in run.user_turns if isinstance(turn, dict)]
+    for number, step in enumerate(run.steps, 1):
+        action = ({"name": step.name, "arguments": step.arguments} if isinstance(step, ToolStep) else step.text)
+        observation, reward, terminated, truncated, info = env.step(action)
+        record["trajectory"].append({"action": action, "observation": observation, "reward": reward})
+        record["return"] += reward
+        compared = []  # (requestor, tool, recorded, replayed) of this step's calls, the agent's then the user's
+        if isinstance(step, ToolStep):
+            compared.append(("assistant", step.name, step.output, observation))
+        for i in range(user_calls_seen, len(user.call_results)):
+            recorded = run.user_call_outputs[i] if i < len(run.user_call_outputs) else None
+            compared.append(("user", user_calls[i]["name"] if i < len(user_calls) else "?", recorded,
+                             user.call_results[i]))
+        user_calls_seen = len(user.call_results)
+        compared = [c for c in compared if c[2] is not None]
+        differences = [c for c in compared if not same_output(c[2], c[3])]
+        outputs["compared"] += len(compared)
+        outputs["equal"] += len(compared) - len(differences)
+        if first_difference is None and differences:
+            requestor, name, recorded, replayed = differences[0]
+            first_difference = {"step": number, "message": step.message, "tool": name, "requestor": requestor,
+                                "recorded": recorded, "toolgym": replayed}
+        if terminated or truncated:
+            break
+    record["metrics"] = info.get("metrics")
+    replayed_steps = len(record["trajectory"])
+    record["rescore"] = _comparison(run, record["metrics"], first_difference, len(run.steps) - replayed_steps)
+    record["rescore"]["tool_outputs"] = outputs
+    return record
+
+
+def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dict | None, unreplayed: int) -> dict:
+    metrics = metrics or {}
+    reward = _number(metrics.get("reward"), 0.0)
+    differing = [f"{key} (toolgym {float(metrics[key]):g}, recorded {value:g})"
+                 for key, value in run.components.items()
+                 if _number(metrics.get(key)) is not None and float(metrics[key]) != value]
+    termination = metrics.get("termination")
+    if run.termination in TERMINATIONS and termination in TERMINATIONS and termination != run.termination:
+        differing.append(f"termination (toolgym {termination}, recorded {run.termination})")
+    unscored = [c for c in metrics.get("unscored") or () if isinstance(c, str)]
+    nl_as_recorded = unscored == ["NL_ASSERTION"] and "nl_assertion" in run.components
+    if nl_as_recorded:  # no judge here: the recorded judge's verdict stands in for toolgym's
+        reward = _number(metrics.get("reward_without_judge"), 0.0) * run.components["nl_assertion"]
+        unscored = []
+    if abs(reward - run.reward) <= SUCCESS_TOLERANCE:
+        verdict = "agree"
+    elif unscored:
+        verdict = "unscored"  # a component toolgym cannot score here (NL assertions without a judge)
+    else:
+        verdict = "differ"
+    return {"recorded_reward": run.reward, "recorded": run.components, "reward": reward, "verdict": verdict,
+            "nl_assertion_as_recorded": nl_as_recorded,
+            "differing": differing, "unscored": unscored, "first_tool_difference": first_difference,
+            "recorded_termination": run.termination, "termination": termination,
+            "unreplayed_steps": unreplayed}
+
+
+def is_success(reward: float) -> bool:
+    return reward >= 1 - SUCCESS_TOLERANCE
+
+
+def pass_hat_by_domain(rows: Sequence[tuple[str, str, float]]) -> dict[str, dict[str, float]]:
+    """pass^1..pass^k per domain from ``(domain, task_id, reward)`` rows, k up to the fewest
+    trials any task of the domain has (τ²-bench's rule)."""
+    domains: dict[str, dict[str, list[bool]]] = {}
+    for domain, task_id, reward in rows:
+        domains.setdefault(domain, {}).setdefault(task_id, []).append(is_success(reward))
+    return {domain: {f"pass^{k}": pass_hat_k(tasks, k) for k in range(1, min(map(len, tasks.values())) + 1)}
+            for domain, tasks in domains.items()}
+
+
+def rescore(path: str | Path, file_format: str, domain: str | None = None, split: str | None = None,
+            data_dir: str | None = None, judge: str | None = None) -> tuple[list[dict], list[RecordedRun]]:
+    """Replay every run of a results file; the toolgym records (one per run, in the file's order,
+    with ``rescore`` fields; a run that could not be replayed has ``error``) and the runs.
+    ``judge`` (``hf:MODEL`` or ``openai:URL#MODEL``, from the command line, never the file)
+    scores Tau2-v0's NL assertions.
+
+    Raises:
+        ValueError: for a file that cannot be read (``PATH: ...``) or an env that cannot be made.
+    """
+    runs = read_runs(path, file_format, domain, split)
+    if not runs:
+        raise ValueError(f"{path}: holds no runs")
+    return rescore_runs(runs, str(path), data_dir, judge), runs
+
+
+def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None = None,
+                 judge: str | None = None) -> list[dict]:
+    """The toolgym records of ``runs`` (see :func:`rescore`), read from the file ``source``."""
+    envs: dict[tuple, tuple[Any, ReplayUser, dict]] = {}
+    records = []
+    trials: dict[tuple[str, str], int] = {}
+    for run in runs:
+        trials[run.domain, run.task_id] = trials.get((run.domain, run.task_id), 0) + 1
+    for run in runs:
+        key = (run.env_id, json.dumps(run.env_kwargs, sort_keys=True))
+        if key not in envs:
+            if run.env_id not in toolgym.ENV_IDS:
+                raise ValueError(f"{source}: its runs are replayed in {run.env_id}, which this toolgym does not have")
+            user = ReplayUser()
+            kwargs = {**run.env_kwargs, **({"data_dir": data_dir} if data_dir else {}),
+                      **({"judge": judge} if judge else {})}
+            env = make_env(run.env_id, {**kwargs, "user": user})
+            header = run_header(run.env_id, env, f"recorded:{Path(source).name}", 0,
+                                {**run.env_kwargs, "user": "replay"}, None)
+            envs[key] = (env, user, header)
+        env, user, header = envs[key]
+        record = {**header, "task_id": run.task_id, "trial": run.trial,
+                  "trials": trials[run.domain, run.task_id], "domain": run.domain}
+        if not run.steps:
+            record.update(metrics=None, error="the run has no action of the agent to replay")
+        else:
+            try:
+                record.update(replay_run(env, user, run))
+            except (ValueError, KeyError, TypeError) as exc:  # an unknown task id, a turn the env refuses
+                record.update(metrics=None, error=str(exc.args[0] if exc.args else exc))
+        records.append(record)
+    return records
+
+
+def format_rescore_table(path: str | Path, file_format: str, records: Sequence[dict],
+                         runs: Sequence[RecordedRun]) -> str:
+    """Per run: toolgym's reward against the recorded one; then pass^k per domain from both."""
+    head = ["run", "domain", "task", "trial", "recorded", "toolgym", "verdict", "differing",
+            "first differing tool output"]
+    body = []
+    counts: dict[str, int] = {}
+    for n, (record, run) in enumerate(zip(records, runs), 1):
+        comparison = record.get("rescore")
+        if comparison is None:
+            verdict, toolgym_reward, differing, first = "error", "-", record.get("error", ""), "-"
+        else:
+            verdict = comparison["verdict"]
+            toolgym_reward = f"{comparison['reward']:g}" + (" (NL as recorded)" if comparison.get(
+                "nl_assertion_as_recorded") else "")
+            differing = "; ".join(comparison["differing"]) or "-"
+            found = comparison["first_tool_difference"]
+            first = (f"step {found['step']} ({found['tool']}, called in message {found['message']})" if found else "-")
+        counts[verdict] = counts.get(verdict, 0) + 1
+        body.append([str(n), run.domain, run.task_id, str(run.trial), f"{run.reward:g}", toolgym_reward, verdict,
+                     differing, first])
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(head)]
+    summary = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS if verdict in counts)
+    compared = [r["rescore"]["tool_outputs"] for r in records if r.get("rescore")]
+    equal = f"{sum(c['equal'] for c in compared)} of {sum(c['compared'] for c in compared)}"
+    lines = [f"{path}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}; "
+             f"{equal} recorded tool outputs equal",
+             "  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body]
+    lines += ["", *format_pass_hat(records, runs)]
+    return "\n".join(lines)
+
+
+def pass_hat_rows(records: Sequence[dict], runs: Sequence[RecordedRun]) -> tuple[list, list]:
+    """``(domain, task_id, reward)`` rows of toolgym and of the recording, over the runs toolgym
+    scored (τ²'s infrastructure failures left out, as its metrics do)."""
+    toolgym_rows, recorded_rows = [], []
+    for record, run in zip(records, runs):
+        if record.get("rescore") is None or run.termination in EXCLUDED_TERMINATIONS:
+            continue
+        toolgym_rows.append((run.domain, run.task_id, record["rescore"]["reward"]))
+        recorded_rows.append((run.domain, run.task_id, run.reward))
+    return toolgym_rows, recorded_rows
+
+
+def format_pass_hat(records: Sequence[dict], runs: Sequence[RecordedRun]) -> list[str]:
+    toolgym_rows, recorded_rows = pass_hat_rows(records, runs)
+    ours, theirs = pass_hat_by_domain(toolgym_rows), pass_hat_by_domain(recorded_rows)
+    if not ours:
+        return ["pass^k: no run was scored"]
+    k = max(len(values) for values in ours.values())
+    head = ["domain", "from", *(f"pass^{i}" for i in range(1, k + 1))]
+    body = []
+    for domain in ours:
+        for source, table in (("recorded", theirs), ("toolgym", ours)):
+            body.append([domain, source, *(f"{100 * table[domain][f'pass^{i}']:.1f}" if f"pass^{i}" in table[domain]
+                                           else "-" for i in range(1, k + 1))])
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(head)]
+    return ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths),
+            *("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body)]
