@@ -1,14 +1,15 @@
 """``toolgym view RESULTS.jsonl [--against OTHER.jsonl] [--html OUT]``: a results file as a web page.
 
-The page (the Jinja2 template ``toolgym/assets/templates/viewer.html``) lists the episodes with filters (env, split, agent,
-success, task id), 50 a page, and shows the one chosen as a timeline: the prompt, each action,
-observation and reward, the LLM's tokens and logprobs where the record has them, the metrics at
-the end and what the episode changed in the world's rows (the record's ``world_diff``).
+The page (the Jinja2 template ``toolgym/assets/templates/viewer.html``) lists the episodes with
+filters (env, split, agent, success, task id), 50 a page, and shows the one chosen as a timeline:
+the prompt, each action, observation and reward, the LLM's tokens and logprobs where the record
+has them, the metrics at the end and what the episode changed in the world's rows (the record's
+``world_diff``).
 ``--against`` puts the episode of the same env and task from another results file beside it.
 The records are read with :func:`toolgym.eval.runner.read_numbered_results` (checked: a results
 file is untrusted input) and drawn by the page's script with ``textContent``, never as markup. The
 page's data is JSON in a script element, written by Jinja2's ``tojson``, which writes ``<``, ``>``,
-``&`` and ``'`` as ``\u003c``...: no text of the file can end or comment out the element. Values
+``&`` and ``'`` as ``\\u003c``...: no text of the file can end or comment out the element. Values
 a browser's JSON cannot hold (NaN, Infinity, integers past 2**53) reach the page as text, and a
 success that is not a number is shown as its JSON text.
 
@@ -36,9 +37,9 @@ from toolgym.eval.runner import read_numbered_results
 
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
 RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
-# Where a line may hold a value a browser's JSON.parse cannot keep: NaN, Infinity, a long integer (JSON.parse
-# reads 10**400 as Infinity, 2**53 + 1 as 2**53). Such a record is rewritten with those values as text.
-NOT_BROWSER_JSON = re.compile(r"NaN|Infinity|\d{16}")
+# A line that may hold a number a browser's JSON.parse cannot keep (JSON.parse reads 10**400 as Infinity,
+# 2**53 + 1 as 2**53; NaN and Infinity it refuses) is rewritten with those numbers as text.
+LONG_NUMBER = re.compile(r"[0-9]{16}", re.ASCII)
 SHOWN_CHARS = 40  # of a success that is not a number, in the list
 MAX_SAFE_INTEGER = 2**53
 
@@ -74,12 +75,16 @@ class Run:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); is this a toolgym results file?") from None
+        except ValueError as exc:  # json's own limits (an integer of over 4300 digits) do not name the file
+            if str(exc).startswith(str(path)):
+                raise
+            raise ValueError(f"{path}: {exc}") from None
         starts, plain, offset = [], [], 0
         # The lines as read_numbered_results numbers them (str.splitlines: \f, \x85, ... end lines too).
         for line in text.splitlines(keepends=True):
             content = line.rstrip(LINE_BREAKS)  # a piece ends with one break ("\r\n" is one)
             starts.append((offset, len(content.encode("utf-8"))))
-            plain.append(NOT_BROWSER_JSON.search(content) is None)
+            plain.append("NaN" not in content and "Infinity" not in content and not LONG_NUMBER.search(content))
             offset += len(line.encode("utf-8"))
         summaries, keys = [_summary(record) for _, record in numbered], [(r["env"], r["task_id"]) for _, r in numbered]
         return cls(path, summaries, keys, [starts[n - 1] for n, _ in numbered], [plain[n - 1] for n, _ in numbered])
