@@ -275,7 +275,7 @@ def test_observation_modes():
     for mode, marker in (("text_rich", "[button] Search [button_]"), ("html", 'id="search_input"')):
         env = gym.make("WebShop-v0", observation_mode=mode).unwrapped
         obs, _ = env.reset(seed=0, options={"task_index": 0})
-        assert marker in obs and env.goal["instruction_text"].replace("'", "&#x27;") in obs
+        assert marker in obs and env.goal["instruction_text"].replace("'", "&#39;") in obs
     with pytest.raises(ValueError, match="observation_mode must be one of"):
         gym.make("WebShop-v0", observation_mode="pixels")
 
@@ -659,3 +659,22 @@ def test_product_text_reads_like_a_shop():
             assert review["title"] in REVIEW_TITLES[review["score"]]
         assert not {"Usb", "Hdmi", "Usda", "For", "With"} & set(p["name"].split()), p["name"]
     assert any("USB" in p["name"] for p in products)
+
+
+def test_html_observation_is_the_template_with_every_value_escaped():
+    from toolgym.worlds.webshop.pages import Page
+
+    page = Page("item", [("text", 'a<b & "c"'), ("heading", "size"), ("label", "1/2 'oz'"), ("label", "<2>"),
+                         ("button", "Buy Now"), ("link", "B0<X>")],
+                options_json=json.dumps({"size": "1/2 'oz'"}), option_names={"1/2 'oz'": "size", "<2>": "size"})
+    assert page.html("s/1").splitlines()[8:-2] == [
+        "    <p>a&lt;b &amp; &#34;c&#34;</p>",
+        "    <h4>size</h4>",
+        '    <form method="post" action="/s/1/click/1%2F2%20%27oz%27" style="display:inline"><input type="radio" '
+        'name="size" value="1/2 &#39;oz&#39;" checked onclick="this.form.submit()"><label class="checked">'
+        "1/2 &#39;oz&#39;</label></form>",
+        '    <form method="post" action="/s/1/click/%3C2%3E" style="display:inline"><input type="radio" name="size" '
+        'value="&lt;2&gt;" onclick="this.form.submit()"><label class="">&lt;2&gt;</label></form>',
+        '    <form method="post" action="/s/1/click/buy%20now"><button type="submit" class="btn">Buy Now</button></form>',
+        '    <form method="post" action="/s/1/click/b0%3Cx%3E"><button type="submit" class="product-link">B0&lt;X&gt;'
+        "</button></form>"]

@@ -31,9 +31,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader
-
 from toolgym.eval.runner import read_numbered_results
+from toolgym.templating import render
 
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
 RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
@@ -42,9 +41,6 @@ RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
 LONG_NUMBER = re.compile(r"[0-9]{16}", re.ASCII)
 SHOWN_CHARS = 40  # of a success that is not a number, in the list
 MAX_SAFE_INTEGER = 2**53
-
-TEMPLATES = Environment(loader=PackageLoader("toolgym", "assets/templates"), autoescape=True)
-TEMPLATES.policies["json.dumps_kwargs"] = {"allow_nan": False}  # every value is made browser JSON first
 
 
 @dataclass
@@ -177,7 +173,7 @@ def page_of(runs: list[Run], served: bool = False) -> str:
             with run.path.open("rb") as file:
                 part["records"] = [run.record_text(i, file) for i in range(len(run.spans))]
         data["runs"].append(part)
-    return TEMPLATES.get_template("viewer.html").render(data=data)
+    return render("viewer.html", data=data)
 
 
 def _browser_json(value):

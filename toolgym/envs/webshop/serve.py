@@ -49,22 +49,17 @@ from importlib import resources
 from urllib.parse import parse_qs, quote, unquote, urlparse
 
 import gymnasium as gym
-from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
 from toolgym.serving import (BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback,
                              loopback_refusal)
+from toolgym.templating import render as render_template
 from toolgym.worlds.webshop.pages import END_BUTTON, SUB_PAGES
 
 MAX_BODY = 10_000
 MAX_CONNECTIONS = 32
 MAX_SESSIONS = 64
 IDLE_S = 1800.0
-
-# The pages (toolgym/assets/templates/webshop/), autoescaped: every value from the shop or a visitor is text.
-TEMPLATES = Environment(loader=PackageLoader("toolgym", "assets/templates"), autoescape=True, trim_blocks=True,
-                        lstrip_blocks=True, keep_trailing_newline=True)
-TEMPLATES.filters["path_part"] = lambda text: quote(str(text), safe="")  # one segment of a URL path
 
 
 @dataclass
@@ -167,7 +162,7 @@ def render(session: ShopSession) -> str:
                        sub_texts=[text for role, text in page.nodes[4:] if role == "text"])
     elif kind == "done":
         context.update(done_context(session))
-    return TEMPLATES.get_template("webshop/page.html").render(context)
+    return render_template("webshop/page.html", **context)
 
 
 def done_context(session: ShopSession) -> dict:
@@ -220,8 +215,8 @@ def product_svg(product: dict) -> str:
         hue = int(hashlib.sha256(product["asin"].encode()).hexdigest()[:4], 16) % 360
         colour = f"hsl({hue}, 55%, 50%)"
     shape = Markup(SHAPES.get(product.get("category"), SHAPES["food"]))
-    return TEMPLATES.get_template("webshop/product.svg").render(
-        colour=colour, shape=shape, label=str(product.get("query") or "")[:18])
+    label = str(product.get("query") or "")[:18]
+    return render_template("webshop/product.svg", colour=colour, shape=shape, label=label)
 
 
 def stylesheet() -> bytes:
@@ -261,7 +256,7 @@ def make_server(env, host: str = "127.0.0.1", port: int = 3000, max_connections:
             self.wfile.write(data)
 
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-            self._send(status, TEMPLATES.get_template("webshop/error.html").render(message=message), headers=headers)
+            self._send(status, render_template("webshop/error.html", message=message), headers=headers)
 
         def refuse_busy(self) -> None:
             self._error(503, "The shop is busy; retry in a moment.", {"Retry-After": "1"})
