@@ -370,3 +370,29 @@ def test_served_viewer_answers_only_its_loopback_names(runs, headers, status):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_records_of_odd_shapes_open_without_a_script_error(browser, runs, tmp_path):
+    """Fields the reader does not type-check (steps, the world diff's parts, a step's LLM view, the
+    prompt's messages) of any JSON shape: the episode opens and shows what it can."""
+    record = json.loads(runs["appbench"].read_text().splitlines()[0])
+    record["trajectory"] = [None, 3, "a step", [1], {"action": {"name": "x"}, "observation": None, "reward": "1",
+                                                     "llm": {"logprobs": "abc", "token_ids": 5, "completion_tokens": []}},
+                            {"action": "b", "llm": {"completion_token_ids": [1, 2], "logprobs": [None, "x"]}}]
+    record["world_diff"] = {"t": {"counts": 3, "added": 5, "changed": [None, 1, {"key": 1}], "deleted": "row"},
+                            "u": {}}
+    record["prompt"] = {"messages": [None, 5, {"role": 1}], "tools": [1, {"x": None}]}
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    out = tmp_path / "odd.html"
+    out.write_text(page(path))
+    viewer = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    viewer.on("pageerror", lambda error: errors.append(str(error)))
+    viewer.goto(f"file://{out}")
+    viewer.wait_for_selector("#episodes tbody tr")
+    viewer.locator("#episodes tbody tr").first.click()
+    viewer.wait_for_selector("#detail .run h3")
+    assert viewer.locator("#detail .step").count() == 6 and errors == []
+    assert viewer.text_content("#detail .world-diff h4") == "t: 0 added, 0 changed, 0 deleted"
+    assert viewer.locator("#detail .step").nth(5).locator(".tokens span").count() == 2
