@@ -678,3 +678,29 @@ def test_html_observation_is_the_template_with_every_value_escaped():
         '    <form method="post" action="/s/1/click/buy%20now"><button type="submit" class="btn">Buy Now</button></form>',
         '    <form method="post" action="/s/1/click/b0%3Cx%3E"><button type="submit" class="product-link">B0&lt;X&gt;'
         "</button></form>"]
+
+
+def test_site_pages_are_the_templates_without_a_space_between_tags():
+    """Every page of an oracle episode on the served site, the done page and a note of markup: the
+    inline buttons touch (a line break of a template between them would draw a space)."""
+    import re
+
+    from toolgym.envs.webshop.serve import Shop, product_svg, render
+
+    env = gym.make("WebShop-v0", observation_mode="html")
+    session = Shop(env.spec).open(env.unwrapped.task_ids()[0])
+    base = session.env.unwrapped
+    *_, info = session.env.step("click[<b>&'x'</b>]")
+    session.note = f"Invalid action: {info['error']}"
+    pages = [render(session)]
+    while session.metrics is None:
+        *_, terminated, truncated, info = session.env.step(base.oracle_action())
+        if terminated or truncated:
+            session.metrics = info["metrics"]
+        pages.append(render(session))
+    assert all(p.startswith("<!DOCTYPE html>\n<html") and p.endswith("</body></html>\n") for p in pages)
+    assert [re.findall(r">\s+<", p.split("\n", 1)[1]) for p in pages] == [[]] * len(pages)
+    assert '<p class="note">Invalid action: &#34;&lt;b&gt;&amp;&#39;x&#39;&lt;/b&gt;&#34; is not a button' in pages[0]
+    assert pages[-1].count('<span id="reward">1.000</span>') == 1 and pages[-1].count("<tr>") == 5
+    svg = product_svg(base.shop.product(base.goal["asin"]))
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and svg.endswith("</text></svg>")

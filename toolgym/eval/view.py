@@ -94,7 +94,7 @@ class Run:
                 return self.record_text(index, opened)
         file.seek(offset)
         text = file.read(length).decode("utf-8", errors="replace")
-        if not self.as_is[index]:  # Python's json writes NaN and Infinity; a browser's JSON.parse refuses them
+        if not self.as_is[index]:  # JSON.parse refuses NaN and Infinity and rounds long integers
             text = json.dumps(_browser_json(json.loads(text)))
         return text
 
