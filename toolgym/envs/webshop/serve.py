@@ -49,7 +49,6 @@ from importlib import resources
 from urllib.parse import parse_qs, quote, unquote, urlparse
 
 import gymnasium as gym
-from markupsafe import Markup
 
 from toolgym.serving import (BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback,
                              loopback_refusal)
@@ -188,21 +187,12 @@ COLOURS = {"black": "#222222", "white": "#f4f4f4", "red": "#c62828", "blue": "#1
            "yellow": "#f9a825", "pink": "#ec407a", "purple": "#6a1b9a", "grey": "#9e9e9e", "gray": "#9e9e9e",
            "brown": "#6d4c41", "orange": "#ef6c00", "navy": "#1a237e", "beige": "#d7ccc8", "gold": "#c9a227",
            "silver": "#b0bec5", "natural": "#c8a165", "clear": "#b3e5fc", "ivory": "#fffff0"}
-SHAPES = {  # a simple outline of the category's products, on a 100x100 canvas (markup of ours, not text)
-    "beauty": '<rect x="38" y="18" width="24" height="12" rx="3"/><rect x="30" y="30" width="40" height="56" rx="10"/>',
-    "food": '<rect x="24" y="26" width="52" height="60" rx="6"/><rect x="30" y="16" width="40" height="12" rx="4"/>',
-    "fashion": '<path d="M34 16 L20 26 L14 46 L26 50 L28 40 L28 86 L72 86 L72 40 L74 50 L86 46 L80 26 L66 16 '
-               'Q50 30 34 16 Z"/>',
-    "furniture": '<rect x="26" y="14" width="48" height="40" rx="4"/><rect x="22" y="52" width="56" height="10" rx="3"/>'
-                 '<rect x="26" y="62" width="7" height="26"/><rect x="67" y="62" width="7" height="26"/>',
-    "electronics": '<rect x="14" y="22" width="72" height="46" rx="5"/><rect x="44" y="68" width="12" height="10"/>'
-                   '<rect x="32" y="78" width="36" height="6" rx="2"/>',
-}
 
 
 def product_svg(product: dict) -> str:
-    """A deterministic picture of ``product``: its category's outline in its first colour option
-    (or, without one, a colour drawn from its asin), and its query word."""
+    """A deterministic picture of ``product`` (the template ``webshop/product.svg``): its category's
+    outline in its first colour option (or, without one, a colour drawn from its asin), and its
+    query word."""
     colour = None
     for values in [v for name, v in product["options"].items() if "color" in name.lower()]:
         for value in values:
@@ -214,9 +204,8 @@ def product_svg(product: dict) -> str:
     if colour is None:
         hue = int(hashlib.sha256(product["asin"].encode()).hexdigest()[:4], 16) % 360
         colour = f"hsl({hue}, 55%, 50%)"
-    shape = Markup(SHAPES.get(product.get("category"), SHAPES["food"]))
     label = str(product.get("query") or "")[:18]
-    return render_template("webshop/product.svg", colour=colour, shape=shape, label=label)
+    return render_template("webshop/product.svg", colour=colour, category=product.get("category"), label=label)
 
 
 def stylesheet() -> bytes:
