@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from jinja2.utils import htmlsafe_json_dumps
 
+from toolgym.templating import render
+
 BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, END_BUTTON = "Back to Search", "Next >", "< Prev", "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews")
 PRODUCT_WINDOW = 10
@@ -85,8 +87,6 @@ class Page:
 
     def html(self, session: str = "session") -> str:
         """The page as HTML in the templates' structure (see the module docstring)."""
-        from toolgym.templating import render  # Jinja2 only for the html mode
-
         chosen = json.loads(self.options_json) if self.options_json else {}
         return render("webshop/observation.html", nodes=self.nodes, session=session, chosen=chosen,
                       option_names=self.option_names)
