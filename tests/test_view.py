@@ -343,6 +343,8 @@ def raw_get(port: int, path: str, headers: list[str]) -> tuple[int, bytes]:
         sock.sendall(f"GET {path} HTTP/1.1\r\n{''.join(h + chr(13) + chr(10) for h in headers)}\r\n".encode())
         response = http.client.HTTPResponse(sock)
         response.begin()
+        if response.status != 200:  # refused: the server closes the connection
+            assert response.headers["Connection"] == "close"
         return response.status, response.read()
 
 

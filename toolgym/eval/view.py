@@ -244,6 +244,8 @@ def make_server(runs: list[Run], host: str = "127.0.0.1", port: int = 8765):
             self.send_response(code)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
+            if self.close_connection:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(body)
 
