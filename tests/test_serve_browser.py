@@ -95,3 +95,28 @@ def test_the_pages_look_like_webshop(browser, shop, tmp_path):
     page.wait_for_load_state()
     assert page.locator(f"button.opt.chosen[data-click={json.dumps(value)}]").count() == 1
     page.screenshot(path=str(shots / "webshop-item.png"), full_page=True)
+
+
+def test_hostile_text_on_the_shop_pages_is_text(browser, shop):
+    """A visitor's click on a button named with markup (the page says it is not a button) and a
+    search for markup: the pages show the text, and no script of it runs. The shop by its
+    ``localhost`` name, which its Host check accepts."""
+    server, env = shop
+    page = browser.new_context().new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"http://localhost:{server.server_address[1]}/?task_id={env.unwrapped.task_ids()[0]}")
+    hostile = "</h4><!--<script>window.owned = 1</script><img src=x onerror=\"window.owned = 1\"> & co"
+    page.evaluate("""([hostile, session]) => {
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/" + session + "/click/" + encodeURIComponent(hostile);
+        document.body.append(form);
+        form.submit();
+    }""", [hostile, page.url.rsplit("/", 1)[1]])
+    page.wait_for_selector("p.note")
+    note = page.text_content("p.note")  # the env cuts a long action short
+    assert note.startswith(f"Invalid action: {hostile[:60]!r}"[:-1]) and note.endswith("is not a button on this page")
+    act(page, f"search[{hostile}]")
+    assert "/search_results/" in page.url and "Total results" in page.inner_text(".count")
+    assert page.evaluate("window.owned") is None and page.locator("img:not(.thumb)").count() == 0 and errors == []

@@ -63,7 +63,8 @@ def shop_page(port: int) -> str:
 ])
 def test_serve_refuses_a_bad_content_length_without_reading_the_stream(length, status, says):
     with shop_server() as (port, env):
-        head = b"POST /t/search HTTP/1.1\r\nHost: x\r\n" + (b"Content-Length: " + length + b"\r\n" if length else b"")
+        head = (b"POST /t/search HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+                + (b"Content-Length: " + length + b"\r\n" if length else b""))
         start = time.monotonic()
         answer, text = raw_http(port, head + b"\r\nsearch_query=x" + b"y" * 50_000)
         assert answer == status and f'<p class="note">{says}</p>' in text
@@ -75,7 +76,8 @@ def test_serve_refuses_a_bad_content_length_without_reading_the_stream(length, s
 def test_serve_answers_other_visitors_while_a_client_idles():
     with shop_server() as (port, _):
         idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
-        idle[0].sendall(b"POST /t/search HTTP/1.1\r\nContent-Length: 100\r\n\r\nsearch_q")  # then silence
+        # then silence
+        idle[0].sendall(b"POST /t/search HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 100\r\n\r\nsearch_q" % port)
         start = time.monotonic()
         assert 'id="search_input"' in shop_page(port) and time.monotonic() - start < 5  # the idle ones hold 10 s
         for sock in idle:
@@ -107,7 +109,8 @@ def test_serve_over_its_connection_limit_answers_503_with_retry_after():
 def test_serve_refuses_a_form_with_too_many_fields():
     with shop_server() as (port, env):
         body = b"&".join(b"f%d=1" % i for i in range(50))
-        status, text = raw_http(port, b"POST /t/search HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        head = b"POST /t/search HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: %d\r\n\r\n" % (port, len(body))
+        status, text = raw_http(port, head + body)
         assert status == 400 and '<p class="note">the form has too many fields</p>' in text
 
 
@@ -133,7 +136,7 @@ def test_each_visitor_has_a_session_of_their_own():
         stale = urllib.request.urlopen(f"http://127.0.0.1:{port}/{ids[0]}", timeout=10)
         assert stale.url == f"http://127.0.0.1:{port}/search_results/{ids[0]}/tea/1"
         bad = post(port, f"/{ids[0]}/click/no%20such%20button")  # an invalid action: the page says why
-        assert "Invalid action: &#x27;no such button&#x27; is not a button on this page" in bad.read().decode()
+        assert "Invalid action: &#39;no such button&#39; is not a button on this page" in bad.read().decode()
 
 
 SERVERS: dict = {}
@@ -176,3 +179,32 @@ def test_product_images_are_svg_pictures_drawn_from_the_product():
         assert missing.value.code == 404
         css = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/webshop.css", timeout=10)
         assert css.headers["Content-Type"].startswith("text/css") and b".card" in css.read()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("headers, refused", [
+    (["Host: 127.0.0.1:{port}"], None), (["Host: localhost:{port}"], None), (["Host: [::1]:{port}"], None),
+    (["Host: localhost:{port}", "Origin: http://127.0.0.1:{port}"], None),
+    (["Host: rebound.example:{port}"], 421), (["Host: rebound.example"], 421), (["Host: localhost"], 421),
+    (["Host: 127.0.0.1:{port}@rebound.example"], 421), ([], 421), (["Host: 127.0.0.1:{port}", "Host: localhost:{port}"], 421),
+    (["Host: 127.0.0.1:{port}", "Origin: http://rebound.example:{port}"], 403),
+    (["Host: 127.0.0.1:{port}", "Origin: https://127.0.0.1:{port}", "Origin: http://127.0.0.1:{port}"], 403),
+])
+def test_serve_answers_only_its_loopback_names(headers, refused):
+    """A page whose name was rebound to 127.0.0.1 (DNS rebinding), or another site's page, neither
+    opens a session nor drives one."""
+    why = {421: "this server answers requests for 127.0.0.1, localhost or [::1] with its port only",
+           403: "this server answers pages of its own origin only"}
+    with shop_server() as (port, env):
+        lines = "".join(h.format(port=port) + "\r\n" for h in headers).encode()
+        task = env.unwrapped.task_ids()[0].encode()
+        answer, text = raw_http(port, b"GET /?task_id=%s HTTP/1.1\r\n%s\r\n" % (task, lines))
+        assert answer == (refused or 303) and len(env_sessions(port)) == (0 if refused else 1)
+        visitor = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).url.rsplit("/", 1)[1]
+        body = b"search_query=tea"
+        answer, text = raw_http(port, b"POST /%s/search HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s"
+                                % (visitor.encode(), lines, len(body), body))
+        assert answer == (refused or 303)
+        assert env_sessions(port)[visitor].env.unwrapped.shop.state["page"] == ("search" if refused else "results")
+        if refused:
+            assert f'<p class="note">{why[refused]}</p>' in text

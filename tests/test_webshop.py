@@ -275,7 +275,7 @@ def test_observation_modes():
     for mode, marker in (("text_rich", "[button] Search [button_]"), ("html", 'id="search_input"')):
         env = gym.make("WebShop-v0", observation_mode=mode).unwrapped
         obs, _ = env.reset(seed=0, options={"task_index": 0})
-        assert marker in obs and env.goal["instruction_text"].replace("'", "&#x27;") in obs
+        assert marker in obs and env.goal["instruction_text"].replace("'", "&#39;") in obs
     with pytest.raises(ValueError, match="observation_mode must be one of"):
         gym.make("WebShop-v0", observation_mode="pixels")
 
@@ -659,3 +659,48 @@ def test_product_text_reads_like_a_shop():
             assert review["title"] in REVIEW_TITLES[review["score"]]
         assert not {"Usb", "Hdmi", "Usda", "For", "With"} & set(p["name"].split()), p["name"]
     assert any("USB" in p["name"] for p in products)
+
+
+def test_html_observation_is_the_template_with_every_value_escaped():
+    from toolgym.worlds.webshop.pages import Page
+
+    page = Page("item", [("text", 'a<b & "c"'), ("heading", "size"), ("label", "1/2 'oz'"), ("label", "<2>"),
+                         ("button", "Buy Now"), ("link", "B0<X>")],
+                options_json=json.dumps({"size": "1/2 'oz'"}), option_names={"1/2 'oz'": "size", "<2>": "size"})
+    assert page.html("s/1").splitlines()[8:-2] == [
+        "    <p>a&lt;b &amp; &#34;c&#34;</p>",
+        "    <h4>size</h4>",
+        '    <form method="post" action="/s/1/click/1%2F2%20%27oz%27" style="display:inline"><input type="radio" '
+        'name="size" value="1/2 &#39;oz&#39;" checked onclick="this.form.submit()"><label class="checked">'
+        "1/2 &#39;oz&#39;</label></form>",
+        '    <form method="post" action="/s/1/click/%3C2%3E" style="display:inline"><input type="radio" name="size" '
+        'value="&lt;2&gt;" onclick="this.form.submit()"><label class="">&lt;2&gt;</label></form>',
+        '    <form method="post" action="/s/1/click/buy%20now"><button type="submit" class="btn">Buy Now</button></form>',
+        '    <form method="post" action="/s/1/click/b0%3Cx%3E"><button type="submit" class="product-link">B0&lt;X&gt;'
+        "</button></form>"]
+
+
+def test_site_pages_are_the_templates_without_a_space_between_tags():
+    """Every page of an oracle episode on the served site, the done page and a note of markup: the
+    inline buttons touch (a line break of a template between them would draw a space)."""
+    import re
+
+    from toolgym.envs.webshop.serve import Shop, product_svg, render
+
+    env = gym.make("WebShop-v0", observation_mode="html")
+    session = Shop(env.spec).open(env.unwrapped.task_ids()[0])
+    base = session.env.unwrapped
+    *_, info = session.env.step("click[<b>&'x'</b>]")
+    session.note = f"Invalid action: {info['error']}"
+    pages = [render(session)]
+    while session.metrics is None:
+        *_, terminated, truncated, info = session.env.step(base.oracle_action())
+        if terminated or truncated:
+            session.metrics = info["metrics"]
+        pages.append(render(session))
+    assert all(p.startswith("<!DOCTYPE html>\n<html") and p.endswith("</body></html>\n") for p in pages)
+    assert [re.findall(r">\s+<", p.split("\n", 1)[1]) for p in pages] == [[]] * len(pages)
+    assert '<p class="note">Invalid action: &#34;&lt;b&gt;&amp;&#39;x&#39;&lt;/b&gt;&#34; is not a button' in pages[0]
+    assert pages[-1].count('<span id="reward">1.000</span>') == 1 and pages[-1].count("<tr>") == 5
+    svg = product_svg(base.shop.product(base.goal["asin"]))
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and svg.endswith("</text></svg>")

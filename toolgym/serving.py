@@ -12,11 +12,17 @@ slot for at most that long and never blocks another visitor.
 
 :func:`content_length` reads the ``Content-Length`` header strictly: a missing, negative,
 non-numeric or repeated one is an :class:`HttpError`, as is one over the server's body limit.
+
+:func:`loopback_refusal` is the DNS-rebinding check of a server bound to loopback: the rule the
+MCP SDK applies to toolgym's MCP server (a ``Host`` of ``127.0.0.1``, ``localhost`` or ``[::1]``
+with a port; an ``Origin``, when sent, of the same), so that a page of another site whose name
+was rebound to 127.0.0.1 cannot read or drive the server through a visitor's browser.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -44,6 +50,27 @@ class HttpError(Exception):
         self.status = status
         self.message = message
         self.headers = headers or {}
+
+
+_LOOPBACK = r"(?:127\.0\.0\.1|localhost|\[::1\]):\d{1,5}"
+_LOOPBACK_HOST = re.compile(_LOOPBACK, re.ASCII | re.IGNORECASE)
+_LOOPBACK_ORIGIN = re.compile("http://" + _LOOPBACK, re.ASCII | re.IGNORECASE)
+
+
+def loopback_refusal(headers) -> HttpError | None:
+    """Why a server bound to loopback refuses a request with these headers, or None.
+
+    One ``Host`` naming this machine's loopback with a port, else 421 (the name the browser
+    used, perhaps a rebound one, is not this server's); an ``Origin``, when sent, naming the
+    same, else 403 (a page of another site).
+    """
+    hosts = headers.get_all("Host") or []
+    if len(hosts) != 1 or not _LOOPBACK_HOST.fullmatch(hosts[0].strip()):
+        return HttpError(421, "this server answers requests for 127.0.0.1, localhost or [::1] with its port only")
+    origins = headers.get_all("Origin") or []
+    if len(origins) > 1 or (origins and not _LOOPBACK_ORIGIN.fullmatch(origins[0].strip())):
+        return HttpError(403, "this server answers pages of its own origin only")
+    return None
 
 
 def content_length(handler: BaseHTTPRequestHandler, limit: int) -> int:

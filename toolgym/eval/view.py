@@ -1,18 +1,26 @@
 """``toolgym view RESULTS.jsonl [--against OTHER.jsonl] [--html OUT]``: a results file as a web page.
 
-The page (``toolgym/assets/viewer.html``) lists the episodes with filters (env, split, agent,
-success, task id), 50 a page, and shows the one chosen as a timeline: the prompt, each action,
-observation and reward, the LLM's tokens and logprobs where the record has them, the metrics at
-the end and what the episode changed in the world's rows (the record's ``world_diff``).
+The page (the Jinja2 template ``toolgym/assets/templates/viewer.html``) lists the episodes with
+filters (env, split, agent, success, task id), 50 a page, and shows the one chosen as a timeline:
+the prompt, each action, observation and reward, the LLM's tokens and logprobs where the record
+has them, the metrics at the end and what the episode changed in the world's rows (the record's
+``world_diff``).
 ``--against`` puts the episode of the same env and task from another results file beside it.
 The records are read with :func:`toolgym.eval.runner.read_numbered_results` (checked: a results
-file is untrusted input) and drawn by the page's script with ``textContent``, never as markup.
+file is untrusted input) and drawn by the page's script with ``textContent``, never as markup. The
+page's data is JSON in a script element, written by Jinja2's ``tojson``, which writes ``<``, ``>``,
+``&`` and ``'`` as ``\\u003c``...: no text of the file can end or comment out the element. Values
+a browser's JSON cannot hold (NaN, Infinity, integers past 2**53) reach the page as text, and a
+success that is not a number is shown as its JSON text.
 
 The page is light whatever the file's size: it holds one short summary per episode (task, env,
 split, agent, success, return, steps) and fetches an episode's record only when it is shown.
 Served (without ``--html``, on 127.0.0.1 until Ctrl-C; ``--host`` to change), the server keeps
 each record's place in its file and answers ``GET /record/<run>/<index>`` with that line; as one
 static file (``--html OUT``), each record is in the page as a JSON string, parsed when shown.
+Bound to loopback, the server answers only requests for 127.0.0.1, localhost or [::1] with a
+port (421 otherwise) and no other site's page (403): a page whose name was rebound to 127.0.0.1
+cannot read the results (:func:`toolgym.serving.loopback_refusal`, the MCP server's rule).
 """
 
 from __future__ import annotations
@@ -21,14 +29,18 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from toolgym.eval.runner import read_numbered_results
+from toolgym.templating import render
 
-PLACEHOLDER = "/*DATA*/"
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
 RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
+# A line that may hold a number a browser's JSON.parse cannot keep (JSON.parse reads 10**400 as Infinity,
+# 2**53 + 1 as 2**53; NaN and Infinity it refuses) is rewritten with those numbers as text.
+LONG_NUMBER = re.compile(r"[0-9]{16}", re.ASCII)
+SHOWN_CHARS = 40  # of a success that is not a number, in the list
+MAX_SAFE_INTEGER = 2**53
 
 
 @dataclass
@@ -40,40 +52,50 @@ class Run:
         summaries: One ``[task_id, env, split, agent, success, return, steps]`` per record.
         keys: Each record's ``(env, task_id)``, to pair it with another run's.
         spans: Each record's line as (byte offset, byte length) in the file.
-        finite: Whether each record's line is JSON a browser reads (no NaN or Infinity in it).
+        as_is: Whether each record's line is JSON a browser reads as Python does (no NaN,
+            Infinity or long integer in it).
     """
 
     path: Path
     summaries: list[list]
     keys: list[tuple[str, str]]
     spans: list[tuple[int, int]]
-    finite: list[bool]
+    as_is: list[bool]
 
     @classmethod
     def read(cls, path: str | Path) -> Run:
-        """The records of ``path``, checked; raises ValueError ``FILE:LINE: why`` for a bad one."""
+        """The records of ``path``, checked; raises ValueError ``FILE[:LINE]: why`` for a bad one."""
         path = Path(path)
-        numbered = read_numbered_results(path)
+        try:
+            numbered = read_numbered_results(path)
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); is this a toolgym results file?") from None
+        except ValueError as exc:  # json's own limits (an integer of over 4300 digits) do not name the file
+            if str(exc).startswith(str(path)):
+                raise
+            raise ValueError(f"{path}: {exc}") from None
         starts, plain, offset = [], [], 0
         # The lines as read_numbered_results numbers them (str.splitlines: \f, \x85, ... end lines too).
-        for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        for line in text.splitlines(keepends=True):
             content = line.rstrip(LINE_BREAKS)  # a piece ends with one break ("\r\n" is one)
             starts.append((offset, len(content.encode("utf-8"))))
-            plain.append("NaN" not in content and "Infinity" not in content)
+            plain.append("NaN" not in content and "Infinity" not in content and not LONG_NUMBER.search(content))
             offset += len(line.encode("utf-8"))
         summaries, keys = [_summary(record) for _, record in numbered], [(r["env"], r["task_id"]) for _, r in numbered]
         return cls(path, summaries, keys, [starts[n - 1] for n, _ in numbered], [plain[n - 1] for n, _ in numbered])
 
     def record_text(self, index: int, file=None) -> str:
-        """Record ``index`` as JSON a browser reads: its line, or the record rewritten without NaN."""
+        """Record ``index`` as JSON a browser reads: its line, or the record rewritten with NaN,
+        Infinity and long integers as text."""
         offset, length = self.spans[index]
         if file is None:
             with self.path.open("rb") as opened:
                 return self.record_text(index, opened)
         file.seek(offset)
         text = file.read(length).decode("utf-8", errors="replace")
-        if not self.finite[index]:  # Python's json writes NaN and Infinity; a browser's JSON.parse refuses them
-            text = json.dumps(_finite(json.loads(text)), default=str)
+        if not self.as_is[index]:  # JSON.parse refuses NaN and Infinity and rounds long integers
+            text = json.dumps(_browser_json(json.loads(text)))
         return text
 
     def served_record(self, index: int) -> str | None:
@@ -98,12 +120,36 @@ def _summary(record: dict) -> list:
     elif success is None:
         outcome = ""
     else:
-        number = float(success)
-        outcome = str(int(number)) if number.is_integer() else repr(number)
+        outcome = _shown(success)
     trajectory = record.get("trajectory") or []
     returned = record.get("return")
+    if returned is None or isinstance(returned, bool):
+        returned = int(returned or 0)
+    elif not isinstance(returned, (int, float)) or not _is_browser_number(returned):
+        returned = _shown(returned)
     return [record["task_id"], record["env"], record.get("split") or "", record.get("agent") or "", outcome,
-            returned if isinstance(returned, (int, float)) and math.isfinite(returned) else 0, len(trajectory)]
+            returned, len(trajectory)]
+
+
+def _shown(value) -> str:
+    """A metric's value as the list shows it: a whole number as its digits (``1``, ``0``, ``1.0``
+    as ``1``), another number as Python writes it, anything else as its JSON text, cut short."""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, float):
+        text = str(int(value)) if value.is_integer() else repr(value)  # nan, inf as Python writes them
+    else:
+        text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 1] + "\u2026"
+
+
+def _is_browser_number(value: int | float) -> bool:
+    """Whether a browser's JSON reads the number as Python does."""
+    if isinstance(value, int):
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    return math.isfinite(value)
 
 
 def page(results: str | Path, against: str | Path | None = None, served: bool = False) -> str:
@@ -120,28 +166,25 @@ def page_of(runs: list[Run], served: bool = False) -> str:
         rows = [[i, other.get(key, -1)] for i, key in enumerate(runs[0].keys)]
     else:
         rows = [[i, -1] for i in range(len(runs[0].keys))]
-    parts = []
+    data = {"served": served, "runs": [], "rows": rows}
     for run in runs:
-        part = f'{{"name": {json.dumps(run.path.name)}, "summaries": {json.dumps(run.summaries)}'
+        part = {"name": run.path.name, "summaries": run.summaries}
         if not served:
             with run.path.open("rb") as file:
-                part += ', "records": ' + json.dumps([run.record_text(i, file) for i in range(len(run.spans))])
-        parts.append(part + "}")
-    data = f'{{"served": {json.dumps(served)}, "runs": [{", ".join(parts)}], "rows": {json.dumps(rows)}}}'
-    # In a <script> element only "</" ends the data early, and JSON has it only inside strings, where "<\/" means the same.
-    data = data.replace("</", "<\\/")
-    template = resources.files("toolgym").joinpath("assets/viewer.html").read_text(encoding="utf-8")
-    return template.replace(PLACEHOLDER, data, 1)
+                part["records"] = [run.record_text(i, file) for i in range(len(run.spans))]
+        data["runs"].append(part)
+    return render("viewer.html", data=data)
 
 
-def _finite(value):
-    """``value`` with NaN and infinite floats as None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+def _browser_json(value):
+    """``value`` with the numbers a browser's JSON cannot hold (NaN, infinities, integers past
+    2**53) as Python writes them, as strings."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not _is_browser_number(value):
+        return repr(value)
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _browser_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [_browser_json(v) for v in value]
     return value
 
 
@@ -164,13 +207,25 @@ def view_command(args) -> int:
 def make_server(runs: list[Run], host: str = "127.0.0.1", port: int = 8765):
     """A server of the page for ``runs`` (``GET /``) and of their records (``GET /record/<run>/<index>``),
     bounded as every toolgym server."""
-    from toolgym.serving import BoundedHandler, BoundedHTTPServer
+    from toolgym.serving import BoundedHandler, BoundedHTTPServer, drain, is_loopback, loopback_refusal
 
     document = page_of(runs, served=True).encode("utf-8")
+    loopback = is_loopback(host)
 
     class ViewHandler(BoundedHandler):
         def log_message(self, format, *args):  # quiet
             pass
+
+        def parse_request(self) -> bool:
+            if not super().parse_request():
+                return False
+            refusal = loopback_refusal(self.headers) if loopback else None
+            if refusal is not None:  # a name rebound to 127.0.0.1 (DNS rebinding) or another site's page
+                self.close_connection = True
+                self._answer(refusal.status, "text/plain; charset=utf-8", refusal.message.encode() + b"\n")
+                drain(self.connection, 1.0)
+                return False
+            return True
 
         def do_GET(self):
             if self.path in ("/", "/index.html"):
@@ -189,6 +244,8 @@ def make_server(runs: list[Run], host: str = "127.0.0.1", port: int = 8765):
             self.send_response(code)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
+            if self.close_connection:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(body)
 

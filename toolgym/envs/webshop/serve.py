@@ -28,13 +28,17 @@ silence before it is closed, so an idle client never blocks another visitor; a f
 most :data:`MAX_BODY` bytes (413), and a missing or malformed ``Content-Length`` is a 411 or 400.
 At most ``max_sessions`` sessions live at once; a session idle for ``idle_s`` seconds is freed
 (its URLs then answer 404 with a link to a new one), and a visitor over the limit gets a 503.
-The server binds 127.0.0.1 unless told otherwise.
+The server binds 127.0.0.1 unless told otherwise; bound to loopback, it answers a request whose
+``Host`` is not 127.0.0.1, localhost or [::1] with a port with 421, and one whose ``Origin`` is a
+page of another site with 403 (:func:`toolgym.serving.loopback_refusal`), so a page of another
+site cannot reach the shop through a name rebound to 127.0.0.1, nor post its forms.
+
+The pages are Jinja2 templates, autoescaped, under ``toolgym/assets/templates/webshop/``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import math
 import secrets
@@ -46,8 +50,10 @@ from urllib.parse import parse_qs, quote, unquote, urlparse
 
 import gymnasium as gym
 
+from toolgym.serving import (BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback,
+                             loopback_refusal)
+from toolgym.templating import render as render_template
 from toolgym.worlds.webshop.pages import END_BUTTON, SUB_PAGES
-from toolgym.serving import BoundedHandler, BoundedHTTPServer, HttpError, content_length, drain, is_loopback
 
 MAX_BODY = 10_000
 MAX_CONNECTIONS = 32
@@ -136,140 +142,57 @@ def state_path(session: ShopSession) -> str:
     return f"/done/{sid}/{asin}/{options}"
 
 
-def _button(session: ShopSession, click: str, label: str, css: str = "btn") -> str:
-    action = f"/{quote(session.id, safe='')}/click/{quote(click, safe='')}"
-    return (f'<form method="post" action="{action}" class="inline"><button type="submit" class="{css}" '
-            f'data-click="{html.escape(click)}">{html.escape(label)}</button></form>')
-
-
-def _image(asin: str, css: str) -> str:
-    return f'<img class="{css}" src="/images/{quote(asin, safe="")}.svg" alt="product {html.escape(asin)}">'
-
-
 def render(session: ShopSession) -> str:
     """The browser page of the session's current state."""
     base = session.env.unwrapped
-    shop, goal = base.shop, base.goal
+    shop = base.shop
     state, page = shop.state, shop.page
-    body = [f'<div id="instruction-text" class="goal"><h4>Instruction:<br>{html.escape(goal["instruction_text"])}'
-            '</h4></div>']
-    if session.note:
-        body.append(f'<p class="note">{html.escape(session.note)}</p>')
-        session.note = ""
+    note, session.note = session.note, ""  # shown once
     kind = "done" if session.metrics is not None else page.kind
-    if kind == "search":
-        body.append('<div class="search-page"><h1 class="logo">WebShop</h1>'
-                    f'<form method="post" action="/{quote(session.id, safe="")}/search" class="search-form">'
-                    '<input id="search_input" type="text" name="search_query" placeholder="Search..." required '
-                    'autofocus><button type="submit" class="btn btn-search" data-click="search">Search</button>'
-                    '</form></div>')
-    elif kind == "results":
-        body.append(f'<div class="bar">{_button(session, "back to search", "Back to Search")}</div>')
-        total = next(t for r, t in page.nodes if r == "text" and t.startswith("Page "))
-        body.append(f'<div class="bar"><span class="count">{html.escape(total)}</span>')
-        if state["page_no"] > 1:
-            body.append(_button(session, "< prev", "< Prev"))
-        body.append(_button(session, "next >", "Next >") + "</div><ul class=\"results\">")
+    context = {"session_id": session.id, "goal": base.goal, "note": note, "kind": kind, "state": state,
+               "task_id": base.task_id, "steps": base._steps, "max_steps": base.max_steps}
+    if kind == "results":
+        context["total"] = next(t for r, t in page.nodes if r == "text" and t.startswith("Page "))
         links = [i for i, (role, _) in enumerate(page.nodes) if role == "link"]
-        for i in links:
-            asin, title, price = (text for _, text in page.nodes[i:i + 3])
-            visited = " visited" if asin in page.visited else ""
-            body.append(f'<li class="card{visited}">{_image(asin, "thumb")}<div>'
-                        f'{_button(session, asin.lower(), asin, "asin")}'
-                        f'<h4 class="title">{html.escape(title)}</h4><p class="price">{html.escape(price)}</p>'
-                        '</div></li>')
-        body.append("</ul>")
+        context["cards"] = [{"asin": asin, "title": title, "price": price, "visited": asin in page.visited}
+                            for asin, title, price in ([text for _, text in page.nodes[i:i + 3]] for i in links)]
     elif kind in ("item", "sub"):
-        product = shop.product(state["asin"])
-        body.append(f'<div class="bar">{_button(session, "back to search", "Back to Search")}'
-                    f'{_button(session, "< prev", "< Prev")}</div><div class="item">')
-        if kind == "item":
-            body.append(f'<div class="item-image">{_image(state["asin"], "large")}</div><div class="item-info">')
-            for name, values in product["options"].items():
-                body.append(f'<div class="option"><h4>{html.escape(name)}</h4>')
-                for value in values:
-                    chosen = state["options"].get(name) == value
-                    body.append(_button(session, value, value, "opt chosen" if chosen else "opt"))
-                body.append("</div>")
-            body.append(f'<h2 class="title">{html.escape(product["Title"])}</h2>'
-                        f'<p class="price">Price: {html.escape(product["Price"])}</p>'
-                        f'<p class="rating">Rating: {html.escape(str(product["Rating"]))}</p><div class="tabs">')
-            body += [_button(session, sub.lower(), sub, "tab") for sub in SUB_PAGES]
-            body.append(f'</div>{_button(session, END_BUTTON.lower(), END_BUTTON, "btn buy")}</div>')
-        else:
-            body.append('<div class="sub"><div class="tabs">')
-            body += [_button(session, sub.lower(), sub, "tab chosen" if sub == state["sub"] else "tab")
-                     for sub in SUB_PAGES]
-            body.append(f'</div><h2 class="title">{html.escape(product["Title"])}</h2><div class="sub-text">')
-            body += [f"<p>{html.escape(text)}</p>" for role, text in page.nodes[4:] if role == "text"]
-            body.append("</div></div>")
-        body.append("</div>")
-    else:
-        body.append(done_html(session))
-    steps = f"step {base._steps} of {base.max_steps}"
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>WebShop</title>'
-            '<link rel="stylesheet" href="/static/webshop.css"></head><body>'
-            + "".join(body) + f'<footer>task {html.escape(str(base.task_id))}, {steps} &middot; '
-            '<a href="/">new session</a></footer></body></html>\n')
+        context.update(product=shop.product(state["asin"]), sub_pages=SUB_PAGES, end_button=END_BUTTON,
+                       sub_texts=[text for role, text in page.nodes[4:] if role == "text"])
+    elif kind == "done":
+        context.update(done_context(session))
+    return render_template("webshop/page.html", **context)
 
 
-def done_html(session: ShopSession) -> str:
-    """The done page: what was bought, the reward, its parts and what the goal asked for."""
+def done_context(session: ShopSession) -> dict:
+    """What the done page shows: what was bought, the reward, its parts and what the goal asked for."""
     base = session.env.unwrapped
     shop, goal = base.shop, base.goal
     state = shop.state
     metrics = session.metrics or base._metrics()
     details = state.get("details") or {}
-    product = shop.product(state["asin"]) if state.get("asin") else None
-    if state["page"] != "done":  # the step limit ran out before Buy Now
-        head = f"<h2>The episode ended after {base._steps} actions without a purchase.</h2>"
-    else:
-        head = "<h2>Thank you for shopping with us!</h2>"
-
-    def part(name: str, value, weight, asked: str) -> str:
-        shown = "n/a" if value is None else f"{value:.3f}"
-        weighted = "" if weight is None else f"{weight:.3f}"
-        return (f'<tr><th>{name}</th><td class="value">{shown}</td><td>{weighted}</td>'
-                f"<td>{html.escape(asked)}</td></tr>")
-
+    purchased = state["page"] == "done"  # else the step limit ran out before Buy Now
     wanted = goal["goal_options"]
     wanted_text = ", ".join(f"{k}: {v}" for k, v in wanted.items()) if isinstance(wanted, dict) else ", ".join(wanted)
-    rows = [part("Type", details.get("r_type"), None, f"{goal['query']} ({goal['product_category']})"),
-            part("Attributes", details.get("r_att"), details.get("w_att"), ", ".join(goal["attributes"]) or "none"),
-            part("Options", details.get("r_option"), details.get("w_option"), wanted_text or "none"),
-            part("Price", details.get("r_price"), details.get("w_price"), f"at most ${goal['price_upper']:.2f}")]
-    bought = ""
-    if product is not None and state["page"] == "done":
-        chosen = ", ".join(f"{k}: {v}" for k, v in state["options"].items()) or "none"
-        bought = (f'<div class="card">{_image(state["asin"], "thumb")}<div><h4 class="title">'
-                  f'{html.escape(product["Title"])}</h4><p>{html.escape(state["asin"])} &middot; '
-                  f'{html.escape(product["Price"])} &middot; options: {html.escape(chosen)}</p></div></div>')
-    return (f'<div class="done">{head}{bought}<h3>Your score (min 0.0, max 1.0): '
-            f'<span id="reward">{metrics["score"]:.3f}</span></h3>'
-            '<p>reward = type &times; (attributes + options + price, each weighted by its share)</p>'
-            '<table class="reward"><tr><th>part</th><th>reward</th><th>weight</th><th>the goal asked for</th></tr>'
-            + "".join(rows) + "</table>" + '<p><a class="btn" href="/">Shop again</a></p></div>')
+    parts = [("Type", details.get("r_type"), None, f"{goal['query']} ({goal['product_category']})"),
+             ("Attributes", details.get("r_att"), details.get("w_att"), ", ".join(goal["attributes"]) or "none"),
+             ("Options", details.get("r_option"), details.get("w_option"), wanted_text or "none"),
+             ("Price", details.get("r_price"), details.get("w_price"), f"at most ${goal['price_upper']:.2f}")]
+    bought = shop.product(state["asin"]) if purchased and state.get("asin") else None
+    return {"purchased": purchased, "bought": bought, "score": metrics["score"], "parts": parts,
+            "chosen": ", ".join(f"{k}: {v}" for k, v in state["options"].items()) or "none"}
 
 
 COLOURS = {"black": "#222222", "white": "#f4f4f4", "red": "#c62828", "blue": "#1565c0", "green": "#2e7d32",
            "yellow": "#f9a825", "pink": "#ec407a", "purple": "#6a1b9a", "grey": "#9e9e9e", "gray": "#9e9e9e",
            "brown": "#6d4c41", "orange": "#ef6c00", "navy": "#1a237e", "beige": "#d7ccc8", "gold": "#c9a227",
            "silver": "#b0bec5", "natural": "#c8a165", "clear": "#b3e5fc", "ivory": "#fffff0"}
-SHAPES = {  # a simple outline of the category's products, on a 100x100 canvas
-    "beauty": '<rect x="38" y="18" width="24" height="12" rx="3"/><rect x="30" y="30" width="40" height="56" rx="10"/>',
-    "food": '<rect x="24" y="26" width="52" height="60" rx="6"/><rect x="30" y="16" width="40" height="12" rx="4"/>',
-    "fashion": '<path d="M34 16 L20 26 L14 46 L26 50 L28 40 L28 86 L72 86 L72 40 L74 50 L86 46 L80 26 L66 16 '
-               'Q50 30 34 16 Z"/>',
-    "furniture": '<rect x="26" y="14" width="48" height="40" rx="4"/><rect x="22" y="52" width="56" height="10" rx="3"/>'
-                 '<rect x="26" y="62" width="7" height="26"/><rect x="67" y="62" width="7" height="26"/>',
-    "electronics": '<rect x="14" y="22" width="72" height="46" rx="5"/><rect x="44" y="68" width="12" height="10"/>'
-                   '<rect x="32" y="78" width="36" height="6" rx="2"/>',
-}
 
 
 def product_svg(product: dict) -> str:
-    """A deterministic picture of ``product``: its category's outline in its first colour option
-    (or, without one, a colour drawn from its asin), and its query word."""
+    """A deterministic picture of ``product`` (the template ``webshop/product.svg``): its category's
+    outline in its first colour option (or, without one, a colour drawn from its asin), and its
+    query word."""
     colour = None
     for values in [v for name, v in product["options"].items() if "color" in name.lower()]:
         for value in values:
@@ -281,13 +204,8 @@ def product_svg(product: dict) -> str:
     if colour is None:
         hue = int(hashlib.sha256(product["asin"].encode()).hexdigest()[:4], 16) % 360
         colour = f"hsl({hue}, 55%, 50%)"
-    shape = SHAPES.get(product.get("category"), SHAPES["food"])
-    label = html.escape(str(product.get("query") or "")[:18])
-    return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="200" height="200">'
-            '<rect width="100" height="100" fill="#f7f7f9"/>'
-            f'<g fill="{colour}" stroke="#555" stroke-width="1">{shape}</g>'
-            f'<text x="50" y="97" font-size="7" text-anchor="middle" fill="#444" font-family="sans-serif">{label}'
-            "</text></svg>")
+    label = str(product.get("query") or "")[:18]
+    return render_template("webshop/product.svg", colour=colour, category=product.get("category"), label=label)
 
 
 def stylesheet() -> bytes:
@@ -303,6 +221,7 @@ def make_server(env, host: str = "127.0.0.1", port: int = 3000, max_connections:
     if getattr(base, "observation_mode", None) != "html" or env.spec is None:
         raise ValueError("toolgym serve: the env must be made with gym.make(..., observation_mode='html')")
     shop = Shop(env.spec, max_sessions=max_sessions, idle_s=idle_s)
+    loopback = is_loopback(host)  # then the Host header is checked (DNS rebinding), as the MCP server does
     css = stylesheet()
     catalogue_lock = threading.Lock()  # the served env's world answers the image requests, one at a time
 
@@ -326,13 +245,21 @@ def make_server(env, host: str = "127.0.0.1", port: int = 3000, max_connections:
             self.wfile.write(data)
 
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-            self._send(status, f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>WebShop</title>'
-                               f'<link rel="stylesheet" href="/static/webshop.css"></head><body><p class="note">'
-                               f'{html.escape(message)}</p><p><a href="/">new session</a></p></body></html>',
-                       headers=headers)
+            self._send(status, render_template("webshop/error.html", message=message), headers=headers)
 
         def refuse_busy(self) -> None:
             self._error(503, "The shop is busy; retry in a moment.", {"Retry-After": "1"})
+
+        def parse_request(self) -> bool:
+            if not super().parse_request():
+                return False
+            refusal = loopback_refusal(self.headers) if loopback else None
+            if refusal is not None:  # a rebound name or another site's page: answered before any work
+                self.close_connection = True
+                self._error(refusal.status, refusal.message)
+                drain(self.connection, 1.0)
+                return False
+            return True
 
         def do_GET(self):
             url = urlparse(self.path)

@@ -11,7 +11,8 @@ in the rendered template, each with its role: plain ``text``, a ``button``, an o
   lines in front for chosen options;
 - ``html``: the page in the templates' structure (instruction, forms and buttons, radio
   inputs for options, product links), whose buttons post to this module's URL scheme
-  (``/<session>/click/<button>``, ``/<session>/search``) rather than to WebShop's Flask routes.
+  (``/<session>/click/<button>``, ``/<session>/search``) rather than to WebShop's Flask routes;
+  drawn by the Jinja2 template ``toolgym/assets/templates/webshop/observation.html``, autoescaped.
 
 Whitespace-only nodes of the templates (indentation) are not nodes here: BeautifulSoup turns
 each into ``"\\n"``, which the original filters out.
@@ -19,10 +20,12 @@ each into ``"\\n"``, which the original filters out.
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
-from urllib.parse import quote
+
+from jinja2.utils import htmlsafe_json_dumps
+
+from toolgym.templating import render
 
 BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, END_BUTTON = "Back to Search", "Next >", "< Prev", "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews")
@@ -84,38 +87,9 @@ class Page:
 
     def html(self, session: str = "session") -> str:
         """The page as HTML in the templates' structure (see the module docstring)."""
-        out = ['<!DOCTYPE html>\n<html>\n  <head>\n    <meta charset="utf-8">\n    <title>WebShop</title>\n'
-               '    <style>body{font-family:sans-serif;margin:2em}.btn{margin:2px}'
-               '.product-link{font-weight:bold}.checked{background:#9cf}</style>\n  </head>\n  <body>\n']
         chosen = json.loads(self.options_json) if self.options_json else {}
-        for role, text in self.nodes:
-            escaped = html.escape(text)
-            if role == "button":
-                action = f"/{quote(session)}/click/{quote(text.lower(), safe='')}"
-                out.append(f'    <form method="post" action="{action}"><button type="submit" class="btn">'
-                           f'{escaped}</button></form>\n')
-            elif role == "search":
-                out.append(f'    <form method="post" action="/{quote(session)}/search"><input id="search_input" '
-                           f'type="text" name="search_query" placeholder="Search..." required autofocus>'
-                           f'<button type="submit" class="btn">{escaped}</button></form>\n')
-            elif role == "label":
-                name = self.option_names.get(text, "")
-                checked = " checked" if chosen.get(name) == text else ""
-                action = f"/{quote(session)}/click/{quote(text, safe='')}"
-                out.append(f'    <form method="post" action="{action}" style="display:inline">'
-                           f'<input type="radio" name="{html.escape(name)}" value="{escaped}"{checked} '
-                           f'onclick="this.form.submit()"><label class="{"checked" if checked else ""}">'
-                           f'{escaped}</label></form>\n')
-            elif role == "link":
-                action = f"/{quote(session)}/click/{quote(text.lower(), safe='')}"
-                out.append(f'    <form method="post" action="{action}"><button type="submit" class="product-link">'
-                           f'{escaped}</button></form>\n')
-            elif role == "heading":
-                out.append(f"    <h4>{escaped}</h4>\n")
-            else:
-                out.append(f"    <p>{escaped}</p>\n")
-        out.append("  </body>\n</html>\n")
-        return "".join(out)
+        return render("webshop/observation.html", nodes=self.nodes, session=session, chosen=chosen,
+                      option_names=self.option_names)
 
 
 def _instruction(instruction: str, search_page: bool = False) -> list[tuple[str, str]]:
@@ -166,9 +140,8 @@ def sub_page(instruction: str, product: dict, sub: str) -> Page:
 
 
 def tojson(value) -> str:
-    """Flask's ``tojson`` filter: sorted keys, ASCII, HTML-sensitive characters escaped."""
-    text = json.dumps(value, sort_keys=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027")
+    """Flask's ``tojson`` filter (Jinja2's): sorted keys, ASCII, HTML-sensitive characters escaped."""
+    return str(htmlsafe_json_dumps(value, sort_keys=True))
 
 
 def done_page(asin: str, options: dict[str, str], reward: float) -> Page:
