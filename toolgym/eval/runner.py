@@ -125,10 +125,11 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
             raise ValueError(f"{path}:{n}: nested deeper than {MAX_RECORD_DEPTH} levels; not an episode record")
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # ValueError: also an integer past Python's 4300 digits
             if torn_tail_ok and n == len(lines):
                 break
-            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+            why = (exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                   if isinstance(exc, RecursionError) else str(exc).split(";")[0])
             raise ValueError(f"{path}:{n}: not a JSON line ({why}); is this a toolgym results file?") from None
         if isinstance(record, dict) and SUMMARY_KEY in record:
             continue  # a run's pass^k line (eval --trials), recomputed from the episodes when needed
