@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(args) -> None:
     import toolgym  # noqa: F401
-    from toolgym.agents.llm import LLMAgent, SamplingParams, TransformersBackend
+    from toolgym.agents.llm import LLMAgent
+    from toolgym.llm import SamplingParams, TransformersBackend
     from toolgym.eval.batch import evaluate_batched
     from toolgym.eval.runner import select_tasks
     from toolgym.registry import check_env_args, make_env

@@ -20,8 +20,9 @@ import tempfile
 import gymnasium as gym
 
 import toolgym  # noqa: F401  (registers the envs)
-from toolgym.agents.llm import LLMAgent, SamplingParams, TransformersBackend
-from toolgym.agents.llm.tiny import build_tiny_model
+from toolgym.agents.llm import LLMAgent
+from toolgym.llm import SamplingParams, TransformersBackend
+from toolgym.llm.tiny import build_tiny_model
 from toolgym.eval.batch import evaluate_batched
 
 

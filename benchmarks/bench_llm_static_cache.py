@@ -14,8 +14,8 @@ import statistics
 import tempfile
 import time
 
-from toolgym.agents.llm import ChatRequest, SamplingParams, TransformersBackend
-from toolgym.agents.llm.tiny import build_tiny_model
+from toolgym.llm import ChatRequest, SamplingParams, TransformersBackend
+from toolgym.llm.tiny import build_tiny_model
 
 REQUEST = ChatRequest(messages=[{"role": "user", "content": "Set an alarm for 8:30 tomorrow and tell me the weather."}])
 

@@ -17,7 +17,7 @@ import gymnasium as gym
 
 import toolgym  # noqa: F401
 from toolgym.agents.llm import LLMAgent
-from toolgym.agents.llm.backends import Completion
+from toolgym.llm.backends import Completion
 from toolgym.agents.search import parse_strategy, run_searches
 
 

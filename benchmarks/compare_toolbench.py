@@ -51,7 +51,7 @@ import gymnasium as gym
 
 import toolgym  # noqa: F401
 from toolgym.agents.llm.agent import Step
-from toolgym.agents.llm.backends import Completion
+from toolgym.llm.backends import Completion
 from toolgym.agents.search import parse_strategy, run_search
 from toolgym.agents.search.runner import search_record
 from toolgym.envs.toolllm.tasks import load_official

@@ -36,6 +36,7 @@ SHORT: dict[str, list[str] | str] = {
     "bench_search.py": ["--tasks", "2", "--batch-size", "2"],
     "bench_retriever.py": ["--latency-size", "small"],
     "bench_llm.py": ["--episodes", "4", "--batch-sizes", "1,4", "--max-new-tokens", "8"],
+    "bench_first_eval.py": ["--episodes", "5"],
     "bench_llm_static_cache.py": ["--hidden-size", "128", "--layers", "2", "--max-new-tokens", "8", "--repeats", "1"],
     "bench_ray.py": ["--episodes", "8"],
     "bench_view.py": ["--episodes", "500"],

@@ -31,7 +31,7 @@ held-out tasks that follow the training tasks, or with ``--eval-world-seed S`` t
 of another world (greedy, the env's own prompt format and parser), before and after training,
 with McNemar's exact test on the tasks that changed (``held_out_change``).
 
-``--model tiny`` builds a tiny random Llama model (toolgym.agents.llm.tiny) whose tokenizer is
+``--model tiny`` builds a tiny random Llama model (toolgym.llm.tiny) whose tokenizer is
 trained on the env's prompts; ``--sft-steps N`` first fits it for N steps to oracle episodes
 (:func:`toolgym.rollouts` with the tokenizer), so that its samples earn some reward and GRPO
 has something to compare; it fits a real model the same way. ``--max-oracle-steps N`` keeps for
@@ -139,7 +139,7 @@ def load_model(args, env: gym.Env, workdir: Path):
 
     path = args.model
     if args.model == "tiny":
-        from toolgym.agents.llm.tiny import build_tiny_model
+        from toolgym.llm.tiny import build_tiny_model
         from toolgym.train.dataset import task_prompt
 
         corpus = []
@@ -150,7 +150,7 @@ def load_model(args, env: gym.Env, workdir: Path):
         path = build_tiny_model(workdir / "tiny", seed=args.seed, corpus=corpus, hidden_size=args.hidden_size,
                                 num_layers=args.num_layers)
     else:
-        from toolgym.agents.llm.gguf import dequantised_folder, find_gguf
+        from toolgym.llm.gguf import dequantised_folder, find_gguf
 
         gguf = find_gguf(path)
         if gguf is not None:
@@ -203,7 +203,8 @@ def held_out_tasks(args, env_kwargs: dict) -> tuple[dict, list[str]]:
 def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str], name: str) -> dict:
     """Greedy episodes of the held-out tasks with the model in memory: success and ``--metric``
     (the episodes go to ``--save-episodes``/``name``.jsonl)."""
-    from toolgym.agents.llm import LLMAgent, SamplingParams
+    from toolgym.agents.llm import LLMAgent
+    from toolgym.llm import SamplingParams
     from toolgym.eval.rollouts import play_batched
     from toolgym.eval.runner import run_header
     from toolgym.train.rollout import TrainerModelBackend

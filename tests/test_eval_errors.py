@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from toolgym.agents.llm import Completion
+from toolgym.llm import Completion
 from toolgym.envs.rest_api.env import RestApiEnv
 from toolgym.eval.cli import main
 
@@ -110,7 +110,8 @@ def test_ctrl_c_during_eval_is_a_short_message(monkeypatch, capsys, tmp_path):
 
 
 def test_a_backend_that_fails_only_sometimes_does_not_stop_the_run(tmp_path):
-    from toolgym.agents.llm import Completion, LLMAgent
+    from toolgym.agents.llm import LLMAgent
+    from toolgym.llm import Completion
     from toolgym.eval.batch import evaluate_batched
 
     class FlakyBackend:

@@ -10,7 +10,8 @@ import pytest
 
 import toolgym
 import toolgym.eval.runner as runner
-from toolgym.agents.llm import Completion, LLMAgent
+from toolgym.agents.llm import LLMAgent
+from toolgym.llm import Completion
 from toolgym.eval.batch import evaluate_batched
 from toolgym.eval.cli import main
 

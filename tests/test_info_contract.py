@@ -18,8 +18,9 @@ pytest.importorskip("transformers")
 import gymnasium as gym  # noqa: E402
 
 import toolgym  # noqa: E402
-from toolgym.agents.llm import LLMAgent, SamplingParams, TransformersBackend  # noqa: E402
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.agents.llm import LLMAgent  # noqa: E402
+from toolgym.llm import SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.envs.base import INVALID_ACTIONS  # noqa: E402
 
 STEPS = 4

@@ -14,10 +14,11 @@ pytest.importorskip("transformers")
 
 import toolgym  # noqa: E402
 from toolgym.agents import make_agent  # noqa: E402
-from toolgym.agents.llm import ChatRequest, Completion, LLMAgent, SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.agents.llm import LLMAgent  # noqa: E402
+from toolgym.llm import ChatRequest, Completion, SamplingParams, TransformersBackend  # noqa: E402
 from toolgym.agents.llm.prompts import ToolBenchFormat, defaults_for  # noqa: E402
 from toolgym.agents.llm.react import ReActFormat  # noqa: E402
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.eval.batch import evaluate_batched  # noqa: E402
 from toolgym.eval.cli import main  # noqa: E402
 
@@ -125,13 +126,13 @@ def test_stop_strings_cut_the_text(backend):
     assert first_run == second_run and len({tuple(ids) for ids in first_run}) > 1  # seeded once, not per call
 
 
-def test_a_row_stops_once_its_action_is_complete_and_progress_moves(backend, monkeypatch):
+def test_a_row_stops_once_its_action_is_complete_and_progress_moves(backend):
     """A row whose text is a complete action for its parser (the curl parser's test, here a
     stand-in: 5 characters) stops there, its tokens a prefix of the free run's; the backend
     reports at every token the rows that made one."""
-    from toolgym.agents.llm import parsers
+    def five(text: str) -> bool:
+        return len(text) >= 5
 
-    monkeypatch.setitem(parsers.ACTION_COMPLETE, "five", lambda text: len(text) >= 5)
     requests = [ChatRequest(messages=[{"role": "user", "content": text}])
                 for text in ("Send an email to Bob.", "Add an alarm at 8.")]
     free = backend.generate(requests, SamplingParams(max_new_tokens=24))
@@ -139,7 +140,7 @@ def test_a_row_stops_once_its_action_is_complete_and_progress_moves(backend, mon
     live: list[int] = []
     backend.on_tokens = live.append
     try:
-        cut = backend.generate([ChatRequest(r.messages, complete="five") for r in requests],
+        cut = backend.generate([ChatRequest(r.messages, complete=five) for r in requests],
                                SamplingParams(max_new_tokens=24))
     finally:
         backend.on_tokens = None
@@ -307,6 +308,17 @@ def test_cli_eval_with_an_hf_agent(tiny_model, tmp_path, capsys):
     assert all(len(s["llm"]["completion_token_ids"]) <= 4 for s in record["trajectory"])
     rc = main(["eval", ENV, "--agent", f"hf:{tiny_model}", "--resume", "--no-progress"])
     assert rc == 2 and "--resume needs --out" in capsys.readouterr().err
+    # every episode records the model's tokens, and report sums them (and prices them)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    steps = [s["llm"] for r in records for s in r["trajectory"]]
+    tokens_in, tokens_out = sum(s["prompt_tokens"] for s in steps), sum(s["completion_tokens"] for s in steps)
+    assert [r["usage"]["calls"] for r in records] == [len(r["trajectory"]) for r in records]
+    assert main(["report", str(out), "--price-in", "2", "--price-out", "10"]) == 0
+    cost = tokens_in / 1e6 * 2 + tokens_out / 1e6 * 10
+    assert (f"tokens: {tokens_in:,} in, {tokens_out:,} out over 2 episode(s) and {len(steps)} model call(s)"
+            in capsys.readouterr().out)
+    assert main(["report", str(out), "--price-in", "2", "--price-out", "10"]) == 0
+    assert f"cost ${cost:,.4f} at $2 / $10 per million tokens in / out" in capsys.readouterr().out
 
 
 def test_make_agent_builds_llm_agents(tiny_model):

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from toolgym.agents.llm import BackendError, ChatRequest, OpenAICompatibleBackend, SamplingParams
+from toolgym.llm import BackendError, ChatRequest, OpenAICompatibleBackend, SamplingParams
 
 KEY = "sk-test-SECRET123456"
 KEY_ENV = "TOOLGYM_TEST_ERRORS_KEY"

@@ -16,9 +16,10 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from toolgym.agents.llm import (BackendError, ChatRequest, LLMAgent, OpenAICompatibleBackend,  # noqa: E402
-                                SamplingParams, TransformersBackend)
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.agents.llm import LLMAgent  # noqa: E402
+from toolgym.llm import (BackendError, ChatRequest, OpenAICompatibleBackend, SamplingParams,  # noqa: E402
+                         TransformersBackend)
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.eval.batch import BackendUnavailable, evaluate_batched  # noqa: E402
 from toolgym.eval.cli import main  # noqa: E402
 
@@ -26,7 +27,7 @@ from toolgym.eval.cli import main  # noqa: E402
 # "slow" waits 3 s, "no-tools" answers 400 to requests with tools, "keyed" wants the test key.
 SERVER = r'''
 import json, sys, threading, time
-from toolgym.agents.llm.backends import TransformersBackend
+from toolgym.llm.backends import TransformersBackend
 from toolgym.agents.llm.server import ApiError, ChatHandler, make_server
 
 seen, lock, in_flight = set(), threading.Lock(), [0, 0]

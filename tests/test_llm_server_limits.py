@@ -19,11 +19,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from toolgym.agents.llm import ChatRequest, Completion, OpenAICompatibleBackend, SamplingParams  # noqa: E402
-from toolgym.agents.llm import TransformersBackend  # noqa: E402
+from toolgym.llm import ChatRequest, Completion, OpenAICompatibleBackend, SamplingParams  # noqa: E402
+from toolgym.llm import TransformersBackend  # noqa: E402
 from toolgym.agents.llm.server import (API_KEY_ENV, BatchingGenerator, ChatHandler, is_loopback, main,  # noqa: E402
                                        make_server)
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 
 TIMEOUT_S = 20
 HELLO = [{"role": "user", "content": "Set an alarm for 8:30."}]

@@ -13,8 +13,9 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import toolgym  # noqa: E402
-from toolgym.agents.llm import LLMAgent, SamplingParams, TransformersBackend  # noqa: E402
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.agents.llm import LLMAgent  # noqa: E402
+from toolgym.llm import SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.eval.batch import evaluate_batched  # noqa: E402
 from toolgym.eval.rollouts import Episode, Turn, encode, render  # noqa: E402
 

@@ -11,8 +11,9 @@ import pytest
 pytest.importorskip("transformers")
 
 import toolgym  # noqa: F401,E402
-from toolgym.agents.llm import LLMAgent, SamplingParams, TransformersBackend  # noqa: E402
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.agents.llm import LLMAgent  # noqa: E402
+from toolgym.llm import SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.agents.search import parse_strategy, run_search  # noqa: E402
 from toolgym.eval.batch import evaluate_search  # noqa: E402
 

@@ -349,7 +349,7 @@ def test_size_and_work_are_predicted_before_the_work(program, message):
 def test_values_in_every_column_count():
     import pandas
 
-    from toolgym.worlds.sheets.guard import COLUMN_COST, size
+    from toolgym.worlds.sheets.sizes import COLUMN_COST, size
 
     frame = pandas.DataFrame({i: [0] for i in range(1500)})
     frame[1400] = "x" * 9000

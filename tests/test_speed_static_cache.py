@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from toolgym.agents.llm import ChatRequest, SamplingParams, TransformersBackend  # noqa: E402
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.llm import ChatRequest, SamplingParams, TransformersBackend  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 
 REQUESTS = [
     ChatRequest(messages=[{"role": "user", "content": "Set an alarm for 8:30 tomorrow."}]),

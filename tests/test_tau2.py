@@ -11,7 +11,7 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
-from toolgym.agents.llm.backends import Completion
+from toolgym.llm.backends import Completion
 from toolgym.envs.tau2.env import USER_ACTION_PREFIX
 from toolgym.envs.tau2 import grading
 from toolgym.envs.tau2.grading import action_matches

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from toolgym.agents.llm.backends import Completion
+from toolgym.llm.backends import Completion
 from toolgym.eval.cli import main
 from toolgym.eval.tooleval import (FAILED, PASSED, SOLVABLE, SOLVED, UNSOLVABLE, UNSOLVED, UNSURE, ToolEvalJudge,
                                    parse_judgement, summarize)
@@ -141,7 +141,7 @@ def test_cli_judge_prints_pass_rate_and_win_rate(tmp_path, capsys):
     assert main(["eval", "ToolLLM-v0", "--agent", "oracle", "--episodes", "3", "--no-progress",
                  "--out", str(results)]) == 0
     judge = tmp_path / "judge.py"
-    judge.write_text("from toolgym.agents.llm.backends import Completion\n"
+    judge.write_text("from toolgym.llm.backends import Completion\n"
                      "class AlwaysSolved:\n"
                      "    def generate(self, requests, sampling):\n"
                      "        return [Completion(text='{\"answer_status\": \"Solved\", \"index\": 0}') for _ in requests]\n")

@@ -18,7 +18,7 @@ pytest.importorskip("datasets")
 import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from toolgym.agents.llm.tiny import build_tiny_model  # noqa: E402
+from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.eval.rollouts import rollouts  # noqa: E402
 from toolgym.eval.runner import read_results, select_tasks  # noqa: E402
 from toolgym.registry import make_env  # noqa: E402

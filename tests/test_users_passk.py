@@ -109,7 +109,7 @@ def test_eval_trials_reports_pass_k_in_the_table_and_the_results_file(tmp_path, 
 def test_an_llm_agent_and_an_llm_user_complete_episodes(tmp_path):
     pytest.importorskip("transformers")
     from toolgym.agents import make_agent
-    from toolgym.agents.llm.tiny import build_tiny_model
+    from toolgym.llm.tiny import build_tiny_model
 
     env = gym.make("Tau2-v0", domain="mock", user="scripted")
     _, info = env.reset(options={"task_index": 0})
@@ -137,7 +137,7 @@ class ScriptedBackend:
         self.completions, self.requests = list(completions), []
 
     def generate(self, requests, sampling):
-        from toolgym.agents.llm.backends import Completion
+        from toolgym.llm.backends import Completion
         self.requests += requests
         text, calls = self.completions.pop(0) if len(self.completions) > 1 else self.completions[0]
         return [Completion(text=text, tool_calls=calls)]

@@ -290,7 +290,8 @@ def test_prompt_and_tools(env):
 
 
 def test_an_llm_agent_reads_the_toolbench_prompt_and_a_raw_completion():
-    from toolgym.agents.llm import Completion, LLMAgent
+    from toolgym.agents.llm import LLMAgent
+    from toolgym.llm import Completion
 
     env = gym.make("VirtualHome-v0")
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import importlib.util
 import inspect
 import re
+import sys
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -154,3 +157,34 @@ def untrusted_env_args(env_id: Any, env_kwargs: Any) -> list[str]:
         if not plain:
             named.append(key)
     return named
+
+
+def load_class(spec: str) -> type:
+    """The class named by ``module.path:Class`` or ``path/to/file.py:Class`` (a user's agent,
+    simulated user or judge, named by the user on the command line: never by a results file).
+
+    Raises:
+        ValueError: when the module or file cannot be found or has no such class.
+    """
+    target, _, class_name = spec.rpartition(":")
+    if not target or not class_name:
+        raise ValueError(f"agent {spec!r}: expected module:Class or path/to/file.py:Class")
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        path = Path(target)
+        if not path.is_file():
+            raise ValueError(f"agent {spec!r}: no file {path}")
+        module_name = f"toolgym_user_agent_{path.stem}"
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module  # so that dataclasses and pickling inside the file work
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"agent {spec!r}: cannot import {target!r} ({exc}); use module:Class with the "
+                             f"module on PYTHONPATH, or path/to/file.py:Class") from exc
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"agent {spec!r}: {target} has no class {class_name!r}")
+    return cls

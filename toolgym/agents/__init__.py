@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from toolgym.agents.base import Agent, MissingReplay, OracleAgent, RandomAgent, ReplayAgent, play_oracle
 from toolgym.agents.fuzz import FuzzAgent
+from toolgym.registry import load_class
 
 # prefix -> factory(argument, env, options).
 AGENT_FACTORIES: dict[str, Callable] = {
@@ -28,39 +25,9 @@ def _llm_agent(kind: str, arg: str, env, options: dict):
     return make_llm_agent(kind, arg, env, options)
 
 
-def load_agent_class(spec: str) -> type:
-    """The class named by ``module.path:Class`` or ``path/to/file.py:Class``.
-
-    Raises:
-        ValueError: when the module or file cannot be found or has no such class.
-    """
-    target, _, class_name = spec.rpartition(":")
-    if not target or not class_name:
-        raise ValueError(f"agent {spec!r}: expected module:Class or path/to/file.py:Class")
-    if target.endswith(".py") or "/" in target or "\\" in target:
-        path = Path(target)
-        if not path.is_file():
-            raise ValueError(f"agent {spec!r}: no file {path}")
-        module_name = f"toolgym_user_agent_{path.stem}"
-        module_spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module  # so that dataclasses and pickling inside the file work
-        module_spec.loader.exec_module(module)
-    else:
-        try:
-            module = importlib.import_module(target)
-        except ModuleNotFoundError as exc:
-            raise ValueError(f"agent {spec!r}: cannot import {target!r} ({exc}); use module:Class with the "
-                             f"module on PYTHONPATH, or path/to/file.py:Class") from exc
-    cls = getattr(module, class_name, None)
-    if not isinstance(cls, type):
-        raise ValueError(f"agent {spec!r}: {target} has no class {class_name!r}")
-    return cls
-
-
 def make_custom_agent(spec: str, env) -> Agent:
     """An instance of a user's agent class: ``Class(env)`` when it takes one argument, else ``Class()``."""
-    cls = load_agent_class(spec)
+    cls = load_class(spec)
     signature = inspect.signature(cls)
     if _accepts(signature, env):
         agent = cls(env)
@@ -100,4 +67,4 @@ def make_agent(spec: str, env, **options) -> Agent:
 
 
 __all__ = ["Agent", "FuzzAgent", "MissingReplay", "OracleAgent", "RandomAgent", "ReplayAgent", "make_agent", "play_oracle",
-           "make_custom_agent", "load_agent_class", "AGENT_FACTORIES"]
+           "make_custom_agent", "AGENT_FACTORIES"]

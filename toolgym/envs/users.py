@@ -316,7 +316,7 @@ class LLMUser:
     """
 
     def __init__(self, backend, sampling=None, max_turns: int = 30, tools: list[dict] | None = None):
-        from toolgym.agents.llm.backends import SamplingParams  # the backends live with the LLM agent
+        from toolgym.llm.backends import SamplingParams  # the backends live with the LLM agent
         self.backend = backend
         self.tools = tools or None
         self.sampling = sampling or SamplingParams(temperature=0.0, max_new_tokens=200)
@@ -334,7 +334,7 @@ class LLMUser:
 
     def respond(self, message: str, trajectory: list[dict]) -> str | dict:
         """The model's next message, or the call of one of the user's tools it makes (dual control)."""
-        from toolgym.agents.llm.backends import ChatRequest
+        from toolgym.llm.backends import ChatRequest
         from toolgym.envs.common.actions import ToolCall, parse_action
         acted = self._messages[-1]["role"] == "assistant" and self._messages[-1]["content"].startswith('{"name"')
         self._messages.append({"role": "user", "content": f"Tool result: {message}" if acted else message})
@@ -431,13 +431,13 @@ def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = Non
         return ScriptedUser(goal_reached, tools)
     if spec.startswith("llm:"):
         kind, _, arg = spec[len("llm:"):].partition(":")
-        from toolgym.agents.llm import SAMPLING_KEYS, SamplingParams, make_backend
+        from toolgym.llm import SAMPLING_KEYS, SamplingParams, make_backend
         sampling = SamplingParams(**{"max_new_tokens": 200,
                                      **{k: options[k] for k in SAMPLING_KEYS if options.get(k) is not None}})
         return LLMUser(make_backend(kind, arg, **dict(options.get("backend_kwargs") or {})), sampling, tools=tools)
     if ":" in spec:
-        from toolgym.agents import load_agent_class
-        cls = load_agent_class(spec)
+        from toolgym.registry import load_class
+        cls = load_class(spec)
         return make_user(cls(), goal_reached)
     raise ValueError(f"unknown user {spec!r}: use 'scripted', 'llm:hf:MODEL', 'llm:openai:URL#MODEL', 'replay' or "
                      f"module.path:Class")

@@ -18,8 +18,8 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import (MAX_STEPS, open_results, record_world_diff, reset_prompt, run_header, select_tasks,
-                                 world_image, write_record)
+from toolgym.eval.runner import (MAX_STEPS, episode_usage, open_results, record_world_diff, reset_prompt, run_header,
+                                 select_tasks, world_image, write_record)
 from toolgym.registry import make_env
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
@@ -88,6 +88,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     held: list[dict] = []  # backend-failed episodes, written once a request succeeds
 
     def finish(record: dict) -> None:
+        if (usage := episode_usage(record["trajectory"])) is not None:
+            record["usage"] = usage
         finished[record["task_id"]] = record
         stats["episodes"] += 1
         write_record(sink, record)

@@ -132,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = _subparser(sub, "report", "reprint the paper's table of a results file")
     rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    rp.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens: report the cost")
+    rp.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
     rp.add_argument("--trust-env-kwargs", action="store_true",
                     help="make the envs with the file's env ids and env_kwargs as they are (user=, judge=, "
                          "data_dir=, db_url=, module:Env ids ...); without it a results file, which may come from "
@@ -373,7 +375,7 @@ def eval_search(args) -> int:
 def _llm_agent(args):
     """The LLM agent of ``eval``'s options (``hf:`` / ``openai:``), checked before the model loads."""
     from toolgym.agents import make_agent
-    from toolgym.agents.llm import BackendError
+    from toolgym.llm import BackendError
     from toolgym.registry import check_env_args
 
     env_class = check_env_args(args.env_id, _env_kwargs(args))
@@ -398,8 +400,9 @@ def _llm_agent(args):
         longest = longest_oracle_action(make_env(args.env_id, _env_kwargs(args)), getattr(agent.backend, "tokenizer",
                                                                                            None))
         agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=min(1024, longest + longest // 4 + 32))
-        print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
-              f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
+        if not args.no_progress:  # with the progress display; the results record it (decoding)
+            print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
+                  f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
     return agent
 
 
@@ -503,8 +506,26 @@ def report(args) -> int:
         records = [record for _, record in numbered]
         print(f"{args.results}: {len(records)} episode(s), agent {agent}, seed {seed}")
         code = max(code, print_results(env, records))
+        print(usage_line(records, args.price_in, args.price_out) or "", end="")
         print()
     return code
+
+
+def usage_line(records: list[dict], price_in: float | None = None, price_out: float | None = None) -> str | None:
+    """The model's tokens over the records' episodes (their ``usage``), with the cost at the given
+    prices per million tokens; None when no model played them."""
+    used = [r["usage"] for r in records if r.get("usage")]
+    if not used:
+        return None
+    tokens_in = sum(u.get("prompt_tokens", 0) for u in used)
+    tokens_out = sum(u.get("completion_tokens", 0) for u in used)
+    calls = sum(u.get("calls", 0) for u in used)
+    line = (f"tokens: {tokens_in:,} in, {tokens_out:,} out over {len(used)} episode(s) and {calls:,} model call(s) "
+            f"({tokens_in / len(used):,.0f} in, {tokens_out / len(used):,.0f} out per episode)")
+    if price_in is not None or price_out is not None:
+        cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
+        line += f"; cost ${cost:,.4f} at ${price_in or 0:g} / ${price_out or 0:g} per million tokens in / out"
+    return line + "\n"
 
 
 def complexity(args) -> int:

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 
 import gymnasium as gym
 
-from toolgym.agents.llm.backends import ChatRequest, Completion
-from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
+from toolgym.llm.backends import ChatRequest, Completion
+from toolgym.llm.chat import flatten_messages, tools_as_text
 from toolgym.eval.runner import MAX_STEPS, reset_prompt, run_header, select_tasks
 from toolgym.registry import make_env
 

@@ -92,6 +92,7 @@ class _RecordFields(BaseModel):
     trajectory: list[Any] | None = None
     world_diff: dict[str, dict[str, Any]] | None = None
     prompt: dict[str, list[Any]] | None = None
+    usage: dict[str, int] | None = None  # the model's tokens over the episode (episode_usage)
 
 
 _CHECKED_FIELDS = tuple(name for name in _RecordFields.model_fields if name != "trajectory")
@@ -278,6 +279,16 @@ def _rewrite(path: Path, records: list[dict]) -> None:
     os.replace(tmp, path)
 
 
+def episode_usage(trajectory: list[dict]) -> dict | None:
+    """The model's tokens over an episode, ``{"prompt_tokens", "completion_tokens", "calls"}``
+    from its steps' ``llm`` entries; None for an episode no model played."""
+    calls = [step["llm"] for step in trajectory if isinstance(step.get("llm"), dict) and not step["llm"].get("queued")]
+    if not calls:
+        return None
+    return {"prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in calls),
+            "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in calls), "calls": len(calls)}
+
+
 def write_record(sink: IO[str] | None, record: dict) -> None:
     """Append one record and flush, so that an interrupted run keeps every finished episode."""
     if sink is not None:
@@ -338,6 +349,8 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
     record["metrics"] = info.get("metrics")
     if record["metrics"] is None:
         record["error"] = f"episode did not end within {max_steps} steps"
+    if (usage := episode_usage(record["trajectory"])) is not None:
+        record["usage"] = usage
     record_world_diff(env, record, start)
     return record
 

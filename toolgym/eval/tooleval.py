@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolgym.agents.llm.backends import ChatRequest, SamplingParams
+from toolgym.llm.backends import ChatRequest, SamplingParams
 from toolgym.envs.common.actions import ToolCall, parse_action
 from toolgym.envs.toolllm.env import read_finish
 
@@ -393,8 +393,8 @@ def judge_command(args) -> int:
 def make_judge_backend(spec: str, backend_kwargs: dict):
     """``hf:MODEL``, ``openai:URL#MODEL``, or ``module:Class`` / ``file.py:Class`` built as ``Class()``
     with a ``generate(requests, sampling)`` method (a scripted judge)."""
-    from toolgym.agents import load_agent_class
-    from toolgym.agents.llm import BackendError, make_backend
+    from toolgym.registry import load_class
+    from toolgym.llm import BackendError, make_backend
 
     kind, _, arg = spec.partition(":")
     if kind in ("hf", "openai"):
@@ -402,7 +402,7 @@ def make_judge_backend(spec: str, backend_kwargs: dict):
             return make_backend(kind, arg, **backend_kwargs)
         except BackendError as exc:
             raise ValueError(str(exc)) from exc
-    backend = load_agent_class(spec)()
+    backend = load_class(spec)()
     if not callable(getattr(backend, "generate", None)):
         raise ValueError(f"judge {spec!r}: {type(backend).__name__} has no generate(requests, sampling) method")
     return backend

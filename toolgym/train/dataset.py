@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from toolgym.agents.llm.prompts import EpisodeState, defaults_for, flatten_messages, make_prompt_format, tools_as_text
+from toolgym.agents.llm.prompts import EpisodeState, defaults_for, make_prompt_format
+from toolgym.llm.chat import flatten_messages, tools_as_text
 from toolgym.eval.runner import select_tasks
 from toolgym.registry import make_env
 

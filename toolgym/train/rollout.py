@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolgym.agents.llm.agent import LLMAgent
-from toolgym.agents.llm.backends import SamplingParams, TransformersBackend
-from toolgym.agents.llm.backends.hf_transformers import PREFIX_CACHE_MB, PrefixCache, _context_length
+from toolgym.llm.backends import SamplingParams, TransformersBackend
+from toolgym.llm.backends.hf_transformers import PREFIX_CACHE_MB, PrefixCache, _context_length
 from toolgym.eval.runner import MAX_STEPS, run_header
 from toolgym.registry import make_env
 from toolgym.eval.rollouts import episode_from_record, play_batched

@@ -1,38 +1,18 @@
-"""The shared LLM agent: backends, prompt formats, tool-call parsers.
+"""The shared LLM agent: prompt formats and tool-call parsers over a model client of
+:mod:`toolgym.llm`.
 
 ``make_agent("hf:Qwen/Qwen2.5-7B-Instruct", env)`` or ``make_agent("openai:http://host:8000/v1#model", env)``
 build an :class:`LLMAgent`. Importing this package does not import torch or transformers;
-only creating a :class:`TransformersBackend` does.
+only creating a :class:`~toolgym.llm.TransformersBackend` does.
 """
 
 from __future__ import annotations
 
 from toolgym.agents.llm.agent import LLMAgent, Step
-from toolgym.agents.llm.backends import (BackendError, ChatRequest, Completion, OpenAICompatibleBackend,
-                                         SamplingParams, TransformersBackend)
 from toolgym.agents.llm.parsers import PARSERS, get_parser
 from toolgym.agents.llm.prompts import prompt_formats
-
-SAMPLING_KEYS = ("temperature", "top_p", "max_new_tokens", "seed")
-
-
-def make_backend(kind: str, arg: str, **kwargs):
-    """``hf`` + model id or path, or ``openai`` + ``URL[#MODEL]``; kwargs go to the backend.
-
-    ``hf`` loads from disk only (a local folder or the Hugging Face cache) unless
-    ``download=True``. A model or server that cannot be reached raises :class:`BackendError`
-    with a one-line message.
-    """
-    if kind == "hf":
-        if not arg:
-            raise ValueError("hf: needs a model id or path, e.g. hf:Qwen/Qwen2.5-7B-Instruct")
-        return TransformersBackend(arg, **kwargs)
-    if kind == "openai":
-        url, _, model = arg.partition("#")
-        if not url:
-            raise ValueError("openai: needs a server URL, e.g. openai:http://localhost:8000/v1#my-model")
-        return OpenAICompatibleBackend(url, model=model or None, **kwargs)
-    raise ValueError(f"unknown LLM backend {kind!r}")
+from toolgym.agents.llm.react import ReActFormat  # defines the react format
+from toolgym.llm import SAMPLING_KEYS, SamplingParams, make_backend
 
 
 def make_llm_agent(kind: str, arg: str, env, options: dict) -> LLMAgent:
@@ -49,6 +29,4 @@ def make_llm_agent(kind: str, arg: str, env, options: dict) -> LLMAgent:
                     parser=options.get("parser"), sampling=sampling)
 
 
-__all__ = ["LLMAgent", "Step", "BackendError", "ChatRequest", "Completion", "OpenAICompatibleBackend",
-           "SamplingParams", "TransformersBackend", "PARSERS", "get_parser", "prompt_formats",
-           "make_backend", "make_llm_agent"]
+__all__ = ["LLMAgent", "Step", "PARSERS", "get_parser", "prompt_formats", "ReActFormat", "make_llm_agent"]

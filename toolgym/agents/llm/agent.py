@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Sequence
 
-from toolgym.agents.llm.backends import Backend, BackendError, ChatRequest, Completion, SamplingParams
+from toolgym.llm.backends import Backend, BackendError, ChatRequest, Completion, SamplingParams
 from toolgym.agents.llm.parsers import ACTION_COMPLETE, get_parser
 from toolgym.agents.llm.prompts import EpisodeState, defaults_for, make_prompt_format
 
@@ -65,8 +65,8 @@ class LLMAgent:
     def request(self, state: EpisodeState, observation: str, info: dict) -> ChatRequest:
         state.info = info
         messages, tools = self.format.build(state, info)
-        complete = self.parser_name if self.parser_name in ACTION_COMPLETE else None
-        return ChatRequest(messages=messages, tools=tools, stop=self.format.stop, complete=complete)
+        return ChatRequest(messages=messages, tools=tools, stop=self.format.stop,
+                           complete=ACTION_COMPLETE.get(self.parser_name))
 
     def finish(self, state: EpisodeState, completion: Completion) -> Step:
         """The action for a completion; further calls in it are queued for the next steps."""

@@ -21,58 +21,16 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from toolgym.llm.chat import flatten_messages, tools_as_text
 
 # The line of the ToolBench system prompt that starts its demonstrations (toolgym.envs.common.toolbench_prompt).
 DEMOS_HEADER = "I have the following set of examples:"
 
-TOOL_INSTRUCTIONS = (
-    "To call a tool, answer with only a JSON object "
-    '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}. '
-    "To answer the user, write plain text.")
-
-
-def tool_docs(tools: list[dict]) -> str:
-    """Tool schemas as text: one JSON function description per line."""
-    return "\n".join(json.dumps(t.get("function", t), ensure_ascii=False) for t in tools)
-
-
-def tools_as_text(messages: list[dict], tools: list[dict]) -> list[dict]:
-    """The messages with the tool docs and call instructions appended to the system message."""
-    block = f"# Tools\n{tool_docs(tools)}\n\n{TOOL_INSTRUCTIONS}"
-    if messages and messages[0].get("role") == "system":
-        return [{**messages[0], "content": f"{messages[0].get('content') or ''}\n\n{block}"}] + list(messages[1:])
-    return [{"role": "system", "content": block}] + list(messages)
-
-
-def flatten_messages(messages: list[dict]) -> list[dict]:
-    """Plain system/user/assistant turns: tool calls become JSON text, tool results user turns."""
-    out: list[dict] = []
-    for m in messages:
-        role = m.get("role")
-        if role == "assistant" and m.get("tool_calls"):
-            calls = [_call_json(c) for c in m["tool_calls"]]
-            text = "\n".join(calls) if not m.get("content") else m["content"] + "\n" + "\n".join(calls)
-            out.append({"role": "assistant", "content": text})
-        elif role == "tool":
-            out.append({"role": "user", "content": f"Tool result ({m.get('name', 'tool')}): {m.get('content')}"})
-        else:
-            out.append({"role": role if role in ("system", "user", "assistant") else "user",
-                        "content": m.get("content") or ""})
-    return out
-
-
-def _call_json(call: dict) -> str:
-    fn = call.get("function", call)
-    arguments = fn.get("arguments", {})
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError:
-            pass
-    return json.dumps({"name": fn.get("name"), "arguments": arguments}, ensure_ascii=False)
+# Prompt formats by name, filled as their classes are defined (PromptFormat.__init_subclass__).
+_FORMATS: dict[str, type[PromptFormat]] = {}
 
 
 @dataclass
@@ -94,6 +52,11 @@ class PromptFormat:
     name: ClassVar[str] = ""
     parser: ClassVar[str | None] = None
     stop: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            _FORMATS[cls.name] = cls
 
     def build(self, state: EpisodeState, info: dict) -> tuple[list[dict], list[dict] | None]:
         """(messages, tools) for this step; tools None means none are offered natively."""
@@ -171,9 +134,9 @@ class ToolBenchFormat(PromptFormat):
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:
-    from toolgym.agents.llm.react import ReActFormat
-    return {c.name: c for c in (ChatFormat, ToolTalkFormat, MessagesFormat, PlainFormat, ToolBenchFormat,
-                                ReActFormat)}
+    """Every prompt format by name (each subclass of :class:`PromptFormat` with a name; the
+    package imports the modules that define them)."""
+    return dict(_FORMATS)
 
 
 # env id -> (prompt format, parser) when neither is given; envs may also set the class

@@ -48,7 +48,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from toolgym.agents.llm.backends import BackendError, ChatRequest, SamplingParams, TransformersBackend
+from toolgym.llm.backends import BackendError, ChatRequest, SamplingParams, TransformersBackend
 from toolgym.agents.llm.parsers import parse_tool_call
 from toolgym.serving import (RETRY_AFTER_S, BoundedHandler, BoundedHTTPServer, HttpError, content_length,
                              is_loopback)

@@ -335,5 +335,5 @@ def _make_judge(judge: Any):
     if judge is None or not isinstance(judge, str):
         return judge
     kind, _, arg = judge.partition(":")
-    from toolgym.agents.llm import make_backend
+    from toolgym.llm import make_backend
     return make_backend(kind, arg)

@@ -87,7 +87,7 @@ Expected outcomes:
 
 def judge_assertions(judge, assertions: Sequence[str], trajectory: Sequence[Mapping]) -> list[bool]:
     """Ask the judge backend whether each assertion holds; an answer it cannot read counts as not met."""
-    from toolgym.agents.llm.backends import ChatRequest, SamplingParams
+    from toolgym.llm.backends import ChatRequest, SamplingParams
     conversation = "\n".join(f"{m['role']}: {m['content']}" for m in trajectory
                              if m["role"] in ("user", "assistant") and m.get("content"))
     listed = "\n".join(f"{i}. {a}" for i, a in enumerate(assertions, start=1))

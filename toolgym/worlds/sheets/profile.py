@@ -63,7 +63,8 @@ from typing import Any
 from toolgym.worlds.interpreter import Profile, ProgramError
 from toolgym.worlds.interpreter.profile import CODE_AS_POLICIES_BUILTINS, SCRIPT_EXPRESSIONS, SCRIPT_STATEMENTS
 from toolgym.worlds.sheets import guard as rules
-from toolgym.worlds.sheets.guard import AGGREGATIONS, BUDGETS, DTYPES, guard, size_of
+from toolgym.worlds.sheets.guard import AGGREGATIONS, DTYPES, guard
+from toolgym.worlds.sheets.sizes import BUDGETS, size_of
 
 __all__ = ["AGGREGATIONS", "BUDGETS", "DTYPES", "Numpy", "Pandas", "ValidationConditions", "copy_spreadsheet", "guard",
            "sheets_profile", "size_of"]

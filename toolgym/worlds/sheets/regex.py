@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolgym.worlds.interpreter import ProgramError
-from toolgym.worlds.sheets import guard as rules
+from toolgym.worlds.sheets import sizes as rules
 
 #: Text cells one operation may search.
 MAX_CELLS = 40_000

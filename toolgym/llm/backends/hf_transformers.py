@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from toolgym.agents.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
-from toolgym.agents.llm.parsers import ACTION_COMPLETE
-from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
+from toolgym.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
+from toolgym.llm.chat import flatten_messages, tools_as_text
 
 
 # The default bound of a backend's prefix cache (see TransformersBackend's prefix_cache_mb).
@@ -96,7 +95,7 @@ class TransformersBackend:
             (transformers does it on CUDA; the first calls of each batch size pay the compile
             time). None (default): the value of ``static_cache``.
         gguf_file: The GGUF file in the folder ``model`` (``model`` may also be a ``.gguf`` path or
-            a packaged model's short name, see :data:`toolgym.agents.llm.gguf.PACKAGED_MODELS`).
+            a packaged model's short name, see :data:`toolgym.llm.gguf.PACKAGED_MODELS`).
             The model is dequantised to ``dtype`` (``auto``: float32) and cached as a plain folder.
         threads: CPU threads for torch (``torch.set_num_threads``); None leaves torch's default.
             On a busy machine fewer threads than cores is often faster.
@@ -110,6 +109,8 @@ class TransformersBackend:
     """
 
     name = "hf"
+    #: Called during generation with the number of rows that made a token (a progress display).
+    on_tokens: Callable[[int], None] | None = None
 
     def __init__(self, model: str, device: str = "auto", dtype: str = "auto", trust_remote_code: bool = False,
                  max_batch_tokens: int | None = 65536, max_padding: float | None = None, prefill: str = "auto",
@@ -123,7 +124,7 @@ class TransformersBackend:
             raise ImportError("the hf: agent needs torch and transformers: pip install 'toolgym[llm]'") from exc
         from transformers.utils import logging as transformers_logging
 
-        from toolgym.agents.llm.gguf import GGUFError, dequantised_folder, find_gguf
+        from toolgym.llm.gguf import GGUFError, dequantised_folder, find_gguf
 
         transformers_logging.set_verbosity_error()
         if not progress:
@@ -172,8 +173,6 @@ class TransformersBackend:
         if self.compile and not self.static_cache:
             raise ValueError("compile needs static_cache: a dynamic cache changes shape at every token")
         self._seed: int | None = None
-        #: Called during generation with the number of rows that made a token (a progress display).
-        self.on_tokens: Callable[[int], None] | None = None
         template = self.tokenizer.chat_template or ""
         self.has_template = bool(template)
         self.template_tools = "tools" in template
@@ -210,7 +209,7 @@ class TransformersBackend:
         prompts = list(prompt_ids) if prompt_ids is not None else [self.encode(r) for r in requests]
         # Requests with other stop strings or completion tests go in other calls (one call stops its
         # rows by the same rules).
-        order = sorted(range(len(requests)), key=lambda i: (requests[i].stop, requests[i].complete or "",
+        order = sorted(range(len(requests)), key=lambda i: (requests[i].stop, id(requests[i].complete),
                                                             len(prompts[i])))
         chunks, chunk = [], []
         for i in order:  # ascending lengths: a chunk's first prompt is its shortest, the new one its longest
@@ -249,7 +248,7 @@ class TransformersBackend:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if stop:
             kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
-        complete = ACTION_COMPLETE.get(requests[0].complete or "")
+        complete = requests[0].complete
         watch = _RowWatch(self.tokenizer, input_ids.shape[1], complete, self.on_tokens)
         kwargs["stopping_criteria"] = [watch]
         if self.static_cache:

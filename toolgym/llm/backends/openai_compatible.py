@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from collections.abc import Sequence
 
-from toolgym.agents.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
-from toolgym.agents.llm.prompts import flatten_messages, tools_as_text
+from toolgym.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
+from toolgym.llm.chat import flatten_messages, tools_as_text
 
 
 ERROR_TEXT_CHARS = 500  # the most of a server's error text that goes into an error message

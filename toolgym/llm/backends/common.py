@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 @dataclass(frozen=True)
@@ -27,15 +27,15 @@ class SamplingParams:
 class ChatRequest:
     """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings.
 
-    ``complete`` names a test in :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE` that says
-    when a completion already holds the whole action its parser reads (a curl line that has
-    ended); a backend that can stop a row on it does (hf), others rely on ``stop``.
+    ``complete`` tells when a completion already holds the whole action its parser reads (the
+    agent's :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE`: a curl line that has ended); a
+    backend that can stop a row on it does (hf), others rely on ``stop``.
     """
 
     messages: list[dict]
     tools: list[dict] | None = None
     stop: tuple[str, ...] = ()
-    complete: str | None = None
+    complete: Callable[[str], bool] | None = None
 
 
 @dataclass

@@ -8,9 +8,9 @@ only by :class:`TransformersBackend` (the ``[llm]`` extra).
 
 from __future__ import annotations
 
-from toolgym.agents.llm.backends.common import Backend, BackendError, ChatRequest, Completion, SamplingParams
-from toolgym.agents.llm.backends.hf_transformers import TransformersBackend
-from toolgym.agents.llm.backends.openai_compatible import OpenAICompatibleBackend
+from toolgym.llm.backends.common import Backend, BackendError, ChatRequest, Completion, SamplingParams
+from toolgym.llm.backends.hf_transformers import TransformersBackend
+from toolgym.llm.backends.openai_compatible import OpenAICompatibleBackend
 
 __all__ = ["Backend", "BackendError", "ChatRequest", "Completion", "OpenAICompatibleBackend", "SamplingParams",
            "TransformersBackend"]
