@@ -321,6 +321,24 @@ def test_cli_eval_with_an_hf_agent(tiny_model, tmp_path, capsys):
     assert f"cost ${cost:,.4f} at $2 / $10 per million tokens in / out" in capsys.readouterr().out
 
 
+def test_trials_run_in_the_same_batches(backend, tiny_model, tmp_path, capsys):
+    """--trials K with an LLM agent plays every (task, trial) in one lockstep batch: as many
+    generate calls as a single trial's, K records per task with their trial and reset seed."""
+    agent = _agent(backend, temperature=0.7, seed=5)
+    one, _, stats_one = evaluate_batched(ENV, agent, "hf:tiny", seed=3, episodes=2, batch_size=6, progress=False)
+    three, _, stats = evaluate_batched(ENV, agent, "hf:tiny", seed=3, episodes=2, batch_size=6, progress=False,
+                                       trials=3)
+    assert [(r["task_id"], r["trial"], r["episode_seed"]) for r in three] == [
+        (t, trial, 3 + trial) for t in [r["task_id"] for r in one] for trial in range(3)]
+    assert stats["episodes"] == 6 and stats["generate_calls"] <= max(len(r["trajectory"]) for r in three)
+    out = tmp_path / "trials.jsonl"
+    assert main(["eval", ENV, "--agent", f"hf:{tiny_model}", "--episodes", "2", "--trials", "2", "--max-new-tokens",
+                 "4", "--temperature", "0.7", "--no-progress", "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["trial"] for r in lines[:-1]] == [0, 1, 0, 1] and "pass^k" in lines[-1]
+    assert "pass^2" in capsys.readouterr().out
+
+
 def test_make_agent_builds_llm_agents(tiny_model):
     agent = make_agent(f"hf:{tiny_model}", gym.make(ENV), max_new_tokens=3, temperature=None)
     assert isinstance(agent, LLMAgent) and agent.sampling.max_new_tokens == 3

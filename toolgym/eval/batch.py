@@ -50,12 +50,17 @@ class _Slot:
 def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
                      episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
                      batch_size: int = 8, resume: bool = False, overwrite: bool = False,
-                     max_steps: int = MAX_STEPS) -> tuple[list[dict], gym.Env, dict]:
+                     max_steps: int = MAX_STEPS, trials: int | None = None) -> tuple[list[dict], gym.Env, dict]:
     """Evaluate an :class:`~toolgym.agents.llm.LLMAgent` on a task set, ``batch_size`` episodes at a time.
 
     ``out``, ``resume`` and ``overwrite`` follow :func:`toolgym.eval.runner.open_results`.
     Returns the records of the run's tasks in task order (kept and new), an env (for the
     table) and throughput statistics.
+
+    With ``trials`` K every task is played K times in the same batches (trial t reset with
+    ``seed`` + t; each record has ``trial``, ``trials`` and ``episode_seed``), the records in
+    task order and then trial order; such a run is not written to ``out`` here (``eval
+    --trials`` writes it with its pass^k line) and cannot be resumed.
 
     An exception while stepping (the model failing inside transformers, a prompt that cannot
     be built) ends only its episode, recorded with an ``error`` that names the env, the task,
@@ -74,13 +79,16 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, agent)
     finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
                                   columns=envs[0].unwrapped.table_columns)
-    todo = [t for t in task_ids if t not in finished]
+    if trials is not None and (out or resume):
+        raise ValueError("a run of trials is written by eval --trials and cannot be resumed")
+    # (task, trial) jobs, each task's trials together: they share their prompts' prefixes
+    todo = [(t, trial) for t in task_ids if t not in finished for trial in range(trials or 1)]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
     stats = {"episodes": 0, "steps": 0, "generate_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
              "seconds": 0.0}
-    bar = tqdm(total=len(task_ids), initial=len(finished), desc=env_id, disable=not progress, file=sys.stderr,
-               unit="ep")
+    bar = tqdm(total=len(todo) + len(finished), initial=len(finished), desc=env_id, disable=not progress,
+               file=sys.stderr, unit="ep")
     start = time.perf_counter()
     queue = list(todo)
     slots = [_Slot(env=e) for e in envs[:len(queue)]]
@@ -90,7 +98,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     def finish(record: dict) -> None:
         if (usage := episode_usage(record["trajectory"])) is not None:
             record["usage"] = usage
-        finished[record["task_id"]] = record
+        finished[(record["task_id"], record["trial"]) if trials else record["task_id"]] = record
         stats["episodes"] += 1
         write_record(sink, record)
         bar.update(1)
@@ -112,7 +120,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
         backend.on_tokens = on_tokens
     try:
         for slot in slots:
-            _start(slot, queue.pop(0), agent, header, seed)
+            _start(slot, *queue.pop(0), agent, header, seed, trials)
         live = list(slots)
         while live:
             steps = _step_batch(agent, live, env_id)
@@ -140,7 +148,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                         finish(slot.record)
                     if not queue:
                         continue
-                    _start(slot, queue.pop(0), agent, header, seed)
+                    _start(slot, *queue.pop(0), agent, header, seed, trials)
                 still_live.append(slot)
             live = still_live
             generated["tokens"] = 0  # now counted in stats["completion_tokens"]
@@ -155,7 +163,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
         if sink:
             sink.close()
     stats["seconds"] = time.perf_counter() - start
-    return [finished[t] for t in task_ids if t in finished], envs[0], stats
+    keys = [(t, trial) for t in task_ids for trial in range(trials)] if trials else task_ids
+    return [finished[k] for k in keys if k in finished], envs[0], stats
 
 
 def _step_batch(agent, live: list[_Slot], env_id: str) -> list:
@@ -189,14 +198,17 @@ def _failed_step(slot: _Slot, env_id: str, step_class):
     return step_class(action="", llm={"error": f"{where}: {type(exc).__name__}: {message}", "exception": True})
 
 
-def _start(slot: _Slot, task_id: str, agent, header: dict, seed: int) -> None:
+def _start(slot: _Slot, task_id: str, trial: int, agent, header: dict, seed: int,
+           trials: int | None) -> None:
     slot.task_id = task_id
-    slot.observation, slot.info = slot.env.reset(seed=seed, options={"task_id": task_id})
+    slot.observation, slot.info = slot.env.reset(seed=seed + trial, options={"task_id": task_id})
     slot.start = world_image(slot.env)
     slot.state = agent.start(slot.observation, slot.info)
     slot.steps = 0
     slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"),
                    "prompt": reset_prompt(slot.observation, slot.info), "metrics": None, "trajectory": [], "return": 0.0}
+    if trials:
+        slot.record.update(episode_seed=seed + trial, trial=trial, trials=trials)
 
 
 def _advance(slot: _Slot, step, max_steps: int) -> bool:

@@ -290,10 +290,10 @@ def eval_remote(args) -> int:
         print(f"{args.out}: {len(records)} episode(s) of this run on {args.env_url}")
     return code
 def eval_trials(args) -> int:
-    """``eval --trials K``: every task K times, trial t reset and sampled with seed ``--seed`` + t;
-    the table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``) and
-    a last line with the pass^k values per subset."""
-    import dataclasses
+    """``eval --trials K``: every task K times, trial t reset with seed ``--seed`` + t (an LLM
+    agent plays every trial in the same batches, its sampling one stream from ``--seed``); the
+    table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``) and a
+    last line with the pass^k values per subset."""
     from pathlib import Path
 
     from toolgym.eval.passk import pass_hat_table
@@ -306,22 +306,20 @@ def eval_trials(args) -> int:
                          "or --ray")
     if args.out and Path(args.out).is_file() and Path(args.out).stat().st_size > 0 and not args.overwrite:
         raise ValueError(f"{args.out} already holds results: pass --overwrite to replace the file, or another --out")
-    is_llm = args.agent.partition(":")[0] in LLM_PREFIXES
-    agent = _llm_agent(args) if is_llm else None
-    records, env = [], None
-    for trial in range(args.trials):
-        seed = args.seed + trial
-        if is_llm:
-            from toolgym.eval.batch import evaluate_batched
-            agent.sampling = dataclasses.replace(agent.sampling, seed=seed)
-            run, env, _ = evaluate_batched(args.env_id, agent, args.agent, _env_kwargs(args), seed=seed,
-                                           episodes=args.episodes, progress=not args.no_progress,
-                                           batch_size=args.batch_size)
-        else:
+    if args.agent.partition(":")[0] in LLM_PREFIXES:  # every trial of every task in the same batches
+        from toolgym.eval.batch import evaluate_batched
+
+        records, env, _ = evaluate_batched(args.env_id, _llm_agent(args), args.agent, _env_kwargs(args),
+                                           seed=args.seed, episodes=args.episodes, progress=not args.no_progress,
+                                           batch_size=args.batch_size, trials=args.trials)
+    else:
+        records, env = [], None
+        for trial in range(args.trials):
+            seed = args.seed + trial
             run, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=seed, episodes=args.episodes,
                                 progress=not args.no_progress)
-        records += [{**record, "seed": args.seed, "episode_seed": seed, "trial": trial, "trials": args.trials}
-                    for record in run]
+            records += [{**record, "seed": args.seed, "episode_seed": seed, "trial": trial, "trials": args.trials}
+                        for record in run]
     if args.out:
         with open(args.out, "w", encoding="utf-8") as sink:
             for record in records:
