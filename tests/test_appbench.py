@@ -415,6 +415,22 @@ def test_plan_lines_are_read_in_linear_time(line):
     assert time.perf_counter() - start < 1.0
 
 
+@pytest.mark.parametrize("action,ends", [
+    ("finish" + " " * 99_000 + "(", False),  # "finish" and 2,000 blanks took 9 s: the pattern was cubic
+    ("finish" + " " * 99_000 + ".", True),
+    (" \n" * 49_000 + "FINISH [ ] .", True),
+    ("finish ( )\n", True),
+    ("select_apps[" + "] " * 49_000 + "(", False),
+])
+def test_interactive_finish_and_select_are_read_in_linear_time(action, ends):
+    env = _interactive_env()
+    env.reset(options={"task_id": "mm-1"})
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
+    _, _, terminated, _, _ = env.step(action)
+    assert time.process_time() - start < 1.0
+    assert terminated == ends
+
+
 def test_plan_reading_is_unchanged_on_tricky_lines():
     plan = parse_plan("1. Restaurants :[ name , addr = findrestaurants(#name='Mcdonald's', #city = San Jose ,"
                       " #x=#prev, y=\"a, b\") ]  ")
