@@ -410,9 +410,9 @@ def test_success_is_reported_with_succ(env, scoring):
     "App: [" + " ]" * 100_000,
 ])
 def test_plan_lines_are_read_in_linear_time(line):
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
     parse_plan(line)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 @pytest.mark.parametrize("action,ends", [
@@ -444,9 +444,9 @@ def test_plan_reading_is_unchanged_on_tricky_lines():
 
 
 def test_compat_script_reading_is_linear():
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
     for text in ("a" * 200_000, "a=b(" * 100_000, "a " * 100_000 + "=", "Restaurants: [" + "a" * 200_000 + "]"):
         score_paper_compat(text, ["r = findrestaurants(#city='San Jose')"], ["Restaurants"], {})
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert score_paper_compat("Restaurants: [r = Restaurants_findrestaurants(#city='San Jose')]",
                               ["r = findrestaurants(#city='San Jose')"], ["Restaurants"], {})["success"] == 1.0

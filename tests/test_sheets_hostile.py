@@ -488,8 +488,9 @@ def test_rejected_program_restores_the_client_objects_the_names_hold():
     the next, with worksheet objects held in a list and a frame, the spreadsheet object, a
     rebound ``worksheet`` and a frame: each object believes what the restored sheet says."""
     env = multi_step_env()
-    env.step("w = worksheet\ns = sheet\ntabs = sheet.worksheets()\nframe = pd.DataFrame({'w': [sheet.worksheet('Sheet1')]})"
-             "\nt = sheet.add_worksheet('T', 5, 5)\nworksheet = t")
+    env.step("w = worksheet\ns = sheet\ntabs = sheet.worksheets()\n"
+             "frame = pd.DataFrame({'w': [sheet.worksheet('Sheet1')]})\n"
+             "t = sheet.add_worksheet('T', 5, 5)\nworksheet = t")
     names = env.interpreter.variables
     world_before, names_before, frame_before = env.world.state_hash(), set(names), names["df"].copy()
     program = ("w.resize(20, 5)\nw.update_title('Renamed')\ns.update_title('Other file')\ntabs[0].resize(3, 3)\n"
