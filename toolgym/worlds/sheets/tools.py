@@ -147,7 +147,8 @@ class _SessionSnapshot:
                 continue
             seen[id(value)] = value
             if isinstance(value, pandas.DataFrame):
-                stack.extend([value.index, value.columns, *(value.iloc[:, i] for i in range(value.shape[1]))])
+                stack.extend([value.index, value.columns, *(value.iloc[:, i] for i, dtype in enumerate(value.dtypes)
+                                                             if dtype == object)])
             elif isinstance(value, pandas.Series):
                 stack.extend([value.index, value.to_numpy()] if value.dtype == object else [value.index])
             elif isinstance(value, (pandas.Index, numpy.ndarray)):
