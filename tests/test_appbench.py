@@ -410,9 +410,25 @@ def test_success_is_reported_with_succ(env, scoring):
     "App: [" + " ]" * 100_000,
 ])
 def test_plan_lines_are_read_in_linear_time(line):
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
     parse_plan(line)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
+
+
+@pytest.mark.parametrize("action,ends", [
+    ("finish" + " " * 99_000 + "(", False),  # "finish" and 2,000 blanks took 9 s: the pattern was cubic
+    ("finish" + " " * 99_000 + ".", True),
+    (" \n" * 49_000 + "FINISH [ ] .", True),
+    ("finish ( )\n", True),
+    ("select_apps[" + "] " * 49_000 + "(", False),
+])
+def test_interactive_finish_and_select_are_read_in_linear_time(action, ends):
+    env = _interactive_env()
+    env.reset(options={"task_id": "mm-1"})
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
+    _, _, terminated, _, _ = env.step(action)
+    assert time.process_time() - start < 1.0
+    assert terminated == ends
 
 
 def test_plan_reading_is_unchanged_on_tricky_lines():
@@ -428,9 +444,9 @@ def test_plan_reading_is_unchanged_on_tricky_lines():
 
 
 def test_compat_script_reading_is_linear():
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
     for text in ("a" * 200_000, "a=b(" * 100_000, "a " * 100_000 + "=", "Restaurants: [" + "a" * 200_000 + "]"):
         score_paper_compat(text, ["r = findrestaurants(#city='San Jose')"], ["Restaurants"], {})
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert score_paper_compat("Restaurants: [r = Restaurants_findrestaurants(#city='San Jose')]",
                               ["r = findrestaurants(#city='San Jose')"], ["Restaurants"], {})["success"] == 1.0

@@ -65,6 +65,6 @@ def test_fenced_blocks():
     "```a" * 100_000, "Task" * 100_000, "-" * 300_000, "curl " * 100_000, "\\\n" * 200_000,
 ])
 def test_extraction_is_linear(text):
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
     extract_program(text), extract_curl(text), extract_plan(text), fenced_blocks(text)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0

@@ -155,7 +155,9 @@ def test_an_unknown_model_is_a_404_and_a_short_backend_error(port):
 
 
 def test_oversized_and_malformed_content_lengths_are_refused_without_reading(port):
-    start = time.monotonic()
+    # No body is ever sent: a server that waited for one would keep silent for its 30 s read
+    # timeout, past the client's TIMEOUT_S (20 s), and the test would fail on the clock's
+    # generous side only.
     status, body, sock = raw_request(port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
                                            b"Content-Length: 2000000000")
     sock.close()
@@ -172,7 +174,6 @@ def test_oversized_and_malformed_content_lengths_are_refused_without_reading(por
         status, body, sock = raw_request(port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x" + head)
         sock.close()
         assert status == 411 and says in body["error"]["message"]
-    assert time.monotonic() - start < 5
     assert_answers(port)
 
 
@@ -191,8 +192,8 @@ def test_a_client_that_stops_sending_is_dropped(backend):
     with serving(backend, handler=QuickTimeout) as port:
         sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT_S)
         sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"mess")
-        start = time.monotonic()
-        assert sock.recv(1) == b"" and time.monotonic() - start < 5
+        # dropped after its 0.5 s: the client's TIMEOUT_S (20 s) fails the test only if never dropped
+        assert sock.recv(1) == b""
         sock.close()
 
 

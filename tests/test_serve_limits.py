@@ -65,10 +65,9 @@ def test_serve_refuses_a_bad_content_length_without_reading_the_stream(length, s
     with shop_server() as (port, env):
         head = (b"POST /t/search HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
                 + (b"Content-Length: " + length + b"\r\n" if length else b""))
-        start = time.monotonic()
         answer, text = raw_http(port, head + b"\r\nsearch_query=x" + b"y" * 50_000)
+        # answered from the head: a server reading the 10**20 declared bytes would never answer 413
         assert answer == status and f'<p class="note">{says}</p>' in text
-        assert time.monotonic() - start < 5  # answered from the head, not after the stream ends
         assert 'id="search_input"' in shop_page(port)  # and the shop goes on
 
 
@@ -78,8 +77,9 @@ def test_serve_answers_other_visitors_while_a_client_idles():
         idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
         # then silence
         idle[0].sendall(b"POST /t/search HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 100\r\n\r\nsearch_q" % port)
-        start = time.monotonic()
-        assert 'id="search_input"' in shop_page(port) and time.monotonic() - start < 5  # the idle ones hold 10 s
+        assert 'id="search_input"' in shop_page(port)
+        # answered while the idle ones still hold their places (for 10 s): counted by the server, not the clock
+        assert SERVERS[port].active_connections >= len(idle)
         for sock in idle:
             sock.close()
 
@@ -88,14 +88,14 @@ def test_serve_answers_other_visitors_while_a_client_idles():
 def test_serve_over_its_connection_limit_answers_503_with_retry_after():
     with shop_server(max_connections=1) as (port, _):
         holder = socket.create_connection(("127.0.0.1", port), timeout=10)  # takes the one slot
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30  # a wait for the server, generous: it fails only on a hang
         while SERVERS[port].active_connections < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
         with pytest.raises(urllib.error.HTTPError) as refused:
             shop_page(port)
         assert refused.value.code == 503 and refused.value.headers["Retry-After"] == "1"
         holder.close()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # a wait for the server, generous: it fails only on a hang
         while True:  # the slot is free again once the server sees the holder close
             try:
                 assert 'id="search_input"' in shop_page(port)

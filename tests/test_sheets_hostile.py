@@ -483,6 +483,39 @@ def test_rejected_program_restores_sheet_and_namespace():
     assert "new" not in env.interpreter.variables and env.interpreter.variables["kept"] == [1, 2]
 
 
+def test_rejected_program_restores_the_client_objects_the_names_hold():
+    """The issue's reproducer, ``w = worksheet`` in one step and ``w.resize(20, 5)`` then an error in
+    the next, with worksheet objects held in a list and a frame, the spreadsheet object, a
+    rebound ``worksheet`` and a frame: each object believes what the restored sheet says."""
+    env = multi_step_env()
+    env.step("w = worksheet\ns = sheet\ntabs = sheet.worksheets()\n"
+             "frame = pd.DataFrame({'w': [sheet.worksheet('Sheet1')]})\n"
+             "t = sheet.add_worksheet('T', 5, 5)\nworksheet = t")
+    names = env.interpreter.variables
+    world_before, names_before, frame_before = env.world.state_hash(), set(names), names["df"].copy()
+    program = ("w.resize(20, 5)\nw.update_title('Renamed')\ns.update_title('Other file')\ntabs[0].resize(3, 3)\n"
+               "frame['w'][0].resize(4, 4)\nworksheet.resize(7, 7)\nsheet.del_worksheet(t)\n"
+               "df.loc[0, df.columns[0]] = 'Z'\ndf['new'] = 1\nx = nope")
+    observation, reward, terminated, *_ = bounded_step(env, program)
+    assert observation == "Error: line 10: name 'nope' is not defined" and not terminated and reward == 0
+    names = env.interpreter.variables
+    assert env.world.state_hash() == world_before and set(names) == names_before
+    restored = env.world.client().open_by_key(env.sheet_tools.spreadsheet_id)  # read afresh from the service
+    sheet1, tab = restored.worksheet("Sheet1"), restored.worksheet("T")
+    assert (names["w"].row_count, names["w"].col_count, names["w"].title) == (sheet1.row_count, sheet1.col_count,
+                                                                             "Sheet1") != (20, 5, "Renamed")
+    for held in (names["w"], names["tabs"][0], names["frame"]["w"][0]):
+        assert held._properties == sheet1._properties  # size, title, index: every cached property
+    assert names["worksheet"] is names["t"] and names["t"]._properties == tab._properties
+    assert names["s"]._properties == restored._properties and names["s"].title != "Other file"
+    assert names["w"].spreadsheet is names["s"]  # the same objects, not copies
+    assert names["df"].equals(frame_before)  # the frame variable: no 'Z', no new column
+    # the objects go on working: the next program writes through w into the sheet of its true size
+    observation, *_ = env.step("w.update_acell('A2', 'Kept')\nsize = [w.row_count, w.col_count]")
+    assert observation.startswith("The program ran.") and "Kept" in observation
+    assert env.interpreter.variables["size"] == [sheet1.row_count, sheet1.col_count]
+
+
 @pytest.mark.parametrize("env_id, good", [
     ("GoogleSheets-v0", "x = 1"), ("HomeSearch-v0", 'API.set_location("Spokane")'), ("Tabletop-v0", "x = 1"),
 ])

@@ -144,9 +144,9 @@ def test_a_program_copying_in_a_loop_is_stopped_in_time_and_undone(env):
     task_id = task_of(env, "copy_edit")
     env.reset(options={"task_id": task_id})
     before = env.world.state_hash()
-    began = time.perf_counter()
+    began = time.process_time()  # this process's CPU time: a busy machine stretches only the wall clock
     info = run(env, task_id, "for i in range(300):\n    copy_spreadsheet(sheet, 'c')")
-    assert time.perf_counter() - began < 5  # about 0.5 s idle: each copy is priced (drive.FILE_WORK)
+    assert time.process_time() - began < 5  # about 0.5 s: each copy is priced (drive.FILE_WORK)
     assert "copying this spreadsheet needs more work" in info["error"] and env.world.state_hash() == before
     # A program that makes more files than the ground truth is judged without reading them.
     env.reset(options={"task_id": task_id})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import gymnasium as gym
@@ -289,3 +290,28 @@ def test_telecom_plain_dict_results_carry_numbers_as_text_as_tau2_writes_them():
                                                            "line_id": line_id, "gb_amount": 2}, sync=True).response
     assert refuel["new_data_refueling_gb"] == str(float(usage["data_refueling_gb"]) + 2)
     assert refuel["charge"].replace(".", "", 1).isdigit()
+
+
+class TextJudge:
+    """A judge backend that answers with the same text every time."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def generate(self, requests, sampling):
+        return [Completion(text=self.text)]
+
+
+@pytest.mark.parametrize("text", [
+    "{" * 99_000,                      # took seconds: r"\{.*\}" tried every "{" against the rest
+    "x{" * 49_500 + "}",
+    '{"results":' * 19_800 + "}",      # nested too deep to decode: was a RecursionError
+    '{"results": [{"index": [1], "met": true}]}',
+])
+def test_a_hostile_judge_answer_is_read_in_linear_time_as_not_met(text):
+    trajectory = [{"role": "assistant", "content": "Done."}]
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
+    assert grading.judge_assertions(TextJudge(text), ["the agent said done", "b"], trajectory) == [False, False]
+    assert time.process_time() - start < 1.0
+    verdict = 'Verdict: {"results": [{"index": 2, "met": true}]}.'
+    assert grading.judge_assertions(TextJudge(verdict), ["a", "b"], trajectory) == [False, True]

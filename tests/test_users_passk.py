@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import gymnasium as gym
 import pytest
@@ -195,3 +196,41 @@ def test_free_form_instructions_fix_the_phone(task_id, instruction):
     assert terminated and observation == STOP and reward == 1.0 and info["metrics"]["env_assertion"] == 1.0
     assert [m["tool_calls"][0]["function"]["name"] for m in info["trajectory"] if m["role"] == "user"
             and m.get("tool_calls")] == [env.task["evaluation_criteria"]["actions"][0]["name"]]
+
+
+#: Agent messages that cost the scripted user seconds a step while it searched them with
+#: r"\{.*\}" (every "{" tried against the rest of the message: 2.8 s of CPU for the first), or
+#: crashed it (JSON nested too deep to decode, a tool name that is a list).
+HOSTILE_MESSAGES = [
+    "x" + "{" * 99_000,
+    "x" + "{ " * 49_500 + "!",
+    "x" + '{"a":' * 19_800 + "}",
+    'Please run {"name": ["a"], "arguments": {}}',
+    "x" + "{" * 49_000 + "}" + "{" * 49_000,
+    "turn " * 19_800,
+    "x" + "\n" * 99_000 + "shall i?",
+]
+
+
+@pytest.mark.parametrize("message", HOSTILE_MESSAGES)
+def test_the_scripted_user_reads_hostile_messages_in_linear_time(message):
+    env = gym.make("Tau2-v0", domain="telecom").unwrapped
+    env.reset(options={"task_id": "telecom_0_data_off"})
+    start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
+    observation, reward, terminated, _, _ = env.step(message)
+    assert time.process_time() - start < 1.0  # 0.04 s on a 99,000-character message
+    assert (reward, terminated) == (0.0, False)
+    # the customer's ordinary answer: to a statement, or (the last message) to a question
+    assert observation.startswith("Yes, please." if message.endswith("?") else "Okay."), observation
+
+
+def test_the_scripted_user_still_runs_the_call_an_agent_spells_out_as_json():
+    env = gym.make("Tau2-v0", domain="telecom").unwrapped
+    user = ScriptedUser(tools=env.user_tools)
+    call = {"name": "toggle_data", "arguments": {}}
+    assert user.respond(f"Please do this on your phone: {json.dumps(call)} and tell me.", []) == call
+    unknown = ScriptedUser(tools=env.user_tools).respond('Run {"name": "no_such_tool", "arguments": {}}', [])
+    assert unknown.startswith("Okay.")  # not a call of its tools: read as something said to it
+    env.reset(options={"task_id": "telecom_0_data_off"})
+    observation, reward, terminated, _, info = env.step(f"Please run {json.dumps(call)} on your phone.")
+    assert (observation, reward, terminated) == (STOP, 1.0, True)

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from toolgym.envs.common.actions import braced_span
+
 STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"
 OUT_OF_SCOPE = "###OUT-OF-SCOPE###"
@@ -148,15 +150,16 @@ class ScriptedUser:
     def _instructed_call(self, message: str) -> dict | None:
         if not self.tools:
             return None
-        for match in re.finditer(r"\{.*\}", message, re.S):
-            try:
-                value = json.loads(match.group(0))
-            except ValueError:
-                continue
-            if isinstance(value, dict) and value.get("name") in self.tools:
-                return {"name": value["name"], "arguments": value.get("arguments") or {}}
+        span = braced_span(message)
+        try:
+            value = json.loads(span) if span is not None else None
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to decode
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"] in self.tools:
+            return {"name": value["name"], "arguments": value.get("arguments") or {}}
+        words = set(re.findall(r"\w+", message))  # a tool's name (an identifier) is one of them: one scan for all
         for name, function in self.tools.items():
-            if re.search(rf"\b{re.escape(name)}\b", message) and not function["parameters"].get("required"):
+            if name in words and not function["parameters"].get("required"):
                 return {"name": name, "arguments": {}}
         name = match_instruction(message, [n for n, f in self.tools.items() if not f["parameters"].get("required")])
         return {"name": name, "arguments": {}} if name is not None else None
@@ -184,6 +187,8 @@ def match_instruction(message: str, names: Sequence[str]) -> str | None:
     clause, then the fewest left out, then the first name in alphabetical order.
     """
     for clause in re.split(r"[.;!?\n]|,|\band then\b|\bthen\b", message.lower()):
+        if not clause.strip():  # a message of many breaks is many empty clauses: cheap to pass
+            continue
         for pattern, words in INSTRUCTION_WORDS:
             clause = re.sub(pattern, words, clause)
         said = set(re.findall(r"[a-z0-9]+", clause))

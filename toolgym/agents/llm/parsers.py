@@ -27,7 +27,9 @@ from toolgym.envs.common.actions import (
 Action = Any  # dict tool call or str
 Parser = Callable[[str, Sequence[dict], Sequence[str]], list]
 
-_HERMES = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+# Bodies are stripped after matching: a "\s*" before the closing tag makes the lazy body retry
+# every run of blanks in it, quadratic in a call holding a long run of spaces.
+_HERMES = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 MAX_JSON_SCAN = 16_000
 _SPECIAL = re.compile(r"<\|(?:eot_id|eom_id|im_end|end|endoftext)\|>|</s>")
 
@@ -120,7 +122,7 @@ def parse_tool_call(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequ
 
     if "<tool_call>" in text:  # Hermes / Qwen
         calls = []
-        for body in _HERMES.findall(text):
+        for body in map(str.strip, _HERMES.findall(text)):
             parsed = _calls_in_json_text(body) or [_python_call(body, known) or body]
             calls.extend(parsed)
         return calls or [text]
@@ -159,7 +161,7 @@ def parse_tool_call(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequ
     call = _python_call(text, known)
     if call is not None:
         return [call]
-    if re.search(r"^\s*Action\s*:", text, re.M):
+    if _REACT_ACTION.search(text):
         return parse_react(text, (), tool_names)
     return [text]
 
@@ -177,7 +179,11 @@ def _python_call(text: str, known: set[str]) -> Action | None:
     return None
 
 
-_REACT_FIELD = re.compile(r"^\s*(Thought|Action Input|Action|Observation|Final Answer)\s*:\s*", re.M)
+# Blanks before a field stop at the line's start: "^\s*" under re.M would also run over blank
+# lines from every line start before the field, quadratic in a text of newlines; the field is
+# found at its own line's start all the same.
+_REACT_FIELD = re.compile(r"^[^\S\n]*+(Thought|Action Input|Action|Observation|Final Answer)\s*+:\s*", re.M)
+_REACT_ACTION = re.compile(r"^[^\S\n]*+Action\s*+:", re.M)
 
 
 def react_fields(text: str) -> list[tuple[str, str]]:

@@ -124,6 +124,14 @@ _ACTION_CUE = re.compile(r"^[ \t]*Actions?[ \t]*:[ \t]*", re.M)
 _PLAN_CUE = re.compile(r"^\s*Plan\s*:\s*")
 
 
+def braced_span(text: str) -> str | None:
+    """The text from the first ``{`` to the last ``}`` after it (what ``re.search(r"\\{.*\\}",
+    text, re.S)`` matches), or None: two scans, where that pattern tries every ``{`` against the
+    rest of the text, quadratic in a text of ``{``."""
+    start, end = text.find("{"), text.rfind("}")
+    return text[start:end + 1] if 0 <= start < end else None
+
+
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """(language, body) of each fenced code block; an unclosed last fence runs to the end."""
     return [(lang.lower(), body.strip()) for lang, body in _FENCE.findall(text)]

@@ -19,9 +19,10 @@ agent's or the user's stop scores 0; a task without evaluation criteria scores 1
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from toolgym.envs.common.actions import braced_span
 
 DEFAULT_BASIS = ("DB", "COMMUNICATE")
 COMPONENTS = ("DB", "ACTION", "COMMUNICATE", "ENV_ASSERTION", "NL_ASSERTION")
@@ -95,10 +96,10 @@ def judge_assertions(judge, assertions: Sequence[str], trajectory: Sequence[Mapp
                                                                                     assertions=listed)}])
     completion = judge.generate([request], SamplingParams(temperature=0.0, max_new_tokens=400))[0]
     met = [False] * len(assertions)
-    match = re.search(r"\{.*\}", completion.text or "", re.S)
+    span = braced_span(completion.text or "")
     try:
-        results = json.loads(match.group(0))["results"] if match else []
-    except (ValueError, KeyError, TypeError):
+        results = json.loads(span)["results"] if span is not None else []
+    except (ValueError, KeyError, TypeError, RecursionError):
         results = []
     for result in results if isinstance(results, list) else ():
         if isinstance(result, Mapping) and isinstance(result.get("index"), int) and 1 <= result["index"] <= len(met):

@@ -4,8 +4,9 @@ A program runs in toolgym's interpreter with the profile of :mod:`toolgym.worlds
 (never ``exec``), on a real ``gspread.Client`` answered by the world's Sheets service, with
 these names: ``sheet``, ``worksheet``, ``get_as_dataframe``, ``set_with_dataframe``, ``pd``,
 ``np``, ``copy_spreadsheet`` and ``ValidationConditionType``. A program is atomic as a whole: one
-that fails leaves the spreadsheets and the names of the session as they were. The client
-libraries are imported at the first program, not with this module.
+that fails leaves the spreadsheets, the names of the session and what the spreadsheet and
+worksheet objects they hold believe (title, size) as they were. The client libraries are
+imported at the first program, not with this module.
 """
 
 from __future__ import annotations
@@ -87,11 +88,14 @@ class SheetsTools(Toolkit):
         if not checked.statements:
             raise ToolError("the program is empty")
         before = self.world.snapshot()
-        variables = _namespace_copy(self.interpreter.variables) if self.keep_names else {}
+        session = _SessionSnapshot(self.interpreter.variables) if self.keep_names else None
         error = self.execute(checked)
         if error is not None:
             self.world.restore(before)
-            self.open(self.spreadsheet_id, variables)
+            if session is None:
+                self.open(self.spreadsheet_id)
+            else:
+                session.restore(self.interpreter.variables)
             raise ToolError(error)
 
     def execute(self, program: Any) -> str | None:
@@ -107,30 +111,73 @@ class SheetsTools(Toolkit):
             self.world.service.quota = None
 
 
-def _namespace_copy(variables: dict) -> dict:
-    """A copy of a program's namespace that a failing program cannot change: its data (frames,
-    arrays, lists, dicts, cells) copied deeply, aliases kept; the client's objects (spreadsheets,
-    worksheets) and the ``pd`` / ``np`` facades shared, as the world's snapshot restores what
-    they point to."""
-    import gspread
+#: What ``pandas.api.types.infer_dtype`` says of an object column that holds only plain values.
+_PLAIN = frozenset({"empty", "string", "bytes", "integer", "floating", "mixed-integer-float", "decimal", "complex",
+                    "boolean", "datetime", "date", "timedelta", "time"})
 
-    from toolgym.worlds.sheets.profile import Numpy, Pandas, ValidationConditions
 
-    shared = (gspread.Spreadsheet, gspread.Worksheet, gspread.Client, Pandas, Numpy, ValidationConditions)
-    memo: dict[int, Any] = {}
-    stack = list(variables.values())
-    while stack:
-        value = stack.pop()
-        if isinstance(value, shared):
-            memo[id(value)] = value
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            stack.extend([*value.keys(), *value.values()])
-    try:
-        return copy.deepcopy(variables, memo)
-    except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
-        return dict(variables)
+class _SessionSnapshot:
+    """A session's names and what its client objects believe, taken before a program so that a
+    failed one can be undone.
+
+    The names' data (frames, arrays, lists, dicts, cells) is copied deeply, aliases kept. The
+    client's objects (spreadsheets, worksheets, the client) and the ``pd`` / ``np`` facades are
+    shared, so that ``w is worksheet`` still holds afterwards; but a spreadsheet or worksheet
+    object also caches what it knows of its file or sheet (title, size, index), which a program
+    changes through it (``w.resize(20, 5)``) and the world's snapshot does not hold: those
+    attributes are copied, and put back with the names.
+    """
+
+    def __init__(self, variables: dict):
+        import gspread
+        import numpy
+        import pandas
+
+        from toolgym.worlds.sheets.profile import Numpy, Pandas, ValidationConditions
+
+        client_objects = (gspread.Spreadsheet, gspread.Worksheet)
+        shared = (*client_objects, gspread.Client, Pandas, Numpy, ValidationConditions)
+        memo: dict[int, Any] = {}
+        self.objects: list[tuple[Any, dict]] = []
+        seen: dict[int, Any] = {}  # the values themselves too: a column taken for the walk keeps its id
+        stack = list(variables.values())
+        while stack:
+            value = stack.pop()
+            if id(value) in seen:  # each value once, however many names and lists share it
+                continue
+            seen[id(value)] = value
+            if isinstance(value, pandas.DataFrame):
+                stack.extend([value.index, value.columns, *(value.iloc[:, i] for i, dtype in enumerate(value.dtypes)
+                                                             if dtype == object)])
+            elif isinstance(value, pandas.Series):
+                stack.extend([value.index, value.to_numpy()] if value.dtype == object else [value.index])
+            elif isinstance(value, (pandas.Index, numpy.ndarray)):
+                # an object column may hold anything (a worksheet object); numbers and text hold nothing
+                if value.dtype == object and pandas.api.types.infer_dtype(value, skipna=True) not in _PLAIN:
+                    stack.extend(numpy.asarray(value, dtype=object).ravel().tolist())
+            elif isinstance(value, shared):
+                memo[id(value)] = value
+                if isinstance(value, client_objects):
+                    self.objects.append((value, {**vars(value), "_properties": copy.deepcopy(value._properties)}))
+                if isinstance(value, gspread.Worksheet):
+                    stack.append(value.spreadsheet)  # the spreadsheet object it answers for w.spreadsheet
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                stack.extend(value)
+            elif isinstance(value, dict):
+                stack.extend([*value.keys(), *value.values()])
+        try:
+            self.variables = copy.deepcopy(variables, memo)
+        except Exception:  # noqa: BLE001 - a value that cannot be copied: keep the names at least
+            self.variables = dict(variables)
+
+    def restore(self, variables: dict) -> None:
+        """Put the names (in ``variables``, the interpreter's namespace) and the client objects'
+        attributes back as they were."""
+        for value, attributes in self.objects:
+            vars(value).clear()
+            vars(value).update(attributes)
+        variables.clear()
+        variables.update(self.variables)
 
 
 _GET_OPTIONS = ("header", "index_col", "usecols", "nrows", "skiprows", "dtype")
