@@ -246,3 +246,45 @@ def test_builtin_tasks_are_deterministic_and_scenarios_first_person():
         reason = task["user_scenario"]["instructions"]["reason_for_call"]
         assert re.search(r"\b(I|my)\b", reason) and not re.search(r"\b[Yy]ou\b", reason), reason
     assert task["actions"] and all(set(a) == {"name", "kwargs"} for a in task["actions"])
+
+
+def _v1_searches(flights, origin, destination, date):
+    """v1's search_direct_flight and search_onestop_flight, transcribed, over the raw flights table."""
+    direct = []
+    for flight in flights.values():
+        if flight["origin"] == origin and flight["destination"] == destination and date in flight["dates"] \
+                and flight["dates"][date]["status"] == "available":
+            direct.append({k: v for k, v in flight.items() if k != "dates"})
+            direct[-1].update(flight["dates"][date])
+    onestop = []
+    for first in flights.values():
+        if first["origin"] != origin:
+            continue
+        for second in flights.values():
+            if second["destination"] != destination or first["destination"] != second["origin"]:
+                continue
+            date2 = f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date
+            if first["scheduled_arrival_time_est"] > second["scheduled_departure_time_est"]:
+                continue
+            if date in first["dates"] and date2 in second["dates"] and first["dates"][date]["status"] == "available" \
+                    and second["dates"][date2]["status"] == "available":
+                leg1 = {k: v for k, v in first.items() if k != "dates"}
+                leg1.update(first["dates"][date])
+                leg1["date"] = date
+                leg2 = {k: v for k, v in second.items() if k != "dates"}
+                leg2.update(second["dates"][date])
+                leg2["date"] = date2
+                onestop.append([leg1, leg2])
+    return json.dumps(direct), json.dumps(onestop)
+
+
+@pytest.mark.parametrize("origin,destination,date", [("JFK", "SEA", "2024-05-20"), ("SFO", "JFK", "2024-05-16"),
+                                                     ("LGA", "SFO", "2024-05-20")])
+def test_flight_searches_are_v1s(airline, official_data, origin, destination, date):
+    flights = json.loads((official_data / "tau2bench" / FOLDER / "airline" / "data" / "flights.json").read_text())
+    direct, onestop = _v1_searches(flights, origin, destination, date)
+    assert call(airline, "search_direct_flight", origin=origin, destination=destination, date=date) == direct
+    assert call(airline, "search_onestop_flight", origin=origin, destination=destination, date=date) == onestop
+    assert len(json.loads(onestop)) > 2
+    if origin == "LGA":  # HAT002 lands after midnight: its connections leave on the 21st
+        assert any(second["date"] == "2024-05-21" for _, second in json.loads(onestop))

@@ -37,6 +37,13 @@ class AirlineTools(Toolkit):
     def _doc(self, table: str, key: str) -> dict | None:
         return self.world.get(table, key, "") if self.world.has(table, key) else None
 
+    def _flights(self, **fields: str) -> list[dict]:
+        """The flights whose top-level ``fields`` equal the values, in the table's order: SQLite reads
+        the fields, and only matching records are parsed (v1 scans every flight; the order is the same)."""
+        where = " AND ".join(f"json_extract(doc, '$.{name}') = ?" for name in fields)
+        rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
+        return [json.loads(doc) for (doc,) in rows.fetchall()]
+
     def _update_payment(self, reservation: dict, payment_id: str, total_price: float) -> tuple[dict, str | None]:
         user = self._doc("users", reservation["user_id"])
         if payment_id not in user["payment_methods"]:
@@ -178,8 +185,8 @@ class AirlineTools(Toolkit):
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'.
         """
         results = []
-        for flight in self.world.records("flights"):
-            if (flight["origin"] == origin and flight["destination"] == destination and date in flight["dates"]
+        for flight in self._flights(origin=origin, destination=destination):
+            if (date in flight["dates"]
                     and flight["dates"][date]["status"] == "available"):
                 results.append({k: v for k, v in flight.items() if k != "dates"})
                 results[-1].update(flight["dates"][date])
@@ -194,13 +201,11 @@ class AirlineTools(Toolkit):
             destination: The destination city airport in three letters, such as 'LAX'.
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
         """
-        flights = list(self.world.records("flights"))
+        seconds = self._flights(destination=destination)
         results = []
-        for first in flights:
-            if first["origin"] != origin:
-                continue
-            for second in flights:
-                if second["destination"] != destination or first["destination"] != second["origin"]:
+        for first in self._flights(origin=origin):
+            for second in seconds:
+                if first["destination"] != second["origin"]:
                     continue
                 # v1's next day: the day number plus one, unpadded, always in May 2024
                 date2 = (f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date)
