@@ -31,16 +31,13 @@ def run_oracle(env, task_id):
 
 
 def play(env, task_id, actions):
-    """Run the given actions, then say goodbye until the episode ends; the last info."""
+    """Run the given actions, then end the episode as v1 lets an agent (a transfer); the last info."""
     env.reset(options={"task_id": task_id}, seed=0)
-    info, done = {}, False
     for action in actions:
         _, _, terminated, truncated, info = env.step(action)
-        done = terminated or truncated
-        assert not done
-    while not done:
-        _, _, terminated, truncated, info = env.step("Is there anything else?")
-        done = terminated or truncated
+        assert not (terminated or truncated)
+    _, _, terminated, _, info = env.step({"name": "transfer_to_human_agents", "arguments": {"summary": "done"}})
+    assert terminated and info["metrics"]["termination"] == "transfer"
     return info
 
 
@@ -86,7 +83,7 @@ def test_a_wrong_write_fails_r_actions_alone():
     wrong = dict(gold[-1]["kwargs"])
     wrong["reason"] = next(r for r in ("no longer needed", "ordered by mistake") if r != wrong["reason"])
     info = play(env, task_id, [{"name": a["name"], "arguments": a["kwargs"]} for a in gold[:-1]]
-                + [{"name": "cancel_pending_order", "arguments": wrong}, "Done.", "Goodbye. ###STOP###"])
+                + [{"name": "cancel_pending_order", "arguments": wrong}, "Done."])
     metrics = info["metrics"]
     assert (metrics["r_actions"], metrics["r_outputs"], metrics["reward"], metrics["success"]) == (0.0, 1.0, 0.0, 0)
 
@@ -288,3 +285,19 @@ def test_flight_searches_are_v1s(airline, official_data, origin, destination, da
     assert len(json.loads(onestop)) > 2
     if origin == "LGA":  # HAT002 lands after midnight: its connections leave on the 21st
         assert any(second["date"] == "2024-05-21" for _, second in json.loads(onestop))
+
+
+def test_official_perturbations_fail_one_component_each(official_data):
+    env = make("retail", tasks="official", split="test", data_dir=str(official_data))
+    tasks = env.task_data.tasks
+    with_outputs = next(t for t in env.task_ids() if tasks[t]["outputs"])
+    calls = [{"name": a["name"], "arguments": a["kwargs"]} for a in tasks[with_outputs]["actions"]]
+    metrics = play(env, with_outputs, [*calls, "Done."])["metrics"]
+    assert (metrics["r_actions"], metrics["r_outputs"], metrics["reward"]) == (1.0, 0.0, 0.0)
+    cancel = next(t for t in env.task_ids() if [a["name"] for a in tasks[t]["actions"]][-1:] == ["cancel_pending_order"]
+                  and not tasks[t]["outputs"])
+    calls = [{"name": a["name"], "arguments": dict(a["kwargs"])} for a in tasks[cancel]["actions"]]
+    calls[-1]["arguments"]["reason"] = next(r for r in ("no longer needed", "ordered by mistake")
+                                            if r != calls[-1]["arguments"]["reason"])
+    metrics = play(env, cancel, [*calls, "Done."])["metrics"]
+    assert (metrics["r_actions"], metrics["r_outputs"], metrics["reward"]) == (0.0, 1.0, 0.0)
