@@ -301,3 +301,38 @@ def test_official_perturbations_fail_one_component_each(official_data):
                                             if r != calls[-1]["arguments"]["reason"])
     metrics = play(env, cancel, [*calls, "Done."])["metrics"]
     assert (metrics["r_actions"], metrics["r_outputs"], metrics["reward"]) == (0.0, 1.0, 0.0)
+
+
+def test_official_loader_reads_a_small_folder_in_v1s_layout(tmp_path):
+    folder = tmp_path / "tau2bench" / FOLDER / "retail"
+    (folder / "data").mkdir(parents=True)
+    address = {"address1": "1 Main St", "address2": "", "city": "Austin", "country": "USA", "state": "TX",
+               "zip": "78701"}
+    tables = {
+        "users": {"ann_lee_1": {"name": {"first_name": "Ann", "last_name": "Lee"}, "address": address,
+                                "email": "ann@example.com", "payment_methods": {"credit_card_1": {
+                                    "source": "credit_card", "id": "credit_card_1"}}, "orders": ["#W1"]}},
+        "orders": {"#W1": {"order_id": "#W1", "user_id": "ann_lee_1", "address": address, "items": [],
+                           "status": "pending", "fulfillments": [], "payment_history": [
+                               {"transaction_type": "payment", "amount": 10.5, "payment_method_id": "credit_card_1"}]}},
+        "products": {},
+    }
+    for name, records in tables.items():
+        (folder / "data" / f"{name}.json").write_text(json.dumps(records))
+    (folder / "wiki.md").write_text("# Retail agent policy\n")
+    (folder / "tasks_test.py").write_text(
+        'TASKS_TEST = [Task(annotator="", user_id="ann_lee_1", instruction="Your email is ann@example.com.", '
+        'actions=[Action(name="find_user_id_by_email", kwargs={"email": "ann@example.com"}), '
+        'Action(name="cancel_pending_order", kwargs={"order_id": "#W1", "reason": "ordered by mistake"})], '
+        'outputs=["10.5"])]\n')
+    env = make("retail", tasks="official", data_dir=str(tmp_path))
+    assert env.task_ids() == ["test_0"]
+    observation, info = env.reset(options={"task_index": 0}, seed=0)
+    assert info["messages"][0] == {"role": "system", "content": "# Retail agent policy\n"}
+    assert observation == "Your email is ann@example.com."
+    total, info = run_oracle(env, "test_0")
+    assert total == 1.0 and info["metrics"]["termination"] == "user_stop"
+    with pytest.raises(ValueError, match="split .base. is not one of"):
+        make("retail", tasks="official", split="base", data_dir=str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        make("retail", tasks="official", split="train", data_dir=str(tmp_path))  # no tasks_train.py
