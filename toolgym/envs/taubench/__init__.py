@@ -1,0 +1,3 @@
+from toolgym.envs.taubench.env import TauBenchEnv
+
+__all__ = ["TauBenchEnv"]

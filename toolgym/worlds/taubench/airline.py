@@ -1,0 +1,360 @@
+"""τ-bench v1's airline domain: τ²'s airline tables (the same three) with v1's 14 tools.
+
+Each tool answers with the text v1's returns: ``json.dumps`` of the records it read or wrote,
+or v1's error string (``Error: user not found``; v1's ``get_reservation_details`` says "user"
+for a missing reservation too). An error answer changes nothing, as in v1.
+"""
+
+from __future__ import annotations
+
+import json
+from copy import deepcopy
+from typing import Literal
+
+from toolgym.worlds.tau2.airline import AIRPORTS, NOW, AirlineWorld, Cabin, FlightInfo, Passenger, Payment
+from toolgym.worlds.taubench.common import V1Hash, calculate
+from toolgym.worlds.tools import ACTION, READ, Toolkit, tool
+
+RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
+CERTIFICATE_NUMBERS = (3221322, 3221323, 3221324)
+PAYMENT_ID = ("The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', "
+              "'certificate_7815826'.")
+
+
+class TauBenchAirlineWorld(V1Hash, AirlineWorld):
+    """τ²'s airline world (same tables, same generated database) with τ-bench v1's tools and hash."""
+
+    def __init__(self, url: str = "sqlite://", seed: int = 0):
+        super().__init__(url=url, seed=seed)
+        self.tools = AirlineTools(self)
+
+
+class AirlineTools(Toolkit):
+    """The airline agent's tools (τ-bench v1's ``tau_bench/envs/airline/tools``)."""
+
+    world: TauBenchAirlineWorld
+
+    def _doc(self, table: str, key: str) -> dict | None:
+        return self.world.get(table, key, "") if self.world.has(table, key) else None
+
+    def _flights(self, **fields: str) -> list[dict]:
+        """The flights whose top-level ``fields`` equal the values, in the table's order: SQLite reads
+        the fields, and only matching records are parsed (v1 scans every flight; the order is the same)."""
+        where = " AND ".join(f"json_extract(doc, '$.{name}') = ?" for name in fields)
+        rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
+        return [json.loads(doc) for (doc,) in rows.fetchall()]
+
+    def _update_payment(self, reservation: dict, payment_id: str, total_price: float) -> tuple[dict, str | None]:
+        user = self._doc("users", reservation["user_id"])
+        if payment_id not in user["payment_methods"]:
+            return user, "Error: payment method not found"
+        method = user["payment_methods"][payment_id]
+        if method["source"] == "certificate":
+            return user, "Error: certificate cannot be used to update reservation"
+        if method["source"] == "gift_card" and method["amount"] < total_price:
+            return user, "Error: gift card balance is not enough"
+        if method["source"] == "gift_card":
+            method["amount"] -= total_price
+        return user, None
+
+    @tool(kind=ACTION, app="airline")
+    def book_reservation(self, user_id: str, origin: str, destination: str,
+                         flight_type: Literal["one_way", "round_trip"], cabin: Cabin, flights: list[FlightInfo],
+                         passengers: list[Passenger], payment_methods: list[Payment], total_baggages: int,
+                         nonfree_baggages: int, insurance: Literal["yes", "no"]) -> str:
+        """Book a reservation.
+
+        Args:
+            user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
+            origin: The IATA code for the origin city, such as 'SFO'.
+            destination: The IATA code for the destination city, such as 'JFK'.
+            flights: An array of objects containing details about each piece of flight.
+            passengers: An array of objects containing details about each passenger.
+            payment_methods: An array of objects containing details about each payment method.
+            total_baggages: The total number of baggage items included in the reservation.
+            nonfree_baggages: The number of non-free baggage items included in the reservation.
+        """
+        user = self._doc("users", user_id)
+        if user is None:
+            return "Error: user not found"
+        reservation_id = next((r for r in RESERVATION_IDS[:-1] if not self.world.has("reservations", r)),
+                              RESERVATION_IDS[-1])  # v1 assumes at most three new reservations per task
+        reservation = {"reservation_id": reservation_id, "user_id": user_id, "origin": origin,
+                       "destination": destination, "flight_type": flight_type, "cabin": cabin,
+                       "flights": deepcopy(flights), "passengers": passengers, "payment_history": payment_methods,
+                       "created_at": NOW, "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages,
+                       "insurance": insurance}
+        total_price = 0
+        for flight in reservation["flights"]:
+            number = flight["flight_number"]
+            record = self._doc("flights", number)
+            if record is None:
+                return f"Error: flight {number} not found"
+            if flight["date"] not in record["dates"]:
+                return f"Error: flight {number} not found on date {flight['date']}"
+            on_date = record["dates"][flight["date"]]
+            if on_date["status"] != "available":
+                return f"Error: flight {number} not available on date {flight['date']}"
+            if on_date["available_seats"][cabin] < len(passengers):
+                return f"Error: not enough seats on flight {number}"
+            flight["price"] = on_date["prices"][cabin]
+            flight["origin"] = record["origin"]
+            flight["destination"] = record["destination"]
+            total_price += flight["price"] * len(passengers)
+        if insurance == "yes":
+            total_price += 30 * len(passengers)
+        total_price += 50 * nonfree_baggages
+        methods = user["payment_methods"]
+        for payment in payment_methods:
+            payment_id = payment["payment_id"]
+            if payment_id not in methods:
+                return f"Error: payment method {payment_id} not found"
+            if methods[payment_id]["source"] in ("gift_card", "certificate") and methods[payment_id]["amount"] < payment["amount"]:
+                return f"Error: not enough balance in payment method {payment_id}"
+        paid = sum(payment["amount"] for payment in payment_methods)
+        if paid != total_price:
+            return f"Error: payment amount does not add up, total price is {total_price}, but paid {paid}"
+        for payment in payment_methods:
+            payment_id = payment["payment_id"]
+            if methods[payment_id]["source"] == "gift_card":
+                methods[payment_id]["amount"] -= payment["amount"]
+            elif methods[payment_id]["source"] == "certificate":
+                del methods[payment_id]
+        user["reservations"].append(reservation_id)
+        self.world.put("reservations", reservation_id, reservation)
+        self.world.put("users", user_id, user)
+        return json.dumps(reservation)
+
+    @tool(kind=READ, app="airline")
+    def calculate(self, expression: str) -> str:
+        """Calculate the result of a mathematical expression.
+
+        Args:
+            expression: The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.
+        """
+        return calculate(expression)
+
+    @tool(kind=ACTION, app="airline")
+    def cancel_reservation(self, reservation_id: str) -> str:
+        """Cancel the whole reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+        """
+        reservation = self._doc("reservations", reservation_id)
+        if reservation is None:
+            return "Error: reservation not found"
+        refunds = [{"payment_id": p["payment_id"], "amount": -p["amount"]} for p in reservation["payment_history"]]
+        reservation["payment_history"].extend(refunds)
+        reservation["status"] = "cancelled"
+        self.world.put("reservations", reservation_id, reservation)
+        return json.dumps(reservation)
+
+    @tool(kind=READ, app="airline")
+    def get_reservation_details(self, reservation_id: str) -> str:
+        """Get the details of a reservation.
+
+        Args:
+            reservation_id: The reservation id, such as '8JX2WO'.
+        """
+        reservation = self._doc("reservations", reservation_id)
+        return "Error: user not found" if reservation is None else json.dumps(reservation)
+
+    @tool(kind=READ, app="airline")
+    def get_user_details(self, user_id: str) -> str:
+        """Get the details of an user, including their reservations.
+
+        Args:
+            user_id: The user id, such as 'sara_doe_496'.
+        """
+        user = self._doc("users", user_id)
+        return "Error: user not found" if user is None else json.dumps(user)
+
+    @tool(kind=READ, app="airline")
+    def list_all_airports(self) -> str:
+        """List all airports and their cities."""
+        return json.dumps(dict(AIRPORTS))
+
+    @tool(kind=READ, app="airline")
+    def search_direct_flight(self, origin: str, destination: str, date: str) -> str:
+        """Search direct flights between two cities on a specific date.
+
+        Args:
+            origin: The origin city airport in three letters, such as 'JFK'.
+            destination: The destination city airport in three letters, such as 'LAX'.
+            date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'.
+        """
+        results = []
+        for flight in self._flights(origin=origin, destination=destination):
+            if (date in flight["dates"]
+                    and flight["dates"][date]["status"] == "available"):
+                results.append({k: v for k, v in flight.items() if k != "dates"})
+                results[-1].update(flight["dates"][date])
+        return json.dumps(results)
+
+    @tool(kind=READ, app="airline")
+    def search_onestop_flight(self, origin: str, destination: str, date: str) -> str:
+        """Search direct flights between two cities on a specific date.
+
+        Args:
+            origin: The origin city airport in three letters, such as 'JFK'.
+            destination: The destination city airport in three letters, such as 'LAX'.
+            date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
+        """
+        seconds = self._flights(destination=destination)
+        results = []
+        for first in self._flights(origin=origin):
+            for second in seconds:
+                if first["destination"] != second["origin"]:
+                    continue
+                # v1's next day: the day number plus one, unpadded, always in May 2024
+                date2 = (f"2024-05-{int(date[-2:]) + 1}" if "+1" in first["scheduled_arrival_time_est"] else date)
+                if first["scheduled_arrival_time_est"] > second["scheduled_departure_time_est"]:
+                    continue
+                if (date in first["dates"] and date2 in second["dates"]
+                        and first["dates"][date]["status"] == "available"
+                        and second["dates"][date2]["status"] == "available"):
+                    leg1 = {k: v for k, v in first.items() if k != "dates"}
+                    leg1.update(first["dates"][date])
+                    leg1["date"] = date
+                    leg2 = {k: v for k, v in second.items() if k != "dates"}
+                    if date not in second["dates"]:
+                        # v1 fills the second leg from the first leg's date: a KeyError, which v1 reports so
+                        return f"Error: '{date}'"
+                    leg2.update(second["dates"][date])
+                    leg2["date"] = date2
+                    results.append([leg1, leg2])
+        return json.dumps(results)
+
+    @tool(kind=ACTION, app="airline")
+    def send_certificate(self, user_id: str, amount: float) -> str:
+        """Send a certificate to a user. Be careful!
+
+        Args:
+            user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
+            amount: Certificate amount to send.
+        """
+        user = self._doc("users", user_id)
+        if user is None:
+            return "Error: user not found"
+        # v1 stores the number as given; the schema's float turns 100 into 100.0, so a whole amount goes back to int
+        amount = int(amount) if amount.is_integer() else amount
+        for number in CERTIFICATE_NUMBERS:
+            payment_id = f"certificate_{number}"
+            if payment_id not in user["payment_methods"]:
+                user["payment_methods"][payment_id] = {"source": "certificate", "amount": amount, "id": payment_id}
+                self.world.put("users", user_id, user)
+                return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
+        return "None"  # v1's tool falls off its loop and returns None, which its env passes on as is
+
+    @tool(kind=READ, app="airline")
+    def think(self, thought: str) -> str:
+        """Use the tool to think about something. It will not obtain new information or change the database, but just append the thought to the log. Use it when complex reasoning is needed.
+
+        Args:
+            thought: A thought to think about.
+        """
+        return ""
+
+    @tool(kind=READ, app="airline")
+    def transfer_to_human_agents(self, summary: str) -> str:
+        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or if the user's issue cannot be resolved by the agent with the available tools.
+
+        Args:
+            summary: A summary of the user's issue.
+        """
+        return "Transfer successful"
+
+    @tool(kind=ACTION, app="airline")
+    def update_reservation_baggages(self, reservation_id: str, total_baggages: int, nonfree_baggages: int,
+                                    payment_id: str) -> str:
+        """Update the baggage information of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+            total_baggages: The updated total number of baggage items included in the reservation.
+            nonfree_baggages: The updated number of non-free baggage items included in the reservation.
+            payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
+        """
+        reservation = self._doc("reservations", reservation_id)
+        if reservation is None:
+            return "Error: reservation not found"
+        total_price = 50 * max(0, nonfree_baggages - reservation["nonfree_baggages"])
+        user, error = self._update_payment(reservation, payment_id, total_price)
+        if error:
+            return error
+        reservation["total_baggages"] = total_baggages
+        reservation["nonfree_baggages"] = nonfree_baggages
+        if total_price != 0:
+            reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
+        self.world.put("users", reservation["user_id"], user)
+        self.world.put("reservations", reservation_id, reservation)
+        return json.dumps(reservation)
+
+    @tool(kind=ACTION, app="airline")
+    def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo],
+                                   payment_id: str) -> str:
+        """Update the flight information of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+            flights: An array of objects containing details about each piece of flight in the ENTIRE new reservation. Even if the a flight segment is not changed, it should still be included in the array.
+            payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
+        """
+        reservation = self._doc("reservations", reservation_id)
+        if reservation is None:
+            return "Error: reservation not found"
+        passengers = len(reservation["passengers"])
+        total_price = 0
+        flights = deepcopy(flights)
+        for flight in flights:
+            kept = [f for f in reservation["flights"] if f["flight_number"] == flight["flight_number"]
+                    and f["date"] == flight["date"] and cabin == reservation["cabin"]]
+            if kept:  # an unchanged segment keeps the price paid
+                total_price += kept[0]["price"] * passengers
+                flight["price"] = kept[0]["price"]
+                flight["origin"] = kept[0]["origin"]
+                flight["destination"] = kept[0]["destination"]
+                continue
+            number = flight["flight_number"]
+            record = self._doc("flights", number)
+            if record is None:
+                return f"Error: flight {number} not found"
+            if flight["date"] not in record["dates"]:
+                return f"Error: flight {number} not found on date {flight['date']}"
+            on_date = record["dates"][flight["date"]]
+            if on_date["status"] != "available":
+                return f"Error: flight {number} not available on date {flight['date']}"
+            if on_date["available_seats"][cabin] < passengers:
+                return f"Error: not enough seats on flight {number}"
+            flight["price"] = on_date["prices"][cabin]
+            flight["origin"] = record["origin"]
+            flight["destination"] = record["destination"]
+            total_price += flight["price"] * passengers
+        total_price -= sum(flight["price"] for flight in reservation["flights"]) * passengers
+        user, error = self._update_payment(reservation, payment_id, total_price)
+        if error:
+            return error
+        reservation["flights"] = flights
+        if total_price != 0:
+            reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
+        self.world.put("users", reservation["user_id"], user)
+        self.world.put("reservations", reservation_id, reservation)
+        return json.dumps(reservation)
+
+    @tool(kind=ACTION, app="airline")
+    def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger]) -> str:
+        """Update the passenger information of a reservation.
+
+        Args:
+            reservation_id: The reservation ID, such as 'ZFA04Y'.
+            passengers: An array of objects containing details about each passenger.
+        """
+        reservation = self._doc("reservations", reservation_id)
+        if reservation is None:
+            return "Error: reservation not found"
+        if len(passengers) != len(reservation["passengers"]):
+            return "Error: number of passengers does not match"
+        reservation["passengers"] = passengers
+        self.world.put("reservations", reservation_id, reservation)
+        return json.dumps(reservation)

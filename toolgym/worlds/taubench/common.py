@@ -1,0 +1,95 @@
+"""What τ-bench v1's domains share: its database hash, calculator, think and transfer tools."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import operator
+
+
+def to_hashable(item):
+    """τ-bench's ``to_hashable``: dicts as sorted (key, value) tuples, lists as tuples."""
+    if isinstance(item, dict):
+        return tuple((key, to_hashable(value)) for key, value in sorted(item.items()))
+    if isinstance(item, list):
+        return tuple(to_hashable(element) for element in item)
+    return item
+
+
+def data_hash(data: dict) -> str:
+    """τ-bench's ``consistent_hash(to_hashable(data))``: independent of key order, but ``2`` and
+    ``2.0`` differ (the hash reads ``str`` of the tuples)."""
+    return hashlib.sha256(str(to_hashable(data)).encode("utf-8")).hexdigest()
+
+
+#: v1 evaluates the expression with Python's ``eval``; here the same operators are walked with ``ast``.
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+              ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos}
+MAX_EXPRESSION = 1000
+
+
+def calculate(expression: str) -> str:
+    """v1's calculator: ``+ - * / // **``, parentheses and numbers (the characters v1 allows),
+    the value rounded to 2 decimals; v1's error text for other characters, ``Error: <reason>``
+    for an expression that does not compute (``Error: division by zero`` as v1's)."""
+    if not all(char in "0123456789+-*/(). " for char in expression):
+        return "Error: invalid characters in expression"
+    if len(expression) > MAX_EXPRESSION:
+        return "Error: expression too long"
+    try:
+        return str(round(float(_value(ast.parse(expression.strip(), filename="<string>", mode="eval").body, 0)), 2))
+    except ZeroDivisionError:
+        return "Error: division by zero"
+    except SyntaxError as error:
+        return f"Error: {error}"  # v1's eval says "invalid syntax (<string>, line 1)"
+    except (ValueError, OverflowError, RecursionError) as error:
+        return f"Error: {error}"
+
+
+def _value(node: ast.AST, depth: int) -> float:
+    if depth > 100:
+        raise ValueError("expression nested too deeply")
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+        return _OPERATORS[type(node.op)](_value(node.operand, depth + 1))
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _value(node.left, depth + 1), _value(node.right, depth + 1)
+        if isinstance(node.op, ast.Pow) and (abs(right) > 1000 or abs(left) > 1e100):
+            raise OverflowError("result too large")
+        if isinstance(node.op, ast.Mult) and abs(left) * abs(right) > 1e300:
+            raise OverflowError("result too large")
+        return _OPERATORS[type(node.op)](left, right)
+    raise ValueError("unsupported expression")
+
+
+class V1Hash:
+    """Mixin of a document world: its state hash compares as τ-bench's hash of the whole database.
+
+    Two databases get the same hash exactly when v1's :func:`data_hash` of them is the same:
+    tables and records by sorted key, each record's JSON with sorted keys (so key order does not
+    count and ``2`` differs from ``2.0``, as in ``str`` of v1's tuples). Each record's digest is
+    kept by its stored text, so an episode's hash reads again only the records it changed
+    (:func:`data_hash` of retail's whole database costs about 0.2 s).
+    """
+
+    #: Record digests kept per world, by the record's stored JSON text; cleared past this many.
+    MAX_DIGESTS = 200_000
+
+    def state_hash(self) -> str:
+        self.commit()
+        digests = self.__dict__.setdefault("_record_digests", {})
+        if len(digests) > self.MAX_DIGESTS:
+            digests.clear()
+        total = hashlib.sha256()
+        for name in sorted(self.tables):
+            total.update(f"{name}\0".encode())
+            for key, doc in self.sql().execute(
+                    f'SELECT key, doc FROM "{self.tables[name].__tablename__}" ORDER BY key'):
+                digest = digests.get(doc)
+                if digest is None:
+                    canonical = json.dumps(json.loads(doc), sort_keys=True)
+                    digest = digests[doc] = hashlib.sha256(canonical.encode()).digest()
+                total.update(f"{key}\0".encode() + digest)
+        return total.hexdigest()
