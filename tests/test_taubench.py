@@ -329,7 +329,7 @@ def test_official_loader_reads_a_small_folder_in_v1s_layout(tmp_path):
     assert env.task_ids() == ["test_0"]
     observation, info = env.reset(options={"task_index": 0}, seed=0)
     assert info["messages"][0] == {"role": "system", "content": "# Retail agent policy\n"}
-    assert observation == "Your email is ann@example.com."
+    assert observation == "My email is ann@example.com."  # the scenario, said by the customer
     total, info = run_oracle(env, "test_0")
     assert total == 1.0 and info["metrics"]["termination"] == "user_stop"
     with pytest.raises(ValueError, match="split .base. is not one of"):
