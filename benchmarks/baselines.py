@@ -31,10 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 ENVS = ("ToolTalk-v0", "AppBench-v0", "OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0",
-        "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0")
+        "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0", "Tau2-v0", "TauBench-v0")
 FULL_TASKS = 100
 # Episodes of the multi-turn envs on a CPU (many long model turns per episode); a GPU runs FULL_TASKS.
-CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30}
+CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30, "Tau2-v0": 5,
+                "TauBench-v0": 5}
 QUICK_EPISODES = 3
 
 # What the papers report for their own models, on their own (official) tasks: a reader's yardstick,
@@ -51,6 +52,8 @@ PUBLISHED = {
     "WebShop-v0": "reward per model (Xu et al. 2023, Table 2; Yao et al. 2022)",
     "VirtualHome-v0": "executability and LCS per model (Xu et al. 2023, Table 2)",
     "GoogleSheets-v0": "success rate per model (Xu et al. 2023, Table 2)",
+    "Tau2-v0": "pass^1 per domain and model (Barres et al. 2025, Table 2; the τ² leaderboard)",
+    "TauBench-v0": "pass^1 per domain and model, GPT-4o airline 42, retail 60 (Yao et al. 2024)",
 }
 
 
@@ -130,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="smollm2-135m-instruct",
                    help="an hf: model: a packaged short name, a .gguf path or a folder (default smollm2-135m-instruct)")
-    p.add_argument("--envs", nargs="+", default=list(ENVS), metavar="ENV", help="env ids (default: all eleven)")
+    p.add_argument("--envs", nargs="+", default=list(ENVS), metavar="ENV", help="env ids (default: all thirteen)")
     p.add_argument("--episodes", type=int,
                    help=f"episodes per env (default: every task, at most {FULL_TASKS}; on a CPU at most CPU_EPISODES "
                         "for the long multi-turn envs)")
