@@ -1,0 +1,110 @@
+"""The shared base of BFCL's multi-turn APIs and BFCL's way of running one call on them.
+
+BFCL keeps each API's state in the public attributes of a Python object and grades a turn
+by comparing those attributes with the ground truth's (``state_checker``). Each API here
+keeps the same attributes as plain JSON-like values (lists, dicts, numbers, strings), so
+:meth:`BfclAPI.state` is exactly what BFCL compares; a call runs on a deep copy and the
+copy replaces the state only when the call returns, so a call that raises leaves the state
+as it was (BFCL keeps a half-made change; the error text is the same).
+
+:func:`run_call` dispatches a call by function name across the involved APIs as BFCL's
+executor does (a later class wins a shared name), and turns the return value into BFCL's
+result text: a string as is, a ``dict`` as JSON (``str`` when JSON cannot hold it), anything
+else through ``str``; an exception becomes ``Error during execution: <message>``.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+from typing import Any
+
+#: Function names BFCL's executor refuses before running anything.
+BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
+
+
+class BfclAPI:
+    """One BFCL API: public attributes are its state; public methods are its functions."""
+
+    #: The BFCL class name (``TicketAPI``) and its function-doc file (``ticket_api``).
+    class_name: str = ""
+    doc_file: str = ""
+    #: The state a scenario starts from where the task's ``initial_config`` says nothing.
+    default_state: dict[str, Any] = {}
+    #: APIs without state are not loaded from the scenario (BFCL's STATELESS_CLASSES).
+    stateless: bool = False
+
+    def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
+        defaults = copy.deepcopy(self.default_state)
+        for key, value in defaults.items():
+            setattr(self, key, copy.deepcopy(scenario[key]) if key in scenario else value)
+        self._long_context = long_context
+
+    def state(self) -> dict[str, Any]:
+        """The public attributes, as BFCL's state checker reads them."""
+        return {key: value for key, value in vars(self).items() if not key.startswith("_")}
+
+    @classmethod
+    def function_names(cls) -> list[str]:
+        return [name for name, member in inspect.getmembers(cls, inspect.isfunction)
+                if not name.startswith("_") and name not in _BASE_METHODS]
+
+
+_BASE_METHODS = frozenset(name for name, _ in inspect.getmembers(BfclAPI, inspect.isfunction))
+
+
+def result_text(value: Any) -> str:
+    """A return value as BFCL's executor writes it into the conversation."""
+    if type(value) is str:
+        return value
+    if type(value) is dict:
+        try:
+            return json.dumps(value)
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict) -> str:
+    """Run ``name(**arguments)`` on whichever involved API owns ``name``; BFCL's result text."""
+    owner = None
+    for instance in instances.values():  # a later class wins a shared name, as in BFCL
+        if name in type(instance).function_names():
+            owner = instance
+    base = name.split(".")[-1]
+    if base in BLOCKED_NAMES:
+        return f"Error during execution: Function call {base} is not allowed."
+    if owner is None or not isinstance(arguments, dict) \
+            or not all(isinstance(key, str) for key in arguments):
+        message = f"name '{name}' is not defined" if owner is None else "arguments must be a dict of names"
+        return f"Error during execution: {message}"
+    saved = copy.deepcopy(vars(owner))
+    try:
+        value = getattr(owner, name)(**copy.deepcopy(arguments))
+        text = result_text(value)
+    except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
+        vars(owner).clear()
+        vars(owner).update(saved)
+        return f"Error during execution: {exc}"
+    return text
+
+
+_JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", dict: "dict", list: "array"}
+
+
+def function_doc(cls: type[BfclAPI], name: str) -> dict:
+    """A BFCL-style function doc derived from the method's signature and docstring."""
+    method = getattr(cls, name)
+    hints = {key: value for key, value in inspect.get_annotations(method, eval_str=True).items()
+             if key != "return"}
+    properties, required = {}, []
+    for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        annotation = hints.get(parameter.name, str)
+        base = next((t for t in getattr(annotation, "__args__", (annotation,)) if t is not type(None)), str)
+        base = getattr(base, "__origin__", base)
+        properties[parameter.name] = {"type": _JSON_TYPES.get(base, "string"), "description": parameter.name}
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+    return {"name": name, "description": (inspect.getdoc(method) or "").splitlines()[0],
+            "parameters": {"type": "dict", "properties": properties, "required": required}}
