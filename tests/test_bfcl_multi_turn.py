@@ -267,12 +267,94 @@ BFCL_MATH_OUTPUTS = [
      '{"result": 3.5}'),
 ]
 
+# Generated the same way from BFCL's MessageAPI and TwitterAPI, each from its default state.
+BFCL_MESSAGE_OUTPUTS = [
+    ("send_message(receiver_id='USR002', message='hi')",
+     '{"error": "No user is currently logged in."}'),
+    ("message_login(user_id='USR009')",
+     '{"login_status": false, "message": "User ID \'USR009\' not found."}'),
+    ("message_login(user_id='USR001')",
+     '{"login_status": true, "message": "User \'USR001\' logged in successfully."}'),
+    ("send_message(receiver_id='USR009', message='hi')",
+     '{"error": "Receiver ID \'USR009\' not found."}'),
+    ("send_message(receiver_id='USR002', message='Budget is ready')",
+     '{"sent_status": true, "message_id": {"new_id": 67410}, "message": "Message sent to \'USR002\' successfully."}'),
+    ("send_message(receiver_id='USR003', message='see you')",
+     '{"sent_status": true, "message_id": {"new_id": 41772}, "message": "Message sent to \'USR003\' successfully."}'),
+    ("add_contact(user_name='Eve')",
+     '{"added_status": true, "user_id": "USR005", "message": "Contact \'Eve\' added successfully."}'),
+    ("add_contact(user_name='Bob')",
+     '{"error": "User name \'Bob\' already exists."}'),
+    ("get_user_id(user='Zed')",
+     '{"error": "User \'Zed\' not found in the workspace."}'),
+    ('list_users()',
+     '{"user_list": ["Alice", "Bob", "Catherine", "Daniel", "Eve"]}'),
+    ("delete_message(receiver_id='USR003')",
+     '{"deleted_status": true, "receiver_id": "USR003", "message": "Receiver USR003\'s latest message deleted successfully."}'),
+    ("delete_message(receiver_id='USR777')",
+     '{"error": "Receiver ID USR777 not found."}'),
+    ('view_messages_sent()',
+     '{"messages": {"USR002": ["My name is Alice. I want to connect.", "Budget is ready"], "USR003": ["Could you upload the file?"], "USR004": ["Could you upload the file?"]}}'),
+    ("search_messages(keyword='BUDGET')",
+     '{"results": [{"receiver_id": "USR002", "message": "Budget is ready"}]}'),
+    ('get_message_stats()',
+     '{"stats": {"received_count": 4, "total_contacts": 3}}'),
+    ('message_get_login_status()',
+     '{"login_status": true}'),
+]
+BFCL_TWITTER_OUTPUTS = [
+    ("post_tweet(content='x')",
+     '{"error": "User not authenticated. Please authenticate before posting."}'),
+    ("authenticate_twitter(username='john', password='nope')",
+     '{"authentication_status": false}'),
+    ("authenticate_twitter(username='john', password='john123')",
+     '{"authentication_status": true}'),
+    ("post_tweet(content='Launch day', tags=['#launch'], mentions=['@bob'])",
+     '{"id": 0, "username": "john", "content": "Launch day", "tags": ["#launch"], "mentions": ["@bob"]}'),
+    ('retweet(tweet_id=0)',
+     '{"retweet_status": "Successfully retweeted"}'),
+    ('retweet(tweet_id=0)',
+     '{"retweet_status": "Already retweeted"}'),
+    ('retweet(tweet_id=42)',
+     '{"error": "Tweet with ID 42 not found."}'),
+    ("comment(tweet_id=0, comment_content='Great!')",
+     '{"comment_status": "Comment added successfully"}'),
+    ("mention(tweet_id=0, mentioned_usernames=['@carol'])",
+     '{"mention_status": "Users mentioned successfully"}'),
+    ("follow_user(username_to_follow='alice')",
+     '{"follow_status": false}'),
+    ("follow_user(username_to_follow='dave')",
+     '{"follow_status": true}'),
+    ("unfollow_user(username_to_unfollow='zed')",
+     '{"unfollow_status": false}'),
+    ('list_all_following()',
+     '{"following_list": ["alice", "bob", "dave"]}'),
+    ('get_tweet(tweet_id=0)',
+     '{"id": 0, "username": "john", "content": "Launch day", "tags": ["#launch"], "mentions": ["@bob", "@carol"]}'),
+    ('get_tweet(tweet_id=5)',
+     '{"error": "Tweet with ID 5 not found."}'),
+    ("get_user_tweets(username='john')",
+     "[{'id': 0, 'username': 'john', 'content': 'Launch day', 'tags': ['#launch'], 'mentions': ['@bob', '@carol']}]"),
+    ("search_tweets(keyword='#LAUNCH')",
+     "[{'id': 0, 'username': 'john', 'content': 'Launch day', 'tags': ['#launch'], 'mentions': ['@bob', '@carol']}]"),
+    ('get_tweet_comments(tweet_id=0)',
+     "[{'username': 'john', 'content': 'Great!'}]"),
+    ('get_tweet_comments(tweet_id=9)',
+     '{"error": "Tweet with ID 9 not found."}'),
+    ("get_user_stats(username='john')",
+     '{"tweet_count": 1, "following_count": 3, "retweet_count": 1}'),
+    ('posting_get_login_status()',
+     '{"login_status": true}'),
+]
+
 
 @pytest.mark.parametrize("involved, config, expected", [
     (["VehicleControlAPI"], {"VehicleControlAPI": VEHICLE_CONFIG}, BFCL_VEHICLE_OUTPUTS),
     (["MathAPI"], {}, BFCL_MATH_OUTPUTS),
-], ids=["vehicle", "math"])
-def test_vehicle_and_math_outputs_equal_bfcls(involved, config, expected):
+    (["MessageAPI"], {}, BFCL_MESSAGE_OUTPUTS),
+    (["TwitterAPI"], {}, BFCL_TWITTER_OUTPUTS),
+], ids=["vehicle", "math", "message", "twitter"])
+def test_api_outputs_equal_bfcls(involved, config, expected):
     instances = make_instances(involved, config, long_context=False)
     for text, output in expected:
         assert run_call(instances, *parse_ground_truth_call(text, involved)) == output, text
@@ -299,5 +381,5 @@ def test_oracle_passes_every_official_task_over_the_implemented_apis(official_da
                 metrics = _oracle(task, scoring)
                 assert metrics["success"] == 1 and metrics["turns_passed"] == len(task.turns), (task.id, metrics)
             ran += 1
-    assert ran >= 108  # Vehicle alone or with Math/Ticket: 108 of the 800 tasks
+    assert ran == 200  # Vehicle alone or with Math/Ticket/Message/Twitter: 200 of the 800 tasks
     assert time.process_time() - start < 60

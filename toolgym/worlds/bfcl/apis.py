@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from toolgym.worlds.bfcl.api import BfclAPI
 from toolgym.worlds.bfcl.math_api import MathAPI
+from toolgym.worlds.bfcl.message_api import MessageAPI
+from toolgym.worlds.bfcl.posting_api import TwitterAPI
 from toolgym.worlds.bfcl.ticket_api import TicketAPI
 from toolgym.worlds.bfcl.vehicle_control import VehicleControlAPI
 
 #: BFCL class name -> implementation. Tasks naming a class outside it cannot run yet.
-API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (MathAPI, TicketAPI, VehicleControlAPI)}
+API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (MathAPI, MessageAPI, TicketAPI, TwitterAPI, VehicleControlAPI)}
 
 #: Every BFCL multi-turn class and its function-doc file in ``multi_turn_func_doc/``.
 DOC_FILES = {
