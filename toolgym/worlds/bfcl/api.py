@@ -16,8 +16,10 @@ else through ``str``; an exception becomes ``Error during execution: <message>``
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
+from importlib import resources
 from typing import Any
 
 #: Function names BFCL's executor refuses before running anything.
@@ -108,3 +110,16 @@ def function_doc(cls: type[BfclAPI], name: str) -> dict:
             required.append(parameter.name)
     return {"name": name, "description": (inspect.getdoc(method) or "").splitlines()[0],
             "parameters": {"type": "dict", "properties": properties, "required": required}}
+
+
+@functools.cache
+def long_context_data() -> dict:
+    """BFCL's long-context data (``long_context.py``, Apache-2.0), read once; treat as read-only.
+
+    BFCL's watch-list extension holds one ``...`` (Python's Ellipsis) among its symbols, which
+    its results print as ``Ellipsis``; JSON writes it as ``null``.
+    """
+    text = resources.files("toolgym").joinpath("assets/bfcl/long_context.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["WATCH_LIST_EXTENSION"] = [... if symbol is None else symbol for symbol in data["WATCH_LIST_EXTENSION"]]
+    return data

@@ -13,12 +13,9 @@ Outputs and errors word for word as BFCL's class returns them.
 from __future__ import annotations
 
 import copy
-import functools
-import json
 import random
-from importlib import resources
 
-from toolgym.worlds.bfcl.api import BfclAPI
+from toolgym.worlds.bfcl.api import BfclAPI, long_context_data
 
 MAX_FUEL_LEVEL = 50
 MIN_FUEL_LEVEL = 0.0
@@ -55,11 +52,6 @@ ZIPCODES = {
 }
 
 
-@functools.cache
-def long_context_data() -> dict:
-    """BFCL's long-context texts (``long_context.py``), read once."""
-    text = resources.files("toolgym").joinpath("assets/bfcl/long_context.json").read_text(encoding="utf-8")
-    return json.loads(text)
 
 
 class VehicleControlAPI(BfclAPI):
