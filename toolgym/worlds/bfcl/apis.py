@@ -8,10 +8,11 @@ from toolgym.worlds.bfcl.message_api import MessageAPI
 from toolgym.worlds.bfcl.posting_api import TwitterAPI
 from toolgym.worlds.bfcl.ticket_api import TicketAPI
 from toolgym.worlds.bfcl.trading_bot import TradingBot
+from toolgym.worlds.bfcl.travel_booking import TravelAPI
 from toolgym.worlds.bfcl.vehicle_control import VehicleControlAPI
 
 #: BFCL class name -> implementation. Tasks naming a class outside it cannot run yet.
-API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (MathAPI, MessageAPI, TicketAPI, TradingBot, TwitterAPI, VehicleControlAPI)}
+API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (MathAPI, MessageAPI, TicketAPI, TradingBot, TravelAPI, TwitterAPI, VehicleControlAPI)}
 
 #: Every BFCL multi-turn class and its function-doc file in ``multi_turn_func_doc/``.
 DOC_FILES = {
