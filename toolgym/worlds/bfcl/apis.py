@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolgym.worlds.bfcl.api import BfclAPI
+from toolgym.worlds.bfcl.gorilla_file_system import GorillaFileSystem
 from toolgym.worlds.bfcl.math_api import MathAPI
 from toolgym.worlds.bfcl.message_api import MessageAPI
 from toolgym.worlds.bfcl.posting_api import TwitterAPI
@@ -12,7 +13,7 @@ from toolgym.worlds.bfcl.travel_booking import TravelAPI
 from toolgym.worlds.bfcl.vehicle_control import VehicleControlAPI
 
 #: BFCL class name -> implementation. Tasks naming a class outside it cannot run yet.
-API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (MathAPI, MessageAPI, TicketAPI, TradingBot, TravelAPI, TwitterAPI, VehicleControlAPI)}
+API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (GorillaFileSystem, MathAPI, MessageAPI, TicketAPI, TradingBot, TravelAPI, TwitterAPI, VehicleControlAPI)}
 
 #: Every BFCL multi-turn class and its function-doc file in ``multi_turn_func_doc/``.
 DOC_FILES = {
