@@ -383,3 +383,52 @@ def test_oracle_passes_every_official_multi_turn_task(official_data):
             ran += 1
     assert ran == 800
     assert time.process_time() - start < 60
+
+
+def test_a_raising_call_rolls_back_under_paper_and_keeps_bfcls_half_change_under_paper_compat():
+    task = MultiTurnTask(id="v", category="multi_turn_base", turns=[[{"role": "user", "content": "go"}]],
+                         involved_classes=["VehicleControlAPI"], initial_config={}, long_context=False,
+                         ground_truth=[["set_navigation(destination='1 Main St')"]], missed_functions={}, functions=[])
+    for scoring, destination in (("paper", "None"), ("paper_compat", 7)):
+        episode = MultiTurnEpisode(task, scoring=scoring)
+        assert episode.execute("set_navigation", {"destination": 7}) == \
+            'Error during execution: can only concatenate str (not "int") to str'
+        assert episode._model["VehicleControlAPI"].destination == destination
+
+
+# From BFCL's GorillaFileSystem on this tree: mv keeps a folder's children (whose parent is still the
+# folder they were made in), cp shares them, pwd names the root, cd '..' returns {}.
+FILE_TREE = {"root": {"alex": {"type": "directory", "contents": {
+    "docs": {"type": "directory", "contents": {"a.txt": {"type": "file", "content": "b line\na line\n"}}},
+    "empty": {"type": "directory", "contents": {}}}}}}
+BFCL_FILE_SYSTEM_OUTPUTS = [
+    ("pwd()", '{"current_working_directory": "/alex"}'),
+    ("ls()", '{"current_directory_content": ["docs", "empty"]}'),
+    ("mkdir(dir_name='docs')", '{"error": "mkdir: cannot create directory \'docs\': File exists"}'),
+    ("mkdir(dir_name='a:b')", '{"error": "mkdir: cannot create directory \'a:b\': Invalid character"}'),
+    ("mkdir(dir_name='new')", "None"),
+    ("cd(folder='docs/x')", '{"error": "cd: docs/x: Unsupported path. Only one folder level at a time is supported."}'),
+    ("cd(folder='docs')", '{"current_working_directory": "docs"}'),
+    ("pwd()", '{"current_working_directory": "/alex/docs"}'),
+    ("sort(file_name='a.txt')", '{"sorted_content": "a line\\nb line"}'),
+    ("wc(file_name='a.txt', mode='w')", '{"count": 4, "type": "words"}'),
+    ("tail(file_name='a.txt', lines=1)", '{"last_lines": "a line"}'),
+    ("echo(content='z', file_name='nope.txt')", '{"error": "echo: cannot write to \'nope.txt\': No such file"}'),
+    ("cd(folder='..')", "{}"),
+    ("cd(folder='..')", '{"error": "Current directory is already the root. Cannot go back."}'),
+    ("mv(source='docs', destination='empty')", '{"result": "\'docs\' moved to \'empty/docs\'"}'),
+    ("find(path='.', name='a')", '{"matches": ["./empty/docs/a.txt"]}'),
+    ("cd(folder='empty')", '{"current_working_directory": "empty"}'),
+    ("cp(source='docs', destination='copy')", '{"result": "\'docs\' copied to \'copy\'"}'),
+    ("du(human_readable=True)", '{"disk_usage": "28.00 B"}'),
+    ("rmdir(dir_name='docs')", '{"error": "rmdir: cannot remove \'docs\': Directory not empty"}'),
+    ("cat(file_name='docs')", '{"error": "cat: \'docs\': Is a directory"}'),
+    ("diff(file_name1='docs', file_name2='copy')", '{"error": "diff: docs or copy: No such file or directory"}'),
+    ("find(path='nowhere')", "{\"error\": \"find: 'nowhere': No such file or directory\"}"),
+]
+
+
+def test_file_system_outputs_equal_bfcls():
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
+    for text, output in BFCL_FILE_SYSTEM_OUTPUTS:
+        assert run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"])) == output, text

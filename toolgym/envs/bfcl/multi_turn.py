@@ -31,8 +31,12 @@ Scoring ``paper`` against ``paper_compat`` (BFCL's released checker, multi_turn_
    graded on its effects.
 4. Ground-truth calls with positional arguments (``sort('final_report.pdf')``, 152 in the
    released data) are bound to the method's parameters in order, as Python would.
-5. A failing call leaves the world as it was (BFCL keeps a half-made change); the result text is
-   BFCL's under both scorings.
+5. A call that raises: under ``paper`` it leaves the world as it was; under ``paper_compat`` it
+   keeps what it changed before raising, as BFCL's classes do (``set_navigation(destination=1)``
+   sets the destination, then fails). The result text is BFCL's under both.
+6. BFCL's ``post_tweet`` shares one default list among all tweets posted without ``tags`` or
+   ``mentions`` (so ``mention`` on one extends them all, across instances); under both scorings
+   each tweet gets its own list (see :mod:`toolgym.worlds.bfcl.posting_api`).
 
 The first failing check ends the grading of later turns for ``success`` but every turn is still
 graded and counted in ``turns_passed``.
@@ -166,7 +170,7 @@ class MultiTurnEpisode:
             raise RuntimeError("the episode has ended")
         if self.turn in self.task.held_out_docs:
             self._reveal()
-        result = run_call(self._model, name, arguments)
+        result = run_call(self._model, name, arguments, rollback=self.scoring == "paper")
         self._turn_results.append(result)
         self._all_results.append(result)
         return result

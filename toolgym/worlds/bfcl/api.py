@@ -2,10 +2,10 @@
 
 BFCL keeps each API's state in the public attributes of a Python object and grades a turn
 by comparing those attributes with the ground truth's (``state_checker``). Each API here
-keeps the same attributes as plain JSON-like values (lists, dicts, numbers, strings), so
-:meth:`BfclAPI.state` is exactly what BFCL compares; a call runs on a deep copy and the
-copy replaces the state only when the call returns, so a call that raises leaves the state
-as it was (BFCL keeps a half-made change; the error text is the same).
+keeps the same attributes (JSON-like values; the file system a tree of nodes), so
+:meth:`BfclAPI.state` is exactly what BFCL compares. A call that raises leaves the state as
+it was unless the caller asks for BFCL's behaviour, which keeps a half-made change (see
+:func:`run_call`); the error text is the same either way.
 
 :func:`run_call` dispatches a call by function name across the involved APIs as BFCL's
 executor does (a later class wins a shared name), and turns the return value into BFCL's
@@ -68,8 +68,13 @@ def result_text(value: Any) -> str:
     return str(value)
 
 
-def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict) -> str:
-    """Run ``name(**arguments)`` on whichever involved API owns ``name``; BFCL's result text."""
+def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback: bool = True) -> str:
+    """Run ``name(**arguments)`` on whichever involved API owns ``name``; BFCL's result text.
+
+    With ``rollback`` a call that raises leaves the API as it was; without, it keeps whatever the
+    call changed before raising, as BFCL does (``set_navigation(destination=1)`` sets the
+    destination, then fails to build its message).
+    """
     owner = None
     for instance in instances.values():  # a later class wins a shared name, as in BFCL
         if name in type(instance).function_names():
@@ -81,13 +86,14 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict) -> str:
             or not all(isinstance(key, str) for key in arguments):
         message = f"name '{name}' is not defined" if owner is None else "arguments must be a dict of names"
         return f"Error during execution: {message}"
-    saved = copy.deepcopy(vars(owner))
+    saved = copy.deepcopy(vars(owner)) if rollback else None
     try:
         value = getattr(owner, name)(**copy.deepcopy(arguments))
         text = result_text(value)
     except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
-        vars(owner).clear()
-        vars(owner).update(saved)
+        if rollback:
+            vars(owner).clear()
+            vars(owner).update(saved)
         return f"Error during execution: {exc}"
     return text
 

@@ -93,8 +93,9 @@ class GorillaFileSystem(BfclAPI):
             return self._cwd
         if path == "/":
             return self.root
+        names = path.strip("/").split("/")
         folder = self.root if path.startswith("/") else self._cwd
-        for name in path.strip("/").split("/"):
+        for name in names:
             child = folder.item(name)
             if not isinstance(child, Folder):
                 return {"error": f"cd: '{path}': No such file or directory"}
@@ -253,7 +254,8 @@ class GorillaFileSystem(BfclAPI):
         if node is None:
             return {"error": f"tail: {file_name}: No such file or directory"}
         content = node.content.splitlines()
-        lines = min(lines, len(content))
+        if lines > len(content):
+            lines = len(content)
         return {"last_lines": "\n".join(content[-lines:])}
 
     def diff(self, file_name1: str, file_name2: str) -> dict:

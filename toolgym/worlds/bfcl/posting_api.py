@@ -11,9 +11,14 @@ tweet gets its own empty list.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from toolgym.worlds.bfcl.api import BfclAPI
+
+
+class _NotGiven(tuple):
+    """The default of an optional list argument: an explicit ``None`` stays ``None``, as in BFCL."""
+
+
+_NOT_GIVEN = _NotGiven()
 
 
 class TwitterAPI(BfclAPI):
@@ -40,12 +45,12 @@ class TwitterAPI(BfclAPI):
         """Get the login status of the current user."""
         return {"login_status": bool(self.authenticated)}
 
-    def post_tweet(self, content: str, tags: Optional[list] = None, mentions: Optional[list] = None) -> dict:
+    def post_tweet(self, content: str, tags: list = _NOT_GIVEN, mentions: list = _NOT_GIVEN) -> dict:
         """Post a tweet for the authenticated user."""
         if not self.authenticated:
             return self._login_error("posting")
         tweet = {"id": self.tweet_counter, "username": self.username, "content": content,
-                 "tags": [] if tags is None else tags, "mentions": [] if mentions is None else mentions}
+                 "tags": [] if tags is _NOT_GIVEN else tags, "mentions": [] if mentions is _NOT_GIVEN else mentions}
         self.tweets[self.tweet_counter] = tweet
         self.tweet_counter += 1
         return tweet

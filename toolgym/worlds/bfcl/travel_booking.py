@@ -97,10 +97,12 @@ class TravelAPI(BfclAPI):
     def _fare(self, travel_from: str, travel_to: str, travel_date: str, travel_class: str) -> float:
         if (travel_from, travel_to) not in BASE_COSTS:
             raise ValueError("No available route for the given airports.")
-        if travel_class not in CLASS_FACTORS:
+        # Compared by ==, as BFCL's if/elif chain does, so an unhashable class is just invalid.
+        factor = next((f for name, f in CLASS_FACTORS.items() if travel_class == name), None)
+        if factor is None:
             raise ValueError("Invalid travel class. Options are: economy, business, first.")
         digit_sum = sum(int(char) for char in travel_date if char.isdigit())
-        return float(BASE_COSTS[(travel_from, travel_to)] * CLASS_FACTORS[travel_class]
+        return float(BASE_COSTS[(travel_from, travel_to)] * factor
                      * (2 if digit_sum % 2 == 0 else 1))
 
     def authenticate_travel(self, client_id: str, client_secret: str, refresh_token: str, grant_type: str,

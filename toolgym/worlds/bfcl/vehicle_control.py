@@ -150,7 +150,8 @@ class VehicleControlAPI(BfclAPI):
             "brakePedal": {"brakePedalStatus": self.brakePedalStatus, "brakePedalForce": self._brakePedalForce},
             "engine": {"engineState": self.engine_state},
         }
-        status.update(fields.get(option, {"error": "Invalid option"}))
+        # Compared by ==, as BFCL's if/elif chain does, so an unhashable option is just invalid.
+        status.update(next((v for k, v in fields.items() if option == k), {"error": "Invalid option"}))
         return status
 
     def activateParkingBrake(self, mode: str) -> dict:
@@ -223,7 +224,9 @@ class VehicleControlAPI(BfclAPI):
 
     def estimate_distance(self, cityA: str, cityB: str) -> dict:
         """Estimates the distance between two cities."""
-        km = DISTANCES.get((cityA, cityB), DISTANCES.get((cityB, cityA)))
+        # Compared by ==, as BFCL's if/elif chain does, so unhashable cities are just unknown.
+        km = next((d for (a, b), d in DISTANCES.items() if (cityA == a and cityB == b) or (cityA == b and cityB == a)),
+                  None)
         distance = {"distance": km} if km is not None else {"error": "distance not found in database."}
         if self.long_context:
             distance["intermediaryCities"] = long_context_data()["INTERMEDIARY_CITIES"]
@@ -231,7 +234,7 @@ class VehicleControlAPI(BfclAPI):
 
     def get_zipcode_based_on_city(self, city: str) -> dict:
         """Gets the zipcode based on the city."""
-        return {"zipcode": ZIPCODES.get(city, "00000")}
+        return {"zipcode": next((code for name, code in ZIPCODES.items() if city == name), "00000")}
 
     def set_navigation(self, destination: str) -> dict:
         """Navigates to the destination."""
