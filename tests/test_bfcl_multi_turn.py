@@ -432,3 +432,15 @@ def test_file_system_outputs_equal_bfcls():
     instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
     for text, output in BFCL_FILE_SYSTEM_OUTPUTS:
         assert run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"])) == output, text
+
+
+def test_miss_func_reveals_held_out_functions_at_their_turn(official_data):
+    task = load_multi_turn_tasks(official_data / "bfcl", "multi_turn_miss_func")[0]
+    episode = MultiTurnEpisode(task)
+    offered = []
+    while not episode.done:
+        offered.append("sort" in {doc["name"] for doc in episode.functions()})
+        for name, arguments in episode.oracle_calls():
+            episode.execute(name, arguments)
+        episode.end_turn()
+    assert offered == [False, False, False, True, True] and episode.metrics()["success"] == 1

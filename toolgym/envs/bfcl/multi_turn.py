@@ -153,6 +153,7 @@ class MultiTurnEpisode:
         self._all_results: list[str] = []
         self._grades: list[dict] = []
         self._functions = list(task.functions)
+        self._reveal()
 
     def functions(self) -> list[dict]:
         return list(self._functions)
@@ -168,8 +169,6 @@ class MultiTurnEpisode:
     def execute(self, name: str, arguments: dict) -> str:
         if self.done:
             raise RuntimeError("the episode has ended")
-        if self.turn in self.task.held_out_docs:
-            self._reveal()
         result = run_call(self._model, name, arguments, rollback=self.scoring == "paper")
         self._turn_results.append(result)
         self._all_results.append(result)
@@ -190,7 +189,7 @@ class MultiTurnEpisode:
         self._turn_results = []
         self.turn += 1
         self.done = self.turn >= len(self.task.turns)
-        if not self.done and self.turn in self.task.held_out_docs:
+        if not self.done:
             self._reveal()
         return grade
 
