@@ -48,7 +48,7 @@ def _oracle(task, scoring="paper"):
 
 def test_oracle_passes_every_builtin_task_and_tasks_are_seeded():
     tasks = builtin_multi_turn_tasks(0)
-    assert len(tasks) == 200
+    assert len(tasks) == 300
     assert tasks == builtin_multi_turn_tasks(0) and tasks != builtin_multi_turn_tasks(1)
     assert any(not turn for task in tasks for turn in task.ground_truth)  # irrelevance turns exist
     for task in tasks:
@@ -154,7 +154,7 @@ def test_official_tasks_load_with_their_ground_truth_and_held_out_functions(offi
     folder = official_data / "bfcl"
     for category in MULTI_TURN_CATEGORIES:
         tasks = load_multi_turn_tasks(folder, category)
-        assert len(tasks) == 200
+        assert len(tasks) == 300
         for task in tasks:
             assert len(task.ground_truth) == len(task.turns)
             offered = {doc["name"] for doc in task.functions}
