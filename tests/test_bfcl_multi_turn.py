@@ -154,7 +154,7 @@ def test_official_tasks_load_with_their_ground_truth_and_held_out_functions(offi
     folder = official_data / "bfcl"
     for category in MULTI_TURN_CATEGORIES:
         tasks = load_multi_turn_tasks(folder, category)
-        assert len(tasks) == 300
+        assert len(tasks) == 200
         for task in tasks:
             assert len(task.ground_truth) == len(task.turns)
             offered = {doc["name"] for doc in task.functions}
