@@ -444,3 +444,24 @@ def test_miss_func_reveals_held_out_functions_at_their_turn(official_data):
             episode.execute(name, arguments)
         episode.end_turn()
     assert offered == [False, False, False, True, True] and episode.metrics()["success"] == 1
+
+
+def test_oversized_work_is_refused_before_it_starts():
+    instances = make_instances(["MathAPI"], {}, long_context=False)
+    start = time.process_time()
+    assert run_call(instances, "power", {"base": 10, "exponent": 10**9}).startswith(
+        "Error during execution: Exceeds the limit (4300 digits) for integer string conversion")
+    assert run_call(instances, "power", {"base": 10, "exponent": 5000}) == run_call(
+        instances, "power", {"base": 10, "exponent": 10**9})  # computed, then unprintable, as in BFCL
+    assert run_call(instances, "square_root", {"number": 2, "precision": 10**9}) == \
+        "Error during execution: precision above 10000 digits is not supported"
+    assert "nests more than 32 levels" in run_call(instances, "mean", {"numbers": nested_list(40)})
+    assert "more than 10000 values" in run_call(instances, "sum_values", {"numbers": [1] * 20_000})
+    assert time.process_time() - start < 10
+
+
+def nested_list(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value

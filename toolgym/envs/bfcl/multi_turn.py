@@ -37,9 +37,16 @@ Scoring ``paper`` against ``paper_compat`` (BFCL's released checker, multi_turn_
 6. BFCL's ``post_tweet`` shares one default list among all tweets posted without ``tags`` or
    ``mentions`` (so ``mention`` on one extends them all, across instances); under both scorings
    each tweet gets its own list (see :mod:`toolgym.worlds.bfcl.posting_api`).
+7. Bounded work (both scorings): arguments nesting deeper than 32 levels, holding more than
+   10,000 values, integers outside 64 bits or non-finite floats are refused before the call;
+   MathAPI refuses precisions above 10,000 digits and integer powers too long to print (BFCL
+   computes them, however long that takes).
 
-The first failing check ends the grading of later turns for ``success`` but every turn is still
-graded and counted in ``turns_passed``.
+``success`` is 1 only when every turn passes; ``failing_turn`` and ``failing_check`` name the
+first failure (where BFCL's checker stops); later turns are still graded and counted in
+``turns_passed``. Checked against BFCL's released ``multi_turn_checker`` and API classes on
+the 800 official tasks with oracle and perturbed answers (dropped, changed, extra, swapped and
+irrelevant calls): every ``paper_compat`` verdict and failing check agrees.
 """
 
 from __future__ import annotations

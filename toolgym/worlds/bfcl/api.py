@@ -22,6 +22,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from toolgym.worlds.tools import argument_problem
+
 #: Function names BFCL's executor refuses before running anything.
 BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 
@@ -86,6 +88,9 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
             or not all(isinstance(key, str) for key in arguments):
         message = f"name '{name}' is not defined" if owner is None else "arguments must be a dict of names"
         return f"Error during execution: {message}"
+    problem = argument_problem(arguments)  # bounded work: nesting, size, non-finite numbers
+    if problem:
+        return f"Error during execution: {problem}"
     saved = copy.deepcopy(vars(owner)) if rollback else None
     try:
         value = getattr(owner, name)(**copy.deepcopy(arguments))

@@ -4,7 +4,10 @@ Results and errors word for word as BFCL's class returns them, including two tha
 executor cannot write as JSON and so prints with ``str``: ``logarithm`` gives an mpmath number
 (``{'result': mpf('2.0')}``, printed at the precision asked for) and ``square_root`` a
 ``Decimal``. BFCL sets mpmath's and :mod:`decimal`'s global precision to do so; here each call
-uses a local precision and leaves the process's settings alone.
+uses a local precision and leaves the process's settings alone. To keep every call short,
+integer powers beyond :data:`MAX_POWER_BITS` fail with the error Python gives when printing
+such a number (BFCL computes it first), and precisions above :data:`MAX_PRECISION` digits are
+refused (BFCL computes them).
 """
 
 from __future__ import annotations
@@ -14,6 +17,17 @@ import math
 
 from toolgym.worlds.bfcl.api import BfclAPI
 
+#: The most digits ``logarithm`` and ``square_root`` compute (BFCL has no limit; this keeps a call short).
+MAX_PRECISION = 10_000
+#: Integer powers above this many bits are not computed: Python could not print them anyway.
+MAX_POWER_BITS = 20_000
+try:
+    str(10**4300)
+except ValueError as exc:  # Python's own words for an integer too long to print, which BFCL shows
+    INT_TOO_LONG = str(exc)
+else:  # the interpreter's limit is off: the message BFCL shows on a default interpreter
+    INT_TOO_LONG = ("Exceeds the limit (4300 digits) for integer string conversion; "
+                    "use sys.set_int_max_str_digits() to increase the limit")
 METERS_PER = {"km": 1000, "m": 1, "cm": 0.01, "mm": 0.001, "um": 1e-6, "nm": 1e-9}
 IMPERIAL_FACTORS = {
     "cm_to_in": 0.393701, "in_to_cm": 2.54, "m_to_ft": 3.28084, "ft_to_m": 0.3048, "m_to_yd": 1.09361,
@@ -41,6 +55,8 @@ class MathAPI(BfclAPI):
         """Compute the logarithm of a number with adjustable precision using mpmath."""
         import mpmath
 
+        if isinstance(precision, int) and precision > MAX_PRECISION:
+            raise ValueError(f"precision above {MAX_PRECISION} digits is not supported")
         try:
             with mpmath.workdps(precision):
                 return {"result": _Printed(repr(mpmath.log(value) / mpmath.log(base)))}
@@ -126,6 +142,9 @@ class MathAPI(BfclAPI):
 
     def power(self, base: float, exponent: float) -> dict:
         """Raise a number to a power."""
+        if type(base) is int and type(exponent) is int and exponent > 0 \
+                and exponent * max(abs(base), 1).bit_length() > MAX_POWER_BITS:
+            raise ValueError(INT_TOO_LONG)
         try:
             return {"result": base**exponent}
         except TypeError:
@@ -136,6 +155,8 @@ class MathAPI(BfclAPI):
         try:
             if number < 0:
                 return {"error": "Cannot calculate square root of a negative number"}
+            if isinstance(precision, int) and precision > MAX_PRECISION:
+                raise ValueError(f"precision above {MAX_PRECISION} digits is not supported")
             return {"result": decimal.Decimal(number).sqrt(decimal.Context(prec=precision))}
         except (TypeError, decimal.InvalidOperation):
             return {"error": "Input must be a number or computation resulted in an invalid operation"}
