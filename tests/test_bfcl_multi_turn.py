@@ -465,3 +465,36 @@ def nested_list(depth: int) -> list:
     for _ in range(depth):
         value = [value]
     return value
+
+
+def _play_calls(task, turns_of_calls, scoring="paper"):
+    episode = MultiTurnEpisode(task, scoring=scoring)
+    for calls in turns_of_calls:
+        for name, arguments in calls:
+            episode.execute(name, arguments)
+        episode.end_turn()
+    return episode.metrics()
+
+
+def test_perturbed_official_answers_fail_with_the_check_named(official_data):
+    folder = official_data / "bfcl"
+    for category in MULTI_TURN_CATEGORIES:
+        for task in load_multi_turn_tasks(folder, category)[:5]:
+            truth = [[parse_ground_truth_call(c, task.involved_classes) for c in turn] for turn in task.ground_truth]
+            first = next(i for i, turn in enumerate(truth) if turn)
+            dropped = [turn[:-1] if i == first else turn for i, turn in enumerate(truth)]
+            metrics = _play_calls(task, dropped)
+            assert metrics["success"] == 0 and metrics["failing_turn"] == first, (task.id, metrics)
+            assert metrics["failing_check"] in {"state", "response", "empty_turn"}
+    # miss_func_0: turn 2 asks for a sort before sort is offered; its ground truth is empty.
+    task = load_multi_turn_tasks(folder, "multi_turn_miss_func")[0]
+    truth = [[parse_ground_truth_call(c, task.involved_classes) for c in turn] for turn in task.ground_truth]
+    truth[2] = [("ls", {})]
+    paper = _play_calls(task, truth)
+    assert (paper["success"], paper["failing_turn"], paper["failing_check"]) == (0, 2, "irrelevance")
+    assert _play_calls(task, truth, scoring="paper_compat")["success"] == 1
+    # A changed argument in a state-changing call: the state check names it.
+    truth = [[parse_ground_truth_call(c, task.involved_classes) for c in turn] for turn in task.ground_truth]
+    assert truth[0][1] == ("mkdir", {"dir_name": "temp"})
+    truth[0][1] = ("mkdir", {"dir_name": "tmp"})
+    assert _play_calls(task, truth)["failing_check"] == "state"
