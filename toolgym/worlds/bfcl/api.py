@@ -3,7 +3,11 @@
 BFCL keeps each API's state in the public attributes of a Python object and grades a turn
 by comparing those attributes with the ground truth's (``state_checker``). Each API here
 keeps the same attributes (JSON-like values; the file system a tree of nodes), so
-:meth:`BfclAPI.state` is exactly what BFCL compares. A call that raises leaves the state as
+:meth:`BfclAPI.state` is exactly what BFCL compares. They are not SQLAlchemy rows, unlike
+toolgym's other worlds: BFCL's verdicts and result texts depend on details a table would have
+to re-create by hand (dict key order, int against float, int against string keys, lists shared
+between tweets or folders), and any slip would change a verdict; keeping BFCL's shapes makes
+equality with its classes checkable call by call. A call that raises leaves the state as
 it was unless the caller asks for BFCL's behaviour, which keeps a half-made change (see
 :func:`run_call`); the error text is the same either way.
 
