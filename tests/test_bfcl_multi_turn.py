@@ -498,3 +498,15 @@ def test_perturbed_official_answers_fail_with_the_check_named(official_data):
     assert truth[0][1] == ("mkdir", {"dir_name": "temp"})
     truth[0][1] = ("mkdir", {"dir_name": "tmp"})
     assert _play_calls(task, truth)["failing_check"] == "state"
+
+
+def test_a_moved_folders_children_still_know_their_old_parent_as_in_bfcl():
+    tree = {"root": {"alex": {"type": "directory", "contents": {
+        "a": {"type": "directory", "contents": {"b": {"type": "directory", "contents": {}}}},
+        "c": {"type": "directory", "contents": {}}}}}}
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": tree}, long_context=False)
+    for name, arguments in [("mv", {"source": "a", "destination": "c"}), ("cd", {"folder": "c"}),
+                            ("cd", {"folder": "a"}), ("cd", {"folder": "b"}), ("cd", {"folder": ".."})]:
+        run_call(instances, name, arguments)
+    # From BFCL's class: b's parent is the folder it was made in, which mv left detached.
+    assert run_call(instances, "pwd", {}) == '{"current_working_directory": "/alex/a"}'
