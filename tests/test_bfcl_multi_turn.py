@@ -99,6 +99,8 @@ def test_bad_calls_are_bfcls_errors_and_leave_the_state_unchanged():
     assert run_call(instances, "create_ticket", {"title": "a", "priority": "high"}) == \
         "Error during execution: '<' not supported between instances of 'str' and 'int'"
     assert run_call(instances, "exit", {}) == "Error during execution: Function call exit is not allowed."
+    assert run_call(instances, "TicketAPI.get_ticket", {"ticket_id": 1}) == \
+        "Error during execution: name 'TicketAPI' is not defined"
     assert instances["TicketAPI"].state() == before
 
 

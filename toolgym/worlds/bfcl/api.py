@@ -85,12 +85,14 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
     for instance in instances.values():  # a later class wins a shared name, as in BFCL
         if name in type(instance).function_names():
             owner = instance
-    base = name.split(".")[-1]
+    base = name.split(".")[-1] if isinstance(name, str) else ""
     if base in BLOCKED_NAMES:
         return f"Error during execution: Function call {base} is not allowed."
     if owner is None or not isinstance(arguments, dict) \
             or not all(isinstance(key, str) for key in arguments):
-        message = f"name '{name}' is not defined" if owner is None else "arguments must be a dict of names"
+        # BFCL evaluates the text, so for "Class.method" Python names the first unknown part.
+        unknown = name.split(".")[0] if isinstance(name, str) else repr(name)
+        message = f"name '{unknown}' is not defined" if owner is None else "arguments must be a dict of names"
         return f"Error during execution: {message}"
     problem = argument_problem(arguments)  # bounded work: nesting, size, non-finite numbers
     if problem:
