@@ -190,7 +190,8 @@ class MultiTurnEpisode:
     def end_turn(self) -> dict:
         if self.done:
             raise RuntimeError("the episode has ended")
-        truth_results = [run_call(self._truth, name, args) for name, args in self.oracle_calls()]
+        rollback = self.scoring == "paper"
+        truth_results = [run_call(self._truth, name, args, rollback=rollback) for name, args in self.oracle_calls()]
         grade = self._grade(truth_results)
         self._grades.append(grade)
         self._turn_results = []
