@@ -1,0 +1,514 @@
+"""BFCL multi-turn: the APIs' outputs as BFCL's classes give them, and the per-turn checker."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+
+
+from toolgym.envs.bfcl.multi_turn import (MULTI_TURN_CATEGORIES, MultiTurnEpisode, MultiTurnTask,
+                                          builtin_multi_turn_tasks, load_multi_turn_tasks,
+                                          parse_ground_truth_call)
+from toolgym.worlds.bfcl.api import run_call
+from toolgym.worlds.bfcl.apis import API_CLASSES, make_instances
+
+LOGIN = "ticket_login(username='alice', password='pw')"
+
+
+def _task(ground_truth, config=None, turns=None) -> MultiTurnTask:
+    queue = [{"id": 1, "title": "VPN", "description": "", "status": "Open", "priority": 2, "created_by": "alice"}]
+    return MultiTurnTask(
+        id="t", category="multi_turn_base", turns=turns or [[{"role": "user", "content": "x"}]] * len(ground_truth),
+        involved_classes=["TicketAPI"],
+        initial_config={"TicketAPI": config or {"ticket_queue": queue, "ticket_counter": 2}},
+        ground_truth=ground_truth, missed_functions={}, functions=[], long_context=False)
+
+
+def _play(task, turns_of_calls, scoring="paper"):
+    episode = MultiTurnEpisode(task, scoring=scoring)
+    grades = []
+    for calls in turns_of_calls:
+        for text in calls:
+            episode.execute(*parse_ground_truth_call(text, task.involved_classes))
+        grades.append(episode.end_turn())
+    return episode, grades
+
+
+def _oracle(task, scoring="paper"):
+    episode = MultiTurnEpisode(task, scoring=scoring)
+    while not episode.done:
+        for name, arguments in episode.oracle_calls():
+            episode.execute(name, arguments)
+        episode.end_turn()
+    return episode.metrics()
+
+
+def test_oracle_passes_every_builtin_task_and_tasks_are_seeded():
+    tasks = builtin_multi_turn_tasks(0)
+    assert len(tasks) == 300
+    assert tasks == builtin_multi_turn_tasks(0) and tasks != builtin_multi_turn_tasks(1)
+    assert any(not turn for task in tasks for turn in task.ground_truth)  # irrelevance turns exist
+    for task in tasks:
+        metrics = _oracle(task)
+        assert metrics["success"] == 1 and metrics["turns_passed"] == len(task.turns), (task.id, metrics)
+
+
+# What BFCL's TicketAPI returns, read from ticket_api.py and its executor (json.dumps of a dict).
+BFCL_OUTPUTS = [
+    ("create_ticket(title='x')", '{"error": "User not authenticated. Please log in to create a ticket."}'),
+    (LOGIN, '{"success": true}'),
+    ("create_ticket(title='Disk', description='full', priority=6)",
+     '{"error": "Invalid priority. Priority must be between 1 and 5."}'),
+    ("create_ticket(title='Disk', description='full', priority=4)",
+     '{"id": 2, "title": "Disk", "description": "full", "status": "Open", "priority": 4, "created_by": "alice"}'),
+    ("get_ticket(ticket_id=9)", '{"error": "Ticket with ID 9 not found."}'),
+    ("close_ticket(ticket_id=1)", '{"status": "Ticket 1 has been closed successfully."}'),
+    ("close_ticket(ticket_id=1)", '{"error": "Ticket with ID 1 is already closed."}'),
+    ("resolve_ticket(ticket_id=2, resolution='cleaned')", '{"status": "Ticket 2 has been resolved successfully."}'),
+    ("edit_ticket(ticket_id=2, updates={'owner': 'b'})", '{"error": "Invalid fields for update: owner"}'),
+    ("edit_ticket(ticket_id=2, updates={'priority': 1})", '{"status": "Ticket 2 has been updated successfully."}'),
+    ("get_user_tickets(status='resolved')",
+     "[{'id': 2, 'title': 'Disk', 'description': 'full', 'status': 'Resolved', 'priority': 1, "
+     "'created_by': 'alice', 'resolution': 'cleaned'}]"),
+    ("ticket_get_login_status()", '{"login_status": true}'),
+    ("logout()", '{"success": true}'),
+    ("logout()", '{"success": false}'),
+    ("get_user_tickets()", "[{'error': 'User not authenticated. Please log in to view tickets.'}]"),
+]
+
+
+def test_ticket_api_outputs_are_bfcls_words():
+    instances = make_instances(["TicketAPI"], _task([[]]).initial_config, long_context=False)
+    for text, expected in BFCL_OUTPUTS:
+        name, arguments = parse_ground_truth_call(text, ["TicketAPI"])
+        assert run_call(instances, name, arguments) == expected, text
+
+
+def test_bad_calls_are_bfcls_errors_and_leave_the_state_unchanged():
+    instances = make_instances(["TicketAPI"], {"TicketAPI": {"current_user": "alice"}}, long_context=False)
+    before = instances["TicketAPI"].state()
+    assert run_call(instances, "delete_ticket", {"ticket_id": 1}) == \
+        "Error during execution: name 'delete_ticket' is not defined"
+    assert run_call(instances, "create_ticket", {}) == \
+        "Error during execution: TicketAPI.create_ticket() missing 1 required positional argument: 'title'"
+    assert run_call(instances, "create_ticket", {"title": "a", "colour": "red"}) == \
+        "Error during execution: TicketAPI.create_ticket() got an unexpected keyword argument 'colour'"
+    assert run_call(instances, "create_ticket", {"title": "a", "priority": "high"}) == \
+        "Error during execution: '<' not supported between instances of 'str' and 'int'"
+    assert run_call(instances, "exit", {}) == "Error during execution: Function call exit is not allowed."
+    assert run_call(instances, "TicketAPI.get_ticket", {"ticket_id": 1}) == \
+        "Error during execution: name 'TicketAPI' is not defined"
+    assert instances["TicketAPI"].state() == before
+
+
+def test_a_wrong_argument_fails_the_state_check():
+    task = _task([[LOGIN, "close_ticket(ticket_id=1)"]])
+    episode, grades = _play(task, [[LOGIN, "resolve_ticket(ticket_id=1, resolution='x')"]])
+    assert grades[0]["check"] == "state" and "TicketAPI" in grades[0]["detail"]
+    assert episode.metrics() | {"failing_detail": None} == {
+        "success": 0, "turns_passed": 0, "turns": 1, "failing_turn": 0, "failing_check": "state",
+        "failing_detail": None}
+
+
+def test_a_missing_read_call_fails_the_response_check_and_a_missing_turn_the_empty_check():
+    task = _task([[LOGIN, "get_ticket(ticket_id=1)"], ["get_ticket(ticket_id=1)"]])
+    _, grades = _play(task, [[LOGIN], []])
+    assert [g["check"] for g in grades] == ["response", "empty_turn"]
+
+
+def test_an_extra_state_changing_call_fails_the_state_check():
+    task = _task([[LOGIN], ["get_ticket(ticket_id=1)"]])
+    _, grades = _play(task, [[LOGIN, "close_ticket(ticket_id=1)"], ["get_ticket(ticket_id=1)"]])
+    assert grades[0]["check"] == "state" and grades[1]["check"] == "state"
+
+
+def test_calls_out_of_order_fail_where_order_matters():
+    task = _task([[LOGIN, "create_ticket(title='Disk')"]])
+    _, grades = _play(task, [["create_ticket(title='Disk')", LOGIN]])
+    assert grades[0]["check"] == "state"  # created before the login: refused, queue unchanged
+    _, grades = _play(task, [[LOGIN, "create_ticket(title='Disk')"]])
+    assert grades[0]["passed"]
+
+
+def test_a_call_where_none_is_wanted_fails_irrelevance_under_paper_only():
+    task = _task([[LOGIN], [], ["get_ticket(ticket_id=1)"]])
+    answers = [[LOGIN], ["get_ticket(ticket_id=1)"], ["get_ticket(ticket_id=1)"]]
+    episode, grades = _play(task, answers)
+    assert [g["check"] for g in grades] == [None, "irrelevance", None]
+    assert episode.metrics()["failing_check"] == "irrelevance" and episode.metrics()["success"] == 0
+    episode, grades = _play(task, answers, scoring="paper_compat")
+    assert all(g["passed"] for g in grades) and episode.metrics()["success"] == 1
+
+
+def test_response_check_is_per_turn_under_paper_and_cumulative_under_paper_compat():
+    task = _task([[LOGIN, "get_ticket(ticket_id=1)"], ["ticket_get_login_status()", "get_ticket(ticket_id=1)"]])
+    answers = [[LOGIN, "get_ticket(ticket_id=1)"], ["ticket_get_login_status()"]]
+    _, grades = _play(task, answers)
+    assert grades[1]["check"] == "response"
+    _, grades = _play(task, answers, scoring="paper_compat")
+    assert grades[1]["passed"]
+
+
+def test_official_tasks_load_with_their_ground_truth_and_held_out_functions(official_data):
+    folder = official_data / "bfcl"
+    for category in MULTI_TURN_CATEGORIES:
+        tasks = load_multi_turn_tasks(folder, category)
+        assert len(tasks) == 200
+        for task in tasks:
+            assert len(task.ground_truth) == len(task.turns)
+            offered = {doc["name"] for doc in task.functions}
+            for turn, names in task.missed_functions.items():
+                assert not offered & set(names)
+                assert {doc["name"] for doc in task.held_out_docs[turn]} == set(names)
+    task = load_multi_turn_tasks(folder, "multi_turn_miss_func")[0]
+    assert task.missed_functions == {3: ["sort"]} and "cp" not in {d["name"] for d in task.functions}
+
+
+# Generated by running BFCL's own VehicleControlAPI (config below) and MathAPI from bfcl_eval
+# 2026.3.23's source on these calls in order, through its executor's result-to-text step.
+VEHICLE_CONFIG = {"fuelLevel": 15.5, "batteryVoltage": 12.8, "random_seed": 7}
+BFCL_VEHICLE_OUTPUTS = [
+    ("lockDoors(unlock=False, door=['driver'])",
+     '{"lockStatus": "locked", "remainingUnlockedDoors": 3}'),
+    ("startEngine(ignitionMode='START')",
+     '{"error": "All doors must be locked before starting the engine. Here are the unlocked doors: passenger, rear_left, rear_right"}'),
+    ("lockDoors(unlock=False, door=['passenger', 'rear_left', 'rear_right'])",
+     '{"lockStatus": "locked", "remainingUnlockedDoors": 0}'),
+    ("startEngine(ignitionMode='START')",
+     '{"error": "Brake pedal needs to be pressed when starting the engine."}'),
+    ('pressBrakePedal(pedalPosition=0.5)',
+     '{"brakePedalStatus": "pressed", "brakePedalForce": 500.0}'),
+    ("startEngine(ignitionMode='START')",
+     '{"error": "Must press the brake fully before starting the engine."}'),
+    ('pressBrakePedal(pedalPosition=1.0)',
+     '{"brakePedalStatus": "pressed", "brakePedalForce": 1000.0}'),
+    ("startEngine(ignitionMode='START')",
+     '{"engineState": "running", "fuelLevel": 15.5, "batteryVoltage": 12.8}'),
+    ('fillFuelTank(fuelAmount=60)',
+     '{"error": "Cannot fill gas above the tank capacity."}'),
+    ('fillFuelTank(fuelAmount=10.5)',
+     '{"fuelLevel": 26.0}'),
+    ("adjustClimateControl(temperature=68, unit='fahrenheit', fanSpeed=30, mode='cool')",
+     '{"currentACTemperature": 68, "climateMode": "cool", "humidityLevel": 50.0}'),
+    ('adjustClimateControl(temperature=20, fanSpeed=101)',
+     '{"error": "Fan speed must be between 0 and 100."}'),
+    ("displayCarStatus(option='climate')",
+     '{"currentACTemperature": 20.0, "fanSpeed": 30, "climateMode": "cool", "humidityLevel": 50.0}'),
+    ("displayCarStatus(option='wheels')",
+     '{"error": "Invalid option"}'),
+    ("activateParkingBrake(mode='engage')",
+     '{"parkingBrakeStatus": "engaged", "_parkingBrakeForce": 500.0, "_slopeAngle": 10.0}'),
+    ('setCruiseControl(speed=67, activate=True, distanceToNextVehicle=40)',
+     '{"error": "Invalid speed"}'),
+    ('setCruiseControl(speed=65, activate=True, distanceToNextVehicle=40)',
+     '{"cruiseStatus": "active", "currentSpeed": 65.0, "distanceToNextVehicle": 40.0}'),
+    ('get_outside_temperature_from_google()',
+     '{"outsideTemperature": 6.191638241658119}'),
+    ('get_current_speed()',
+     '{"currentSpeed": 18.10190087094023}'),
+    ('get_outside_temperature_from_weather_com()',
+     '{"error": 404}'),
+    ("estimate_distance(cityA='74532', cityB='83214')",
+     '{"distance": 750.0}'),
+    ("estimate_distance(cityA='1', cityB='2')",
+     '{"error": "distance not found in database."}'),
+    ("get_zipcode_based_on_city(city='Nowhere')",
+     '{"zipcode": "00000"}'),
+    ('estimate_drive_feasibility_by_mileage(distance=300)',
+     '{"canDrive": true}'),
+    ('liter_to_gallon(liter=10)',
+     '{"gallon": 2.6417200000000003}'),
+    ("set_navigation(destination='1 Main St, Rivermist, CA')",
+     '{"status": "Navigating to 1 Main St, Rivermist, CA"}'),
+    ('check_tire_pressure()',
+     '{"frontLeftTirePressure": 32.0, "frontRightTirePressure": 32.0, "rearLeftTirePressure": 30.0, "rearRightTirePressure": 30.0, "healthy_tire_pressure": true, "car_info": {}}'),
+    ("lockDoors(unlock=True, door=['trunk'])",
+     "Error during execution: 'trunk'"),
+    ("setHeadlights(mode='blink')",
+     '{"error": "Invalid headlight mode."}'),
+    ("display_log(messages=['a', 'b'])",
+     '{"log": ["a", "b"]}'),
+]
+BFCL_MATH_OUTPUTS = [
+    ('logarithm(value=100, base=10, precision=5)',
+     "{'result': mpf('2.0')}"),
+    ('logarithm(value=2, base=3, precision=20)',
+     "{'result': mpf('0.63092975357145743709863')}"),
+    ('square_root(number=2, precision=10)',
+     "{'result': Decimal('1.414213562')}"),
+    ('square_root(number=-1, precision=10)',
+     '{"error": "Cannot calculate square root of a negative number"}'),
+    ('mean(numbers=[1, 2, 4])',
+     '{"result": 2.3333333333333335}'),
+    ('standard_deviation(numbers=[1, 2, 4])',
+     '{"result": 1.247219128924647}'),
+    ('mean(numbers=[])',
+     '{"error": "Cannot calculate mean of an empty list"}'),
+    ("si_unit_conversion(value=3, unit_in='km', unit_out='mm')",
+     '{"result": 3000000.0}'),
+    ("imperial_si_conversion(value=100, unit_in='fahrenheit', unit_out='celsius')",
+     '{"result": 37.77777777777778}'),
+    ("imperial_si_conversion(value=1, unit_in='kg', unit_out='stone')",
+     '{"error": "Conversion from \'kg\' to \'stone\' is not supported"}'),
+    ('divide(a=1, b=0)',
+     '{"error": "Cannot divide by zero"}'),
+    ("add(a='1', b=2)",
+     '{"error": "Both inputs must be numbers"}'),
+    ("multiply(a='1', b=2)",
+     '{"error": "Both inputs must be numbers"}'),
+    ('round_number(number=3.14159, decimal_places=2)',
+     '{"result": 3.14}'),
+    ('percentage(part=1, whole=3)',
+     '{"result": 33.33333333333333}'),
+    ('power(base=2, exponent=0.5)',
+     '{"result": 1.4142135623730951}'),
+    ('sum_values(numbers=[1.5, 2])',
+     '{"result": 3.5}'),
+]
+
+# Generated the same way from BFCL's MessageAPI and TwitterAPI, each from its default state.
+BFCL_MESSAGE_OUTPUTS = [
+    ("send_message(receiver_id='USR002', message='hi')",
+     '{"error": "No user is currently logged in."}'),
+    ("message_login(user_id='USR009')",
+     '{"login_status": false, "message": "User ID \'USR009\' not found."}'),
+    ("message_login(user_id='USR001')",
+     '{"login_status": true, "message": "User \'USR001\' logged in successfully."}'),
+    ("send_message(receiver_id='USR009', message='hi')",
+     '{"error": "Receiver ID \'USR009\' not found."}'),
+    ("send_message(receiver_id='USR002', message='Budget is ready')",
+     '{"sent_status": true, "message_id": {"new_id": 67410}, "message": "Message sent to \'USR002\' successfully."}'),
+    ("send_message(receiver_id='USR003', message='see you')",
+     '{"sent_status": true, "message_id": {"new_id": 41772}, "message": "Message sent to \'USR003\' successfully."}'),
+    ("add_contact(user_name='Eve')",
+     '{"added_status": true, "user_id": "USR005", "message": "Contact \'Eve\' added successfully."}'),
+    ("add_contact(user_name='Bob')",
+     '{"error": "User name \'Bob\' already exists."}'),
+    ("get_user_id(user='Zed')",
+     '{"error": "User \'Zed\' not found in the workspace."}'),
+    ('list_users()',
+     '{"user_list": ["Alice", "Bob", "Catherine", "Daniel", "Eve"]}'),
+    ("delete_message(receiver_id='USR003')",
+     '{"deleted_status": true, "receiver_id": "USR003", "message": "Receiver USR003\'s latest message deleted successfully."}'),
+    ("delete_message(receiver_id='USR777')",
+     '{"error": "Receiver ID USR777 not found."}'),
+    ('view_messages_sent()',
+     '{"messages": {"USR002": ["My name is Alice. I want to connect.", "Budget is ready"], "USR003": ["Could you upload the file?"], "USR004": ["Could you upload the file?"]}}'),
+    ("search_messages(keyword='BUDGET')",
+     '{"results": [{"receiver_id": "USR002", "message": "Budget is ready"}]}'),
+    ('get_message_stats()',
+     '{"stats": {"received_count": 4, "total_contacts": 3}}'),
+    ('message_get_login_status()',
+     '{"login_status": true}'),
+]
+BFCL_TWITTER_OUTPUTS = [
+    ("post_tweet(content='x')",
+     '{"error": "User not authenticated. Please authenticate before posting."}'),
+    ("authenticate_twitter(username='john', password='nope')",
+     '{"authentication_status": false}'),
+    ("authenticate_twitter(username='john', password='john123')",
+     '{"authentication_status": true}'),
+    ("post_tweet(content='Launch day', tags=['#launch'], mentions=['@bob'])",
+     '{"id": 0, "username": "john", "content": "Launch day", "tags": ["#launch"], "mentions": ["@bob"]}'),
+    ('retweet(tweet_id=0)',
+     '{"retweet_status": "Successfully retweeted"}'),
+    ('retweet(tweet_id=0)',
+     '{"retweet_status": "Already retweeted"}'),
+    ('retweet(tweet_id=42)',
+     '{"error": "Tweet with ID 42 not found."}'),
+    ("comment(tweet_id=0, comment_content='Great!')",
+     '{"comment_status": "Comment added successfully"}'),
+    ("mention(tweet_id=0, mentioned_usernames=['@carol'])",
+     '{"mention_status": "Users mentioned successfully"}'),
+    ("follow_user(username_to_follow='alice')",
+     '{"follow_status": false}'),
+    ("follow_user(username_to_follow='dave')",
+     '{"follow_status": true}'),
+    ("unfollow_user(username_to_unfollow='zed')",
+     '{"unfollow_status": false}'),
+    ('list_all_following()',
+     '{"following_list": ["alice", "bob", "dave"]}'),
+    ('get_tweet(tweet_id=0)',
+     '{"id": 0, "username": "john", "content": "Launch day", "tags": ["#launch"], "mentions": ["@bob", "@carol"]}'),
+    ('get_tweet(tweet_id=5)',
+     '{"error": "Tweet with ID 5 not found."}'),
+    ("get_user_tweets(username='john')",
+     "[{'id': 0, 'username': 'john', 'content': 'Launch day', 'tags': ['#launch'], 'mentions': ['@bob', '@carol']}]"),
+    ("search_tweets(keyword='#LAUNCH')",
+     "[{'id': 0, 'username': 'john', 'content': 'Launch day', 'tags': ['#launch'], 'mentions': ['@bob', '@carol']}]"),
+    ('get_tweet_comments(tweet_id=0)',
+     "[{'username': 'john', 'content': 'Great!'}]"),
+    ('get_tweet_comments(tweet_id=9)',
+     '{"error": "Tweet with ID 9 not found."}'),
+    ("get_user_stats(username='john')",
+     '{"tweet_count": 1, "following_count": 3, "retweet_count": 1}'),
+    ('posting_get_login_status()',
+     '{"login_status": true}'),
+]
+
+
+@pytest.mark.parametrize("involved, config, expected", [
+    (["VehicleControlAPI"], {"VehicleControlAPI": VEHICLE_CONFIG}, BFCL_VEHICLE_OUTPUTS),
+    (["MathAPI"], {}, BFCL_MATH_OUTPUTS),
+    (["MessageAPI"], {}, BFCL_MESSAGE_OUTPUTS),
+    (["TwitterAPI"], {}, BFCL_TWITTER_OUTPUTS),
+], ids=["vehicle", "math", "message", "twitter"])
+def test_api_outputs_equal_bfcls(involved, config, expected):
+    instances = make_instances(involved, config, long_context=False)
+    for text, output in expected:
+        assert run_call(instances, *parse_ground_truth_call(text, involved)) == output, text
+
+
+def test_long_context_vehicle_adds_bfcls_texts():
+    instances = make_instances(["VehicleControlAPI"], {}, long_context=True)
+    status = json.loads(run_call(instances, "displayCarStatus", {"option": "fuel"}))
+    assert list(status) == ["metadata", "fuelLevel"] and len(status["metadata"]) > 5000
+    brake = json.loads(run_call(instances, "activateParkingBrake", {"mode": "engage"}))
+    assert brake["parkingBrakeInstruction"].startswith("The parking brake, also commonly referred to as the handbrake")
+    assert instances["VehicleControlAPI"].state()["long_context"] is True
+
+
+def test_oracle_passes_every_official_multi_turn_task(official_data):
+    folder = official_data / "bfcl"
+    ran = 0
+    start = time.process_time()
+    for category in MULTI_TURN_CATEGORIES:
+        for task in load_multi_turn_tasks(folder, category):
+            if not all(name in API_CLASSES for name in task.involved_classes):
+                continue
+            for scoring in ("paper", "paper_compat"):
+                metrics = _oracle(task, scoring)
+                assert metrics["success"] == 1 and metrics["turns_passed"] == len(task.turns), (task.id, metrics)
+            ran += 1
+    assert ran == 800
+    assert time.process_time() - start < 60
+
+
+def test_a_raising_call_rolls_back_under_paper_and_keeps_bfcls_half_change_under_paper_compat():
+    task = MultiTurnTask(id="v", category="multi_turn_base", turns=[[{"role": "user", "content": "go"}]],
+                         involved_classes=["VehicleControlAPI"], initial_config={}, long_context=False,
+                         ground_truth=[["set_navigation(destination='1 Main St')"]], missed_functions={}, functions=[])
+    for scoring, destination in (("paper", "None"), ("paper_compat", 7)):
+        episode = MultiTurnEpisode(task, scoring=scoring)
+        assert episode.execute("set_navigation", {"destination": 7}) == \
+            'Error during execution: can only concatenate str (not "int") to str'
+        assert episode._model["VehicleControlAPI"].destination == destination
+
+
+# From BFCL's GorillaFileSystem on this tree: mv keeps a folder's children (whose parent is still the
+# folder they were made in), cp shares them, pwd names the root, cd '..' returns {}.
+FILE_TREE = {"root": {"alex": {"type": "directory", "contents": {
+    "docs": {"type": "directory", "contents": {"a.txt": {"type": "file", "content": "b line\na line\n"}}},
+    "empty": {"type": "directory", "contents": {}}}}}}
+BFCL_FILE_SYSTEM_OUTPUTS = [
+    ("pwd()", '{"current_working_directory": "/alex"}'),
+    ("ls()", '{"current_directory_content": ["docs", "empty"]}'),
+    ("mkdir(dir_name='docs')", '{"error": "mkdir: cannot create directory \'docs\': File exists"}'),
+    ("mkdir(dir_name='a:b')", '{"error": "mkdir: cannot create directory \'a:b\': Invalid character"}'),
+    ("mkdir(dir_name='new')", "None"),
+    ("cd(folder='docs/x')", '{"error": "cd: docs/x: Unsupported path. Only one folder level at a time is supported."}'),
+    ("cd(folder='docs')", '{"current_working_directory": "docs"}'),
+    ("pwd()", '{"current_working_directory": "/alex/docs"}'),
+    ("sort(file_name='a.txt')", '{"sorted_content": "a line\\nb line"}'),
+    ("wc(file_name='a.txt', mode='w')", '{"count": 4, "type": "words"}'),
+    ("tail(file_name='a.txt', lines=1)", '{"last_lines": "a line"}'),
+    ("echo(content='z', file_name='nope.txt')", '{"error": "echo: cannot write to \'nope.txt\': No such file"}'),
+    ("cd(folder='..')", "{}"),
+    ("cd(folder='..')", '{"error": "Current directory is already the root. Cannot go back."}'),
+    ("mv(source='docs', destination='empty')", '{"result": "\'docs\' moved to \'empty/docs\'"}'),
+    ("find(path='.', name='a')", '{"matches": ["./empty/docs/a.txt"]}'),
+    ("cd(folder='empty')", '{"current_working_directory": "empty"}'),
+    ("cp(source='docs', destination='copy')", '{"result": "\'docs\' copied to \'copy\'"}'),
+    ("du(human_readable=True)", '{"disk_usage": "28.00 B"}'),
+    ("rmdir(dir_name='docs')", '{"error": "rmdir: cannot remove \'docs\': Directory not empty"}'),
+    ("cat(file_name='docs')", '{"error": "cat: \'docs\': Is a directory"}'),
+    ("diff(file_name1='docs', file_name2='copy')", '{"error": "diff: docs or copy: No such file or directory"}'),
+    ("find(path='nowhere')", "{\"error\": \"find: 'nowhere': No such file or directory\"}"),
+]
+
+
+def test_file_system_outputs_equal_bfcls():
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
+    for text, output in BFCL_FILE_SYSTEM_OUTPUTS:
+        assert run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"])) == output, text
+
+
+def test_miss_func_reveals_held_out_functions_at_their_turn(official_data):
+    task = load_multi_turn_tasks(official_data / "bfcl", "multi_turn_miss_func")[0]
+    episode = MultiTurnEpisode(task)
+    offered = []
+    while not episode.done:
+        offered.append("sort" in {doc["name"] for doc in episode.functions()})
+        for name, arguments in episode.oracle_calls():
+            episode.execute(name, arguments)
+        episode.end_turn()
+    assert offered == [False, False, False, True, True] and episode.metrics()["success"] == 1
+
+
+def test_oversized_work_is_refused_before_it_starts():
+    instances = make_instances(["MathAPI"], {}, long_context=False)
+    start = time.process_time()
+    assert run_call(instances, "power", {"base": 10, "exponent": 10**9}).startswith(
+        "Error during execution: Exceeds the limit (4300 digits) for integer string conversion")
+    assert run_call(instances, "power", {"base": 10, "exponent": 5000}) == run_call(
+        instances, "power", {"base": 10, "exponent": 10**9})  # computed, then unprintable, as in BFCL
+    assert run_call(instances, "square_root", {"number": 2, "precision": 10**9}) == \
+        "Error during execution: precision above 10000 digits is not supported"
+    assert "nests more than 32 levels" in run_call(instances, "mean", {"numbers": nested_list(40)})
+    assert "more than 10000 values" in run_call(instances, "sum_values", {"numbers": [1] * 20_000})
+    assert time.process_time() - start < 10
+
+
+def nested_list(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _play_calls(task, turns_of_calls, scoring="paper"):
+    episode = MultiTurnEpisode(task, scoring=scoring)
+    for calls in turns_of_calls:
+        for name, arguments in calls:
+            episode.execute(name, arguments)
+        episode.end_turn()
+    return episode.metrics()
+
+
+def test_perturbed_official_answers_fail_with_the_check_named(official_data):
+    folder = official_data / "bfcl"
+    for category in MULTI_TURN_CATEGORIES:
+        for task in load_multi_turn_tasks(folder, category)[:5]:
+            truth = [[parse_ground_truth_call(c, task.involved_classes) for c in turn] for turn in task.ground_truth]
+            first = next(i for i, turn in enumerate(truth) if turn)
+            dropped = [turn[:-1] if i == first else turn for i, turn in enumerate(truth)]
+            metrics = _play_calls(task, dropped)
+            assert metrics["success"] == 0 and metrics["failing_turn"] == first, (task.id, metrics)
+            assert metrics["failing_check"] in {"state", "response", "empty_turn"}
+    # miss_func_0: turn 2 asks for a sort before sort is offered; its ground truth is empty.
+    task = load_multi_turn_tasks(folder, "multi_turn_miss_func")[0]
+    truth = [[parse_ground_truth_call(c, task.involved_classes) for c in turn] for turn in task.ground_truth]
+    truth[2] = [("ls", {})]
+    paper = _play_calls(task, truth)
+    assert (paper["success"], paper["failing_turn"], paper["failing_check"]) == (0, 2, "irrelevance")
+    assert _play_calls(task, truth, scoring="paper_compat")["success"] == 1
+    # A changed argument in a state-changing call: the state check names it.
+    truth = [[parse_ground_truth_call(c, task.involved_classes) for c in turn] for turn in task.ground_truth]
+    assert truth[0][1] == ("mkdir", {"dir_name": "temp"})
+    truth[0][1] = ("mkdir", {"dir_name": "tmp"})
+    assert _play_calls(task, truth)["failing_check"] == "state"
+
+
+def test_a_moved_folders_children_still_know_their_old_parent_as_in_bfcl():
+    tree = {"root": {"alex": {"type": "directory", "contents": {
+        "a": {"type": "directory", "contents": {"b": {"type": "directory", "contents": {}}}},
+        "c": {"type": "directory", "contents": {}}}}}}
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": tree}, long_context=False)
+    for name, arguments in [("mv", {"source": "a", "destination": "c"}), ("cd", {"folder": "c"}),
+                            ("cd", {"folder": "a"}), ("cd", {"folder": "b"}), ("cd", {"folder": ".."})]:
+        run_call(instances, name, arguments)
+    # From BFCL's class: b's parent is the folder it was made in, which mv left detached.
+    assert run_call(instances, "pwd", {}) == '{"current_working_directory": "/alex/a"}'

@@ -1,0 +1,142 @@
+"""The shared base of BFCL's multi-turn APIs and BFCL's way of running one call on them.
+
+BFCL keeps each API's state in the public attributes of a Python object and grades a turn
+by comparing those attributes with the ground truth's (``state_checker``). Each API here
+keeps the same attributes (JSON-like values; the file system a tree of nodes), so
+:meth:`BfclAPI.state` is exactly what BFCL compares. They are not SQLAlchemy rows, unlike
+toolgym's other worlds: BFCL's verdicts and result texts depend on details a table would have
+to re-create by hand (dict key order, int against float, int against string keys, lists shared
+between tweets or folders), and any slip would change a verdict; keeping BFCL's shapes makes
+equality with its classes checkable call by call. A call that raises leaves the state as
+it was unless the caller asks for BFCL's behaviour, which keeps a half-made change (see
+:func:`run_call`); the error text is the same either way.
+
+:func:`run_call` dispatches a call by function name across the involved APIs as BFCL's
+executor does (a later class wins a shared name), and turns the return value into BFCL's
+result text: a string as is, a ``dict`` as JSON (``str`` when JSON cannot hold it), anything
+else through ``str``; an exception becomes ``Error during execution: <message>``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import json
+from importlib import resources
+from typing import Any
+
+from toolgym.worlds.tools import argument_problem
+
+#: Function names BFCL's executor refuses before running anything.
+BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
+
+
+class BfclAPI:
+    """One BFCL API: public attributes are its state; public methods are its functions."""
+
+    #: The BFCL class name (``TicketAPI``) and its function-doc file (``ticket_api``).
+    class_name: str = ""
+    doc_file: str = ""
+    #: The state a scenario starts from where the task's ``initial_config`` says nothing.
+    default_state: dict[str, Any] = {}
+    #: APIs without state are not loaded from the scenario (BFCL's STATELESS_CLASSES).
+    stateless: bool = False
+
+    def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
+        defaults = copy.deepcopy(self.default_state)
+        for key, value in defaults.items():
+            setattr(self, key, copy.deepcopy(scenario[key]) if key in scenario else value)
+        self._long_context = long_context
+
+    def state(self) -> dict[str, Any]:
+        """The public attributes, as BFCL's state checker reads them."""
+        return {key: value for key, value in vars(self).items() if not key.startswith("_")}
+
+    @classmethod
+    def function_names(cls) -> list[str]:
+        return [name for name, member in inspect.getmembers(cls, inspect.isfunction)
+                if not name.startswith("_") and name not in _BASE_METHODS]
+
+
+_BASE_METHODS = frozenset(name for name, _ in inspect.getmembers(BfclAPI, inspect.isfunction))
+
+
+def result_text(value: Any) -> str:
+    """A return value as BFCL's executor writes it into the conversation."""
+    if type(value) is str:
+        return value
+    if type(value) is dict:
+        try:
+            return json.dumps(value)
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback: bool = True) -> str:
+    """Run ``name(**arguments)`` on whichever involved API owns ``name``; BFCL's result text.
+
+    With ``rollback`` a call that raises leaves the API as it was; without, it keeps whatever the
+    call changed before raising, as BFCL does (``set_navigation(destination=1)`` sets the
+    destination, then fails to build its message).
+    """
+    owner = None
+    for instance in instances.values():  # a later class wins a shared name, as in BFCL
+        if name in type(instance).function_names():
+            owner = instance
+    base = name.split(".")[-1] if isinstance(name, str) else ""
+    if base in BLOCKED_NAMES:
+        return f"Error during execution: Function call {base} is not allowed."
+    if owner is None or not isinstance(arguments, dict) \
+            or not all(isinstance(key, str) for key in arguments):
+        # BFCL evaluates the text, so for "Class.method" Python names the first unknown part.
+        unknown = name.split(".")[0] if isinstance(name, str) else repr(name)
+        message = f"name '{unknown}' is not defined" if owner is None else "arguments must be a dict of names"
+        return f"Error during execution: {message}"
+    problem = argument_problem(arguments)  # bounded work: nesting, size, non-finite numbers
+    if problem:
+        return f"Error during execution: {problem}"
+    saved = copy.deepcopy(vars(owner)) if rollback else None
+    try:
+        value = getattr(owner, name)(**copy.deepcopy(arguments))
+        text = result_text(value)
+    except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
+        if rollback:
+            vars(owner).clear()
+            vars(owner).update(saved)
+        return f"Error during execution: {exc}"
+    return text
+
+
+_JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", dict: "dict", list: "array"}
+
+
+def function_doc(cls: type[BfclAPI], name: str) -> dict:
+    """A BFCL-style function doc derived from the method's signature and docstring."""
+    method = getattr(cls, name)
+    hints = {key: value for key, value in inspect.get_annotations(method, eval_str=True).items()
+             if key != "return"}
+    properties, required = {}, []
+    for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        annotation = hints.get(parameter.name, str)
+        base = next((t for t in getattr(annotation, "__args__", (annotation,)) if t is not type(None)), str)
+        base = getattr(base, "__origin__", base)
+        properties[parameter.name] = {"type": _JSON_TYPES.get(base, "string"), "description": parameter.name}
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+    return {"name": name, "description": (inspect.getdoc(method) or "").splitlines()[0],
+            "parameters": {"type": "dict", "properties": properties, "required": required}}
+
+
+@functools.cache
+def long_context_data() -> dict:
+    """BFCL's long-context data (``long_context.py``, Apache-2.0), read once; treat as read-only.
+
+    BFCL's watch-list extension holds one ``...`` (Python's Ellipsis) among its symbols, which
+    its results print as ``Ellipsis``; JSON writes it as ``null``.
+    """
+    text = resources.files("toolgym").joinpath("assets/bfcl/long_context.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["WATCH_LIST_EXTENSION"] = [... if symbol is None else symbol for symbol in data["WATCH_LIST_EXTENSION"]]
+    return data
