@@ -234,3 +234,19 @@ def test_multi_turn_step_limit_forces_quit(multi_turn_env):
         assert not env.step("[cd(folder='docs')]")[2]
     _, reward, terminated, _, info = env.step("[cd(folder='docs')]")
     assert (reward, terminated, info["metrics"]["failing_check"]) == (0.0, True, "force_quit")
+
+
+# -- the leaderboard's columns ---------------------------------------------------------------------
+def test_table_has_bfcl_aggregates_as_rows():
+    from toolgym.eval.runner import format_table
+
+    env = make(category="non_live")
+    scores = {"simple_python": [1, 1], "simple_java": [1, 0], "simple_javascript": [0, 0],
+              "multiple": [1, 1], "parallel": [1, 0], "parallel_multiple": [0, 0], "irrelevance": [1, 1]}
+    records = [{"task_id": f"{split}_{i}", "split": split, "metrics": {"success": s}}
+               for split, values in scores.items() for i, s in enumerate(values)]
+    rows = {line.split("  ")[0].strip(): line.split()[-1] for line in format_table(env, records).splitlines()[3:]}
+    assert rows["Simple AST (non-live)"] == "50.0"  # the mean of 100, 50 and 0
+    assert rows["Non-Live AST"] == "50.0"  # the mean of simple 50, multiple 100, parallel 50, parallel_multiple 0
+    assert rows["Irrelevance (partial)"] == "100.0"  # live_irrelevance was not run
+    assert "Live AST" not in rows and "Live AST (partial)" not in rows
