@@ -250,3 +250,72 @@ def test_table_has_bfcl_aggregates_as_rows():
     assert rows["Non-Live AST"] == "50.0"  # the mean of simple 50, multiple 100, parallel 50, parallel_multiple 0
     assert rows["Irrelevance (partial)"] == "100.0"  # live_irrelevance was not run
     assert "Live AST" not in rows and "Live AST (partial)" not in rows
+
+
+# -- the LLM agent's bfcl prompt format ---------------------------------------------------------------
+class ScriptedBackend:
+    """Answers each request with ``answer(request)``: a text, or native tool calls."""
+
+    name = "scripted"
+
+    def __init__(self, answer):
+        self.answer, self.requests = answer, []
+
+    def describe(self):
+        return {"backend": self.name, "model": "scripted"}
+
+    def generate(self, requests, sampling):
+        from toolgym.agents.llm import Completion
+
+        self.requests.extend(requests)
+        out = []
+        for request in requests:
+            answer = self.answer(request)
+            out.append(Completion(tool_calls=answer, completion_tokens=1) if isinstance(answer, list)
+                       else Completion(text=answer, completion_tokens=1))
+        return out
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_llm_agent_solves_parallel_tasks_in_both_modes(native):
+    """The oracle's answer as a prompting model's text or as native tool calls: one action each."""
+    from toolgym.agents.llm import LLMAgent
+
+    env = gym.make("BFCL-v0", category=["parallel", "parallel_multiple", "multiple"])
+    base = env.unwrapped
+
+    def answer(request):
+        calls = base.oracle_action()
+        if native:
+            return [{"type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                    for c in calls]
+        names = {d["name"].replace(".", "_"): d["name"] for d in base.task.functions}
+        return "[" + ", ".join(f"{names[c['name']]}(" + ", ".join(f"{k}={v!r}" for k, v in c["arguments"].items())
+                               + ")" for c in calls) + "]"
+
+    scripted = ScriptedBackend(answer)
+    agent = LLMAgent(scripted, env=env)
+    for task_id in base.task_ids():
+        obs, info = env.reset(options={"task_id": task_id})
+        agent.reset(obs, info)
+        _, reward, terminated, _, info = env.step(agent.act(obs, info))
+        assert (reward, terminated) == (1.0, True), task_id
+    request = scripted.requests[-1]
+    assert request.tools is None
+    assert request.messages[0]["role"] == "system"
+    assert request.messages[0]["content"].startswith("You are an expert in composing functions.")
+    assert '"name": "stock.price"' in request.messages[0]["content"] or '"name": "get_weather"' in \
+        request.messages[0]["content"]
+    assert request.messages[-1] == {"role": "user", "content": obs}
+
+
+def test_bfcl_format_gives_a_steps_results_as_one_user_turn(multi_turn_env):
+    from toolgym.agents.llm.prompts import make_prompt_format
+
+    env = multi_turn_env
+    env.reset(options={"task_id": "multi_turn_base_0"})
+    info = env.step("[cd(folder='docs'), cd(folder='x')]")[4]
+    messages, tools = make_prompt_format("bfcl").build(None, info)
+    assert tools is None and [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[2]["content"] == "[cd(folder='docs'), cd(folder='x')]"
+    assert messages[3]["content"] == repr([{"role": "tool", "name": "cd", "content": "cd ran"}] * 2)
