@@ -23,8 +23,8 @@ counts as a failure with error type ``crash:<exception>``. Usage::
 
     python benchmarks/compare_bfcl.py --original ~/gorilla --data-dir ../shared/data
 
-Measured (gorilla 6ea5797, 2026-03-23; BFCL v4 data of bfcl-eval 2026.3.23): 17,283 answers over
-the ten AST categories (3,501 items), every verdict and every error type agreeing, the 18
+Measured (gorilla 6ea5797, 2026-03-23; BFCL v4 data of bfcl-eval 2026.3.23): 12,245 answers over
+the ten AST categories (2,501 items), every verdict and every error type agreeing, the 18
 ground truths the released checker rejects included. Relevance and irrelevance are judged by
 whether a call decodes, with no checker to compare.
 """
