@@ -319,3 +319,16 @@ def test_bfcl_format_gives_a_steps_results_as_one_user_turn(multi_turn_env):
     assert tools is None and [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[2]["content"] == "[cd(folder='docs'), cd(folder='x')]"
     assert messages[3]["content"] == repr([{"role": "tool", "name": "cd", "content": "cd ran"}] * 2)
+
+
+def test_a_long_java_value_is_refused_before_the_quadratic_patterns():
+    """BFCL's HashMap pattern takes seconds on 100,000 characters; such a value is not read."""
+    import time
+
+    from toolgym.envs.bfcl.ast_checker import check_call
+
+    doc = {"name": "f", "parameters": {"properties": {"m": {"type": "HashMap"}}, "required": ["m"]}}
+    start = time.process_time()
+    verdict = check_call(doc, {"f": {"m": "new HashMap<" * 8000}}, {"f": {"m": [{"k": ["v"]}]}}, "java")
+    assert verdict["error_type"] == "value_error:others" and "not read" in verdict["error"]
+    assert time.process_time() - start < 2.0  # CPU time, wide margin: read unbounded it takes seconds

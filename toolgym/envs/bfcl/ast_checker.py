@@ -28,6 +28,11 @@ JAVA_TYPES = {"byte": int, "short": int, "integer": int, "float": float, "double
 JS_TYPES = {"String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool, "dict": dict,
             "array": list, "any": str}
 NESTED_SOURCE_TYPES = ("Array", "ArrayList", "array")
+#: The longest Java or JavaScript value converted: BFCL's patterns (kept for agreement) take time
+#: quadratic in the text on adversarial input; a longer value stays text (the longest official one
+#: is a few hundred characters). Java and JavaScript appear only in single-call categories and only
+#: parameters of the doc are converted, so an answer converts a handful of values at most.
+MAX_SOURCE_VALUE = 1_000
 
 _INT = re.compile(r"-?\d+")
 _JAVA_FLOAT = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]")
@@ -305,6 +310,9 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
                                f"got {type(value).__name__}: {value!r}.")
             if declared in NESTED_SOURCE_TYPES:
                 nested = table.get(items)
+            if len(value) > MAX_SOURCE_VALUE:
+                return verdict(False, "value_error:others", f"The value of {param!r} is longer than "
+                               f"{MAX_SOURCE_VALUE} characters; it is not read.")
             value = (java_value(value, declared, items if declared in NESTED_SOURCE_TYPES else None, compat)
                      if language == "java" else js_value(value, declared, items if declared in NESTED_SOURCE_TYPES else None))
         else:
