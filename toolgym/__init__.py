@@ -25,6 +25,7 @@ _ENTRY_POINTS = {
     "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
     "Tau2-v0": "toolgym.envs.tau2:Tau2Env",
     "TauBench-v0": "toolgym.envs.taubench:TauBenchEnv",
+    "BFCL-v0": "toolgym.envs.bfcl:BFCLEnv",
     # The example env of docs/adding-an-env.md: a small complete env to copy.
     "Example-v0": "toolgym.envs.example:ExampleEnv",
 }

@@ -127,6 +127,10 @@ class ToolEnv(gym.Env):
     scorings: ClassVar[Sequence[str]] = ("paper",)
     modes: ClassVar[Sequence[str]] = ()
     table_columns: ClassVar[Sequence[Column]] = ()
+    #: Aggregate rows of the results table, after the subsets' rows: ``(title, how, members)``,
+    #: ``how`` "unweighted" (the mean of the members' values) or "weighted" (by their episode
+    #: counts), members being subsets or earlier groups' titles (BFCL's leaderboard columns).
+    table_groups: ClassVar[Sequence[tuple[str, str, tuple[str, ...]]]] = ()
     #: The longest action ``step`` reads, in characters; far below any parser's cost cliff and
     #: far above any real action. Envs whose actions are short (a curl command, a program) set less.
     max_action_chars: ClassVar[int] = 100_000

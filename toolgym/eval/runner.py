@@ -390,6 +390,27 @@ def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed:
     return [finished[t] for t in task_ids], env
 
 
+def _group_rows(groups, splits: dict[str, list[dict]], columns, width: int) -> list[list[str]]:
+    """The rows of an env's ``table_groups``: each column's value over the members run (a title
+    ends in " (partial)" when some member was not run)."""
+    known = {name: ([c.value(ms) for c in columns], len(ms)) for name, ms in splits.items()}
+    rows = []
+    for title, how, members in groups:
+        present = [known[m] for m in members if m in known]
+        if not present:
+            continue
+        n = sum(count for _, count in present)
+        if how == "weighted":
+            values = [sum(v[i] * count for v, count in present) / n if n else 0.0 for i in range(len(columns))]
+        else:
+            values = [sum(v[i] for v, _ in present) / len(present) for i in range(len(columns))]
+        known[title] = (values, n)
+        name = title if len(present) == len(members) else f"{title} (partial)"
+        cells = [name, str(n)] + [f"{100 * v:.1f}" if c.percent else f"{v:.3f}" for v, c in zip(values, columns)]
+        rows.append(cells + [""] * (width - len(cells)))
+    return rows
+
+
 def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     """The paper's table: one row per split plus an overall row, columns from the env."""
     base = env.unwrapped
@@ -413,6 +434,7 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
             cells.append(f"{100 * v:.1f}" if c.percent else f"{v:.3f}")
         cells += [f"{100 * passes.get(name, {}).get(title, 0.0):.1f}" for title in pass_titles]
         body.append(cells)
+    body += _group_rows(base.table_groups, splits, columns, len(head))
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
     lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",
              "  ".join(h.ljust(w) for h, w in zip(head, widths)),

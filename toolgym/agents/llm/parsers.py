@@ -10,7 +10,7 @@ anything else is the assistant's text. No parser raises.
 Parsers: ``tool_call`` (OpenAI ``tool_calls``, Mistral ``[TOOL_CALLS]``, Hermes/Qwen
 ``<tool_call>``, Llama-3 ``<|python_tag|>`` / JSON with ``parameters``, JSON objects also in
 code fences, Python call syntax ``Name(k=v)``, ReAct ``Action:``), ``react``, ``curl``,
-``program``, ``plan`` and ``text``.
+``program``, ``plan``, ``text`` and ``bfcl`` (all of a BFCL answer's calls as one action).
 """
 
 from __future__ import annotations
@@ -249,6 +249,14 @@ def curl_complete(text: str) -> bool:
     return any(line.strip().lstrip("$ ").strip().startswith("curl") for line in ended)
 
 
+def parse_bfcl(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """BFCL's answer is one action however many calls it holds (parallel calls are judged
+    together): native calls as one list, else the completion's text (``[f(a=1), g(b=2)]``)."""
+    if tool_calls:
+        return [_native_calls(tool_calls)]
+    return [_clean(text)]
+
+
 PARSERS: dict[str, Parser] = {
     "tool_call": parse_tool_call,
     "react": parse_react,
@@ -256,6 +264,7 @@ PARSERS: dict[str, Parser] = {
     "program": parse_program,
     "plan": parse_plan,
     "text": parse_text,
+    "bfcl": parse_bfcl,
 }
 
 

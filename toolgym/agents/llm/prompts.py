@@ -17,6 +17,10 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
 - ``plain``: the conversation with the tool docs written into the system message and the
   model asked to answer a call as a JSON object.
 - ``react``: Thought / Action / Action Input / Observation (see :mod:`toolgym.agents.llm.react`).
+- ``bfcl``: BFCL's prompting-model setup: its system prompt (``info["system_prompt"]``: the
+  task, the ``[func(a=1)]`` format, the function docs as JSON) before the question's own system
+  message, each step's tool results as one user turn; no tools offered natively. Its ``bfcl``
+  parser passes the whole completion (or all native calls at once) as one action.
 """
 
 from __future__ import annotations
@@ -133,6 +137,38 @@ class ToolBenchFormat(PromptFormat):
         return [{"role": "system", "content": system}, *turns, *messages[1:]], None
 
 
+class BFCLFormat(PromptFormat):
+    """BFCL's prompting-model request (``system_prompt_pre_processing_chat_model``): the env's
+    BFCL system prompt joined to the question's own system message, the model's earlier answers
+    as assistant text and each step's execution results as one user turn, as BFCL's
+    ``_add_execution_results_prompting`` does."""
+
+    name = "bfcl"
+    parser = "bfcl"
+
+    def build(self, state, info):
+        system = info.get("system_prompt")
+        if not system:
+            raise ValueError("the bfcl prompt format needs info['system_prompt'] from BFCL-v0")
+        messages = list(info.get("messages") or [])
+        if messages and messages[0].get("role") == "system":
+            system = f"{system}\n\n{messages[0].get('content') or ''}"
+            messages = messages[1:]
+        out = [{"role": "system", "content": system}]
+        for m in messages:
+            if m.get("role") == "tool":
+                result = {"role": "tool", "name": m.get("name"), "content": m.get("content")}
+                if out[-1].get("tool_results") is not None:
+                    out[-1]["tool_results"].append(result)
+                else:
+                    out.append({"role": "user", "tool_results": [result]})
+            else:
+                out.append({"role": m.get("role") if m.get("role") in ("user", "assistant") else "user",
+                            "content": m.get("content") or ""})
+        return [{"role": m["role"], "content": repr(m["tool_results"])} if "tool_results" in m else m
+                for m in out], None
+
+
 def prompt_formats() -> dict[str, type[PromptFormat]]:
     """Every prompt format by name (each subclass of :class:`PromptFormat` with a name; the
     package imports the modules that define them)."""
@@ -149,6 +185,7 @@ ENV_DEFAULTS: dict[str, tuple[str, str]] = {
     "TripBooking-v0": ("toolbench", "program"),
     "AppBench-v0": ("messages", "plan"),
     "Tabletop-v0": ("messages", "program"),
+    "BFCL-v0": ("bfcl", "bfcl"),
 }
 
 

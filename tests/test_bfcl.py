@@ -1,0 +1,334 @@
+"""BFCL-v0: the single-turn AST checker, both action modes, the oracle, the multi-turn loop."""
+
+from __future__ import annotations
+
+import json
+import types
+from dataclasses import dataclass, field
+
+import gymnasium as gym
+import pytest
+
+import toolgym  # noqa: F401  (registers the envs)
+from toolgym.envs.bfcl import env as bfcl_env
+from toolgym.envs.bfcl.env import COMPAT_REJECTED, MAXIMUM_STEP_LIMIT, resolve_categories
+from toolgym.envs.bfcl.tasks import SINGLE_TURN, oracle_calls
+
+
+@pytest.fixture
+def bfcl_data(official_data):
+    """The BFCL folder of the official data, or skip."""
+    if not (official_data / "bfcl" / "BFCL_v4_simple_python.json").exists():
+        pytest.skip("no BFCL data under the official data folder")
+    return official_data
+
+
+def make(**kwargs):
+    return gym.make("BFCL-v0", **kwargs).unwrapped
+
+
+def run(env, task_id, action=None):
+    """Reset to ``task_id`` and answer with ``action`` (the oracle's when None)."""
+    env.reset(options={"task_id": task_id})
+    if action is None:
+        action = env.oracle_action()
+    _, reward, terminated, _, info = env.step(action)
+    assert terminated
+    return reward, info["metrics"]
+
+
+# -- oracle ---------------------------------------------------------------------------------------
+def test_oracle_scores_every_builtin_task():
+    env = make(category="single_turn")
+    assert len(env.task_ids()) == 42
+    for task_id in env.task_ids():
+        assert run(env, task_id) == (1.0, {"success": 1, "check": None, "error_type": None,
+                                                               "invalid_actions": 0})
+
+
+def test_oracle_scores_every_official_single_turn_item(bfcl_data):
+    """Every official single-turn item (3,641) passes under paper; paper_compat rejects exactly
+    the released checker's own rejections of its ground truths."""
+    for scoring in ("paper", "paper_compat"):
+        env = make(category="single_turn", tasks="official", data_dir=str(bfcl_data), scoring=scoring)
+        assert {env.task_split(t) for t in env.task_ids()} == set(SINGLE_TURN)
+        failed = [t for t in env.task_ids() if run(env, t)[0] != 1.0]
+        assert len(env.task_ids()) == 3641
+        assert failed == ([] if scoring == "paper" else list(COMPAT_REJECTED))
+
+
+def test_prompting_format_reads_java_and_javascript_source(bfcl_data):
+    """The ground truth written in BFCL's prompting format, Java and JavaScript values as source."""
+    for category in ("simple_java", "simple_javascript"):
+        env = make(category=category, tasks="official", data_dir=str(bfcl_data))
+        for task_id in env.task_ids():
+            env.reset(options={"task_id": task_id})
+            docs = {d["name"]: d["parameters"]["properties"] for d in env.task.functions}
+            text = "[" + ", ".join(
+                f"{name}(" + ", ".join(f"{k}={json.dumps(v) if docs[name][k]['type'] == 'String' else v}"
+                                       for k, v in args.items()) + ")"
+                for name, args in oracle_calls(env.task)) + "]"
+            assert env.step(text)[1] == 1.0, (task_id, text)
+
+
+# -- perturbed answers fail with the check named ------------------------------------------------------
+@pytest.fixture
+def env():
+    return make(category="single_turn")
+
+
+def test_wrong_value_type_and_missing_parameter(env):
+    assert run(env, "simple_python_0", "[geometry.circle_area(radius=1.0)]")[1]["check"] == "value_error"
+    assert run(env, "simple_python_0", "[geometry.circle_area(radius='big')]")[1]["check"] == "type_error"
+    assert run(env, "simple_python_0", "[geometry.circle_area(units='cm')]")[1]["check"] == "missing_required"
+    assert run(env, "simple_python_0", "[circle_area(radius=1.0)]")[1]["check"] == "wrong_func_name"
+    env.reset(options={"task_id": "multiple_0"})
+    city = env.oracle_action()[0]["arguments"]["city"]
+    reward, metrics = run(env, "multiple_0", f"[get_weather(city={city!r})]")  # the unit is not optional
+    assert reward == 0.0 and metrics["error_type"] == "simple_function_checker:missing_optional"
+
+
+def test_java_value_and_type_are_checked_as_source_text(env):
+    env.reset(options={"task_id": "simple_java_0"})
+    truth = env.oracle_action()[0]["arguments"]
+    assert truth["urgent"] == "true" and truth["quantity"].isdigit()
+    wrong = dict(truth, quantity=str(int(truth["quantity"]) + 1))
+    assert run(env, "simple_java_0", {"name": "Inventory_restock", "arguments": wrong})[1]["check"] == "value_error"
+    typed = dict(truth, urgent=True)  # a JSON boolean where Java source text is asked for
+    assert run(env, "simple_java_0", {"name": "Inventory_restock", "arguments": typed})[1]["error_type"] \
+        == "type_error:java"
+
+
+def test_parallel_calls_match_in_any_order_and_an_extra_call_fails(env):
+    env.reset(options={"task_id": "parallel_0"})
+    calls = env.oracle_action()
+    assert run(env, "parallel_0", list(reversed(calls)))[0] == 1.0
+    reward, metrics = run(env, "parallel_0", calls + [calls[0]])
+    assert (reward, metrics["check"]) == (0.0, "wrong_count")
+    swapped = [calls[0], {"name": "get_weather", "arguments": dict(calls[1]["arguments"], city="Atlantis")}]
+    assert run(env, "parallel_0", swapped)[1]["check"] == "cannot_find_match"
+
+
+def test_irrelevance_passes_without_a_call_and_fails_with_one(env):
+    assert run(env, "irrelevance_0", "I cannot answer that with these functions.")[0] == 1.0
+    assert run(env, "irrelevance_0", "[]")[0] == 1.0
+    reward, metrics = run(env, "irrelevance_0", "[stock.price(ticker='AAPL')]")
+    assert (reward, metrics["check"]) == (0.0, "decoder_success")
+
+
+def test_native_calls_use_underscored_names_and_json_text(env):
+    env.reset(options={"task_id": "simple_python_0"})
+    tools = {t["function"]["name"]: t for t in env._info()["tools"]}
+    assert "geometry_circle_area" in tools
+    assert tools["geometry_circle_area"]["function"]["parameters"]["properties"]["radius"]["type"] == "number"
+    radius = env.oracle_action()[0]["arguments"]["radius"]
+    call = {"type": "function", "function": {"name": "geometry_circle_area",
+                                             "arguments": json.dumps({"radius": radius})}}
+    assert run(env, "simple_python_0", json.dumps(call))[0] == 1.0
+    assert run(env, "simple_python_0", f"geometry.circle_area(radius={int(radius)})")[0] == 1.0  # int for float
+
+
+def test_prompting_format_is_never_evaluated(env, tmp_path):
+    marker = tmp_path / "ran"
+    action = f"[__import__('os').system('touch {marker}')]"
+    env.reset(options={"task_id": "simple_python_0"})
+    observation, reward, terminated, _, info = env.step(action)
+    assert (reward, terminated, info["metrics"]["check"]) == (0.0, True, "decoder_failed")
+    assert "not a function name" in observation and info["metrics"]["invalid_actions"] == 1
+    assert not marker.exists()
+
+
+def test_categories_groups_and_lists():
+    assert resolve_categories("hallucination") == ("irrelevance", "live_irrelevance", "live_relevance")
+    assert resolve_categories(["parallel", "non_live"])[:2] == ("parallel", "simple_python")
+    with pytest.raises(ValueError, match="unknown category"):
+        make(category="simple_cobol")
+    env = make(category=["parallel", "irrelevance"])
+    assert {env.task_split(t) for t in env.task_ids()} == {"parallel", "irrelevance"}
+
+
+# -- multi-turn, against the interface of toolgym.envs.bfcl.multi_turn ----------------------------------
+@dataclass(frozen=True)
+class FakeTask:
+    id: str
+    category: str
+    turns: list
+    ground_truth: list
+    functions: list = field(default_factory=lambda: [
+        {"name": "cd", "description": "Change directory.",
+         "parameters": {"type": "dict", "properties": {"folder": {"type": "string"}}, "required": ["folder"]}}])
+
+
+class FakeEpisode:
+    """A two-turn episode: the first turn wants cd(folder='docs'), the second no call."""
+
+    def __init__(self, task, scoring="paper"):
+        self.task, self.turn, self.done, self.calls, self.passed = task, 0, False, [], []
+
+    def functions(self):
+        return self.task.functions
+
+    def user_messages(self):
+        return self.task.turns[self.turn]
+
+    def execute(self, name, arguments):
+        self.calls.append((name, arguments))
+        return f"{name} ran" if name == "cd" else f"Error during execution: no function {name}"
+
+    def end_turn(self):
+        passed = self.calls == self.task.ground_truth[self.turn]
+        self.passed.append(passed)
+        self.calls, self.turn = [], self.turn + 1
+        self.done = self.turn == len(self.task.turns)
+        return {"turn": self.turn - 1, "passed": passed, "check": None if passed else "state", "detail": ""}
+
+    def metrics(self):
+        failing = next((i for i, p in enumerate(self.passed) if not p), None)
+        return {"success": int(failing is None), "turns_passed": sum(self.passed), "turns": len(self.passed),
+                "failing_turn": failing, "failing_check": None if failing is None else "state"}
+
+    def oracle_calls(self):
+        return list(self.task.ground_truth[self.turn])
+
+
+@pytest.fixture
+def multi_turn_env(monkeypatch):
+    task = FakeTask("multi_turn_base_0", "multi_turn_base",
+                    [[{"role": "user", "content": "Go to docs."}], [{"role": "user", "content": "Thanks."}]],
+                    [[("cd", {"folder": "docs"})], []])
+    fake = types.SimpleNamespace(MultiTurnEpisode=FakeEpisode, builtin_multi_turn_tasks=lambda seed: [task],
+                                 load_multi_turn_tasks=lambda folder, category: [task])
+    monkeypatch.setattr(bfcl_env, "_multi_turn", lambda: fake)
+    return make(category="multi_turn_base")
+
+
+def test_multi_turn_oracle_runs_every_turn(multi_turn_env):
+    env = multi_turn_env
+    observation, info = env.reset(options={"task_id": "multi_turn_base_0"})
+    assert observation == "Go to docs." and info["tools"][0]["function"]["name"] == "cd"
+    rewards, steps = [], 0
+    while True:
+        observation, reward, terminated, _, info = env.step(env.oracle_action())
+        rewards.append(reward)
+        steps += 1
+        if terminated:
+            break
+    assert steps == 3 and sum(rewards) == 1.0 and info["metrics"]["success"] == 1
+    assert [m["role"] for m in info["messages"]] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+
+
+def test_multi_turn_calls_run_in_order_and_a_wrong_turn_fails(multi_turn_env):
+    env = multi_turn_env
+    env.reset(options={"task_id": "multi_turn_base_0"})
+    observation = env.step("[cd(folder='docs'), rm(file='x')]")[0]
+    assert observation == "cd ran\nError during execution: no function rm"
+    env.step("Done.")
+    _, reward, terminated, _, info = env.step("Bye.")
+    assert (reward, terminated, info["metrics"]["failing_turn"]) == (0.0, True, 0)
+
+
+def test_multi_turn_step_limit_forces_quit(multi_turn_env):
+    env = multi_turn_env
+    env.reset(options={"task_id": "multi_turn_base_0"})
+    for _ in range(MAXIMUM_STEP_LIMIT):
+        assert not env.step("[cd(folder='docs')]")[2]
+    _, reward, terminated, _, info = env.step("[cd(folder='docs')]")
+    assert (reward, terminated, info["metrics"]["failing_check"]) == (0.0, True, "force_quit")
+
+
+# -- the leaderboard's columns ---------------------------------------------------------------------
+def test_table_has_bfcl_aggregates_as_rows():
+    from toolgym.eval.runner import format_table
+
+    env = make(category="non_live")
+    scores = {"simple_python": [1, 1], "simple_java": [1, 0], "simple_javascript": [0, 0],
+              "multiple": [1, 1], "parallel": [1, 0], "parallel_multiple": [0, 0], "irrelevance": [1, 1]}
+    records = [{"task_id": f"{split}_{i}", "split": split, "metrics": {"success": s}}
+               for split, values in scores.items() for i, s in enumerate(values)]
+    rows = {line.split("  ")[0].strip(): line.split()[-1] for line in format_table(env, records).splitlines()[3:]}
+    assert rows["Simple AST (non-live)"] == "50.0"  # the mean of 100, 50 and 0
+    assert rows["Non-Live AST"] == "50.0"  # the mean of simple 50, multiple 100, parallel 50, parallel_multiple 0
+    assert rows["Irrelevance (partial)"] == "100.0"  # live_irrelevance was not run
+    assert "Live AST" not in rows and "Live AST (partial)" not in rows
+
+
+# -- the LLM agent's bfcl prompt format ---------------------------------------------------------------
+class ScriptedBackend:
+    """Answers each request with ``answer(request)``: a text, or native tool calls."""
+
+    name = "scripted"
+
+    def __init__(self, answer):
+        self.answer, self.requests = answer, []
+
+    def describe(self):
+        return {"backend": self.name, "model": "scripted"}
+
+    def generate(self, requests, sampling):
+        from toolgym.llm import Completion
+
+        self.requests.extend(requests)
+        out = []
+        for request in requests:
+            answer = self.answer(request)
+            out.append(Completion(tool_calls=answer, completion_tokens=1) if isinstance(answer, list)
+                       else Completion(text=answer, completion_tokens=1))
+        return out
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_llm_agent_solves_parallel_tasks_in_both_modes(native):
+    """The oracle's answer as a prompting model's text or as native tool calls: one action each."""
+    from toolgym.agents.llm import LLMAgent
+
+    env = gym.make("BFCL-v0", category=["parallel", "parallel_multiple", "multiple"])
+    base = env.unwrapped
+
+    def answer(request):
+        calls = base.oracle_action()
+        if native:
+            return [{"type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                    for c in calls]
+        names = {d["name"].replace(".", "_"): d["name"] for d in base.task.functions}
+        return "[" + ", ".join(f"{names[c['name']]}(" + ", ".join(f"{k}={v!r}" for k, v in c["arguments"].items())
+                               + ")" for c in calls) + "]"
+
+    scripted = ScriptedBackend(answer)
+    agent = LLMAgent(scripted, env=env)
+    for task_id in base.task_ids():
+        obs, info = env.reset(options={"task_id": task_id})
+        agent.reset(obs, info)
+        _, reward, terminated, _, info = env.step(agent.act(obs, info))
+        assert (reward, terminated) == (1.0, True), task_id
+    request = scripted.requests[-1]
+    assert request.tools is None
+    assert request.messages[0]["role"] == "system"
+    assert request.messages[0]["content"].startswith("You are an expert in composing functions.")
+    assert '"name": "stock.price"' in request.messages[0]["content"] or '"name": "get_weather"' in \
+        request.messages[0]["content"]
+    assert request.messages[-1] == {"role": "user", "content": obs}
+
+
+def test_bfcl_format_gives_a_steps_results_as_one_user_turn(multi_turn_env):
+    from toolgym.agents.llm.prompts import make_prompt_format
+
+    env = multi_turn_env
+    env.reset(options={"task_id": "multi_turn_base_0"})
+    info = env.step("[cd(folder='docs'), cd(folder='x')]")[4]
+    messages, tools = make_prompt_format("bfcl").build(None, info)
+    assert tools is None and [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[2]["content"] == "[cd(folder='docs'), cd(folder='x')]"
+    assert messages[3]["content"] == repr([{"role": "tool", "name": "cd", "content": "cd ran"}] * 2)
+
+
+def test_a_long_java_value_is_refused_before_the_quadratic_patterns():
+    """BFCL's HashMap pattern takes seconds on 100,000 characters; such a value is not read."""
+    import time
+
+    from toolgym.envs.bfcl.ast_checker import check_call
+
+    doc = {"name": "f", "parameters": {"properties": {"m": {"type": "HashMap"}}, "required": ["m"]}}
+    start = time.process_time()
+    verdict = check_call(doc, {"f": {"m": "new HashMap<" * 8000}}, {"f": {"m": [{"k": ["v"]}]}}, "java")
+    assert verdict["error_type"] == "value_error:others" and "not read" in verdict["error"]
+    assert time.process_time() - start < 2.0  # CPU time, wide margin: read unbounded it takes seconds
