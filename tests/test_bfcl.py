@@ -332,3 +332,22 @@ def test_a_long_java_value_is_refused_before_the_quadratic_patterns():
     verdict = check_call(doc, {"f": {"m": "new HashMap<" * 8000}}, {"f": {"m": [{"k": ["v"]}]}}, "java")
     assert verdict["error_type"] == "value_error:others" and "not read" in verdict["error"]
     assert time.process_time() - start < 2.0  # CPU time, wide margin: read unbounded it takes seconds
+
+
+def test_multi_turn_episodes_run_through_the_real_worlds(official_data):
+    """The env's multi-turn loop over the merged worlds and checker: the oracle passes official
+    tasks of every multi-turn category, and answering a turn with no call fails it, named."""
+    for category in ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"):
+        env = gym.make("BFCL-v0", category=category, tasks="official", data_dir=str(official_data)).unwrapped
+        for task_id in env.task_ids()[:3]:
+            env.reset(seed=0, options={"task_id": task_id})
+            for _ in range(200):
+                *_, terminated, truncated, info = env.step(env.oracle_action())
+                if terminated or truncated:
+                    break
+            assert info["metrics"]["success"] == 1, (category, task_id, info["metrics"])
+    env.reset(seed=0, options={"task_index": 0})
+    *_, info = env.step("I cannot help with that.")  # the first turn's calls never made
+    while "metrics" not in info:
+        *_, info = env.step("Done.")
+    assert info["metrics"]["success"] == 0 and info["metrics"]["check"]
