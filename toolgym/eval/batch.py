@@ -199,7 +199,7 @@ def _failed_step(slot: _Slot, env_id: str, step_class):
 
 
 def _start(slot: _Slot, task_id: str, trial: int, agent, header: dict, seed: int,
-           trials: int | None) -> None:
+           trials: int | None = None) -> None:
     slot.task_id = task_id
     slot.observation, slot.info = slot.env.reset(seed=seed + trial, options={"task_id": task_id})
     slot.start = world_image(slot.env)

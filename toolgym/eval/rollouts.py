@@ -302,7 +302,7 @@ def play_batched(env_id: str, env_kwargs: dict, agent, jobs: Sequence[str], head
     live = []
     for n, slot in enumerate(slots):
         position, task_id = queue.pop(0)
-        _start(slot, task_id, agent, header, seed)
+        _start(slot, task_id, 0, agent, header, seed)
         index[n] = position
         live.append(n)
     chains = {n: TokenChain(agent.backend.tokenizer) for n in live} if chain else {}
@@ -320,7 +320,7 @@ def play_batched(env_id: str, env_kwargs: dict, agent, jobs: Sequence[str], head
                 if not queue:
                     continue
                 position, task_id = queue.pop(0)
-                _start(slot, task_id, agent, header, seed)
+                _start(slot, task_id, 0, agent, header, seed)
                 index[n] = position
                 if chain:
                     chains[n] = TokenChain(agent.backend.tokenizer)

@@ -434,7 +434,7 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
             cells.append(f"{100 * v:.1f}" if c.percent else f"{v:.3f}")
         cells += [f"{100 * passes.get(name, {}).get(title, 0.0):.1f}" for title in pass_titles]
         body.append(cells)
-    body += _group_rows(base.table_groups, splits, columns, len(head))
+    body += _group_rows(getattr(base, "table_groups", ()), splits, columns, len(head))  # a remote env has none
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
     lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",
              "  ".join(h.ljust(w) for h, w in zip(head, widths)),
