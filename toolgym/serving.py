@@ -12,11 +12,16 @@ slot for at most that long and never blocks another visitor.
 
 :func:`content_length` reads the ``Content-Length`` header strictly: a missing, negative,
 non-numeric or repeated one is an :class:`HttpError`, as is one over the server's body limit.
+
+:func:`foreign_host` is the Host check of every server bound to loopback (the MCP SDK's rule:
+Host one of ``127.0.0.1``, ``localhost``, ``[::1]``, any port; an Origin, when sent, the same),
+so a DNS-rebinding page cannot reach it; :class:`LoopbackHostCheck` applies it to an ASGI app.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
 import threading
 import time
@@ -174,3 +179,59 @@ class BoundedHTTPServer(ThreadingHTTPServer):
         if isinstance(sys.exception(), OSError):  # the client went away or stopped sending: nothing to report
             return
         super().handle_error(request, client_address)
+
+
+#: The names a browser uses for a server bound to loopback; any other Host is a DNS-rebinding
+#: page (or a proxy) that must not reach it. The MCP SDK's rule for its loopback servers.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def foreign_host(host: str | None, origin: str | None = None) -> str | None:
+    """Why a request to a loopback-bound server is refused, or None when it may be served.
+
+    ``host`` is the request's ``Host`` header: one of :data:`LOOPBACK_NAMES`, with or without
+    a port. ``origin``, when the browser sends one, must be ``http://`` one of them. Servers
+    answer a refusal with 421 (a bad Host) or 403 (a bad Origin), before reading the body.
+    """
+    if not host or _host_name(host) not in LOOPBACK_NAMES:
+        return f"the Host header {host!r} is not this loopback server's name (one of {', '.join(LOOPBACK_NAMES)})"
+    if origin is not None:
+        scheme, _, rest = origin.partition("://")
+        if scheme not in ("http", "https") or _host_name(rest) not in LOOPBACK_NAMES:
+            return f"the Origin {origin!r} is not a page of this loopback server"
+    return None
+
+
+def _host_name(host: str) -> str:
+    """``host`` without its port (``[::1]:80`` is ``[::1]``, ``localhost:8000`` is ``localhost``)."""
+    name, colon, port = host.rpartition(":")
+    if colon and port.isdigit() and (not name.startswith("[") or name.endswith("]")):
+        return name
+    return host
+
+
+class LoopbackHostCheck:
+    """ASGI middleware for a server bound to loopback: a request or WebSocket whose ``Host`` or
+    ``Origin`` is not loopback (see :func:`foreign_host`) is refused before the app sees it.
+    HTTP gets 421 or 403 with ``{"detail": why}``; a WebSocket handshake gets 403."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        headers = {}
+        for key, value in scope.get("headers") or ():
+            headers.setdefault(key.lower(), value.decode("latin-1"))
+        why = foreign_host(headers.get(b"host"), headers.get(b"origin"))
+        if why is None:
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
+            return
+        body = json.dumps({"detail": why}).encode()
+        await send({"type": "http.response.start", "status": 421 if "Host" in why else 403,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
