@@ -165,10 +165,12 @@ def test_a_frame_nested_100000_deep_is_answered_and_skipped(catapi):
     with websockets_sync.connect(ws_url(catapi)) as ws:
         ask(ws, {"type": "reset", "data": {"seed": 0, "options": {"task_index": 1}, "episode_id": "e1"}})
         for frame in ('{"type": "step", "data": {"action": %s}}' % deep, '{"type": "reset", "data": %s}' % deep,
-                      "{" + '"a":{' * 100_000 + "}" * 100_001):
+                      "{" + '"a":{' * 100_000 + "}" * 100_001,
+                      # deep enough to pass the parser, not the checks and the env after it
+                      '{"type": "step", "data": {"action": %s}}' % ("[" * 980 + "]" * 980)):
             answer = ask(ws, frame)
             assert answer["type"] == "error" and answer["data"]["code"] == "INVALID_JSON"
-            assert "nested too deep to read; it was skipped and the session goes on" in answer["data"]["message"]
+            assert "nested deeper than 100 levels; it was not read and the session goes on" in answer["data"]["message"]
         action = local.unwrapped.oracle_action()  # the episode is the one reset before
         step = ask(ws, {"type": "step", "data": {"action": action}})
         observation, reward, *_ , info = local.step(action)
@@ -177,10 +179,25 @@ def test_a_frame_nested_100000_deep_is_answered_and_skipped(catapi):
             "episode_id": "e1", "step_count": 1, "env_id": "CatAPI-v0", "task_id": None}
     with websockets_sync.connect(catapi.replace("http://", "ws://") + "/mcp") as mcp:  # OpenEnv's MCP socket too
         answer = ask(mcp, '{"jsonrpc": "2.0", "method": %s}' % deep)
-        assert answer["error"]["code"] == -32700 and "nested too deep" in answer["error"]["message"]
+        assert answer["error"]["code"] == -32700 and "nested deeper than 100 levels" in answer["error"]["message"]
         assert ask(mcp, {"jsonrpc": "2.0", "method": "tools/list", "params": {}, "id": 2})["id"] == 2
-    for path in ("/reset", "/step"):
-        assert 400 <= post(port_of(catapi), path, '{"action": %s}' % deep)[0] < 500
+    for path in ("/reset", "/step", "/mcp"):
+        for depth in (100_000, 980):
+            status, answer = post(port_of(catapi), path, '{"action": %s}' % ("[" * depth + "]" * depth))
+            answer = json.loads(answer)
+            assert status == 400 and "nested deeper than 100 levels" in (answer.get("detail") or answer["error"]["message"])
+
+
+def test_json_depth_counts_brackets_outside_strings_in_linear_time():
+    import time
+
+    from toolgym.serve.openenv_app import json_depth
+
+    assert [json_depth(text) for text in ('{}', '[[1], {"a": [2]}]', '{"a": "[[[{{{"}', r'["\\", [1]]',
+                                          r'"\"[[["', 'x')] == [1, 3, 1, 2, 0, 0]
+    started = time.process_time()
+    assert json_depth("[" * (1 << 20)) == 1 << 20 and json_depth('"' + "[" * (1 << 20)) == 1 << 20
+    assert time.process_time() - started < 5  # CPU time, a wide margin over the 0.05 s it takes
 
 
 def websocket_handshake(port: int, host: str, origin: str | None = None, sock: socket.socket | None = None) -> bytes:

@@ -20,9 +20,12 @@ sessions reaped). What toolgym adds:
 
 from __future__ import annotations
 
+import array
 import asyncio
 import functools
+import itertools
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -199,6 +202,21 @@ class GymSession(Environment):
             env.close()
 
 
+#: The deepest nesting of arrays and objects a message may have (a tool call needs a few levels).
+MAX_JSON_DEPTH = 100
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def json_depth(text: str | bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest, in linear time and without parsing it
+    (a parser recurses once per level). Brackets inside strings do not count."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    brackets = _JSON_STRING.sub(b"", data).translate(_DEPTH_STEP, _NOT_BRACKETS)
+    return max(itertools.accumulate(array.array("b", brackets), initial=0))  # +1 per opening, -1 per closing
+
+
 class MessageLimit:
     """ASGI middleware: the bytes a client sends are counted as they are read, never trusted from a header.
 
@@ -264,13 +282,10 @@ class MessageLimit:
             # OpenEnv's handler ends the session on JSON that is not an object; answer it here.
             return ('a message is a JSON object: {"type": "reset" | "step" | "state" | "close", "data": {...}}',
                     "INVALID_JSON")
-        try:
-            json.loads(text)
-        except RecursionError:
-            # OpenEnv's handler would end the session on it (it catches only JSONDecodeError).
-            return "the message is nested too deep to read; it was skipped and the session goes on", "INVALID_JSON"
-        except ValueError:
-            pass  # OpenEnv answers bad JSON itself, saying where
+        if json_depth(text) > MAX_JSON_DEPTH:
+            # Parsing it would overflow the stack (OpenEnv's handler then ends the session), or
+            # the checks and the env after it: refused before any of them.
+            return self._too_deep(), "INVALID_JSON"
         return None
 
     @staticmethod
@@ -282,7 +297,7 @@ class MessageLimit:
     async def _http(self, scope, receive, send):
         length = dict(scope.get("headers") or ()).get(b"content-length", b"0")
         if length.isdigit() and int(length) > self.max_bytes:
-            return await self._refuse(send, int(length))
+            return await self._answer(scope, send, 413, self._too_large(int(length)))
         body = bytearray()
         while True:
             message = await receive()
@@ -291,9 +306,11 @@ class MessageLimit:
             body += message.get("body", b"")
             if len(body) > self.max_bytes:
                 # Answered without reading the rest; the server closes the connection after it.
-                return await self._refuse(send, None)
+                return await self._answer(scope, send, 413, self._too_large(None))
             if not message.get("more_body", False):
                 break
+        if json_depth(body) > MAX_JSON_DEPTH:
+            return await self._answer(scope, send, 400, self._too_deep())
         replayed = []
 
         async def replay():
@@ -304,11 +321,20 @@ class MessageLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send, size: int | None) -> None:
-        body = json.dumps({"detail": self._too_large(size)}).encode()
-        await send({"type": "http.response.start", "status": 413,
+    @staticmethod
+    async def _answer(scope, send, status: int, detail: str) -> None:
+        """An HTTP refusal in the route's shape: FastAPI's ``{"detail": ...}``, a JSON-RPC error on ``/mcp``."""
+        if scope.get("path") == "/mcp":
+            body = JsonRpcResponse.error_response(JsonRpcErrorCode.INVALID_REQUEST, detail).model_dump()
+        else:
+            body = {"detail": detail}
+        await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+
+    @staticmethod
+    def _too_deep() -> str:
+        return f"the message is nested deeper than {MAX_JSON_DEPTH} levels; it was not read and the session goes on"
 
     def _too_large(self, size: int | None) -> str:
         what = f"message of {size} bytes" if size is not None else f"message of more than {self.max_bytes} bytes"
