@@ -13,15 +13,18 @@ slot for at most that long and never blocks another visitor.
 :func:`content_length` reads the ``Content-Length`` header strictly: a missing, negative,
 non-numeric or repeated one is an :class:`HttpError`, as is one over the server's body limit.
 
-:func:`loopback_refusal` is the DNS-rebinding check of a server bound to loopback: the rule the
+:func:`foreign_host` is the DNS-rebinding check of every server bound to loopback: the rule the
 MCP SDK applies to toolgym's MCP server (a ``Host`` of ``127.0.0.1``, ``localhost`` or ``[::1]``
-with a port; an ``Origin``, when sent, of the same), so that a page of another site whose name
-was rebound to 127.0.0.1 cannot read or drive the server through a visitor's browser.
+with a port; an ``Origin``, when sent, ``http://`` one of the same), so that a page of another
+site whose name was rebound to 127.0.0.1 cannot read or drive the server through a visitor's
+browser. :func:`loopback_refusal` applies it to the standard library's servers (the viewer, the
+WebShop site), :class:`LoopbackHostCheck` to an ASGI app (the OpenEnv server).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import socket
 import threading
@@ -58,17 +61,13 @@ _LOOPBACK_ORIGIN = re.compile("http://" + _LOOPBACK, re.ASCII | re.IGNORECASE)
 
 
 def loopback_refusal(headers) -> HttpError | None:
-    """Why a server bound to loopback refuses a request with these headers, or None.
-
-    One ``Host`` naming this machine's loopback with a port, else 421 (the name the browser
-    used, perhaps a rebound one, is not this server's); an ``Origin``, when sent, naming the
-    same, else 403 (a page of another site).
-    """
-    hosts = headers.get_all("Host") or []
-    if len(hosts) != 1 or not _LOOPBACK_HOST.fullmatch(hosts[0].strip()):
+    """Why a server bound to loopback refuses a request with these (``email.message``) headers,
+    by :func:`foreign_host`'s rule: 421 unless there is one loopback ``Host``, 403 for a foreign
+    ``Origin``; None when it may be served."""
+    hosts, origins = headers.get_all("Host") or [], headers.get_all("Origin") or []
+    if len(hosts) != 1 or foreign_host(hosts[0].strip()) is not None:
         return HttpError(421, "this server answers requests for 127.0.0.1, localhost or [::1] with its port only")
-    origins = headers.get_all("Origin") or []
-    if len(origins) > 1 or (origins and not _LOOPBACK_ORIGIN.fullmatch(origins[0].strip())):
+    if len(origins) > 1 or (origins and foreign_host(hosts[0].strip(), origins[0].strip()) is not None):
         return HttpError(403, "this server answers pages of its own origin only")
     return None
 
@@ -201,3 +200,46 @@ class BoundedHTTPServer(ThreadingHTTPServer):
         if isinstance(sys.exception(), OSError):  # the client went away or stopped sending: nothing to report
             return
         super().handle_error(request, client_address)
+
+
+def foreign_host(host: str | None, origin: str | None = None) -> str | None:
+    """Why a request to a loopback-bound server is refused, or None when it may be served.
+
+    ``host`` is the request's ``Host`` header: ``127.0.0.1``, ``localhost`` or ``[::1]`` with a
+    port (any case). ``origin``, when the browser sends one, must be ``http://`` one of them with
+    a port. Servers answer a refusal with 421 (a bad Host) or 403 (a bad Origin), before reading
+    the body.
+    """
+    if not host or not _LOOPBACK_HOST.fullmatch(host):
+        return f"the Host header {host!r} is not this loopback server's name (127.0.0.1, localhost or [::1] " \
+               f"with its port)"
+    if origin is not None and not _LOOPBACK_ORIGIN.fullmatch(origin):
+        return f"the Origin {origin!r} is not a page of this loopback server"
+    return None
+
+
+class LoopbackHostCheck:
+    """ASGI middleware for a server bound to loopback: a request or WebSocket whose ``Host`` or
+    ``Origin`` is not loopback (see :func:`foreign_host`) is refused before the app sees it.
+    HTTP gets 421 or 403 with ``{"detail": why}``; a WebSocket handshake gets 403."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        headers = {}
+        for key, value in scope.get("headers") or ():
+            headers.setdefault(key.lower(), value.decode("latin-1"))
+        why = foreign_host(headers.get(b"host"), headers.get(b"origin"))
+        if why is None:
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
+            return
+        body = json.dumps({"detail": why}).encode()
+        await send({"type": "http.response.start", "status": 421 if "Host" in why else 403,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})

@@ -20,22 +20,31 @@ sessions reaped). What toolgym adds:
 
 from __future__ import annotations
 
+import array
 import asyncio
 import functools
+import itertools
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import anyio
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.types import Action, ConcurrencyConfig, Observation, State, WSErrorCode
-from pydantic import Field
+from openenv.core.env_server.mcp_types import JsonRpcErrorCode, JsonRpcResponse
+from openenv.core.env_server.types import (Action, ConcurrencyConfig, Observation, ResetRequest, State,
+                                           WSErrorCode)
+from pydantic import Field, ValidationError
 
 from toolgym.registry import make_env
 from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_safe_info, round_trips, warm_up
+from toolgym.serving import LoopbackHostCheck, is_loopback
 
 #: The error code of a frame over ``max_message_bytes`` (OpenEnv's own codes cover the rest).
 MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
@@ -56,6 +65,18 @@ class ToolgymObservation(Observation):
     truncated: bool = False
     info: dict[str, Any] = Field(default_factory=dict, description="the JSON-safe part of the env's info")
     oracle_action: Any = Field(default=None, description="the oracle's next action (servers run with --oracle)")
+
+
+class ToolgymReset(ResetRequest):
+    """A reset's arguments, checked before the env is touched: OpenEnv's (``seed`` a
+    non-negative int, ``episode_id`` a short string) plus toolgym's ``options`` object."""
+
+    options: dict[str, Any] | None = None
+
+
+class RequestRefused(ValueError):
+    """A request the env refuses (an unknown task, option or argument): the client's mistake,
+    answered over HTTP with 422 and over a WebSocket with an error message; nothing changed."""
 
 
 class ToolgymState(State):
@@ -102,9 +123,14 @@ class GymSession(Environment):
     def reset(self, seed: int | None = None, episode_id: str | None = None, options: dict | None = None,
               **unknown: Any) -> ToolgymObservation:
         if unknown:
-            raise ValueError(f"reset takes seed, options and episode_id, not {', '.join(map(repr, unknown))}")
+            raise RequestRefused(f"reset takes seed, options and episode_id, not {', '.join(map(repr, unknown))}")
+        # A WebSocket reset gets the checks of HTTP /reset's body; nothing is touched before them.
+        ToolgymReset.model_validate({"seed": seed, "episode_id": episode_id, "options": options})
         env = self._env = self._env or make_env(self._served.env_id, self._served.env_kwargs)
-        observation, info = env.reset(seed=seed, options=options)
+        try:
+            observation, info = env.reset(seed=seed, options=options)
+        except (ValueError, KeyError) as exc:  # the env's word on the options: an unknown task, option, ...
+            raise RequestRefused(exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) from None
         if self._env is env:  # not abandoned meanwhile
             self._abandoned = None
             self._episode_id, self._step_count = episode_id, 0
@@ -177,11 +203,29 @@ class GymSession(Environment):
             env.close()
 
 
-class MessageLimit:
-    """ASGI middleware: a WebSocket frame over ``max_bytes``, binary or not a JSON object is answered and skipped.
+#: The deepest nesting of arrays and objects a message may have (a tool call needs a few levels).
+MAX_JSON_DEPTH = 100
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
-    The session's handler never sees the frame, so the session and its env go on. An HTTP
-    request whose body is declared longer is answered 413. A connection refused because the
+
+def json_depth(text: str | bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest, in linear time and without parsing it
+    (a parser recurses once per level). Brackets inside strings do not count."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    brackets = _JSON_STRING.sub(b"", data).translate(_DEPTH_STEP, _NOT_BRACKETS)
+    return max(itertools.accumulate(array.array("b", brackets), initial=0))  # +1 per opening, -1 per closing
+
+
+class MessageLimit:
+    """ASGI middleware: the bytes a client sends are counted as they are read, never trusted from a header.
+
+    An HTTP body is read before the app sees it, at most ``max_bytes`` of it, chunked or not: a
+    longer one (or a longer declared Content-Length) is answered 413 and the rest is never read.
+    A WebSocket frame over ``max_bytes``, binary, not a JSON object or nested too deep to parse
+    is answered with an error (in the shape of the route's protocol) and skipped: the session's
+    handler never sees it, so the session and its env go on. A connection refused because the
     server is full gets the refusal as the answer to its first message. Closing a socket the
     client has already closed is not an error.
     """
@@ -195,13 +239,7 @@ class MessageLimit:
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            length = dict(scope.get("headers") or ()).get(b"content-length", b"0")
-            if length.isdigit() and int(length) > self.max_bytes:
-                body = json.dumps({"detail": self._too_large(int(length))}).encode()
-                await send({"type": "http.response.start", "status": 413,
-                            "headers": [(b"content-type", b"application/json")]})
-                await send({"type": "http.response.body", "body": body})
-                return
+            return await self._http(scope, receive, send)
         if scope["type"] != "websocket":
             return await self.app(scope, receive, send)
 
@@ -213,18 +251,10 @@ class MessageLimit:
                 if message["type"] != "websocket.receive":
                     return message
                 heard.append(True)
-                if message.get("text") is None:
-                    error = {"message": "binary frame: send each message as a JSON text frame",
-                             "code": "INVALID_JSON"}
-                elif len(message["text"]) * 4 > self.max_bytes and len(message["text"].encode()) > self.max_bytes:
-                    error = {"message": self._too_large(len(message["text"].encode())), "code": MESSAGE_TOO_LARGE}
-                elif not message["text"].lstrip().startswith("{"):
-                    # OpenEnv's handler ends the session on JSON that is not an object; answer it here.
-                    error = {"message": 'a message is a JSON object: {"type": "reset" | "step" | "state" | "close", '
-                                        '"data": {...}}', "code": "INVALID_JSON"}
-                else:
+                error = self._frame_problem(message)
+                if error is None:
                     return message
-                await send({"type": "websocket.send", "text": json.dumps({"type": "error", "data": error})})
+                await send({"type": "websocket.send", "text": json.dumps(self._frame_error(scope, *error))})
 
         async def quiet_send(message):
             if not heard and message["type"] == "websocket.send" and CAPACITY_REACHED in (message.get("text") or ""):
@@ -242,13 +272,131 @@ class MessageLimit:
 
         await self.app(scope, limited_receive, quiet_send)
 
-    def _too_large(self, size: int) -> str:
-        return (f"message of {size} bytes is over the server's limit of {self.max_bytes} bytes; it was not read "
-                f"and the session goes on")
+    def _frame_problem(self, message: dict) -> tuple[str, str] | None:
+        """Why a frame is skipped (its message and code), or None to hand it to OpenEnv's handler."""
+        text = message.get("text")
+        if text is None:
+            return "binary frame: send each message as a JSON text frame", "INVALID_JSON"
+        if len(text) * 4 > self.max_bytes and len(text.encode()) > self.max_bytes:
+            return self._too_large(len(text.encode())), MESSAGE_TOO_LARGE
+        if not text.lstrip().startswith("{"):
+            # OpenEnv's handler ends the session on JSON that is not an object; answer it here.
+            return ('a message is a JSON object: {"type": "reset" | "step" | "state" | "close", "data": {...}}',
+                    "INVALID_JSON")
+        if json_depth(text) > MAX_JSON_DEPTH:
+            # Parsing it would overflow the stack (OpenEnv's handler then ends the session), or
+            # the checks and the env after it: refused before any of them.
+            return self._too_deep(), "INVALID_JSON"
+        return None
+
+    @staticmethod
+    def _frame_error(scope, message: str, code: str) -> dict:
+        if scope.get("path") == "/mcp":  # OpenEnv's MCP socket speaks JSON-RPC
+            return JsonRpcResponse.error_response(JsonRpcErrorCode.PARSE_ERROR, f"{message} ({code})").model_dump()
+        return {"type": "error", "data": {"message": message, "code": code}}
+
+    async def _http(self, scope, receive, send):
+        length = dict(scope.get("headers") or ()).get(b"content-length", b"0")
+        if length.isdigit() and int(length) > self.max_bytes:
+            return await self._answer(scope, send, 413, self._too_large(int(length)))
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away before its body ended
+            body += message.get("body", b"")
+            if len(body) > self.max_bytes:
+                # Answered without reading the rest; the server closes the connection after it.
+                return await self._answer(scope, send, 413, self._too_large(None))
+            if not message.get("more_body", False):
+                break
+        if json_depth(body) > MAX_JSON_DEPTH:
+            return await self._answer(scope, send, 400, self._too_deep())
+        replayed = []
+
+        async def replay():
+            if not replayed:
+                replayed.append(True)
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _answer(scope, send, status: int, detail: str) -> None:
+        """An HTTP refusal in the route's shape: FastAPI's ``{"detail": ...}``, a JSON-RPC error on ``/mcp``."""
+        if scope.get("path") == "/mcp":
+            body = JsonRpcResponse.error_response(JsonRpcErrorCode.INVALID_REQUEST, detail).model_dump()
+        else:
+            body = {"detail": detail}
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+
+    @staticmethod
+    def _too_deep() -> str:
+        return f"the message is nested deeper than {MAX_JSON_DEPTH} levels; it was not read and the session goes on"
+
+    def _too_large(self, size: int | None) -> str:
+        what = f"message of {size} bytes" if size is not None else f"message of more than {self.max_bytes} bytes"
+        return f"{what} is over the server's limit of {self.max_bytes} bytes; it was not read and the session goes on"
+
+
+def refuse_unheld_sessions(app: FastAPI) -> None:
+    """Make OpenEnv's ``POST /mcp`` refuse ``openenv/session/create`` (and ``close``): a place is held only by a
+    live connection.
+
+    OpenEnv keeps a session made over HTTP until its idle time runs out (``session_timeout``, the
+    server's 600 s): a few requests would hold every place and lock WebSocket clients out. Such a
+    session serves only MCP tool calls, which toolgym's sessions do not have (toolgym's MCP server
+    is ``--protocol mcp``), so nothing is lost. Every JSON-RPC error of ``POST /mcp`` is answered
+    400 (OpenEnv answers them 200) with the JSON-RPC error as the body.
+    """
+    route = next(r for r in app.router.routes if getattr(r, "path", None) == "/mcp" and "POST" in getattr(r, "methods", ()))
+    openenv_mcp = route.endpoint
+    app.router.routes.remove(route)
+
+    @app.post("/mcp", tags=["MCP"], summary="OpenEnv's MCP JSON-RPC endpoint (toolgym's sessions have no MCP tools)")
+    async def mcp_endpoint(request: Request):
+        try:
+            call = json.loads(await request.body())
+        except (ValueError, RecursionError):
+            call = None
+        method = call.get("method") if isinstance(call, dict) else None
+        if isinstance(method, str) and method.startswith("openenv/session/"):
+            request_id = call.get("id") if type(call.get("id")) in (int, str) else None
+            answer = JsonRpcResponse.error_response(
+                JsonRpcErrorCode.INVALID_REQUEST, f"{method} is not served over HTTP: a session here lives as long "
+                                                  f"as its WebSocket connection (/ws)", request_id=request_id).model_dump()
+        else:
+            answer = await openenv_mcp(request)
+        return JSONResponse(answer, status_code=400 if answer.get("error") else 200)
+
+
+def answer_refusals(app: FastAPI) -> None:
+    """Answer the errors of OpenEnv's HTTP routes (``/reset``, ``/step``) in FastAPI's shape, ``{"detail": ...}``:
+    the client's mistakes with 422, a call past the time limit with 504 (OpenEnv lets them be 500s)."""
+
+    @app.exception_handler(RequestRefused)
+    async def refused(request, exc: RequestRefused):
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    @app.exception_handler(ValidationError)
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request, exc: ValidationError | RequestValidationError):
+        # without the inputs: a client's Infinity or NaN is no JSON to echo back (a 500 otherwise)
+        errors = exc.errors(include_url=False, include_context=False) if isinstance(exc, ValidationError) \
+            else exc.errors()
+        detail = [{k: v for k, v in error.items() if k not in ("input", "ctx")} for error in errors]
+        return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)
+
+    @app.exception_handler(TimeoutError)
+    async def timed_out(request, exc: TimeoutError):
+        return JSONResponse({"detail": str(exc)}, status_code=504)
 
 
 def build_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits | None = None,
-              oracle: bool = False) -> FastAPI:
+              oracle: bool = False, host: str = "127.0.0.1") -> FastAPI:
     """The OpenEnv app serving ``env_id``.
 
     Args:
@@ -257,6 +405,8 @@ def build_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits |
         limits: Sessions, message size, time per call, idle time, worker threads.
         oracle: Put the oracle's next action in each result (for tests and benchmarks: it
             gives the answer away).
+        host: The address the server binds; on loopback, requests whose Host or Origin header
+            is not loopback are refused (DNS rebinding), as the MCP server does.
 
     Raises:
         ValueError: The env id or its arguments are wrong; an env is made once here, so bad
@@ -278,7 +428,11 @@ def build_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits |
     async def toolgym_description() -> dict:
         return description
 
+    refuse_unheld_sessions(app)
+    answer_refusals(app)
     app.add_middleware(MessageLimit, max_bytes=limits.max_message_bytes)
+    if is_loopback(host):
+        app.add_middleware(LoopbackHostCheck)  # added last: it runs first, before any byte of the body is read
     app.router.on_shutdown.append(lambda: served.executor.shutdown(wait=False))
     return app
 
@@ -289,7 +443,7 @@ def serve(env_id: str, env_kwargs: dict | None = None, host: str = "127.0.0.1", 
     import uvicorn
 
     limits = limits or ServeLimits()
-    app = build_app(env_id, env_kwargs, limits, oracle)
+    app = build_app(env_id, env_kwargs, limits, oracle, host)
     print(f"toolgym: serving {env_id} (OpenEnv) at ws://{host}:{port}/ws, at most {limits.max_sessions} sessions",
           flush=True)
     # Frames between max_message_bytes and ws_max_size are answered by MessageLimit; larger
