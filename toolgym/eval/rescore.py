@@ -59,7 +59,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 import toolgym
 from toolgym.envs.users import ReplayUser
 from toolgym.eval.passk import pass_hat_k
-from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, make_env, run_header
+from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, run_header
+from toolgym.registry import make_env
 
 FORMATS = ("tau-bench", "tau2")
 #: The env each format's runs are replayed in.
