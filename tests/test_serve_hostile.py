@@ -191,7 +191,7 @@ def test_a_frame_nested_100000_deep_is_answered_and_skipped(catapi):
 def test_json_depth_counts_brackets_outside_strings_in_linear_time():
     import time
 
-    from toolgym.serve.openenv_app import json_depth
+    from toolgym.serve.wire import json_depth
 
     assert [json_depth(text) for text in ('{}', '[[1], {"a": [2]}]', '{"a": "[[[{{{"}', r'["\\", [1]]',
                                           r'"\"[[["', 'x')] == [1, 3, 1, 2, 0, 0]

@@ -20,12 +20,9 @@ sessions reaped). What toolgym adds:
 
 from __future__ import annotations
 
-import array
 import asyncio
 import functools
-import itertools
 import json
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -43,7 +40,8 @@ from openenv.core.env_server.types import (Action, ConcurrencyConfig, Observatio
 from pydantic import Field, ValidationError
 
 from toolgym.registry import make_env
-from toolgym.serve.wire import ServeLimits, describe_env, json_safe_float, json_safe_info, round_trips, warm_up
+from toolgym.serve.wire import (MAX_JSON_DEPTH, ServeLimits, describe_env, json_depth, json_safe_float, json_safe_info,
+                                round_trips, warm_up)
 from toolgym.serving import LoopbackHostCheck, is_loopback
 
 #: The error code of a frame over ``max_message_bytes`` (OpenEnv's own codes cover the rest).
@@ -201,21 +199,6 @@ class GymSession(Environment):
         env, self._env = self._env, None
         if env is not None:
             env.close()
-
-
-#: The deepest nesting of arrays and objects a message may have (a tool call needs a few levels).
-MAX_JSON_DEPTH = 100
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
-
-
-def json_depth(text: str | bytes) -> int:
-    """How deep the arrays and objects of a JSON text nest, in linear time and without parsing it
-    (a parser recurses once per level). Brackets inside strings do not count."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
-    brackets = _JSON_STRING.sub(b"", data).translate(_DEPTH_STEP, _NOT_BRACKETS)
-    return max(itertools.accumulate(array.array("b", brackets), initial=0))  # +1 per opening, -1 per closing
 
 
 class MessageLimit:

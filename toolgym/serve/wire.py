@@ -1,8 +1,12 @@
-"""What both servers share: the JSON-safe part of ``info``, the limits, the env's description."""
+"""What both servers (and :mod:`toolgym.remote`) share: the JSON-safe part of ``info``, how deep a message
+nests, the limits, the env's description."""
 
 from __future__ import annotations
 
+import array
+import itertools
 import math
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -25,6 +29,21 @@ def round_trips(value: Any, depth: int = 0) -> bool:
     if type(value) is dict:
         return all(type(key) is str and round_trips(item, depth + 1) for key, item in value.items())
     return False
+
+
+#: The deepest nesting of arrays and objects a message may have (a tool call needs a few levels).
+MAX_JSON_DEPTH = 100
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_DEPTH_STEP = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def json_depth(text: str | bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest, in linear time and without parsing it
+    (a parser recurses once per level). Brackets inside strings do not count."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    brackets = _JSON_STRING.sub(b"", data).translate(_DEPTH_STEP, _NOT_BRACKETS)
+    return max(itertools.accumulate(array.array("b", brackets), initial=0))  # +1 per opening, -1 per closing
 
 
 def json_safe_info(info: dict) -> dict:
