@@ -196,10 +196,24 @@ def test_unknown_domain_raises_at_make():
         make("banking")
 
 
+def _data_copy(tmp_path: Path, leave_out: tuple[str, ...]) -> Path:
+    """A data root of links to the official τ² files, without the files named in ``leave_out``."""
+    source = DATA / "tau2bench"
+    for path in source.rglob("*"):
+        relative = path.relative_to(source)
+        if path.is_file() and not any(str(relative).endswith(name) for name in leave_out):
+            link = tmp_path / "tau2bench" / relative
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path)
+    return tmp_path
+
+
 @needs_data
-def test_telecom_dual_control_oracle_scores_1_on_tasks_small():
+def test_telecom_dual_control_oracle_scores_1_on_the_base_split():
     env = make("telecom", official=True)
-    assert len(env.task_ids()) == 20 and env.task_split(env.task_ids()[0]) == "small"
+    assert len(env.task_data.tasks) == 2285 and len(env.task_ids()) == 114  # τ²'s base split: the paper's
+    assert {split: len(make("telecom", official=True, split=split).task_ids())
+            for split in ("train", "test", "small", "full")} == {"train": 74, "test": 40, "small": 20, "full": 2285}
     assert "<tech_support_policy>" in env.task_data.policy
     for task_id in env.task_ids():
         total, info, done = play_oracle(env, task_id)
@@ -210,8 +224,45 @@ def test_telecom_dual_control_oracle_scores_1_on_tasks_small():
 
 
 @needs_data
+def test_telecom_without_the_full_task_file_reads_tasks_small(tmp_path):
+    env = make("telecom", tasks="official", data_dir=str(_data_copy(tmp_path, ("telecom/tasks.json",))))
+    assert len(env.task_data.tasks) == 20 and env.task_ids() == list(env.task_data.tasks)
+    assert all(play_oracle(env, task_id)[0] == 1.0 for task_id in env.task_ids())
+
+
+def _episode(env, task_id: str) -> tuple[list, dict]:
+    """The oracle's episode: each message's role and content (JSON read as values) and the metrics."""
+    _, info, _ = play_oracle(env, task_id)
+
+    def value(text):
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError):
+            return text
+    return [(m["role"], value(m.get("content")), m.get("tool_calls")) for m in info["trajectory"]], info["metrics"]
+
+
+@needs_data
+def test_airline_reads_tau2s_db_json_and_tau_bench_v1s_tables_give_the_same_episodes(tmp_path):
+    tau2 = make("airline", official=True)
+    v1 = make("airline", tasks="official", data_dir=str(_data_copy(tmp_path, ("airline/db.json",))))
+    for env, destination in ((tau2, "IAH"), (v1, "EWR")):  # Z7GOZK: one of the two records the tables differ in
+        env.reset(options={"task_id": "0"})
+        observation, *_ = env.step({"name": "get_reservation_details", "arguments": {"reservation_id": "Z7GOZK"}})
+        assert json.loads(observation)["destination"] == destination
+    compared = 0
+    for task_id in tau2.task_ids():
+        episode, metrics = _episode(tau2, task_id)
+        if any(differs in json.dumps(episode) for differs in ("HAT018", "Z7GOZK")):
+            continue
+        assert (episode, metrics) == _episode(v1, task_id), task_id
+        compared += 1
+    assert compared == 47  # the other 3 read HAT018 or Z7GOZK
+
+
+@needs_data
 def test_telecom_faults_are_real_until_fixed():
-    env = make("telecom", official=True)
+    env = make("telecom", official=True, split="small")
     for task_id in env.task_ids():
         env.reset(options={"task_id": task_id})
         _, reward, terminated, _, info = env.step(STOP)

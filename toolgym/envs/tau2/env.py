@@ -55,15 +55,16 @@ class Tau2Env(ToolEnv):
     (``evaluate_simulation``, checked episode by episode with ``benchmarks/compare_tau2.py``).
     It differs from ``"paper"`` in one place: a task whose ``actions`` and ``env_assertions``
     are both null scores DB 1 without a comparison, whatever the agent wrote (none of the
-    official airline, retail and telecom-small tasks; mock's ``create_task_1_nl_eval``). Both
+    official airline, retail and telecom tasks; mock's ``create_task_1_nl_eval``). Both
     scorings share the evaluator's other rules, which the paper does not spell out: a
     ground-truth action with ``compare_args`` null compares only the arguments the agent's call
     has, and a fact is said when it is a substring of an agent message in lower case with the
     message's commas removed.
 
     ## Starting State
-    The domain's database (official: τ²-bench's, airline's from τ-bench v1; built-in: a seeded
-    generated one of the same schema), with the task's ``initial_state`` applied: its
+    The domain's database (official: τ²-bench's ``db.json`` / ``db.toml``, airline's from τ-bench
+    v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
+    schema), with the task's ``initial_state`` applied: its
     initialization data merged, its initialization functions run (telecom: the phone's faults),
     and the tool calls of its message history replayed.
 
@@ -76,9 +77,11 @@ class Tau2Env(ToolEnv):
     ## Arguments
     - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
     - ``tasks``: ``"built-in"`` (generated, default) or ``"official"`` (``data_dir`` or
-      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks_small.json``).
-    - ``split``: official ``"train"``, ``"test"``, ``"base"`` (airline, retail) or ``"small"``
-      (telecom); built-in ``"base"``.
+      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks.json``, all 2,285
+      tasks, or ``tasks_small.json`` where that is absent).
+    - ``split``: official ``"base"`` (the default: the paper's tasks, all of airline's 50,
+      retail's 114 and mock's 10, telecom's 114), ``"train"``, ``"test"``, telecom's ``"small"``
+      (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in ``"base"``.
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
@@ -87,13 +90,22 @@ class Tau2Env(ToolEnv):
       tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
     - ``world_seed``: seed of the built-in database and tasks.
 
+    ## Oracle
+    ``oracle_action`` plays the task's ground-truth actions, then one message with every fact to
+    communicate: 1.0 on every built-in task and every official task of airline (50), retail
+    (114, with a judge for the 40 with NL assertions), telecom (all 2,285) and mock but two,
+    which have no ground truth to replay: ``update_task_with_history_and_env_assertions`` (no
+    actions; its env assertion needs task_2 completed, which the task never states as an
+    action) and ``update_task_with_user_tools`` (its assertion needs the user to dismiss a
+    notification of its own inbox, a user action the ground truth lacks).
+
     ## Version History
     - v0: initial version.
     """
 
     env_id = "Tau2-v0"
     scorings = ("paper", "paper_compat")
-    splits = {"built-in": ("base",), "official": ("train", "test", "base", "small")}
+    splits = {"built-in": ("base",), "official": ("base", "train", "test", "small", "full")}
     table_columns = (
         Column("Reward", "mean", ("reward",)),
         Column("Reward w/o judge", "mean", ("reward_without_judge",)),
@@ -114,6 +126,7 @@ class Tau2Env(ToolEnv):
         self.max_steps = max_steps
         self.task_data = (official_task_set(self.env_id, domain, data_dir) if tasks == "official"
                           else builtin_task_set(domain, world_seed))
+        split = split if split is not None else self.task_data.default_split
         self._task_ids = [t for t, splits in self.task_data.splits.items()
                           if split is None or split in splits or (split == "base" and not splits)]
         if not self._task_ids:
