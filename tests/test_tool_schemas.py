@@ -1,15 +1,22 @@
 """Tools derived through worlds/tools.py: GoogleSheets' and VirtualHome's schemas are the ones the
-envs wrote by hand before (kept, byte for byte, in tests/data/tool_schemas/), and the toolkits run."""
+envs wrote by hand before (kept, byte for byte, in tests/data/tool_schemas/), the toolkits run,
+and the schemas are pydantic's for every kind of annotation."""
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import json
+import typing
 from pathlib import Path
+from typing import Literal
 
 import gymnasium as gym
 import pytest
+import typing_extensions
 
 import toolgym  # noqa: F401
+from toolgym.worlds.tools import READ, Toolkit, tool
 from toolgym.worlds.virtualhome.tools import HomeTools
 from toolgym.worlds.virtualhome.world import VirtualHomeWorld
 
@@ -60,3 +67,66 @@ def test_sheets_tool_runs_a_program_and_undoes_a_failing_one():
     assert a1() == "first" and tools.interpreter.variables["x"] == 1
     assert tools.call("run_program", {"program": "import os"}).error == "line 1: import is not allowed"
     assert tools.call("run_program", {"program": ""}).error == "the program is empty"
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Position(typing.TypedDict):
+    x: int
+
+
+class Point(Position, total=False):
+    label: str
+
+
+class Box(typing_extensions.TypedDict):
+    corners: list[Point]
+
+
+class Shapes(Toolkit):
+    @tool(kind=READ, app="shapes")
+    def draw(self, box: Box, points: list[list[Point]], colour: Colour, style: Literal["solid", "dashed"] = "solid",
+             width: int | None = None, tags: dict | None = None) -> str:
+        """Draw a box.
+
+        Longer text, on
+        two lines.
+
+        Args:
+            box: The box to draw,
+                continued on a second line.
+            points: Rows of points.
+            colour: Its colour.
+        """
+        return "drawn"
+
+
+def test_schemas_are_pydantics_for_typeddicts_of_either_module_enums_literals_lists_and_optionals():
+    # a TypedDict without a config of its own refuses unknown keys, as the arguments do, and says so
+    point = {"type": "object", "additionalProperties": False,
+             "properties": {"x": {"type": "integer"}, "label": {"type": "string"}}, "required": ["x"]}
+    assert Shapes.specs["draw"].schema() == {"type": "function", "function": {
+        "name": "draw", "description": "Draw a box. Longer text, on two lines.", "parameters": {
+            "type": "object", "properties": {
+                "box": {"type": "object", "additionalProperties": False,
+                        "properties": {"corners": {"type": "array", "items": point}},
+                        "required": ["corners"], "description": "The box to draw, continued on a second line."},
+                "points": {"type": "array", "items": {"type": "array", "items": point}, "description": "Rows of points."},
+                "colour": {"type": "string", "enum": ["red", "blue"], "description": "Its colour."},
+                "style": {"type": "string", "enum": ["solid", "dashed"]},
+                "width": {"type": "integer"},
+                "tags": {"type": "object"}},
+            "required": ["box", "points", "colour"]}}}
+    class Paper:  # the toolkit's world: nothing to roll back
+        def atomic(self, write):
+            return contextlib.nullcontext()
+
+    call = Shapes(Paper()).call("draw", {"box": {"corners": [{"x": "3"}]}, "points": [], "colour": "red"})
+    assert call.ok and call.response == "drawn"
+    refused = Shapes(Paper()).call("draw", {"box": {"corners": [{"y": 1}]}, "points": [], "colour": "green"})
+    assert refused.error == ("Invalid arguments for draw: box.corners.0.x: Field required; "
+                             "box.corners.0.y: unexpected argument; colour: Input should be 'red' or 'blue'")
+

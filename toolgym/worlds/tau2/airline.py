@@ -8,11 +8,11 @@ flights charges the fare difference without touching seat counts.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from typing_extensions import TypedDict
-
+import pydantic
 from sqlalchemy.orm import DeclarativeBase
+from typing_extensions import TypedDict
 
 from toolgym.worlds.tau2.common import TRANSFER_RESULT, calculate
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
@@ -45,20 +45,38 @@ class User(DocumentRow, Base):
     __tablename__ = "users"
 
 
+# τ²'s item models: pydantic models that ignore unknown keys, each field described in the schema.
+# τ²'s tools take each list as ``list[Model | dict]`` and build the models from dicts themselves.
+@pydantic.with_config(pydantic.ConfigDict(extra="ignore"))
 class FlightInfo(TypedDict):
-    flight_number: str
-    date: str
+    flight_number: Annotated[str, pydantic.Field(description="Flight number, such as 'HAT001'.")]
+    date: Annotated[str, pydantic.Field(
+        description="The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.")]
 
 
+@pydantic.with_config(pydantic.ConfigDict(extra="ignore"))
 class Passenger(TypedDict):
-    first_name: str
-    last_name: str
-    dob: str
+    first_name: Annotated[str, pydantic.Field(description="Passenger's first name")]
+    last_name: Annotated[str, pydantic.Field(description="Passenger's last name")]
+    dob: Annotated[str, pydantic.Field(description="Date of birth in YYYY-MM-DD format")]
 
 
+@pydantic.with_config(pydantic.ConfigDict(extra="ignore"))
 class Payment(TypedDict):
-    payment_id: str
-    amount: int
+    payment_id: Annotated[str, pydantic.Field(description="Unique identifier for the payment")]
+    amount: Annotated[int, pydantic.Field(description="Payment amount in dollars")]
+
+
+_ITEM_ADAPTERS = {model: pydantic.TypeAdapter(model) for model in (FlightInfo, Passenger, Payment)}
+
+
+def _items(model: type, values: list) -> list[dict]:
+    """Each item of a list argument as ``model`` (τ²'s ``Model(**item)``): unknown keys dropped,
+    numbers in text read; a missing or unreadable field fails the call with pydantic's words."""
+    try:
+        return [_ITEM_ADAPTERS[model].validate_python(value) for value in values]
+    except pydantic.ValidationError as error:
+        raise ToolError(str(error)) from None
 
 
 class AirlineWorld(DocumentWorld):
@@ -125,8 +143,8 @@ class AirlineTools(Toolkit):
 
     @tool(kind=ACTION, app="airline")
     def book_reservation(self, user_id: str, origin: str, destination: str,
-                         flight_type: Literal["round_trip", "one_way"], cabin: Cabin, flights: list[FlightInfo],
-                         passengers: list[Passenger], payment_methods: list[Payment], total_baggages: int,
+                         flight_type: Literal["round_trip", "one_way"], cabin: Cabin, flights: list[FlightInfo | dict],
+                         passengers: list[Passenger | dict], payment_methods: list[Payment | dict], total_baggages: int,
                          nonfree_baggages: int, insurance: Literal["yes", "no"]) -> dict:
         """Book a reservation.
 
@@ -143,6 +161,8 @@ class AirlineTools(Toolkit):
             nonfree_baggages: The number of non-free baggage items to book the reservation.
             insurance: Whether the reservation has insurance.
         """
+        flights, passengers = _items(FlightInfo, flights), _items(Passenger, passengers)
+        payment_methods = _items(Payment, payment_methods)
         user = self._user(user_id)
         reservation_id = next((r for r in RESERVATION_IDS if not self.world.has("reservations", r)), None)
         if reservation_id is None:
@@ -319,7 +339,7 @@ class AirlineTools(Toolkit):
         return reservation
 
     @tool(kind=ACTION, app="airline")
-    def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo],
+    def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo | dict],
                                    payment_id: str) -> dict:
         """Update the flight information of a reservation.
 
@@ -329,6 +349,7 @@ class AirlineTools(Toolkit):
             flights: An array of objects containing details about each piece of flight in the ENTIRE new reservation. Even if the a flight segment is not changed, it should still be included in the array.
             payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
         """
+        flights = _items(FlightInfo, flights)
         reservation = self._reservation(reservation_id)
         user = self._user(reservation["user_id"])
         passengers = len(reservation["passengers"])
@@ -360,13 +381,14 @@ class AirlineTools(Toolkit):
         return reservation
 
     @tool(kind=ACTION, app="airline")
-    def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger]) -> dict:
+    def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger | dict]) -> dict:
         """Update the passenger information of a reservation.
 
         Args:
             reservation_id: The reservation ID, such as 'ZFA04Y'.
             passengers: An array of objects containing details about each passenger.
         """
+        passengers = _items(Passenger, passengers)
         reservation = self._reservation(reservation_id)
         if len(passengers) != len(reservation["passengers"]):
             raise ToolError("Number of passengers does not match")
