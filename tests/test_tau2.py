@@ -340,3 +340,15 @@ def test_telecom_plain_dict_results_carry_numbers_as_text_as_tau2_writes_them():
                                                            "line_id": line_id, "gb_amount": 2}, sync=True).response
     assert refuel["new_data_refueling_gb"] == str(float(usage["data_refueling_gb"]) + 2)
     assert refuel["charge"].replace(".", "", 1).isdigit()
+
+
+def test_telecom_set_apn_settings_fills_tau2s_defaults_and_refuses_unknown_keys():
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world = env.world
+    result = call_tool(world, "user", "set_apn_settings", {"apn_settings": {"apn_name": "broken"}}, sync=True)
+    assert result.response.startswith("APN settings set to: broken\nStatus Bar: ")
+    apn = call_tool(world, "user", "check_apn_settings", {}, sync=True).response
+    assert apn.startswith("Current APN Name: broken\nMMSC URL (for picture messages): http://mms.carrier.com/mms/wapenc")
+    refused = call_tool(world, "user", "set_apn_settings", {"apn_settings": {"apn": "internet"}}, sync=True)
+    assert refused.error.startswith("1 validation error for APNSettings\napn\n  Extra inputs are not permitted")

@@ -1,6 +1,6 @@
 """Tools derived through worlds/tools.py: GoogleSheets' and VirtualHome's schemas are the ones the
 envs wrote by hand before (kept, byte for byte, in tests/data/tool_schemas/), the toolkits run,
-and the schemas are pydantic's for every kind of annotation."""
+the schemas are pydantic's for every kind of annotation, and Tau2-v0's are τ²-bench's own."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import typing_extensions
 
 import toolgym  # noqa: F401
-from toolgym.worlds.tools import READ, Toolkit, tool
+from toolgym.worlds.tools import READ, Toolkit, _house_shape, function_schema, tool
 from toolgym.worlds.virtualhome.tools import HomeTools
 from toolgym.worlds.virtualhome.world import VirtualHomeWorld
 
@@ -130,3 +130,32 @@ def test_schemas_are_pydantics_for_typeddicts_of_either_module_enums_literals_li
     assert refused.error == ("Invalid arguments for draw: box.corners.0.x: Field required; "
                              "box.corners.0.y: unexpected argument; colour: Input should be 'red' or 'blue'")
 
+
+def _house(schema: dict) -> dict:
+    """τ²'s schema in the house's shape: what toolgym's mechanism makes of the same pydantic schema."""
+    function = schema["function"]
+    parameters = _house_shape(function["parameters"])
+    return function_schema(function["name"], " ".join(function["description"].split()),
+                           parameters.get("properties", {}), parameters.get("required", []))
+
+
+def _one_line_descriptions(node):
+    if isinstance(node, dict):
+        return {k: " ".join(v.split()) if k == "description" and isinstance(v, str) else _one_line_descriptions(v)
+                for k, v in node.items()}
+    return [_one_line_descriptions(v) for v in node] if isinstance(node, list) else node
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "mock"])
+def test_every_tau2_tool_is_tau2s_own_openai_schema(domain):
+    """τ²'s ``Tool.openai_schema`` of every tool (tests/data/tau2/openai_schemas.json, written by
+    benchmarks/tau2_openai_schemas.py from τ²'s code) in the house's shape: pydantic's titles, $defs,
+    defaults and nullables as every toolgym schema has them, and descriptions on one line."""
+    expected = json.loads((Path(__file__).parent / "data" / "tau2" / "openai_schemas.json").read_text())
+    env = gym.make("Tau2-v0", domain=domain).unwrapped
+    for side, ours in (("assistant", env.tools), ("user", env.user_tools)):
+        theirs = {s["function"]["name"]: _one_line_descriptions(_house(s)) for s in expected[domain].get(side, [])}
+        ours = {s["function"]["name"]: s for s in ours or []}
+        assert sorted(ours) == sorted(theirs), (domain, side)
+        for name, schema in ours.items():
+            assert json.dumps(schema) == json.dumps(theirs[name]), (domain, side, name)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import copy
 from datetime import date, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
+import pydantic
 from sqlalchemy.orm import DeclarativeBase
+from typing_extensions import TypedDict
 
 from toolgym.worlds.tau2.common import TRANSFER_RESULT
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
@@ -24,8 +26,33 @@ from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
 TODAY = date(2025, 2, 25)
 NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
 MODE_TECHNOLOGY = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}
+NetworkMode = Literal["4g_5g_preferred", "4g_only", "3g_only", "2g_only"]
 DEFAULT_APN = {"apn_name": "internet", "reset_at_reboot": False, "mms_apn": "mms",
                "mmsc_url": "http://mms.carrier.com/mms/wapenc", "mms_proxy": None, "mms_port": None}
+
+
+# τ²'s APNSettings: every field optional (DEFAULT_APN's value when left out), no other key; the
+# docstring is the schema's description.
+@pydantic.with_config(pydantic.ConfigDict(extra="forbid"))
+class APNSettings(TypedDict, total=False):
+    """Represents the configuration for a single Access Point Name (APN)."""
+
+    apn_name: Annotated[Literal["internet", "broken"], pydantic.Field(
+        description="The name identifier for the APN connection.")]
+    reset_at_reboot: Annotated[bool, pydantic.Field(
+        description="Whether the APN settings will be reset at the next reboot.")]
+    mms_apn: Annotated[str | None, pydantic.Field(
+        description="Specific APN name used for MMS traffic, if different from general data.")]
+    mmsc_url: Annotated[str | None, pydantic.Field(
+        description="The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.")]
+    mms_proxy: Annotated[str | None, pydantic.Field(
+        description="The proxy server address required for MMS traffic on some networks.")]
+    mms_port: Annotated[int | None, pydantic.Field(
+        description="The proxy server port required for MMS traffic on some networks.")]
+
+
+_APN_ADAPTER = pydantic.TypeAdapter(APNSettings)
+
 DEFAULT_DEVICE = {
     "sim_card_status": "active", "sim_card_missing": False, "airplane_mode": False,
     "network_signal_strength": "good", "network_technology_connected": "5G", "network_connection_status": "connected",
@@ -190,7 +217,8 @@ class TelecomTools(Toolkit):
 
     @tool(kind=READ, app="telecom")
     def get_customer_by_name(self, full_name: str, dob: str) -> list:
-        """Searches for customers by name and DOB. May return multiple matches if names are similar; the date of birth is used to tell them apart.
+        """Searches for customers by name and DOB. May return multiple matches if names are similar,
+        DOB helps disambiguate.
 
         Args:
             full_name: The full name of the customer.
@@ -204,7 +232,7 @@ class TelecomTools(Toolkit):
         """Retrieves the details for a given ID. The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
 
         Args:
-            id: The ID of the object to retrieve, such as 'C1001', 'L1001', 'D1001', 'B1001' or 'P1001'.
+            id: The ID of the object to retrieve.
         """
         tables = {"L": ("lines", "Line"), "D": ("devices", "Device"), "B": ("bills", "Bill"),
                   "C": ("customers", "Customer"), "P": ("plans", "Plan")}
@@ -215,7 +243,9 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict:
-        """Suspends a specific line (max 6 months). Checks: line status must be Active. Logic: sets line status to Suspended and records the suspension start date.
+        """Suspends a specific line (max 6 months).
+        Checks: Line status must be Active.
+        Logic: Sets line status to Suspended, records suspension_start_date.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -231,7 +261,9 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def resume_line(self, customer_id: str, line_id: str) -> dict:
-        """Resumes a suspended line. Checks: line status must be Suspended or Pending Activation. Logic: sets line status to Active and clears the suspension start date.
+        """Resumes a suspended line.
+        Checks: Line status must be Suspended or Pending Activation.
+        Logic: Sets line status to Active, clears suspension_start_date.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -257,11 +289,18 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def send_payment_request(self, customer_id: str, bill_id: str) -> str:
-        """Sends a payment request to the customer for a specific bill. Checks: the customer exists, the bill belongs to the customer, and no bill is already awaiting payment. Logic: sets the bill status to AWAITING_PAYMENT.
+        """Sends a payment request to the customer for a specific bill.
+        Checks:
+            - Customer exists
+            - Bill exists and belongs to the customer
+            - No other bills are already awaiting payment for this customer
+        Logic: Sets bill status to AWAITING_PAYMENT and notifies customer.
+        Warning: This method does not check if the bill is already PAID.
+        Always check the bill status before calling this method.
 
         Args:
             customer_id: ID of the customer who owns the bill.
-            bill_id: ID of the bill to send the payment request for.
+            bill_id: ID of the bill to send payment request for.
         """
         customer = self.get_customer_by_id(customer_id)
         if any(self._bill(b)["status"] == "Awaiting Payment" for b in customer["bill_ids"]):
@@ -275,7 +314,8 @@ class TelecomTools(Toolkit):
 
     @tool(kind=READ, app="telecom")
     def get_data_usage(self, customer_id: str, line_id: str) -> dict:
-        """Retrieves current billing cycle data usage for a line, including data refueling amount, data limit and cycle end date.
+        """Retrieves current billing cycle data usage for a line, including data
+        refueling amount, data limit, and cycle end date.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -322,7 +362,10 @@ class TelecomTools(Toolkit):
 
     @tool(kind=READ, app="telecom")
     def transfer_to_human_agents(self, summary: str) -> str:
-        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+        """Transfer the user to a human agent, with a summary of the user's issue.
+        Only transfer if
+         -  the user explicitly asks for a human agent
+         -  given the policy and the available tools, you cannot solve the user's issue.
 
         Args:
             summary: A summary of the user's issue.
@@ -331,7 +374,9 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def refuel_data(self, customer_id: str, line_id: str, gb_amount: float) -> dict:
-        """Refuels data for a specific line, adding to the customer's bill. Checks: the line belongs to the customer and the amount is positive. Logic: adds the data to the line and charges the plan's refueling price.
+        """Refuels data for a specific line, adding to the customer's bill.
+        Checks: Line status must be Active, Customer owns the line.
+        Logic: Adds data to the line and charges customer based on the plan's refueling rate.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -578,12 +623,8 @@ class TelecomUserTools(Toolkit):
         return f"Network Mode Preference: {self._phone().device['network_mode_preference']}"
 
     @tool(kind=ACTION, app="phone")
-    def set_network_mode_preference(self, mode: str) -> str:
-        """Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery.
-
-        Args:
-            mode: The network mode to set: '4g_5g_preferred', '4g_only', '3g_only' or '2g_only'.
-        """
+    def set_network_mode_preference(self, mode: NetworkMode | str) -> str:
+        """Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery."""
         def change(phone: Phone) -> str:
             if mode not in NETWORK_MODES:
                 return (f"Failed to set network mode: '{mode}' is not a valid option. Please use one of: "
@@ -603,7 +644,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_airplane_mode(self) -> str:
-        """Toggles Airplane Mode ON or OFF. When ON, it disconnects all wireless communications including cellular, Wi-Fi, and Bluetooth."""
+        """Toggles Airplane Mode ON or OFF. When ON, it disconnects all wireless communications including cellular, Wi-Fi, and Bluetooth.
+        Returns the new state of airplane_mode.
+        """
         return self._changed(lambda phone: f"Airplane Mode is now {'ON' if phone.toggle_airplane_mode() else 'OFF'}.")
 
     @tool(kind=READ, app="phone")
@@ -624,12 +667,16 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_data(self) -> str:
-        """Toggles your phone's mobile data connection ON or OFF. Controls whether your phone can use cellular data for internet access when Wi-Fi is unavailable."""
+        """Toggles your phone's mobile data connection ON or OFF. Controls whether your phone can use cellular data for internet access when Wi-Fi is unavailable.
+        Returns the new data connection status.
+        """
         return self._changed(lambda phone: f"Mobile Data is now {'ON' if phone.toggle('data_enabled') else 'OFF'}.")
 
     @tool(kind=ACTION, app="phone")
     def toggle_roaming(self) -> str:
-        """Toggles Data Roaming ON or OFF. When ON, your phone can use data networks in areas outside your carrier's coverage."""
+        """Toggles Data Roaming ON or OFF. When ON, your phone can use data networks in areas outside your carrier's coverage.
+        Returns the new data roaming status.
+        """
         return self._changed(lambda phone: f"Data Roaming is now {'ON' if phone.toggle('roaming_enabled') else 'OFF'}.")
 
     @tool(kind=READ, app="phone")
@@ -640,7 +687,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_data_saver_mode(self) -> str:
-        """Toggles Data Saver mode ON or OFF. When ON, it reduces data usage, which may affect data speed."""
+        """Toggles Data Saver mode ON or OFF. When ON, it reduces data usage, which may affect data speed.
+        Returns the new data saver mode status.
+        """
         return self._changed(lambda phone: "Data Saver Mode is now "
                                            f"{'ON' if phone.toggle('data_saver_mode', search=False) else 'OFF'}.")
 
@@ -650,6 +699,20 @@ class TelecomUserTools(Toolkit):
         apn = self._phone().device["active_apn_settings"]
         return (f"Current APN Name: {apn['apn_name'] or 'Not Set'}\nMMSC URL (for picture messages): "
                 f"{apn['mmsc_url'] or 'Not Set'}\n(These are technical settings, usually best left unchanged.)")
+
+    @tool(kind=ACTION, app="phone")
+    def set_apn_settings(self, apn_settings: APNSettings | dict) -> str:
+        """Sets the APN settings for the phone."""
+        try:  # τ²'s APNSettings(**apn_settings): the defaults for what is left out
+            settings = {**DEFAULT_APN, **_APN_ADAPTER.validate_python(apn_settings)}
+        except pydantic.ValidationError as error:
+            raise ToolError(str(error)) from None
+
+        def change(phone: Phone) -> str:
+            phone.device["active_apn_settings"] = settings
+            phone.network_search()
+            return f"APN settings set to: {settings['apn_name']}"
+        return self._changed(change)
 
     @tool(kind=ACTION, app="phone")
     def reset_apn_settings(self) -> str:
@@ -672,7 +735,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_wifi(self) -> str:
-        """Toggles your phone's Wi-Fi radio ON or OFF. Controls whether your phone can discover and connect to wireless networks for internet access."""
+        """Toggles your phone's Wi-Fi radio ON or OFF. Controls whether your phone can discover and connect to wireless networks for internet access.
+        Returns the new Wi-Fi status.
+        """
         def change(phone: Phone) -> str:
             device = phone.device
             if device["airplane_mode"]:
@@ -690,7 +755,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_wifi_calling(self) -> str:
-        """Toggles Wi-Fi Calling ON or OFF. This feature allows you to make and receive calls over Wi-Fi instead of the cellular network, which can help in areas with weak cellular signal."""
+        """Toggles Wi-Fi Calling ON or OFF. This feature allows you to make and receive calls over Wi-Fi instead of the cellular network, which can help in areas with weak cellular signal.
+        Returns the new Wi-Fi Calling status.
+        """
         return self._changed(lambda phone: "Wi-Fi Calling is now "
                                            f"{'ON' if phone.toggle('wifi_calling_enabled', search=False) else 'OFF'}.")
 
@@ -734,11 +801,7 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=READ, app="phone")
     def check_app_status(self, app_name: str) -> str:
-        """Checks detailed information about a specific app. Shows its permissions and background data usage settings.
-
-        Args:
-            app_name: The name of the app to check.
-        """
+        """Checks detailed information about a specific app. Shows its permissions and background data usage settings."""
         app = self._phone().device["app_statuses"].get(app_name)
         if app is None:
             return f"App '{app_name}' not found on this phone."
@@ -750,11 +813,7 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=READ, app="phone")
     def check_app_permissions(self, app_name: str) -> str:
-        """Checks what permissions a specific app currently has. Shows if the app has access to features like storage, camera, location, etc.
-
-        Args:
-            app_name: The name of the app to check.
-        """
+        """Checks what permissions a specific app currently has. Shows if the app has access to features like storage, camera, location, etc."""
         app = self._phone().device["app_statuses"].get(app_name)
         if app is None:
             return f"App '{app_name}' not found on this phone."
@@ -768,8 +827,8 @@ class TelecomUserTools(Toolkit):
         """Gives a specific permission to an app (like access to storage, camera, or location). Required for some app functions to work properly.
 
         Args:
-            app_name: The name of the app.
-            permission: The permission to grant: 'sms', 'storage', 'phone' or 'network'.
+            app_name: The name of the app to grant the permission to.
+            permission: The permission to grant, should be lowercase.
         """
         def change(phone: Phone) -> str:
             app = phone.device["app_statuses"].get(app_name)
