@@ -352,3 +352,18 @@ def test_telecom_set_apn_settings_fills_tau2s_defaults_and_refuses_unknown_keys(
     assert apn.startswith("Current APN Name: broken\nMMSC URL (for picture messages): http://mms.carrier.com/mms/wapenc")
     refused = call_tool(world, "user", "set_apn_settings", {"apn_settings": {"apn": "internet"}}, sync=True)
     assert refused.error.startswith("1 validation error for APNSettings\napn\n  Extra inputs are not permitted")
+
+
+def test_the_database_hash_does_not_depend_on_the_order_of_a_records_keys():
+    """τ² hashes its database with sorted keys: a tool that writes a record's keys in another
+    order leaves the same state."""
+    env = make("retail")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world, before = env.world, env.world.state_hash()
+    key, record = next(iter(world.dump()["users"].items()))
+    world.put("users", key, dict(reversed(list(record.items()))))
+    world.commit()
+    assert list(next(iter(world.dump()["users"].values()))) == list(reversed(list(record)))
+    assert world.state_hash() == before
+    world.put("users", key, {**record, "email": "someone.else@example.com"})
+    assert world.state_hash() != before
