@@ -367,3 +367,32 @@ def test_the_database_hash_does_not_depend_on_the_order_of_a_records_keys():
     assert world.state_hash() == before
     world.put("users", key, {**record, "email": "someone.else@example.com"})
     assert world.state_hash() != before
+
+
+def test_tools_are_called_as_tau2_calls_them():
+    """τ²'s toolkit runs the method on the arguments as given: its errors are Python's and the
+    tool's own words, values are not coerced, unknown keys inside list items are dropped."""
+    env = make("airline")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    step = lambda name, arguments: env.step({"name": name, "arguments": arguments})[0]  # noqa: E731
+    assert step("no_such_tool", {}) == "Error: Tool 'no_such_tool' not found."
+    assert step("get_user_details", {}) == \
+        "Error: AirlineTools.get_user_details() missing 1 required positional argument: 'user_id'"
+    assert step("get_user_details", {"user_id": "x", "verbose": True}) == \
+        "Error: AirlineTools.get_user_details() got an unexpected keyword argument 'verbose'"
+    assert step("get_user_details", {"user_id": "nobody"}) == "Error: User nobody not found"
+    reservation_id, reservation = next((k, r) for k, r in env.world.dump()["reservations"].items()
+                                       if r.get("status") != "cancelled")
+    passengers = [{**p, "seat": "12A"} for p in reservation["passengers"]]
+    updated = json.loads(step("update_reservation_passengers", {"reservation_id": reservation_id,
+                                                                "passengers": passengers}))
+    assert updated["passengers"] == reservation["passengers"]  # the unknown key dropped, as τ²'s Passenger(**p)
+    missing = step("update_reservation_passengers", {"reservation_id": reservation_id,
+                                                     "passengers": [{"first_name": "A"}]})
+    assert missing.startswith("Error: 2 validation errors for Passenger\nlast_name\n  Field required")
+    user_id = reservation["user_id"]
+    payment_id = next(iter(env.world.dump()["users"][user_id]["payment_methods"]))
+    baggage = json.loads(step("update_reservation_baggages", {
+        "reservation_id": reservation_id, "total_baggages": float(reservation["total_baggages"]),
+        "nonfree_baggages": reservation["nonfree_baggages"], "payment_id": payment_id}))
+    assert isinstance(baggage["total_baggages"], float)  # passed through, as τ² stores it

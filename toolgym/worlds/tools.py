@@ -332,13 +332,20 @@ class Toolkit:
         except ToolError as exc:
             error = str(exc)
         except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
-            # A bug-free tool raises only ToolError; data-shaped errors are still the agent's.
-            # First line only: database errors go on with the SQL statement and a link.
-            lines = str(exc).strip().splitlines()
-            error = f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
+            error = self.error_text(exc)
         else:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
         return failed(error)
+
+
+    def error_text(self, exc: Exception) -> str:
+        """What the agent reads of an exception other than :class:`ToolError` that a call raised.
+
+        A bug-free tool raises only ToolError; data-shaped errors are still the agent's. First
+        line only: database errors go on with the SQL statement and a link.
+        """
+        lines = str(exc).strip().splitlines()
+        return f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
 
 
 def _build_spec(fn: Callable, method_name: str, meta: dict) -> ToolSpec:

@@ -238,7 +238,7 @@ class Tau2Env(ToolEnv):
         """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
         call_id = f"call_{len(self._messages)}"
         if requestor == "user" and self.user_tools is None:
-            result = ToolResult(name=call.name, arguments={}, error="you have no tools to call", known=False)
+            result = ToolResult(name=call.name, arguments={}, error="User tools not available", known=False)
         else:
             result = call_tool(self.world, requestor, call.name, call.arguments, sync=True)
         try:

@@ -165,8 +165,9 @@ def call_tool(world, requestor: str, name: str, arguments, sync: bool) -> ToolRe
     (τ²-bench syncs after every call of an episode, not between its ground-truth actions)."""
     tools = toolkit(world, requestor)
     if tools is None:
-        return ToolResult(name=str(name), arguments={}, error=f"there are no {requestor} tools in this domain",
-                          known=False)
+        # τ²'s environment's words
+        return ToolResult(name=str(name), arguments={}, known=False,
+                          error="User tools not available" if requestor == "user" else "Tools not available")
     result = tools.call(name, arguments)
     if sync and hasattr(world, "sync"):
         try:

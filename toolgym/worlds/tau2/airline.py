@@ -16,9 +16,9 @@ import pydantic
 from sqlalchemy.orm import DeclarativeBase
 from typing_extensions import TypedDict
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT, calculate
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit, calculate
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 NOW = "2024-05-15T15:00:00"
 RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
@@ -99,7 +99,7 @@ class AirlineWorld(DocumentWorld):
         self.load(airline_database(self.seed))
 
 
-class AirlineTools(Toolkit):
+class AirlineTools(Tau2Toolkit):
     """The airline agent's tools (τ²-bench's ``AirlineTools``)."""
 
     world: AirlineWorld

@@ -11,9 +11,9 @@ import json
 
 from sqlalchemy.orm import DeclarativeBase
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT, calculate
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit, calculate
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 #: The fields of τ²-bench's ``Order`` that default to None: its tools return them as null when unset.
@@ -54,7 +54,7 @@ def _is_gift_card(method: dict) -> bool:
     return method.get("source") == "gift_card"
 
 
-class RetailTools(Toolkit):
+class RetailTools(Tau2Toolkit):
     """The retail agent's tools (τ²-bench's ``RetailTools``)."""
 
     world: RetailWorld

@@ -19,9 +19,9 @@ import pydantic
 from sqlalchemy.orm import DeclarativeBase
 from typing_extensions import TypedDict
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 TODAY = date(2025, 2, 25)
 NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
@@ -171,7 +171,7 @@ class TelecomWorld(DocumentWorld):
         self.put("user_state", "surroundings", surroundings)
 
 
-class TelecomTools(Toolkit):
+class TelecomTools(Tau2Toolkit):
     """The carrier agent's tools (τ²-bench's ``TelecomTools``), with its setup and assertion functions."""
 
     world: TelecomWorld
@@ -573,7 +573,7 @@ class Phone:
         return self.device[setting]
 
 
-class TelecomUserTools(Toolkit):
+class TelecomUserTools(Tau2Toolkit):
     """The user's phone (τ²-bench's ``TelecomUserTools``): tools the user calls, and the setup and
     assertion functions of the tasks."""
 
