@@ -156,7 +156,7 @@ def test_bad_actions_are_errors_and_leave_the_world_unchanged():
     before = env.world.state_hash()
     for action in ('{"name": "cancel_pending_order", "arguments": {"order_id": "#nope", "reason": "x"}}',
                    {"name": "no_such_tool", "arguments": {}}, '{"name": "calculate", "arguments": {"expression": '
-                   '"__import__(\'os\')"}}', '{"name": broken'):
+                   '"__import__(\'os\')"}}', 'get_order_details(**{"order_id": "#W1"})'):
         observation, reward, terminated, truncated, _ = env.step(action)
         assert observation.startswith("Error:") and reward == 0.0 and not terminated
     assert env.world.state_hash() == before
@@ -396,3 +396,26 @@ def test_tools_are_called_as_tau2_calls_them():
         "reservation_id": reservation_id, "total_baggages": float(reservation["total_baggages"]),
         "nonfree_baggages": reservation["nonfree_baggages"], "payment_id": payment_id}))
     assert isinstance(baggage["total_baggages"], float)  # passed through, as τ² stores it
+
+
+def test_a_message_that_looks_like_json_goes_to_the_user_and_a_turn_keeps_its_text():
+    """τ²'s agent speaks in AssistantMessages: text that is not a tool call is said to the user,
+    and a message with text and tool calls keeps both."""
+    env = make("retail")
+    env.reset(options={"task_index": 0})
+    said = '{"note": "your order is on its way"}'
+    observation, *_ = env.step(said)
+    assert not observation.startswith("Error:")
+    assert env._messages[-2] == {"role": "assistant", "content": said} and env._messages[-1]["role"] == "user"
+    order_id = next(iter(env.world.dump()["orders"]))
+    observation, *_ = env.step({"role": "assistant", "content": "Let me look that up.", "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "get_order_details",
+                                                     "arguments": json.dumps({"order_id": order_id})}},
+        {"id": "b", "name": "calculate", "arguments": {"expression": "1 + 1"}}]})
+    details, total = observation.split("\n")
+    assert json.loads(details)["order_id"] == order_id and total == "2.0"
+    turn = env._messages[-3]
+    assert turn["role"] == "assistant" and turn["content"] == "Let me look that up."
+    assert [c["function"]["name"] for c in turn["tool_calls"]] == ["get_order_details", "calculate"]
+    assert [m["content"] for m in env._messages[-2:]] == [details, total]
+    assert [m for m in env._info()["messages"] if m.get("content") == "Let me look that up."]

@@ -8,7 +8,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, official_task_set, run_function,
@@ -30,8 +30,12 @@ class Tau2Env(ToolEnv):
 
     ## Action Space
     A tool call (``{"name": ..., "arguments": {...}}``, OpenAI's function format, or
-    ``name(k=v)``) or a message to the user (any other text). The message ``###STOP###`` ends
-    the conversation from the agent's side. In telecom (dual control) the user has tools of its
+    ``name(k=v)``), a message to the user (any other text: text that starts with ``{`` but is
+    no tool call is said to the user, as τ²'s agent says any text), or a whole turn in OpenAI's
+    (τ²'s ``AssistantMessage``) shape, ``{"content": text, "tool_calls": [call, ...]}``: its
+    calls run in order, the observation is their results one per line, and its text stays in the
+    conversation as the agent's words. The message ``###STOP###`` ends the conversation from the
+    agent's side. In telecom (dual control) the user has tools of its
     own, the phone's (``env.user_tools``): the agent asks, the user acts, and the user's calls and
     their results are in the history (role ``user`` with ``tool_calls``, then ``tool`` with
     ``requestor: "user"``).
@@ -186,7 +190,11 @@ class Tau2Env(ToolEnv):
         return history
 
     def _act(self, action: Any) -> Outcome:
+        if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
+            return self._continue(self._message_with_calls(action))
         parsed = parse_action(action, self._signatures)
+        if isinstance(parsed, Unparseable) and isinstance(action, str) and action.lstrip().startswith(("{", "[")):
+            parsed = TextReply(action)  # not a tool call: τ²'s agent said it to the user
         if isinstance(parsed, TextReply):
             text = parsed.text
             self._messages.append({"role": "assistant", "content": text})
@@ -234,29 +242,60 @@ class Tau2Env(ToolEnv):
         self._messages.append({"role": "user", "content": observation})
         return self._continue(observation)
 
+    def _message_with_calls(self, message: Mapping) -> str:
+        """An agent turn in τ²'s ``AssistantMessage`` shape (OpenAI's): its text, kept in the
+        conversation as the agent's words, and its tool calls, run in order. The observation is
+        each call's result, one per line."""
+        calls = [parse_action(call) for call in message["tool_calls"]]
+        bad = next((call for call in calls if not isinstance(call, ToolCall)), None)
+        if bad is not None:
+            self._note_invalid_action()
+            return self._refuse_turn(message, f"could not read the tool call: {bad.error}")
+        content = message.get("content")
+        return "\n".join(self._calls(calls, content=content if isinstance(content, str) and content else None))
+
+    def _refuse_turn(self, message: Mapping, error: str) -> str:
+        observation = f"Error: {error}"
+        self._messages.append({"role": "assistant", "content": json.dumps(message, default=str)[:10_000]})
+        self._messages.append({"role": "user", "content": observation})
+        return observation
+
     def _call(self, call: ToolCall, requestor: str = "assistant") -> str:
         """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
-        call_id = f"call_{len(self._messages)}"
-        if requestor == "user" and self.user_tools is None:
-            result = ToolResult(name=call.name, arguments={}, error="User tools not available", known=False)
-        else:
-            result = call_tool(self.world, requestor, call.name, call.arguments, sync=True)
-        try:
-            arguments = json.dumps(result.arguments)
-        except (TypeError, ValueError):
-            arguments = json.dumps(result.arguments, default=str)
-        self._messages.append({"role": requestor, "content": None, "tool_calls": [{
-            "id": call_id, "type": "function", "function": {"name": result.name, "arguments": arguments}}]})
-        if result.error is not None:
-            self._errors += 1
-            observation = f"Error: {result.error}"
-        elif isinstance(result.response, str):
-            observation = result.response
-        else:
-            observation = json.dumps(result.response)
-        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation,
-                               "requestor": requestor})
-        return observation
+        return self._calls([call], requestor)[0]
+
+    def _calls(self, calls: list[ToolCall], requestor: str = "assistant", content: str | None = None) -> list[str]:
+        """Run one message's tool calls of the agent or (dual control) the user, each followed by a
+        sync of the two sides; the message keeps its text (``content``) as τ²'s does."""
+        first_id = len(self._messages)
+        results = []
+        for call in calls:
+            if requestor == "user" and self.user_tools is None:
+                results.append(ToolResult(name=call.name, arguments={}, error="User tools not available", known=False))
+            else:
+                results.append(call_tool(self.world, requestor, call.name, call.arguments, sync=True))
+        tool_calls = []
+        for i, result in enumerate(results):
+            try:
+                arguments = json.dumps(result.arguments)
+            except (TypeError, ValueError):
+                arguments = json.dumps(result.arguments, default=str)
+            tool_calls.append({"id": f"call_{first_id}" + (f"_{i}" if i else ""), "type": "function",
+                               "function": {"name": result.name, "arguments": arguments}})
+        self._messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
+        observations = []
+        for result, call in zip(results, tool_calls):
+            if result.error is not None:
+                self._errors += 1
+                observation = f"Error: {result.error}"
+            elif isinstance(result.response, str):
+                observation = result.response
+            else:
+                observation = json.dumps(result.response)
+            self._messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
+                                   "content": observation, "requestor": requestor})
+            observations.append(observation)
+        return observations
 
     def _end(self, observation: str, termination: str) -> Outcome:
         """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""
