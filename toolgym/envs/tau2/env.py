@@ -31,7 +31,8 @@ class Tau2Env(ToolEnv):
     ## Action Space
     A tool call (``{"name": ..., "arguments": {...}}``, OpenAI's function format, or
     ``name(k=v)``), a message to the user (any other text: text that starts with ``{`` but is
-    no tool call is said to the user, as τ²'s agent says any text), or a whole turn in OpenAI's
+    no tool call is said to the user, as τ²'s agent says any text, and counted in
+    ``invalid_actions``), or a whole turn in OpenAI's
     (τ²'s ``AssistantMessage``) shape, ``{"content": text, "tool_calls": [call, ...]}``: its
     calls run in order, the observation is their results one per line, and its text stays in the
     conversation as the agent's words. The message ``###STOP###`` ends the conversation from the
@@ -194,7 +195,10 @@ class Tau2Env(ToolEnv):
             return self._continue(self._message_with_calls(action))
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, Unparseable) and isinstance(action, str) and action.lstrip().startswith(("{", "[")):
-            parsed = TextReply(action)  # not a tool call: τ²'s agent said it to the user
+            # Not a tool call: τ²'s agent said it to the user. Still counted as an unreadable
+            # action: most such texts are tool calls gone wrong.
+            self._note_invalid_action()
+            parsed = TextReply(action)
         if isinstance(parsed, TextReply):
             text = parsed.text
             self._messages.append({"role": "assistant", "content": text})
