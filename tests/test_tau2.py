@@ -419,3 +419,25 @@ def test_a_message_that_looks_like_json_goes_to_the_user_and_a_turn_keeps_its_te
     assert [c["function"]["name"] for c in turn["tool_calls"]] == ["get_order_details", "calculate"]
     assert [m["content"] for m in env._messages[-2:]] == [details, total]
     assert [m for m in env._info()["messages"] if m.get("content") == "Let me look that up."]
+
+
+@needs_data
+def test_telecom_records_and_phone_are_as_tau2s_tools_show_them():
+    """τ²'s records are its pydantic models dumped: every field (unset ones null), datetimes as
+    ``str(datetime)``; its setup's turn_*_on/off flip the switch at least once (a network search).
+    The texts are τ²'s Environment's for the same calls (tau2-bench a2c0247)."""
+    env = make("telecom", official=True, split="full")
+    env.reset(options={"task_id": "[mobile_data_issue]airplane_mode_on|bad_vpn|data_usage_exceeded"
+                                  "|user_abroad_roaming_enabled_off[PERSONA:Hard]"})
+    step = lambda name, arguments: env.step({"name": name, "arguments": arguments})[0]  # noqa: E731
+    assert step("get_details_by_id", {"id": "D1002"}) == (
+        '{"device_id": "D1002", "device_type": "phone", "model": "Smartphone Pro Max", "imei": "234567890123456", '
+        '"is_esim_capable": true, "activated": true, "activation_date": "2025-02-15 11:45:00", '
+        '"last_esim_transfer_date": "2025-01-20 09:30:00"}')
+    assert step("get_details_by_id", {"id": "L1002"}).endswith(
+        '"last_sim_replacement_date": "2025-01-20", "suspension_start_date": null}')
+    assert json.loads(step("get_customer_by_phone", {"phone_number": "555-123-2002"}))["created_at"] == \
+        "2025-01-15 10:30:00"
+    vpn = call_tool(env.world, "user", "check_vpn_status", {}, sync=True).response
+    assert vpn == ("VPN is ON and connected. Details: {'server_address': '192.168.1.1', 'protocol': 'OpenVPN', "
+                   "'server_performance': <PerformanceLevel.POOR: 'poor'>}")

@@ -107,6 +107,57 @@ class UserState(DocumentRow, Base):
     __tablename__ = "user_state"
 
 
+_REQUIRED = object()
+#: τ²'s telecom records (its ``data_model.py``): each field in its model's order, with the value an
+#: unset one takes (null for an unset optional one: τ²'s tools return the records whole).
+RECORD_FIELDS = {
+    "plans": {"plan_id": _REQUIRED, "name": _REQUIRED, "data_limit_gb": _REQUIRED, "price_per_month": _REQUIRED,
+              "data_refueling_price_per_gb": _REQUIRED},
+    "devices": {"device_id": _REQUIRED, "device_type": _REQUIRED, "model": _REQUIRED, "imei": None,
+                "is_esim_capable": _REQUIRED, "activated": False, "activation_date": None,
+                "last_esim_transfer_date": None},
+    "lines": {"line_id": _REQUIRED, "phone_number": _REQUIRED, "status": "Pending Activation", "plan_id": _REQUIRED,
+              "device_id": None, "data_used_gb": 0.0, "data_refueling_gb": 0.0, "roaming_enabled": False,
+              "contract_end_date": None, "last_plan_change_date": None, "last_sim_replacement_date": None,
+              "suspension_start_date": None},
+    "customers": {"customer_id": _REQUIRED, "full_name": _REQUIRED, "date_of_birth": _REQUIRED, "email": _REQUIRED,
+                  "phone_number": _REQUIRED, "address": _REQUIRED, "account_status": "Pending Verification",
+                  "payment_methods": [], "line_ids": [], "bill_ids": [], "created_at": "2025-01-01",
+                  "last_extension_date": None, "goodwill_credit_used_this_year": 0.0},
+    "bills": {"bill_id": _REQUIRED, "customer_id": _REQUIRED, "period_start": _REQUIRED, "period_end": _REQUIRED,
+              "issue_date": _REQUIRED, "total_due": _REQUIRED, "due_date": _REQUIRED, "line_items": [],
+              "status": "Draft"},
+}
+#: The fields τ² types as floats (an integer in the TOML is read as one) and as datetimes, which its
+#: tools' output writes as ``str(datetime)``: a space between date and time, not ``T``.
+FLOAT_FIELDS = {"data_limit_gb", "price_per_month", "data_refueling_price_per_gb", "data_used_gb",
+                "data_refueling_gb", "goodwill_credit_used_this_year", "total_due", "amount"}
+DATETIME_FIELDS = {"activation_date", "last_esim_transfer_date", "created_at"}
+
+
+def tau2_record(table: str, record: dict) -> dict:
+    """``record`` as τ²'s model of ``table`` holds it: every field in the model's order (unset ones
+    as their default), floats as floats, datetimes written as τ² writes them."""
+    out = {field: copy.deepcopy(record.get(field, default)) for field, default in RECORD_FIELDS[table].items()
+           if field in record or default is not _REQUIRED}
+    out.update((key, value) for key, value in record.items() if key not in out)  # τ² would refuse these
+    for item in [out, *(out.get("line_items") or ())]:
+        for field in FLOAT_FIELDS & item.keys():
+            if isinstance(item[field], int) and not isinstance(item[field], bool):
+                item[field] = float(item[field])
+        for field in DATETIME_FIELDS & item.keys():
+            if isinstance(item[field], str) and len(item[field]) > 10:
+                item[field] = item[field].replace("T", " ", 1)
+    return out
+
+
+class _EnumRepr(str):
+    """A text that a dict's repr shows as it is (an enum member's repr in τ²'s printed dicts)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def merged(record, update):
     """``update`` merged into ``record`` key by key (τ²-bench's update of a model with a dict)."""
     if isinstance(record, dict) and isinstance(update, dict):
@@ -135,7 +186,8 @@ class TelecomWorld(DocumentWorld):
         """Fill the carrier's tables from τ²'s ``db.toml`` lists and the phone from ``user_db.toml``'s device."""
         keys = {"plans": "plan_id", "devices": "device_id", "lines": "line_id", "customers": "customer_id",
                 "bills": "bill_id"}
-        data = {table: {record[key]: record for record in carrier.get(table) or []} for table, key in keys.items()}
+        data = {table: {record[key]: tau2_record(table, record) for record in carrier.get(table) or []}
+                for table, key in keys.items()}
         data["user_state"] = {"device": merged(DEFAULT_DEVICE, device or {}),
                               "surroundings": copy.deepcopy(DEFAULT_SURROUNDINGS)}
         self.load(data)
@@ -767,8 +819,14 @@ class TelecomUserTools(Tau2Toolkit):
         device = self._phone().device
         if device["vpn_connected"]:
             details = device["vpn_details"]
-            return (f"VPN is ON and connected. Details: {details}" if details
-                    else "VPN is ON and connected (no specific details available).")
+            if not details:
+                return "VPN is ON and connected (no specific details available)."
+            # τ² prints its VpnDetails' model_dump: the performance is its PerformanceLevel enum's repr
+            performance = details.get("server_performance")
+            shown = {**details, "server_performance": _EnumRepr(
+                f"<PerformanceLevel.{str(performance).upper()}: {performance!r}>")} if isinstance(
+                performance, str) else details
+            return f"VPN is ON and connected. Details: {shown}"
         if device["vpn_enabled_setting"]:
             return "VPN is turned ON in settings, but currently not connected."
         return "VPN is turned OFF."
@@ -895,8 +953,11 @@ class TelecomUserTools(Tau2Toolkit):
         self._setup(lambda phone: phone.surroundings.update(is_abroad=abroad))
 
     def _force(self, setting: str, on: bool, search: bool = True):
+        """τ²'s ``turn_*_on``/``_off``: toggle, and toggle back if that went the wrong way. The
+        switch is always flipped at least once, so a toggle that searches the network searches
+        even when the setting was already as asked."""
         def change(phone: Phone) -> None:
-            if phone.device[setting] != on:
+            if phone.toggle(setting, search) != on:
                 phone.toggle(setting, search)
         return self._setup(change)
 
@@ -913,8 +974,8 @@ class TelecomUserTools(Tau2Toolkit):
         return self._force("data_saver_mode", True, search=False)
 
     def turn_airplane_mode_on(self):
-        def change(phone: Phone) -> None:
-            if not phone.device["airplane_mode"]:
+        def change(phone: Phone) -> None:  # τ²'s: toggled at least once, as _force
+            if not phone.toggle_airplane_mode():
                 phone.toggle_airplane_mode()
         return self._setup(change)
 
