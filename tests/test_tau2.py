@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
 from toolgym.agents.llm.backends import Completion
+from toolgym.envs.common.actions import ToolCall
 from toolgym.envs.tau2.env import USER_ACTION_PREFIX
 from toolgym.envs.tau2 import grading
 from toolgym.envs.tau2.grading import action_matches
@@ -441,3 +443,23 @@ def test_telecom_records_and_phone_are_as_tau2s_tools_show_them():
     vpn = call_tool(env.world, "user", "check_vpn_status", {}, sync=True).response
     assert vpn == ("VPN is ON and connected. Details: {'server_address': '192.168.1.1', 'protocol': 'OpenVPN', "
                    "'server_performance': <PerformanceLevel.POOR: 'poor'>}")
+
+
+@needs_data
+def test_every_ground_truth_calls_output_is_tau2s_text():
+    """Each ground-truth call of the base split's tasks, made from the task's start, gives the text
+    τ²'s Environment gives (digests written from τ²'s code by benchmarks/tau2_tool_outputs.py)."""
+    expected = json.loads((Path(__file__).parent / "data" / "tau2" / "ground_truth_outputs.json").read_text())
+    compared = 0
+    for domain in ("airline", "retail", "telecom"):
+        env = make(domain, official=True)
+        for task_id in env.task_ids():
+            env.reset(options={"task_id": task_id})
+            digests = []
+            for action in env.task["evaluation_criteria"].get("actions") or ():
+                requestor = action.get("requestor", "assistant")
+                observation = env._call(ToolCall(action["name"], action["arguments"]), requestor)
+                digests.append(hashlib.sha256(observation.encode()).hexdigest()[:16])
+            assert digests == expected[f"{domain}/{task_id}"], (domain, task_id)
+            compared += len(digests)
+    assert compared == 142 + 550 + 516

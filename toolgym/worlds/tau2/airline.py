@@ -69,6 +69,16 @@ class Payment(TypedDict):
     amount: Annotated[int, pydantic.Field(description="Payment amount in dollars")]
 
 
+FLIGHT_KEYS = ("flight_number", "origin", "destination", "scheduled_departure_time_est",
+               "scheduled_arrival_time_est", "dates")
+RESERVATION_FLIGHT_KEYS = ("flight_number", "origin", "destination", "date", "price")
+
+
+def _ordered(record: dict, keys: tuple[str, ...]) -> dict:
+    """``record`` with ``keys`` first, in that order, then any other key."""
+    return {**{key: record[key] for key in keys if key in record}, **record}
+
+
 _ITEM_ADAPTERS = {model: pydantic.TypeAdapter(model) for model in (FlightInfo, Passenger, Payment)}
 
 
@@ -97,6 +107,17 @@ class AirlineWorld(DocumentWorld):
     def populate(self) -> None:
         from toolgym.worlds.tau2.tasks import airline_database
         self.load(airline_database(self.seed))
+
+    def load(self, data: dict[str, dict]) -> None:
+        """τ²'s ``db.json`` layout, each flight and each reservation's flight with its keys in the
+        order of τ²'s models (``flight_number`` first), as τ²'s tools return them."""
+        data = dict(data)
+        data["flights"] = {key: _ordered(flight, FLIGHT_KEYS) for key, flight in (data.get("flights") or {}).items()}
+        data["reservations"] = {key: {**reservation, "flights": [_ordered(f, RESERVATION_FLIGHT_KEYS)
+                                                                  for f in reservation.get("flights") or ()]}
+                                if isinstance(reservation.get("flights"), list) else reservation
+                                for key, reservation in (data.get("reservations") or {}).items()}
+        super().load(data)
 
 
 class AirlineTools(Tau2Toolkit):
@@ -203,8 +224,8 @@ class AirlineTools(Tau2Toolkit):
             if status["available_seats"][cabin] < len(passengers):
                 raise ToolError(f"Not enough seats on flight {number}")
             price = status["prices"][cabin]
-            reservation["flights"].append({"origin": flight["origin"], "destination": flight["destination"],
-                                           "flight_number": number, "date": info["date"], "price": price})
+            reservation["flights"].append({"flight_number": number, "origin": flight["origin"],
+                                           "destination": flight["destination"], "date": info["date"], "price": price})
             total_price += price * len(passengers)
         if insurance == "yes":
             total_price += 30 * len(passengers)
@@ -390,9 +411,9 @@ class AirlineTools(Tau2Toolkit):
                 raise ToolError(f"Flight {info['flight_number']} not available on date {info['date']}")
             if status["available_seats"][cabin] < passengers:
                 raise ToolError(f"Not enough seats on flight {info['flight_number']}")
-            new_flights.append({"flight_number": info["flight_number"], "date": info["date"],
-                                "price": status["prices"][cabin], "origin": flight["origin"],
-                                "destination": flight["destination"]})
+            new_flights.append({"flight_number": info["flight_number"], "origin": flight["origin"],
+                                "destination": flight["destination"], "date": info["date"],
+                                "price": status["prices"][cabin]})
             total_price += status["prices"][cabin] * passengers
         total_price -= sum(f["price"] for f in reservation["flights"]) * passengers
         payment = self._charge_update(user, payment_id, total_price)

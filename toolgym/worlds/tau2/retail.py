@@ -243,8 +243,8 @@ class RetailTools(Tau2Toolkit):
         order = self._order(order_id)
         if "pending" not in order["status"]:
             raise ToolError("Non-pending order cannot be modified")
-        order["address"] = {"address1": address1, "address2": address2, "city": city, "state": state,
-                            "country": country, "zip": zip}
+        order["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
+                            "state": state, "zip": zip}  # τ²'s UserAddress order
         self.world.put("orders", order_id, order)
         return order
 
@@ -339,8 +339,8 @@ class RetailTools(Tau2Toolkit):
             zip: The zip code, such as '12345'.
         """
         user = self._user(user_id)
-        user["address"] = {"address1": address1, "address2": address2, "city": city, "state": state,
-                           "country": country, "zip": zip}
+        user["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
+                           "state": state, "zip": zip}  # τ²'s UserAddress order
         self.world.put("users", user_id, user)
         return user
 
