@@ -66,6 +66,29 @@ class Tau2Env(ToolEnv):
     has, and a fact is said when it is a substring of an agent message in lower case with the
     message's commas removed.
 
+    The tools behave as τ²'s (``domains/*/tools.py`` run by its ``Environment``), in both
+    scorings: the schemas are τ²'s ``openai_schema``; the arguments reach the tool as given
+    (no coercion: ``2.0`` stays a float, as it lands in τ²'s database; unknown keys inside
+    airline's list items are dropped, as τ²'s item models drop them); the errors are τ²'s words
+    (``Tool 'x' not found.``, Python's for a missing or unexpected argument, the tool's own); the
+    records are returned with τ²'s models' fields, key order, nulls and datetime texts; and the
+    database hash sorts each record's keys, as τ²'s does. ``tests/test_tau2.py`` checks every
+    ground-truth call of the base split against τ²'s own output. Deliberate differences, in both
+    scorings:
+
+    - Argument values the house's database cannot hold (an integer outside 64 bits, a string
+      with a lone surrogate, NaN or infinity, nesting deeper than 32 or more than 10,000
+      values) are refused before the tool runs, with an error saying why; τ² would run the tool.
+    - An exception other than the tool's own is reported as its text only, as τ² does, but the
+      world is rolled back to before the call; τ²'s tools change their database in place, so a
+      tool that fails halfway keeps its partial writes there.
+    - An agent text that starts with ``{`` and is no tool call is said to the user (as τ²'s) and
+      also counted in ``info["metrics"]["invalid_actions"]``, which τ² does not have.
+    - The agent's calls are validated only as far as τ²'s code goes: what τ²'s tool does with a
+      wrong type (an error, or a stored odd value) is what toolgym's does where its code takes
+      the same path; the error text can differ where the paths differ (a list given for an id
+      fails as a database error here, as a ``TypeError`` there).
+
     ## Starting State
     The domain's database (official: τ²-bench's ``db.json`` / ``db.toml``, airline's from τ-bench
     v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
