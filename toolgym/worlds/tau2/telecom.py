@@ -12,8 +12,9 @@ are τ²-bench's ``user_tools.py``; today is 2025-02-25.
 from __future__ import annotations
 
 import copy
+import json
 from datetime import date, timedelta
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
 from sqlalchemy.orm import DeclarativeBase
@@ -195,18 +196,28 @@ class TelecomWorld(DocumentWorld):
     def sync(self) -> None:
         """τ²-bench's ``sync_tools``: the line's status, roaming and data allowance to the phone's
         surroundings; a paid payment request to the carrier's bill; a bill awaiting payment to the phone."""
-        surroundings = self.get("user_state", "surroundings", "no user state")
+        row = self.sql().execute("SELECT doc FROM user_state WHERE key = 'surroundings'").fetchone()
+        if row is None:
+            raise ToolError("no user state")
+        before, surroundings = row[0], json.loads(row[0])
         phone = surroundings["phone_number"]
         if phone is None:
             return
-        line = next((l for l in self.records("lines") if l["phone_number"] == phone), None)
-        if line is None:
+        # It runs after every call: SQLite reads out the few fields it needs, no record is parsed.
+        row = self.sql().execute(
+            "SELECT json_extract(l.doc, '$.status'), json_extract(l.doc, '$.roaming_enabled'), "
+            "json_extract(l.doc, '$.data_used_gb'), json_extract(l.doc, '$.data_refueling_gb'), "
+            "json_extract(l.doc, '$.plan_id'), json_extract(p.doc, '$.data_limit_gb'), p.key FROM lines AS l "
+            "LEFT JOIN plans AS p ON p.key = json_extract(l.doc, '$.plan_id') "
+            "WHERE json_extract(l.doc, '$.phone_number') = ? ORDER BY l.pk LIMIT 1", (phone,)).fetchone()
+        if row is None:
             raise ToolError(f"Wrong scenario, line not found for phone number: {phone}")
-        plan = self.get("plans", line["plan_id"], f"Wrong scenario, invalid plan id ({line['plan_id']})")
-        surroundings["line_active"] = line["status"] == "Active"
-        surroundings["roaming_allowed"] = bool(line["roaming_enabled"])
-        surroundings["mobile_data_usage_exceeded"] = (
-            line["data_used_gb"] >= plan["data_limit_gb"] + line.get("data_refueling_gb", 0.0))
+        status, roaming, used, refueled, plan_id, limit, plan_found = row
+        if plan_found is None:
+            raise ToolError(f"Wrong scenario, invalid plan id ({plan_id})")
+        surroundings["line_active"] = status == "Active"
+        surroundings["roaming_allowed"] = bool(roaming)
+        surroundings["mobile_data_usage_exceeded"] = used >= limit + (refueled or 0.0)
         request = surroundings["payment_request"]
         if request is not None and request["paid"]:
             bill = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
@@ -214,13 +225,16 @@ class TelecomWorld(DocumentWorld):
             self.put("bills", bill["bill_id"], bill)
             surroundings["payment_request"] = None
         if surroundings["payment_request"] is None:
-            customer = self.tools.get_customer_by_phone(phone)
-            waiting = [b for b in (self.get("bills", i, "") for i in customer["bill_ids"] if self.has("bills", i))
-                       if b["status"] == "Awaiting Payment"]
-            if waiting:
-                surroundings["payment_request"] = {"bill_id": waiting[0]["bill_id"],
-                                                   "amount_due": waiting[0]["total_due"], "paid": False}
-        self.put("user_state", "surroundings", surroundings)
+            bill_ids = json.loads(self.tools.customer_by_phone(phone, "$.bill_ids")[1] or "[]")
+            waiting = dict(self.sql().execute(
+                "SELECT key, json_extract(doc, '$.total_due') FROM bills WHERE json_extract(doc, '$.status') = "
+                f"'Awaiting Payment' AND key IN ({', '.join('?' * len(bill_ids))})", bill_ids).fetchall())
+            first = next((bill_id for bill_id in bill_ids if bill_id in waiting), None)
+            if first is not None:
+                surroundings["payment_request"] = {"bill_id": first, "amount_due": waiting[first], "paid": False}
+        after = json.dumps(surroundings)
+        if after != before:
+            self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (after,))
 
 
 class TelecomTools(Tau2Toolkit):
@@ -250,13 +264,19 @@ class TelecomTools(Tau2Toolkit):
         Args:
             phone_number: The phone number to search for.
         """
-        for customer in self.world.records("customers"):
-            if customer["phone_number"] == phone_number:
-                return customer
-            for line_id in customer["line_ids"]:
-                if self.world.has("lines", line_id) and self._line(line_id)["phone_number"] == phone_number:
-                    return customer
-        raise ToolError(f"Customer with phone number {phone_number} not found")
+        return json.loads(self.customer_by_phone(phone_number, "$")[1])
+
+    def customer_by_phone(self, phone_number: str, path: str) -> tuple[str, Any]:
+        """The first customer whose own number or one of whose lines' is ``phone_number``: its id
+        and the value at JSON ``path`` of its record (as SQLite's ``json_extract`` gives it)."""
+        row = self.world.sql().execute(
+            "SELECT c.key, json_extract(c.doc, ?) FROM customers AS c WHERE json_extract(c.doc, '$.phone_number') = ? "
+            "OR EXISTS (SELECT 1 FROM json_each(c.doc, '$.line_ids') AS i JOIN lines AS l ON l.key = i.value "
+            "WHERE json_extract(l.doc, '$.phone_number') = ?) ORDER BY c.pk LIMIT 1",
+            (path, phone_number, phone_number)).fetchone()
+        if row is None:
+            raise ToolError(f"Customer with phone number {phone_number} not found")
+        return row
 
     @tool(kind=READ, app="telecom")
     def get_customer_by_id(self, customer_id: str) -> dict:
