@@ -463,3 +463,21 @@ def test_every_ground_truth_calls_output_is_tau2s_text():
             assert digests == expected[f"{domain}/{task_id}"], (domain, task_id)
             compared += len(digests)
     assert compared == 142 + 550 + 516
+
+
+@needs_data
+def test_book_reservation_reads_its_counts_as_tau2s_reservation_model_does():
+    env = make("airline", official=True)
+    env.reset(options={"task_id": "8"})
+    actions = env.task["evaluation_criteria"]["actions"]
+    for action in actions[:3]:
+        env.step({"name": action["name"], "arguments": action["arguments"]})
+    booking = actions[3]
+    assert booking["name"] == "book_reservation"
+    arguments = {**booking["arguments"], "total_baggages": str(booking["arguments"]["total_baggages"])}
+    reservation = json.loads(env.step({"name": "book_reservation", "arguments": arguments})[0])
+    assert reservation["total_baggages"] == booking["arguments"]["total_baggages"]  # "0" stored as 0, as τ²
+    env.reset(options={"task_id": "8"})
+    refused = env.step({"name": "book_reservation", "arguments": {**booking["arguments"], "cabin": "first"}})[0]
+    assert refused.startswith("Error: 1 validation error for Reservation\ncabin\n  Input should be 'business', "
+                              "'economy' or 'basic_economy'")

@@ -69,6 +69,15 @@ class Payment(TypedDict):
     amount: Annotated[int, pydantic.Field(description="Payment amount in dollars")]
 
 
+# τ²'s Reservation model, which book_reservation builds from its arguments: its types coerce them
+# (a count of 2.0 or "2" is stored as 2) or refuse them in pydantic's words, naming "Reservation".
+NewReservation = pydantic.with_config(pydantic.ConfigDict(extra="ignore"))(TypedDict("Reservation", {
+    "reservation_id": str, "user_id": str, "origin": str, "destination": str,
+    "flight_type": Literal["round_trip", "one_way"], "cabin": Cabin, "flights": list, "passengers": list[Passenger],
+    "payment_history": list[Payment], "created_at": str, "total_baggages": int, "nonfree_baggages": int,
+    "insurance": Literal["yes", "no"], "status": Literal["cancelled"] | None}))
+
+
 FLIGHT_KEYS = ("flight_number", "origin", "destination", "scheduled_departure_time_est",
                "scheduled_arrival_time_est", "dates")
 RESERVATION_FLIGHT_KEYS = ("flight_number", "origin", "destination", "date", "price")
@@ -79,11 +88,11 @@ def _ordered(record: dict, keys: tuple[str, ...]) -> dict:
     return {**{key: record[key] for key in keys if key in record}, **record}
 
 
-_ITEM_ADAPTERS = {model: pydantic.TypeAdapter(model) for model in (FlightInfo, Passenger, Payment)}
+_ITEM_ADAPTERS = {model: pydantic.TypeAdapter(model) for model in (FlightInfo, Passenger, Payment, NewReservation)}
 
 
 def _items(model: type, values: list) -> list[dict]:
-    """Each item of a list argument as ``model`` (τ²'s ``Model(**item)``): unknown keys dropped,
+    """Each of ``values`` as ``model`` (τ²'s ``Model(**item)``): unknown keys dropped,
     numbers in text read; a missing or unreadable field fails the call with pydantic's words."""
     try:
         return [_ITEM_ADAPTERS[model].validate_python(value) for value in values]
@@ -208,12 +217,12 @@ class AirlineTools(Tau2Toolkit):
         reservation_id = next((r for r in RESERVATION_IDS if not self.world.has("reservations", r)), None)
         if reservation_id is None:
             raise ToolError("Too many reservations")
-        reservation = {"reservation_id": reservation_id, "user_id": user_id, "origin": origin,
-                       "destination": destination, "flight_type": flight_type, "cabin": cabin, "flights": [],
-                       "passengers": [dict(p) for p in passengers],
-                       "payment_history": [dict(p) for p in payment_methods], "created_at": NOW,
-                       "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages,
-                       "insurance": insurance, "status": None}
+        reservation = _items(NewReservation, [{
+            "reservation_id": reservation_id, "user_id": user_id, "origin": origin, "destination": destination,
+            "flight_type": flight_type, "cabin": cabin, "flights": [], "passengers": [dict(p) for p in passengers],
+            "payment_history": [dict(p) for p in payment_methods], "created_at": NOW,
+            "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages, "insurance": insurance,
+            "status": None}])[0]
         total_price, loaded = 0, {}  # flight number -> its record, changed once per booked segment
         for info in flights:
             number = info["flight_number"]
