@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -13,6 +14,7 @@ import pytest
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
 from toolgym.llm.backends import Completion
+from toolgym.envs.common.actions import ToolCall
 from toolgym.envs.tau2.env import USER_ACTION_PREFIX
 from toolgym.envs.tau2 import grading
 from toolgym.envs.tau2.grading import action_matches
@@ -157,7 +159,7 @@ def test_bad_actions_are_errors_and_leave_the_world_unchanged():
     before = env.world.state_hash()
     for action in ('{"name": "cancel_pending_order", "arguments": {"order_id": "#nope", "reason": "x"}}',
                    {"name": "no_such_tool", "arguments": {}}, '{"name": "calculate", "arguments": {"expression": '
-                   '"__import__(\'os\')"}}', '{"name": broken'):
+                   '"__import__(\'os\')"}}', 'get_order_details(**{"order_id": "#W1"})'):
         observation, reward, terminated, truncated, _ = env.step(action)
         assert observation.startswith("Error:") and reward == 0.0 and not terminated
     assert env.world.state_hash() == before
@@ -197,10 +199,24 @@ def test_unknown_domain_raises_at_make():
         make("banking")
 
 
+def _data_copy(tmp_path: Path, leave_out: tuple[str, ...]) -> Path:
+    """A data root of links to the official τ² files, without the files named in ``leave_out``."""
+    source = DATA / "tau2bench"
+    for path in source.rglob("*"):
+        relative = path.relative_to(source)
+        if path.is_file() and not any(str(relative).endswith(name) for name in leave_out):
+            link = tmp_path / "tau2bench" / relative
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path)
+    return tmp_path
+
+
 @needs_data
-def test_telecom_dual_control_oracle_scores_1_on_tasks_small():
+def test_telecom_dual_control_oracle_scores_1_on_the_base_split():
     env = make("telecom", official=True)
-    assert len(env.task_ids()) == 20 and env.task_split(env.task_ids()[0]) == "small"
+    assert len(env.task_data.tasks) == 2285 and len(env.task_ids()) == 114  # τ²'s base split: the paper's
+    assert {split: len(make("telecom", official=True, split=split).task_ids())
+            for split in ("train", "test", "small", "full")} == {"train": 74, "test": 40, "small": 20, "full": 2285}
     assert "<tech_support_policy>" in env.task_data.policy
     for task_id in env.task_ids():
         total, info, done = play_oracle(env, task_id)
@@ -211,8 +227,45 @@ def test_telecom_dual_control_oracle_scores_1_on_tasks_small():
 
 
 @needs_data
+def test_telecom_without_the_full_task_file_reads_tasks_small(tmp_path):
+    env = make("telecom", tasks="official", data_dir=str(_data_copy(tmp_path, ("telecom/tasks.json",))))
+    assert len(env.task_data.tasks) == 20 and env.task_ids() == list(env.task_data.tasks)
+    assert all(play_oracle(env, task_id)[0] == 1.0 for task_id in env.task_ids())
+
+
+def _episode(env, task_id: str) -> tuple[list, dict]:
+    """The oracle's episode: each message's role and content (JSON read as values) and the metrics."""
+    _, info, _ = play_oracle(env, task_id)
+
+    def value(text):
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError):
+            return text
+    return [(m["role"], value(m.get("content")), m.get("tool_calls")) for m in info["trajectory"]], info["metrics"]
+
+
+@needs_data
+def test_airline_reads_tau2s_db_json_and_tau_bench_v1s_tables_give_the_same_episodes(tmp_path):
+    tau2 = make("airline", official=True)
+    v1 = make("airline", tasks="official", data_dir=str(_data_copy(tmp_path, ("airline/db.json",))))
+    for env, destination in ((tau2, "IAH"), (v1, "EWR")):  # Z7GOZK: one of the two records the tables differ in
+        env.reset(options={"task_id": "0"})
+        observation, *_ = env.step({"name": "get_reservation_details", "arguments": {"reservation_id": "Z7GOZK"}})
+        assert json.loads(observation)["destination"] == destination
+    compared = 0
+    for task_id in tau2.task_ids():
+        episode, metrics = _episode(tau2, task_id)
+        if any(differs in json.dumps(episode) for differs in ("HAT018", "Z7GOZK")):
+            continue
+        assert (episode, metrics) == _episode(v1, task_id), task_id
+        compared += 1
+    assert compared == 47  # the other 3 read HAT018 or Z7GOZK
+
+
+@needs_data
 def test_telecom_faults_are_real_until_fixed():
-    env = make("telecom", official=True)
+    env = make("telecom", official=True, split="small")
     for task_id in env.task_ids():
         env.reset(options={"task_id": task_id})
         _, reward, terminated, _, info = env.step(STOP)
@@ -315,3 +368,142 @@ def test_a_hostile_judge_answer_is_read_in_linear_time_as_not_met(text):
     assert time.process_time() - start < 1.0
     verdict = 'Verdict: {"results": [{"index": 2, "met": true}]}.'
     assert grading.judge_assertions(TextJudge(verdict), ["a", "b"], trajectory) == [False, True]
+
+
+def test_telecom_set_apn_settings_fills_tau2s_defaults_and_refuses_unknown_keys():
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world = env.world
+    result = call_tool(world, "user", "set_apn_settings", {"apn_settings": {"apn_name": "broken"}}, sync=True)
+    assert result.response.startswith("APN settings set to: broken\nStatus Bar: ")
+    apn = call_tool(world, "user", "check_apn_settings", {}, sync=True).response
+    assert apn.startswith("Current APN Name: broken\nMMSC URL (for picture messages): http://mms.carrier.com/mms/wapenc")
+    refused = call_tool(world, "user", "set_apn_settings", {"apn_settings": {"apn": "internet"}}, sync=True)
+    assert refused.error.startswith("1 validation error for APNSettings\napn\n  Extra inputs are not permitted")
+
+
+def test_the_database_hash_does_not_depend_on_the_order_of_a_records_keys():
+    """τ² hashes its database with sorted keys: a tool that writes a record's keys in another
+    order leaves the same state."""
+    env = make("retail")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world, before = env.world, env.world.state_hash()
+    key, record = next(iter(world.dump()["users"].items()))
+    world.put("users", key, dict(reversed(list(record.items()))))
+    world.commit()
+    assert list(next(iter(world.dump()["users"].values()))) == list(reversed(list(record)))
+    assert world.state_hash() == before
+    world.put("users", key, {**record, "email": "someone.else@example.com"})
+    assert world.state_hash() != before
+
+
+def test_tools_are_called_as_tau2_calls_them():
+    """τ²'s toolkit runs the method on the arguments as given: its errors are Python's and the
+    tool's own words, values are not coerced, unknown keys inside list items are dropped."""
+    env = make("airline")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    step = lambda name, arguments: env.step({"name": name, "arguments": arguments})[0]  # noqa: E731
+    assert step("no_such_tool", {}) == "Error: Tool 'no_such_tool' not found."
+    assert step("get_user_details", {}) == \
+        "Error: AirlineTools.get_user_details() missing 1 required positional argument: 'user_id'"
+    assert step("get_user_details", {"user_id": "x", "verbose": True}) == \
+        "Error: AirlineTools.get_user_details() got an unexpected keyword argument 'verbose'"
+    assert step("get_user_details", {"user_id": "nobody"}) == "Error: User nobody not found"
+    reservation_id, reservation = next((k, r) for k, r in env.world.dump()["reservations"].items()
+                                       if r.get("status") != "cancelled")
+    passengers = [{**p, "seat": "12A"} for p in reservation["passengers"]]
+    updated = json.loads(step("update_reservation_passengers", {"reservation_id": reservation_id,
+                                                                "passengers": passengers}))
+    assert updated["passengers"] == reservation["passengers"]  # the unknown key dropped, as τ²'s Passenger(**p)
+    missing = step("update_reservation_passengers", {"reservation_id": reservation_id,
+                                                     "passengers": [{"first_name": "A"}]})
+    assert missing.startswith("Error: 2 validation errors for Passenger\nlast_name\n  Field required")
+    user_id = reservation["user_id"]
+    payment_id = next(iter(env.world.dump()["users"][user_id]["payment_methods"]))
+    baggage = json.loads(step("update_reservation_baggages", {
+        "reservation_id": reservation_id, "total_baggages": float(reservation["total_baggages"]),
+        "nonfree_baggages": reservation["nonfree_baggages"], "payment_id": payment_id}))
+    assert isinstance(baggage["total_baggages"], float)  # passed through, as τ² stores it
+
+
+def test_a_message_that_looks_like_json_goes_to_the_user_and_a_turn_keeps_its_text():
+    """τ²'s agent speaks in AssistantMessages: text that is not a tool call is said to the user,
+    and a message with text and tool calls keeps both."""
+    env = make("retail")
+    env.reset(options={"task_index": 0})
+    said = '{"note": "your order is on its way"}'
+    observation, *_ = env.step(said)
+    assert not observation.startswith("Error:")
+    assert env._messages[-2] == {"role": "assistant", "content": said} and env._messages[-1]["role"] == "user"
+    order_id = next(iter(env.world.dump()["orders"]))
+    observation, *_ = env.step({"role": "assistant", "content": "Let me look that up.", "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "get_order_details",
+                                                     "arguments": json.dumps({"order_id": order_id})}},
+        {"id": "b", "name": "calculate", "arguments": {"expression": "1 + 1"}}]})
+    details, total = observation.split("\n")
+    assert json.loads(details)["order_id"] == order_id and total == "2.0"
+    turn = env._messages[-3]
+    assert turn["role"] == "assistant" and turn["content"] == "Let me look that up."
+    assert [c["function"]["name"] for c in turn["tool_calls"]] == ["get_order_details", "calculate"]
+    assert [m["content"] for m in env._messages[-2:]] == [details, total]
+    assert [m for m in env._info()["messages"] if m.get("content") == "Let me look that up."]
+
+
+@needs_data
+def test_telecom_records_and_phone_are_as_tau2s_tools_show_them():
+    """τ²'s records are its pydantic models dumped: every field (unset ones null), datetimes as
+    ``str(datetime)``; its setup's turn_*_on/off flip the switch at least once (a network search).
+    The texts are τ²'s Environment's for the same calls (tau2-bench a2c0247)."""
+    env = make("telecom", official=True, split="full")
+    env.reset(options={"task_id": "[mobile_data_issue]airplane_mode_on|bad_vpn|data_usage_exceeded"
+                                  "|user_abroad_roaming_enabled_off[PERSONA:Hard]"})
+    step = lambda name, arguments: env.step({"name": name, "arguments": arguments})[0]  # noqa: E731
+    assert step("get_details_by_id", {"id": "D1002"}) == (
+        '{"device_id": "D1002", "device_type": "phone", "model": "Smartphone Pro Max", "imei": "234567890123456", '
+        '"is_esim_capable": true, "activated": true, "activation_date": "2025-02-15 11:45:00", '
+        '"last_esim_transfer_date": "2025-01-20 09:30:00"}')
+    assert step("get_details_by_id", {"id": "L1002"}).endswith(
+        '"last_sim_replacement_date": "2025-01-20", "suspension_start_date": null}')
+    assert json.loads(step("get_customer_by_phone", {"phone_number": "555-123-2002"}))["created_at"] == \
+        "2025-01-15 10:30:00"
+    vpn = call_tool(env.world, "user", "check_vpn_status", {}, sync=True).response
+    assert vpn == ("VPN is ON and connected. Details: {'server_address': '192.168.1.1', 'protocol': 'OpenVPN', "
+                   "'server_performance': <PerformanceLevel.POOR: 'poor'>}")
+
+
+@needs_data
+def test_every_ground_truth_calls_output_is_tau2s_text():
+    """Each ground-truth call of the base split's tasks, made from the task's start, gives the text
+    τ²'s Environment gives (digests written from τ²'s code by benchmarks/tau2_tool_outputs.py)."""
+    expected = json.loads((Path(__file__).parent / "data" / "tau2" / "ground_truth_outputs.json").read_text())
+    compared = 0
+    for domain in ("airline", "retail", "telecom"):
+        env = make(domain, official=True)
+        for task_id in env.task_ids():
+            env.reset(options={"task_id": task_id})
+            digests = []
+            for action in env.task["evaluation_criteria"].get("actions") or ():
+                requestor = action.get("requestor", "assistant")
+                observation = env._call(ToolCall(action["name"], action["arguments"]), requestor)
+                digests.append(hashlib.sha256(observation.encode()).hexdigest()[:16])
+            assert digests == expected[f"{domain}/{task_id}"], (domain, task_id)
+            compared += len(digests)
+    assert compared == 142 + 550 + 516
+
+
+@needs_data
+def test_book_reservation_reads_its_counts_as_tau2s_reservation_model_does():
+    env = make("airline", official=True)
+    env.reset(options={"task_id": "8"})
+    actions = env.task["evaluation_criteria"]["actions"]
+    for action in actions[:3]:
+        env.step({"name": action["name"], "arguments": action["arguments"]})
+    booking = actions[3]
+    assert booking["name"] == "book_reservation"
+    arguments = {**booking["arguments"], "total_baggages": str(booking["arguments"]["total_baggages"])}
+    reservation = json.loads(env.step({"name": "book_reservation", "arguments": arguments})[0])
+    assert reservation["total_baggages"] == booking["arguments"]["total_baggages"]  # "0" stored as 0, as τ²
+    env.reset(options={"task_id": "8"})
+    refused = env.step({"name": "book_reservation", "arguments": {**booking["arguments"], "cabin": "first"}})[0]
+    assert refused.startswith("Error: 1 validation error for Reservation\ncabin\n  Input should be 'business', "
+                              "'economy' or 'basic_economy'")

@@ -3,7 +3,9 @@
 A tool is a method of a :class:`Toolkit` marked with :func:`tool`. The decorator records
 whether the tool is an *action* (it changes the world) or *read*-only, which app or plugin
 owns it, and whether it needs a logged-in user. The OpenAI function schema is derived from
-the signature and the Google-style docstring, so nothing is written twice. A world whose
+the signature and the Google-style docstring, so nothing is written twice: the parameters
+are a pydantic model and its ``model_json_schema``, the texts come from ``docstring-parser``,
+as τ²-bench derives its tools' schemas. A world whose
 tools are a table (VirtualHome's actions) declares them with :func:`declared_tool`, and one
 method of its toolkit performs them all; their schemas come from the same
 :meth:`ToolSpec.schema`.
@@ -17,14 +19,16 @@ import functools
 import inspect
 import json
 import math
-import re
+import sys
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from collections.abc import Callable, Mapping
 
+import docstring_parser
 import pydantic
+import typing_extensions
 
 #: The integers a database column holds (SQLite's and most engines' BIGINT): signed 64-bit.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -83,22 +87,22 @@ class ToolSpec:
 
     @functools.cached_property
     def arguments_model(self) -> type[pydantic.BaseModel]:
-        """The pydantic model that validates a call's arguments, built at the tool's first call:
-        building every tool's model when its toolkit is defined was a tenth of ``gym.make``."""
+        """The pydantic model of the parameters: it validates a call's arguments and its JSON
+        schema is the tool's. Built at the tool's first use: building every tool's model when
+        its toolkit is defined was a tenth of ``gym.make``."""
+        fields = {}
+        for name, parameter in self.parameters.items():
+            annotation = _for_pydantic(parameter.annotation)
+            doc = self.param_docs.get(name)
+            fields[name] = (annotation, pydantic.Field(parameter.default, description=doc) if doc else parameter.default)
         return pydantic.create_model(f"{self.name}Arguments", __config__=pydantic.ConfigDict(extra="forbid"),
-                                     **{name: tuple(parameter) for name, parameter in self.parameters.items()})
+                                     **fields)
 
     def schema(self) -> dict:
         """The tool in OpenAI function-calling format (injected arguments hidden)."""
-        properties, required = {}, []
-        for name, parameter in self.parameters.items():
-            prop = _json_type(parameter.annotation)
-            if self.param_docs.get(name):
-                prop["description"] = self.param_docs[name]
-            properties[name] = prop
-            if parameter.required:
-                required.append(name)
-        return function_schema(self.name, self.description, properties, required,
+        parameters = _house_shape(self.arguments_model.model_json_schema())
+        return function_schema(self.name, self.description, parameters.get("properties", {}),
+                               parameters.get("required", []),
                                **({"additionalProperties": False} if self.closed else {}))
 
 
@@ -328,13 +332,20 @@ class Toolkit:
         except ToolError as exc:
             error = str(exc)
         except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
-            # A bug-free tool raises only ToolError; data-shaped errors are still the agent's.
-            # First line only: database errors go on with the SQL statement and a link.
-            lines = str(exc).strip().splitlines()
-            error = f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
+            error = self.error_text(exc)
         else:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
         return failed(error)
+
+
+    def error_text(self, exc: Exception) -> str:
+        """What the agent reads of an exception other than :class:`ToolError` that a call raised.
+
+        A bug-free tool raises only ToolError; data-shaped errors are still the agent's. First
+        line only: database errors go on with the SQL statement and a link.
+        """
+        lines = str(exc).strip().splitlines()
+        return f"{type(exc).__name__}: {lines[0][:300] if lines else 'failed'}"
 
 
 def _build_spec(fn: Callable, method_name: str, meta: dict) -> ToolSpec:
@@ -367,50 +378,84 @@ def declared_tool(name: str, description: str, parameters: Mapping[str, tuple[An
                     injected=(), closed=closed, declared=True)
 
 
-_SECTION = re.compile(r"^(Args|Arguments|Returns|Raises|Yields|Examples?|Notes?):\s*$")
-
-
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into its description and per-argument texts."""
-    description, params, section, current = [], {}, None, None
-    for line in doc.splitlines():
-        header = _SECTION.match(line.strip())
-        if header and not line.startswith(" "):
-            section, current = header.group(1), None
-            continue
-        if section is None:
-            description.append(line)
-        elif section in ("Args", "Arguments"):
-            item = re.match(r"^\s{0,8}(\w+)(?:\s*\([^)]*\))?:\s*(.*)$", line)
-            if item and (len(line) - len(line.lstrip())) <= 4:
-                current = item.group(1)
-                params[current] = item.group(2).strip()
-            elif current and line.strip():
-                params[current] = (params[current] + " " + line.strip()).strip()
-    return " ".join(" ".join(description).split()), params
+    """A docstring's description and per-argument texts (by ``docstring-parser``, as τ²-bench
+    reads its tools), each on one line: the schema's texts."""
+    parsed = docstring_parser.parse(doc)
+    description = f"{parsed.short_description or ''} {parsed.long_description or ''}"
+    return " ".join(description.split()), {p.arg_name: " ".join((p.description or "").split()) for p in parsed.params}
 
 
-def _json_type(annotation: Any) -> dict:
-    origin = typing.get_origin(annotation)
+def _for_pydantic(annotation: Any) -> Any:
+    """``annotation`` with each ``typing.TypedDict`` in it, however deep, made a ``typing_extensions``
+    one: pydantic reads only those before Python 3.12."""
+    if sys.version_info < (3, 12) and typing_extensions.is_typeddict(annotation):
+        hints = {key: _without_required(value) for key, value in
+                 typing_extensions.get_type_hints(annotation, include_extras=True).items()}
+        converted = {key: _for_pydantic(value) for key, value in hints.items()}
+        if converted == hints and not typing.is_typeddict(annotation):
+            return annotation
+        rebuilt = typing_extensions.TypedDict(annotation.__name__, {
+            key: value if key in annotation.__required_keys__ else typing_extensions.NotRequired[value]
+            for key, value in converted.items()})
+        rebuilt.__doc__ = annotation.__doc__
+        if hasattr(annotation, "__pydantic_config__"):
+            rebuilt.__pydantic_config__ = annotation.__pydantic_config__
+        return rebuilt
     args = typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        rest = [a for a in args if a is not type(None)]
-        return _json_type(rest[0]) if len(rest) == 1 else {"anyOf": [_json_type(a) for a in rest]}
-    if origin is Literal:
-        values = list(args)
-        return {"type": _json_type(type(values[0]))["type"], "enum": values}
-    if origin in (list, tuple, set):
-        return {"type": "array", "items": _json_type(args[0]) if args else {}}
-    if typing.is_typeddict(annotation):
-        hints = typing.get_type_hints(annotation)
-        return {"type": "object", "properties": {k: _json_type(v) for k, v in hints.items()},
-                "required": sorted(annotation.__required_keys__)}
-    if origin is dict or annotation is dict:
-        return {"type": "object"}
-    simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
-    if annotation in simple:
-        return {"type": simple[annotation]}
-    return {}
+    converted = tuple(_for_pydantic(arg) for arg in args)
+    if converted == args:
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return typing.Annotated[(converted[0], *annotation.__metadata__)]
+    return typing.Union[converted] if origin in (typing.Union, types.UnionType) else origin[converted]
+
+
+def _without_required(annotation: Any) -> Any:
+    """A TypedDict field's type without its ``Required``/``NotRequired`` mark (the keys say which)."""
+    while typing.get_origin(annotation) in (typing_extensions.Required, typing_extensions.NotRequired):
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+#: Keys of pydantic's JSON schema that the house's schemas leave out: the names pydantic makes up,
+#: defaults, and what a plain ``dict`` or ``set`` adds to its type.
+_DROPPED = {"title", "default", "uniqueItems"}
+
+
+def _house_shape(schema: dict) -> dict:
+    """pydantic's JSON schema of a tool's parameters in the shape every toolgym schema has: each
+    ``$ref`` inlined, no titles or defaults, an optional value (``X | None``) as its type ``X``,
+    ``"type"`` first and ``"description"`` last, and ``required`` always present."""
+    definitions = schema.get("$defs", {})
+
+    def shape(node: Any, depth: int) -> Any:
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise ValueError("a tool's parameter types nest too deeply")
+        if isinstance(node, list):
+            return [shape(item, depth + 1) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return shape({**definitions[node["$ref"].rsplit("/", 1)[-1]],
+                          **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
+        options = [option for option in node.get("anyOf", ()) if option != {"type": "null"}]
+        if "anyOf" in node and len(options) == 1:  # X | None: the value is an X
+            return shape({**options[0], **{k: v for k, v in node.items() if k != "anyOf"}}, depth + 1)
+        out = {key: shape(value, depth + 1) if key != "properties" else
+               {name: shape(prop, depth + 1) for name, prop in value.items()}
+               for key, value in node.items()
+               if key not in _DROPPED and key != "$defs" and not (key == "additionalProperties" and value is True)
+               and not (key == "additionalProperties" and node.get("type") == "object" and "properties" not in node)}
+        if "anyOf" in out:
+            out["anyOf"] = [option for option in out["anyOf"] if option != {"type": "null"}]
+        ordered = {key: out[key] for key in ("type",) if key in out}
+        ordered.update((key, value) for key, value in out.items() if key not in ("type", "description"))
+        ordered.update((key, out[key]) for key in ("description",) if key in out)
+        return ordered
+
+    return shape(schema, 0)
 
 
 def _format_validation(exc: pydantic.ValidationError) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, official_task_set, run_function,
@@ -30,8 +30,13 @@ class Tau2Env(ToolEnv):
 
     ## Action Space
     A tool call (``{"name": ..., "arguments": {...}}``, OpenAI's function format, or
-    ``name(k=v)``) or a message to the user (any other text). The message ``###STOP###`` ends
-    the conversation from the agent's side. In telecom (dual control) the user has tools of its
+    ``name(k=v)``), a message to the user (any other text: text that starts with ``{`` but is
+    no tool call is said to the user, as τ²'s agent says any text, and counted in
+    ``invalid_actions``), or a whole turn in OpenAI's
+    (τ²'s ``AssistantMessage``) shape, ``{"content": text, "tool_calls": [call, ...]}``: its
+    calls run in order, the observation is their results one per line, and its text stays in the
+    conversation as the agent's words. The message ``###STOP###`` ends the conversation from the
+    agent's side. In telecom (dual control) the user has tools of its
     own, the phone's (``env.user_tools``): the agent asks, the user acts, and the user's calls and
     their results are in the history (role ``user`` with ``tool_calls``, then ``tool`` with
     ``requestor: "user"``).
@@ -55,15 +60,39 @@ class Tau2Env(ToolEnv):
     (``evaluate_simulation``, checked episode by episode with ``benchmarks/compare_tau2.py``).
     It differs from ``"paper"`` in one place: a task whose ``actions`` and ``env_assertions``
     are both null scores DB 1 without a comparison, whatever the agent wrote (none of the
-    official airline, retail and telecom-small tasks; mock's ``create_task_1_nl_eval``). Both
+    official airline, retail and telecom tasks; mock's ``create_task_1_nl_eval``). Both
     scorings share the evaluator's other rules, which the paper does not spell out: a
     ground-truth action with ``compare_args`` null compares only the arguments the agent's call
     has, and a fact is said when it is a substring of an agent message in lower case with the
     message's commas removed.
 
+    The tools behave as τ²'s (``domains/*/tools.py`` run by its ``Environment``), in both
+    scorings: the schemas are τ²'s ``openai_schema``; the arguments reach the tool as given
+    (no coercion: ``2.0`` stays a float, as it lands in τ²'s database; unknown keys inside
+    airline's list items are dropped, as τ²'s item models drop them); the errors are τ²'s words
+    (``Tool 'x' not found.``, Python's for a missing or unexpected argument, the tool's own); the
+    records are returned with τ²'s models' fields, key order, nulls and datetime texts; and the
+    database hash sorts each record's keys, as τ²'s does. ``tests/test_tau2.py`` checks every
+    ground-truth call of the base split against τ²'s own output. Deliberate differences, in both
+    scorings:
+
+    - Argument values the house's database cannot hold (an integer outside 64 bits, a string
+      with a lone surrogate, NaN or infinity, nesting deeper than 32 or more than 10,000
+      values) are refused before the tool runs, with an error saying why; τ² would run the tool.
+    - An exception other than the tool's own is reported as its text only, as τ² does, but the
+      world is rolled back to before the call; τ²'s tools change their database in place, so a
+      tool that fails halfway keeps its partial writes there.
+    - An agent text that starts with ``{`` and is no tool call is said to the user (as τ²'s) and
+      also counted in ``info["metrics"]["invalid_actions"]``, which τ² does not have.
+    - The agent's calls are validated only as far as τ²'s code goes: what τ²'s tool does with a
+      wrong type (an error, or a stored odd value) is what toolgym's does where its code takes
+      the same path; the error text can differ where the paths differ (a list given for an id
+      fails as a database error here, as a ``TypeError`` there).
+
     ## Starting State
-    The domain's database (official: τ²-bench's, airline's from τ-bench v1; built-in: a seeded
-    generated one of the same schema), with the task's ``initial_state`` applied: its
+    The domain's database (official: τ²-bench's ``db.json`` / ``db.toml``, airline's from τ-bench
+    v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
+    schema), with the task's ``initial_state`` applied: its
     initialization data merged, its initialization functions run (telecom: the phone's faults),
     and the tool calls of its message history replayed.
 
@@ -76,9 +105,11 @@ class Tau2Env(ToolEnv):
     ## Arguments
     - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
     - ``tasks``: ``"built-in"`` (generated, default) or ``"official"`` (``data_dir`` or
-      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks_small.json``).
-    - ``split``: official ``"train"``, ``"test"``, ``"base"`` (airline, retail) or ``"small"``
-      (telecom); built-in ``"base"``.
+      ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks.json``, all 2,285
+      tasks, or ``tasks_small.json`` where that is absent).
+    - ``split``: official ``"base"`` (the default: the paper's tasks, all of airline's 50,
+      retail's 114 and mock's 10, telecom's 114), ``"train"``, ``"test"``, telecom's ``"small"``
+      (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in ``"base"``.
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
@@ -87,13 +118,22 @@ class Tau2Env(ToolEnv):
       tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
     - ``world_seed``: seed of the built-in database and tasks.
 
+    ## Oracle
+    ``oracle_action`` plays the task's ground-truth actions, then one message with every fact to
+    communicate: 1.0 on every built-in task and every official task of airline (50), retail
+    (114, with a judge for the 40 with NL assertions), telecom (all 2,285) and mock but two,
+    which have no ground truth to replay: ``update_task_with_history_and_env_assertions`` (no
+    actions; its env assertion needs task_2 completed, which the task never states as an
+    action) and ``update_task_with_user_tools`` (its assertion needs the user to dismiss a
+    notification of its own inbox, a user action the ground truth lacks).
+
     ## Version History
     - v0: initial version.
     """
 
     env_id = "Tau2-v0"
     scorings = ("paper", "paper_compat")
-    splits = {"built-in": ("base",), "official": ("train", "test", "base", "small")}
+    splits = {"built-in": ("base",), "official": ("base", "train", "test", "small", "full")}
     table_columns = (
         Column("Reward", "mean", ("reward",)),
         Column("Reward w/o judge", "mean", ("reward_without_judge",)),
@@ -114,6 +154,7 @@ class Tau2Env(ToolEnv):
         self.max_steps = max_steps
         self.task_data = (official_task_set(self.env_id, domain, data_dir) if tasks == "official"
                           else builtin_task_set(domain, world_seed))
+        split = split if split is not None else self.task_data.default_split
         self._task_ids = [t for t, splits in self.task_data.splits.items()
                           if split is None or split in splits or (split == "base" and not splits)]
         if not self._task_ids:
@@ -174,7 +215,14 @@ class Tau2Env(ToolEnv):
         return history
 
     def _act(self, action: Any) -> Outcome:
+        if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
+            return self._continue(self._message_with_calls(action))
         parsed = parse_action(action, self._signatures)
+        if isinstance(parsed, Unparseable) and isinstance(action, str) and action.lstrip().startswith(("{", "[")):
+            # Not a tool call: τ²'s agent said it to the user. Still counted as an unreadable
+            # action: most such texts are tool calls gone wrong.
+            self._note_invalid_action()
+            parsed = TextReply(action)
         if isinstance(parsed, TextReply):
             text = parsed.text
             self._messages.append({"role": "assistant", "content": text})
@@ -222,29 +270,60 @@ class Tau2Env(ToolEnv):
         self._messages.append({"role": "user", "content": observation})
         return self._continue(observation)
 
+    def _message_with_calls(self, message: Mapping) -> str:
+        """An agent turn in τ²'s ``AssistantMessage`` shape (OpenAI's): its text, kept in the
+        conversation as the agent's words, and its tool calls, run in order. The observation is
+        each call's result, one per line."""
+        calls = [parse_action(call) for call in message["tool_calls"]]
+        bad = next((call for call in calls if not isinstance(call, ToolCall)), None)
+        if bad is not None:
+            self._note_invalid_action()
+            return self._refuse_turn(message, f"could not read the tool call: {bad.error}")
+        content = message.get("content")
+        return "\n".join(self._calls(calls, content=content if isinstance(content, str) and content else None))
+
+    def _refuse_turn(self, message: Mapping, error: str) -> str:
+        observation = f"Error: {error}"
+        self._messages.append({"role": "assistant", "content": json.dumps(message, default=str)[:10_000]})
+        self._messages.append({"role": "user", "content": observation})
+        return observation
+
     def _call(self, call: ToolCall, requestor: str = "assistant") -> str:
         """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
-        call_id = f"call_{len(self._messages)}"
-        if requestor == "user" and self.user_tools is None:
-            result = ToolResult(name=call.name, arguments={}, error="you have no tools to call", known=False)
-        else:
-            result = call_tool(self.world, requestor, call.name, call.arguments, sync=True)
-        try:
-            arguments = json.dumps(result.arguments)
-        except (TypeError, ValueError):
-            arguments = json.dumps(result.arguments, default=str)
-        self._messages.append({"role": requestor, "content": None, "tool_calls": [{
-            "id": call_id, "type": "function", "function": {"name": result.name, "arguments": arguments}}]})
-        if result.error is not None:
-            self._errors += 1
-            observation = f"Error: {result.error}"
-        elif isinstance(result.response, str):
-            observation = result.response
-        else:
-            observation = json.dumps(result.response)
-        self._messages.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation,
-                               "requestor": requestor})
-        return observation
+        return self._calls([call], requestor)[0]
+
+    def _calls(self, calls: list[ToolCall], requestor: str = "assistant", content: str | None = None) -> list[str]:
+        """Run one message's tool calls of the agent or (dual control) the user, each followed by a
+        sync of the two sides; the message keeps its text (``content``) as τ²'s does."""
+        first_id = len(self._messages)
+        results = []
+        for call in calls:
+            if requestor == "user" and self.user_tools is None:
+                results.append(ToolResult(name=call.name, arguments={}, error="User tools not available", known=False))
+            else:
+                results.append(call_tool(self.world, requestor, call.name, call.arguments, sync=True))
+        tool_calls = []
+        for i, result in enumerate(results):
+            try:
+                arguments = json.dumps(result.arguments)
+            except (TypeError, ValueError):
+                arguments = json.dumps(result.arguments, default=str)
+            tool_calls.append({"id": f"call_{first_id}" + (f"_{i}" if i else ""), "type": "function",
+                               "function": {"name": result.name, "arguments": arguments}})
+        self._messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
+        observations = []
+        for result, call in zip(results, tool_calls):
+            if result.error is not None:
+                self._errors += 1
+                observation = f"Error: {result.error}"
+            elif isinstance(result.response, str):
+                observation = result.response
+            else:
+                observation = json.dumps(result.response)
+            self._messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
+                                   "content": observation, "requestor": requestor})
+            observations.append(observation)
+        return observations
 
     def _end(self, observation: str, termination: str) -> Outcome:
         """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""

@@ -1,9 +1,11 @@
 """τ²-bench's task sets: the official tasks, splits and databases, and the built-in generated ones.
 
 Official data is read in τ²-bench's layout under the data root: ``tau2bench/tau2/domains/<domain>/``
-(``tasks.json``, ``split_tasks.json``, ``policy.md``, retail's and mock's ``db.json``). τ²'s airline
-``db.json`` is not released with the data, so airline's database is τ-bench v1's
-``tau_bench_v1/tau_bench/envs/airline/data/{flights,reservations,users}.json``, the same tables.
+(``tasks.json``, ``split_tasks.json``, ``policy.md``, ``db.json``; telecom's ``db.toml`` and
+``user_db.toml``). Two fallbacks for older copies of the data: airline without τ²'s ``db.json``
+reads τ-bench v1's ``tau_bench_v1/tau_bench/envs/airline/data/{flights,reservations,users}.json``
+(the same tables but for one flight's statuses and one reservation, HAT018 and Z7GOZK), and
+telecom without the full ``tasks.json`` reads ``tasks_small.json`` (its 20 tasks, split ``small``).
 """
 
 from __future__ import annotations
@@ -31,19 +33,27 @@ BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks
                  "telecom": builtin_tasks.telecom_tasks, "mock": builtin_tasks.mock_tasks}
 BUILTIN_DATABASES = {"airline": builtin_tasks.airline_database, "retail": builtin_tasks.retail_database,
                      "telecom": builtin_tasks.telecom_database, "mock": builtin_tasks.mock_database}
-TELECOM_FILES = ("tasks_small.json", "db.toml", "user_db.toml", "main_policy.md", "tech_support_manual.md")
+TELECOM_FILES = ("db.toml", "user_db.toml", "main_policy.md", "tech_support_manual.md")
+AIRLINE_TABLES = ("flights", "reservations", "users")
+#: The split of official runs when none is named: τ²'s ``base`` (the paper's tasks; every task of
+#: airline, retail and mock, telecom's 114 of 2,285).
+DEFAULT_OFFICIAL_SPLIT = "base"
 _ASSETS = Path(__file__).resolve().parents[2] / "assets" / "tau2"
 
 
-def layout(domain: str) -> OfficialLayout:
+def layouts(domain: str) -> list[OfficialLayout]:
+    """The layouts the domain's data may come in, preferred first: τ²'s own files, then (airline,
+    telecom) the fallback of an older copy."""
     folder = f"tau2/domains/{domain}"
     if domain == "telecom":
-        expected = [f"{folder}/{name}" for name in TELECOM_FILES]
+        files = [[f"{folder}/{name}" for name in TELECOM_FILES] + [f"{folder}/{tasks}"]
+                 for tasks in ("tasks.json", "tasks_small.json")]
     else:
-        expected = [f"{folder}/tasks.json", f"{folder}/split_tasks.json"]
-        expected += ([f"{AIRLINE_V1}/{t}.json" for t in ("flights", "reservations", "users")] if domain == "airline"
-                     else [f"{folder}/db.json"])
-    return OfficialLayout(name=f"τ²-bench {domain}", benchmark="tau2bench", expected=tuple(expected))
+        files = [[f"{folder}/tasks.json", f"{folder}/split_tasks.json", f"{folder}/db.json"]]
+        if domain == "airline":
+            files.append(files[0][:2] + [f"{AIRLINE_V1}/{table}.json" for table in AIRLINE_TABLES])
+    return [OfficialLayout(name=f"τ²-bench {domain}", benchmark="tau2bench", expected=tuple(expected))
+            for expected in files]
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,8 @@ class TaskSet:
     splits: dict[str, tuple[str, ...]]
     policy: str
     initial_state: Snapshot
+    #: The split run when none is named (None: every task).
+    default_split: str | None = None
 
 
 def official_task_set(env_id: str, domain: str, data_dir: str | os.PathLike | None) -> TaskSet:
@@ -63,10 +75,17 @@ def official_task_set(env_id: str, domain: str, data_dir: str | os.PathLike | No
         FileNotFoundError: No folder tried holds the domain's files (the message lists them).
         OfficialDataError: A file is not JSON or a task lacks a key τ²-bench's format has.
     """
-    folder = layout(domain).locate(env_id, data_dir)
-    task_set = _read_official(domain, str(folder))
-    layout(domain).check_not_empty(env_id, folder, len(task_set.tasks))
-    return task_set
+    first_error = None
+    for layout in layouts(domain):
+        try:
+            folder = layout.locate(env_id, data_dir)
+        except FileNotFoundError as error:  # the message of the preferred layout says what to place where
+            first_error = first_error or error
+            continue
+        task_set = _read_official(domain, str(folder))
+        layout.check_not_empty(env_id, folder, len(task_set.tasks))
+        return task_set
+    raise first_error
 
 
 @lru_cache(maxsize=4)
@@ -82,9 +101,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
             raise OfficialDataError(f"{domain_folder}: db.toml or user_db.toml is not TOML: {error}") from None
         world.load_telecom(carrier, phone.get("device"))
     else:
-        if domain == "airline":
-            data = {table: read_json(root / AIRLINE_V1 / f"{table}.json")
-                    for table in ("flights", "reservations", "users")}
+        if domain == "airline" and not (domain_folder / "db.json").is_file():
+            data = {table: read_json(root / AIRLINE_V1 / f"{table}.json") for table in AIRLINE_TABLES}
         else:
             data = read_json(domain_folder / "db.json")
             if domain == "mock" and (domain_folder / "user_db.json").is_file():  # the user's inbox
@@ -92,7 +110,9 @@ def _read_official(domain: str, folder: str) -> TaskSet:
         if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise OfficialDataError(f"{domain_folder}: the database is not τ²-bench's layout of tables of records")
         world.load(data)
-    task_file = domain_folder / ("tasks_small.json" if domain == "telecom" else "tasks.json")
+    task_file = domain_folder / "tasks.json"
+    if domain == "telecom" and not task_file.is_file():
+        task_file = domain_folder / "tasks_small.json"
     tasks = read_json(task_file)
     if not isinstance(tasks, list):
         raise OfficialDataError(f"{task_file}: expected a JSON list of tasks")
@@ -114,7 +134,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
                   f"\n</tech_support_policy>")
     else:
         policy = (domain_folder / "policy.md").read_text(encoding="utf-8")
-    return TaskSet(by_id, splits, policy, world.snapshot())
+    default_split = "small" if task_file.name == "tasks_small.json" else DEFAULT_OFFICIAL_SPLIT
+    return TaskSet(by_id, splits, policy, world.snapshot(), default_split)
 
 
 @lru_cache(maxsize=8)
@@ -144,8 +165,9 @@ def call_tool(world, requestor: str, name: str, arguments, sync: bool) -> ToolRe
     (τ²-bench syncs after every call of an episode, not between its ground-truth actions)."""
     tools = toolkit(world, requestor)
     if tools is None:
-        return ToolResult(name=str(name), arguments={}, error=f"there are no {requestor} tools in this domain",
-                          known=False)
+        # τ²'s environment's words
+        return ToolResult(name=str(name), arguments={}, known=False,
+                          error="User tools not available" if requestor == "user" else "Tools not available")
     result = tools.call(name, arguments)
     if sync and hasattr(world, "sync"):
         try:

@@ -8,15 +8,17 @@ flights charges the fare difference without touching seat counts.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
+import json
+
+import pydantic
+from sqlalchemy.orm import DeclarativeBase
 from typing_extensions import TypedDict
 
-from sqlalchemy.orm import DeclarativeBase
-
-from toolgym.worlds.tau2.common import TRANSFER_RESULT, calculate
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit, calculate
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 NOW = "2024-05-15T15:00:00"
 RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
@@ -26,7 +28,7 @@ AIRPORTS = (("SFO", "San Francisco"), ("JFK", "New York"), ("LAX", "Los Angeles"
             ("BOS", "Boston"), ("PHX", "Phoenix"), ("IAH", "Houston"), ("LAS", "Las Vegas"), ("MCO", "Orlando"),
             ("EWR", "Newark"), ("CLT", "Charlotte"), ("MSP", "Minneapolis"), ("DTW", "Detroit"),
             ("PHL", "Philadelphia"), ("LGA", "LaGuardia"))
-Cabin = Literal["basic_economy", "economy", "business"]
+Cabin = Literal["business", "economy", "basic_economy"]
 
 
 class Base(DeclarativeBase):
@@ -45,20 +47,57 @@ class User(DocumentRow, Base):
     __tablename__ = "users"
 
 
+# τ²'s item models: pydantic models that ignore unknown keys, each field described in the schema.
+# τ²'s tools take each list as ``list[Model | dict]`` and build the models from dicts themselves.
+@pydantic.with_config(pydantic.ConfigDict(extra="ignore"))
 class FlightInfo(TypedDict):
-    flight_number: str
-    date: str
+    flight_number: Annotated[str, pydantic.Field(description="Flight number, such as 'HAT001'.")]
+    date: Annotated[str, pydantic.Field(
+        description="The date for the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.")]
 
 
+@pydantic.with_config(pydantic.ConfigDict(extra="ignore"))
 class Passenger(TypedDict):
-    first_name: str
-    last_name: str
-    dob: str
+    first_name: Annotated[str, pydantic.Field(description="Passenger's first name")]
+    last_name: Annotated[str, pydantic.Field(description="Passenger's last name")]
+    dob: Annotated[str, pydantic.Field(description="Date of birth in YYYY-MM-DD format")]
 
 
+@pydantic.with_config(pydantic.ConfigDict(extra="ignore"))
 class Payment(TypedDict):
-    payment_id: str
-    amount: int
+    payment_id: Annotated[str, pydantic.Field(description="Unique identifier for the payment")]
+    amount: Annotated[int, pydantic.Field(description="Payment amount in dollars")]
+
+
+# τ²'s Reservation model, which book_reservation builds from its arguments: its types coerce them
+# (a count of 2.0 or "2" is stored as 2) or refuse them in pydantic's words, naming "Reservation".
+NewReservation = pydantic.with_config(pydantic.ConfigDict(extra="ignore"))(TypedDict("Reservation", {
+    "reservation_id": str, "user_id": str, "origin": str, "destination": str,
+    "flight_type": Literal["round_trip", "one_way"], "cabin": Cabin, "flights": list, "passengers": list[Passenger],
+    "payment_history": list[Payment], "created_at": str, "total_baggages": int, "nonfree_baggages": int,
+    "insurance": Literal["yes", "no"], "status": Literal["cancelled"] | None}))
+
+
+FLIGHT_KEYS = ("flight_number", "origin", "destination", "scheduled_departure_time_est",
+               "scheduled_arrival_time_est", "dates")
+RESERVATION_FLIGHT_KEYS = ("flight_number", "origin", "destination", "date", "price")
+
+
+def _ordered(record: dict, keys: tuple[str, ...]) -> dict:
+    """``record`` with ``keys`` first, in that order, then any other key."""
+    return {**{key: record[key] for key in keys if key in record}, **record}
+
+
+_ITEM_ADAPTERS = {model: pydantic.TypeAdapter(model) for model in (FlightInfo, Passenger, Payment, NewReservation)}
+
+
+def _items(model: type, values: list) -> list[dict]:
+    """Each of ``values`` as ``model`` (τ²'s ``Model(**item)``): unknown keys dropped,
+    numbers in text read; a missing or unreadable field fails the call with pydantic's words."""
+    try:
+        return [_ITEM_ADAPTERS[model].validate_python(value) for value in values]
+    except pydantic.ValidationError as error:
+        raise ToolError(str(error)) from None
 
 
 class AirlineWorld(DocumentWorld):
@@ -67,14 +106,30 @@ class AirlineWorld(DocumentWorld):
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
+        # The searches look flights up by route: the index spares them reading every flight's JSON.
+        # Made here, not with the tables, so that a world read from an older cache has it too.
+        self.sql().execute("CREATE INDEX IF NOT EXISTS flights_route ON flights "
+                           "(json_extract(doc, '$.origin'), json_extract(doc, '$.destination'))")
+        self.commit()
         self.tools = AirlineTools(self)
 
     def populate(self) -> None:
         from toolgym.worlds.tau2.tasks import airline_database
         self.load(airline_database(self.seed))
 
+    def load(self, data: dict[str, dict]) -> None:
+        """τ²'s ``db.json`` layout, each flight and each reservation's flight with its keys in the
+        order of τ²'s models (``flight_number`` first), as τ²'s tools return them."""
+        data = dict(data)
+        data["flights"] = {key: _ordered(flight, FLIGHT_KEYS) for key, flight in (data.get("flights") or {}).items()}
+        data["reservations"] = {key: {**reservation, "flights": [_ordered(f, RESERVATION_FLIGHT_KEYS)
+                                                                  for f in reservation.get("flights") or ()]}
+                                if isinstance(reservation.get("flights"), list) else reservation
+                                for key, reservation in (data.get("reservations") or {}).items()}
+        super().load(data)
 
-class AirlineTools(Toolkit):
+
+class AirlineTools(Tau2Toolkit):
     """The airline agent's tools (τ²-bench's ``AirlineTools``)."""
 
     world: AirlineWorld
@@ -97,17 +152,30 @@ class AirlineTools(Toolkit):
             raise ToolError(f"Flight {flight['flight_number']} not found on date {date}")
         return flight["dates"][date]
 
-    def _direct(self, date: str, origin: str | None, destination: str | None, leave_after: str | None = None):
+    def _direct(self, date: str, origin: str, destination: str | None, leave_after: str | None = None):
+        """The flights available on ``date`` from ``origin`` (to ``destination``), in the table's order.
+
+        SQLite finds the route by its index and reads out the few fields and the one date a
+        result needs: parsing every flight's JSON (all its dates) on each search cost 100 times
+        τ²'s search.
+        """
+        if not isinstance(date, str) or '"' in date or "\\" in date:  # not a key of any flight's dates
+            return []
+        route = "json_extract(doc, '$.origin') = ?" + (" AND json_extract(doc, '$.destination') = ?"
+                                                        if destination is not None else "")
+        rows = self.world.sql().execute(
+            "SELECT json_extract(doc, '$.flight_number'), json_extract(doc, '$.origin'), "
+            "json_extract(doc, '$.destination'), json_extract(doc, '$.scheduled_departure_time_est'), "
+            "json_extract(doc, '$.scheduled_arrival_time_est'), json_extract(doc, ?) "
+            f"FROM flights WHERE {route} ORDER BY pk",
+            (f'$.dates."{date}"', origin, *((destination,) if destination is not None else ()))).fetchall()
         found = []
-        for flight in self.world.records("flights"):
-            status = flight["dates"].get(date)
-            if ((origin is None or flight["origin"] == origin) and (destination is None or flight["destination"] == destination)
-                    and status is not None and status["status"] == "available"
-                    and (leave_after is None or flight["scheduled_departure_time_est"] >= leave_after)):
-                found.append({"flight_number": flight["flight_number"], "origin": flight["origin"],
-                              "destination": flight["destination"], "status": "available",
-                              "scheduled_departure_time_est": flight["scheduled_departure_time_est"],
-                              "scheduled_arrival_time_est": flight["scheduled_arrival_time_est"],
+        for number, start, end, departure, arrival, status in rows:
+            status = json.loads(status) if status is not None else None
+            if (isinstance(status, dict) and status.get("status") == "available"
+                    and (leave_after is None or departure >= leave_after)):
+                found.append({"flight_number": number, "origin": start, "destination": end, "status": "available",
+                              "scheduled_departure_time_est": departure, "scheduled_arrival_time_est": arrival,
                               "date": None, "available_seats": status["available_seats"], "prices": status["prices"]})
         return found
 
@@ -125,8 +193,8 @@ class AirlineTools(Toolkit):
 
     @tool(kind=ACTION, app="airline")
     def book_reservation(self, user_id: str, origin: str, destination: str,
-                         flight_type: Literal["round_trip", "one_way"], cabin: Cabin, flights: list[FlightInfo],
-                         passengers: list[Passenger], payment_methods: list[Payment], total_baggages: int,
+                         flight_type: Literal["round_trip", "one_way"], cabin: Cabin, flights: list[FlightInfo | dict],
+                         passengers: list[Passenger | dict], payment_methods: list[Payment | dict], total_baggages: int,
                          nonfree_baggages: int, insurance: Literal["yes", "no"]) -> dict:
         """Book a reservation.
 
@@ -143,16 +211,18 @@ class AirlineTools(Toolkit):
             nonfree_baggages: The number of non-free baggage items to book the reservation.
             insurance: Whether the reservation has insurance.
         """
+        flights, passengers = _items(FlightInfo, flights), _items(Passenger, passengers)
+        payment_methods = _items(Payment, payment_methods)
         user = self._user(user_id)
         reservation_id = next((r for r in RESERVATION_IDS if not self.world.has("reservations", r)), None)
         if reservation_id is None:
             raise ToolError("Too many reservations")
-        reservation = {"reservation_id": reservation_id, "user_id": user_id, "origin": origin,
-                       "destination": destination, "flight_type": flight_type, "cabin": cabin, "flights": [],
-                       "passengers": [dict(p) for p in passengers],
-                       "payment_history": [dict(p) for p in payment_methods], "created_at": NOW,
-                       "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages,
-                       "insurance": insurance, "status": None}
+        reservation = _items(NewReservation, [{
+            "reservation_id": reservation_id, "user_id": user_id, "origin": origin, "destination": destination,
+            "flight_type": flight_type, "cabin": cabin, "flights": [], "passengers": [dict(p) for p in passengers],
+            "payment_history": [dict(p) for p in payment_methods], "created_at": NOW,
+            "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages, "insurance": insurance,
+            "status": None}])[0]
         total_price, loaded = 0, {}  # flight number -> its record, changed once per booked segment
         for info in flights:
             number = info["flight_number"]
@@ -163,8 +233,8 @@ class AirlineTools(Toolkit):
             if status["available_seats"][cabin] < len(passengers):
                 raise ToolError(f"Not enough seats on flight {number}")
             price = status["prices"][cabin]
-            reservation["flights"].append({"origin": flight["origin"], "destination": flight["destination"],
-                                           "flight_number": number, "date": info["date"], "price": price})
+            reservation["flights"].append({"flight_number": number, "origin": flight["origin"],
+                                           "destination": flight["destination"], "date": info["date"], "price": price})
             total_price += price * len(passengers)
         if insurance == "yes":
             total_price += 30 * len(passengers)
@@ -290,7 +360,10 @@ class AirlineTools(Toolkit):
 
     @tool(kind=READ, app="airline")
     def transfer_to_human_agents(self, summary: str) -> str:
-        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+        """Transfer the user to a human agent, with a summary of the user's issue.
+        Only transfer if
+         -  the user explicitly asks for a human agent
+         -  given the policy and the available tools, you cannot solve the user's issue.
 
         Args:
             summary: A summary of the user's issue.
@@ -319,7 +392,7 @@ class AirlineTools(Toolkit):
         return reservation
 
     @tool(kind=ACTION, app="airline")
-    def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo],
+    def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo | dict],
                                    payment_id: str) -> dict:
         """Update the flight information of a reservation.
 
@@ -329,6 +402,7 @@ class AirlineTools(Toolkit):
             flights: An array of objects containing details about each piece of flight in the ENTIRE new reservation. Even if the a flight segment is not changed, it should still be included in the array.
             payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
         """
+        flights = _items(FlightInfo, flights)
         reservation = self._reservation(reservation_id)
         user = self._user(reservation["user_id"])
         passengers = len(reservation["passengers"])
@@ -346,9 +420,9 @@ class AirlineTools(Toolkit):
                 raise ToolError(f"Flight {info['flight_number']} not available on date {info['date']}")
             if status["available_seats"][cabin] < passengers:
                 raise ToolError(f"Not enough seats on flight {info['flight_number']}")
-            new_flights.append({"flight_number": info["flight_number"], "date": info["date"],
-                                "price": status["prices"][cabin], "origin": flight["origin"],
-                                "destination": flight["destination"]})
+            new_flights.append({"flight_number": info["flight_number"], "origin": flight["origin"],
+                                "destination": flight["destination"], "date": info["date"],
+                                "price": status["prices"][cabin]})
             total_price += status["prices"][cabin] * passengers
         total_price -= sum(f["price"] for f in reservation["flights"]) * passengers
         payment = self._charge_update(user, payment_id, total_price)
@@ -360,13 +434,14 @@ class AirlineTools(Toolkit):
         return reservation
 
     @tool(kind=ACTION, app="airline")
-    def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger]) -> dict:
+    def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger | dict]) -> dict:
         """Update the passenger information of a reservation.
 
         Args:
             reservation_id: The reservation ID, such as 'ZFA04Y'.
             passengers: An array of objects containing details about each passenger.
         """
+        passengers = _items(Passenger, passengers)
         reservation = self._reservation(reservation_id)
         if len(passengers) != len(reservation["passengers"]):
             raise ToolError("Number of passengers does not match")

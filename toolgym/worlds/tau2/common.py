@@ -1,17 +1,43 @@
-"""What every τ²-bench domain shares: ``calculate`` without eval, and the transfer tool's answer."""
+"""What every τ²-bench domain shares: toolkits called as τ²'s are, ``calculate`` without eval, and
+the transfer tool's answer."""
 
 from __future__ import annotations
 
 import ast
 import operator
+from typing import Any
 
-from toolgym.worlds.tools import ToolError
+from toolgym.worlds.tools import Toolkit, ToolError, ToolResult
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 TRANSFER_RESULT = "Transfer successful"
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.USub: operator.neg, ast.UAdd: operator.pos}
 MAX_EXPRESSION = 1000
+
+
+class Tau2Toolkit(Toolkit):
+    """A τ² domain's tools, called as τ²-bench's ``ToolKitBase.use_tool`` calls them.
+
+    The tool's method runs on the arguments as the call gives them: nothing is coerced or
+    type-checked first (``2.0`` for an integer stays ``2.0``, and what the method does with a
+    wrong value is the call's outcome), a missing or unknown argument fails with Python's own
+    words, an unknown tool with ``Tool 'x' not found.``, and an exception's text is the error, as
+    τ²'s environment words them after ``Error:``. The house's bounds on argument values still
+    hold (see :func:`toolgym.worlds.tools.argument_problem`).
+    """
+
+    def call(self, name: str, arguments: Any, injected: dict | None = None) -> ToolResult:
+        spec = self.specs.get(name) if isinstance(name, str) else None
+        if spec is None:
+            return ToolResult(name=str(name), arguments=arguments if isinstance(arguments, dict) else {},
+                              error=f"Tool '{name}' not found.", known=False)
+        if not isinstance(arguments, dict):
+            return super().call(name, arguments, injected)
+        return self.run(spec, dict(arguments))
+
+    def error_text(self, exc: Exception) -> str:
+        return str(exc)
 
 
 def calculate(expression: str) -> str:

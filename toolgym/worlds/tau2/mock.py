@@ -7,9 +7,9 @@ from typing import Literal
 
 from sqlalchemy.orm import DeclarativeBase
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, tool
+from toolgym.worlds.tools import ACTION, READ, tool
 
 TaskStatus = Literal["pending", "completed"]
 
@@ -46,7 +46,7 @@ class MockWorld(DocumentWorld):
         self.load(mock_database(self.seed))
 
 
-class MockTools(Toolkit):
+class MockTools(Tau2Toolkit):
     """The mock agent's tools, and the assertions its tasks check at the end (not tools)."""
 
     world: MockWorld
@@ -88,7 +88,10 @@ class MockTools(Toolkit):
 
     @tool(kind=READ, app="mock")
     def transfer_to_human_agents(self, summary: str) -> str:
-        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+        """Transfer the user to a human agent, with a summary of the user's issue.
+        Only transfer if
+         -  the user explicitly asks for a human agent
+         -  given the policy and the available tools, you cannot solve the user's issue.
 
         Args:
             summary: A summary of the user's issue.
@@ -105,7 +108,7 @@ class MockTools(Toolkit):
     assertions = ("assert_number_of_tasks", "assert_task_status")
 
 
-class MockUserTools(Toolkit):
+class MockUserTools(Tau2Toolkit):
     """The mock user's notification inbox (τ²-bench's ``MockUserTools``)."""
 
     world: MockWorld

@@ -11,9 +11,9 @@ import json
 
 from sqlalchemy.orm import DeclarativeBase
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT, calculate
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit, calculate
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 #: The fields of τ²-bench's ``Order`` that default to None: its tools return them as null when unset.
@@ -54,7 +54,7 @@ def _is_gift_card(method: dict) -> bool:
     return method.get("source") == "gift_card"
 
 
-class RetailTools(Toolkit):
+class RetailTools(Tau2Toolkit):
     """The retail agent's tools (τ²-bench's ``RetailTools``)."""
 
     world: RetailWorld
@@ -243,8 +243,8 @@ class RetailTools(Toolkit):
         order = self._order(order_id)
         if "pending" not in order["status"]:
             raise ToolError("Non-pending order cannot be modified")
-        order["address"] = {"address1": address1, "address2": address2, "city": city, "state": state,
-                            "country": country, "zip": zip}
+        order["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
+                            "state": state, "zip": zip}  # τ²'s UserAddress order
         self.world.put("orders", order_id, order)
         return order
 
@@ -339,8 +339,8 @@ class RetailTools(Toolkit):
             zip: The zip code, such as '12345'.
         """
         user = self._user(user_id)
-        user["address"] = {"address1": address1, "address2": address2, "city": city, "state": state,
-                           "country": country, "zip": zip}
+        user["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
+                           "state": state, "zip": zip}  # τ²'s UserAddress order
         self.world.put("users", user_id, user)
         return user
 
@@ -367,7 +367,10 @@ class RetailTools(Toolkit):
 
     @tool(kind=READ, app="retail")
     def transfer_to_human_agents(self, summary: str) -> str:
-        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+        """Transfer the user to a human agent, with a summary of the user's issue.
+        Only transfer if
+         -  the user explicitly asks for a human agent
+         -  given the policy and the available tools, you cannot solve the user's issue.
 
         Args:
             summary: A summary of the user's issue.

@@ -12,20 +12,48 @@ are τ²-bench's ``user_tools.py``; today is 2025-02-25.
 from __future__ import annotations
 
 import copy
+import json
 from datetime import date, timedelta
-from typing import Literal
+from typing import Annotated, Any, Literal
 
+import pydantic
 from sqlalchemy.orm import DeclarativeBase
+from typing_extensions import TypedDict
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, Toolkit, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 TODAY = date(2025, 2, 25)
 NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
 MODE_TECHNOLOGY = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}
+NetworkMode = Literal["4g_5g_preferred", "4g_only", "3g_only", "2g_only"]
 DEFAULT_APN = {"apn_name": "internet", "reset_at_reboot": False, "mms_apn": "mms",
                "mmsc_url": "http://mms.carrier.com/mms/wapenc", "mms_proxy": None, "mms_port": None}
+
+
+# τ²'s APNSettings: every field optional (DEFAULT_APN's value when left out), no other key; the
+# docstring is the schema's description.
+@pydantic.with_config(pydantic.ConfigDict(extra="forbid"))
+class APNSettings(TypedDict, total=False):
+    """Represents the configuration for a single Access Point Name (APN)."""
+
+    apn_name: Annotated[Literal["internet", "broken"], pydantic.Field(
+        description="The name identifier for the APN connection.")]
+    reset_at_reboot: Annotated[bool, pydantic.Field(
+        description="Whether the APN settings will be reset at the next reboot.")]
+    mms_apn: Annotated[str | None, pydantic.Field(
+        description="Specific APN name used for MMS traffic, if different from general data.")]
+    mmsc_url: Annotated[str | None, pydantic.Field(
+        description="The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.")]
+    mms_proxy: Annotated[str | None, pydantic.Field(
+        description="The proxy server address required for MMS traffic on some networks.")]
+    mms_port: Annotated[int | None, pydantic.Field(
+        description="The proxy server port required for MMS traffic on some networks.")]
+
+
+_APN_ADAPTER = pydantic.TypeAdapter(APNSettings)
+
 DEFAULT_DEVICE = {
     "sim_card_status": "active", "sim_card_missing": False, "airplane_mode": False,
     "network_signal_strength": "good", "network_technology_connected": "5G", "network_connection_status": "connected",
@@ -80,6 +108,57 @@ class UserState(DocumentRow, Base):
     __tablename__ = "user_state"
 
 
+_REQUIRED = object()
+#: τ²'s telecom records (its ``data_model.py``): each field in its model's order, with the value an
+#: unset one takes (null for an unset optional one: τ²'s tools return the records whole).
+RECORD_FIELDS = {
+    "plans": {"plan_id": _REQUIRED, "name": _REQUIRED, "data_limit_gb": _REQUIRED, "price_per_month": _REQUIRED,
+              "data_refueling_price_per_gb": _REQUIRED},
+    "devices": {"device_id": _REQUIRED, "device_type": _REQUIRED, "model": _REQUIRED, "imei": None,
+                "is_esim_capable": _REQUIRED, "activated": False, "activation_date": None,
+                "last_esim_transfer_date": None},
+    "lines": {"line_id": _REQUIRED, "phone_number": _REQUIRED, "status": "Pending Activation", "plan_id": _REQUIRED,
+              "device_id": None, "data_used_gb": 0.0, "data_refueling_gb": 0.0, "roaming_enabled": False,
+              "contract_end_date": None, "last_plan_change_date": None, "last_sim_replacement_date": None,
+              "suspension_start_date": None},
+    "customers": {"customer_id": _REQUIRED, "full_name": _REQUIRED, "date_of_birth": _REQUIRED, "email": _REQUIRED,
+                  "phone_number": _REQUIRED, "address": _REQUIRED, "account_status": "Pending Verification",
+                  "payment_methods": [], "line_ids": [], "bill_ids": [], "created_at": "2025-01-01",
+                  "last_extension_date": None, "goodwill_credit_used_this_year": 0.0},
+    "bills": {"bill_id": _REQUIRED, "customer_id": _REQUIRED, "period_start": _REQUIRED, "period_end": _REQUIRED,
+              "issue_date": _REQUIRED, "total_due": _REQUIRED, "due_date": _REQUIRED, "line_items": [],
+              "status": "Draft"},
+}
+#: The fields τ² types as floats (an integer in the TOML is read as one) and as datetimes, which its
+#: tools' output writes as ``str(datetime)``: a space between date and time, not ``T``.
+FLOAT_FIELDS = {"data_limit_gb", "price_per_month", "data_refueling_price_per_gb", "data_used_gb",
+                "data_refueling_gb", "goodwill_credit_used_this_year", "total_due", "amount"}
+DATETIME_FIELDS = {"activation_date", "last_esim_transfer_date", "created_at"}
+
+
+def tau2_record(table: str, record: dict) -> dict:
+    """``record`` as τ²'s model of ``table`` holds it: every field in the model's order (unset ones
+    as their default), floats as floats, datetimes written as τ² writes them."""
+    out = {field: copy.deepcopy(record.get(field, default)) for field, default in RECORD_FIELDS[table].items()
+           if field in record or default is not _REQUIRED}
+    out.update((key, value) for key, value in record.items() if key not in out)  # τ² would refuse these
+    for item in [out, *(out.get("line_items") or ())]:
+        for field in FLOAT_FIELDS & item.keys():
+            if isinstance(item[field], int) and not isinstance(item[field], bool):
+                item[field] = float(item[field])
+        for field in DATETIME_FIELDS & item.keys():
+            if isinstance(item[field], str) and len(item[field]) > 10:
+                item[field] = item[field].replace("T", " ", 1)
+    return out
+
+
+class _EnumRepr(str):
+    """A text that a dict's repr shows as it is (an enum member's repr in τ²'s printed dicts)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def merged(record, update):
     """``update`` merged into ``record`` key by key (τ²-bench's update of a model with a dict)."""
     if isinstance(record, dict) and isinstance(update, dict):
@@ -108,7 +187,8 @@ class TelecomWorld(DocumentWorld):
         """Fill the carrier's tables from τ²'s ``db.toml`` lists and the phone from ``user_db.toml``'s device."""
         keys = {"plans": "plan_id", "devices": "device_id", "lines": "line_id", "customers": "customer_id",
                 "bills": "bill_id"}
-        data = {table: {record[key]: record for record in carrier.get(table) or []} for table, key in keys.items()}
+        data = {table: {record[key]: tau2_record(table, record) for record in carrier.get(table) or []}
+                for table, key in keys.items()}
         data["user_state"] = {"device": merged(DEFAULT_DEVICE, device or {}),
                               "surroundings": copy.deepcopy(DEFAULT_SURROUNDINGS)}
         self.load(data)
@@ -116,18 +196,28 @@ class TelecomWorld(DocumentWorld):
     def sync(self) -> None:
         """τ²-bench's ``sync_tools``: the line's status, roaming and data allowance to the phone's
         surroundings; a paid payment request to the carrier's bill; a bill awaiting payment to the phone."""
-        surroundings = self.get("user_state", "surroundings", "no user state")
+        row = self.sql().execute("SELECT doc FROM user_state WHERE key = 'surroundings'").fetchone()
+        if row is None:
+            raise ToolError("no user state")
+        before, surroundings = row[0], json.loads(row[0])
         phone = surroundings["phone_number"]
         if phone is None:
             return
-        line = next((l for l in self.records("lines") if l["phone_number"] == phone), None)
-        if line is None:
+        # It runs after every call: SQLite reads out the few fields it needs, no record is parsed.
+        row = self.sql().execute(
+            "SELECT json_extract(l.doc, '$.status'), json_extract(l.doc, '$.roaming_enabled'), "
+            "json_extract(l.doc, '$.data_used_gb'), json_extract(l.doc, '$.data_refueling_gb'), "
+            "json_extract(l.doc, '$.plan_id'), json_extract(p.doc, '$.data_limit_gb'), p.key FROM lines AS l "
+            "LEFT JOIN plans AS p ON p.key = json_extract(l.doc, '$.plan_id') "
+            "WHERE json_extract(l.doc, '$.phone_number') = ? ORDER BY l.pk LIMIT 1", (phone,)).fetchone()
+        if row is None:
             raise ToolError(f"Wrong scenario, line not found for phone number: {phone}")
-        plan = self.get("plans", line["plan_id"], f"Wrong scenario, invalid plan id ({line['plan_id']})")
-        surroundings["line_active"] = line["status"] == "Active"
-        surroundings["roaming_allowed"] = bool(line["roaming_enabled"])
-        surroundings["mobile_data_usage_exceeded"] = (
-            line["data_used_gb"] >= plan["data_limit_gb"] + line.get("data_refueling_gb", 0.0))
+        status, roaming, used, refueled, plan_id, limit, plan_found = row
+        if plan_found is None:
+            raise ToolError(f"Wrong scenario, invalid plan id ({plan_id})")
+        surroundings["line_active"] = status == "Active"
+        surroundings["roaming_allowed"] = bool(roaming)
+        surroundings["mobile_data_usage_exceeded"] = used >= limit + (refueled or 0.0)
         request = surroundings["payment_request"]
         if request is not None and request["paid"]:
             bill = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
@@ -135,16 +225,19 @@ class TelecomWorld(DocumentWorld):
             self.put("bills", bill["bill_id"], bill)
             surroundings["payment_request"] = None
         if surroundings["payment_request"] is None:
-            customer = self.tools.get_customer_by_phone(phone)
-            waiting = [b for b in (self.get("bills", i, "") for i in customer["bill_ids"] if self.has("bills", i))
-                       if b["status"] == "Awaiting Payment"]
-            if waiting:
-                surroundings["payment_request"] = {"bill_id": waiting[0]["bill_id"],
-                                                   "amount_due": waiting[0]["total_due"], "paid": False}
-        self.put("user_state", "surroundings", surroundings)
+            bill_ids = json.loads(self.tools.customer_by_phone(phone, "$.bill_ids")[1] or "[]")
+            waiting = dict(self.sql().execute(
+                "SELECT key, json_extract(doc, '$.total_due') FROM bills WHERE json_extract(doc, '$.status') = "
+                f"'Awaiting Payment' AND key IN ({', '.join('?' * len(bill_ids))})", bill_ids).fetchall())
+            first = next((bill_id for bill_id in bill_ids if bill_id in waiting), None)
+            if first is not None:
+                surroundings["payment_request"] = {"bill_id": first, "amount_due": waiting[first], "paid": False}
+        after = json.dumps(surroundings)
+        if after != before:
+            self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (after,))
 
 
-class TelecomTools(Toolkit):
+class TelecomTools(Tau2Toolkit):
     """The carrier agent's tools (τ²-bench's ``TelecomTools``), with its setup and assertion functions."""
 
     world: TelecomWorld
@@ -171,13 +264,19 @@ class TelecomTools(Toolkit):
         Args:
             phone_number: The phone number to search for.
         """
-        for customer in self.world.records("customers"):
-            if customer["phone_number"] == phone_number:
-                return customer
-            for line_id in customer["line_ids"]:
-                if self.world.has("lines", line_id) and self._line(line_id)["phone_number"] == phone_number:
-                    return customer
-        raise ToolError(f"Customer with phone number {phone_number} not found")
+        return json.loads(self.customer_by_phone(phone_number, "$")[1])
+
+    def customer_by_phone(self, phone_number: str, path: str) -> tuple[str, Any]:
+        """The first customer whose own number or one of whose lines' is ``phone_number``: its id
+        and the value at JSON ``path`` of its record (as SQLite's ``json_extract`` gives it)."""
+        row = self.world.sql().execute(
+            "SELECT c.key, json_extract(c.doc, ?) FROM customers AS c WHERE json_extract(c.doc, '$.phone_number') = ? "
+            "OR EXISTS (SELECT 1 FROM json_each(c.doc, '$.line_ids') AS i JOIN lines AS l ON l.key = i.value "
+            "WHERE json_extract(l.doc, '$.phone_number') = ?) ORDER BY c.pk LIMIT 1",
+            (path, phone_number, phone_number)).fetchone()
+        if row is None:
+            raise ToolError(f"Customer with phone number {phone_number} not found")
+        return row
 
     @tool(kind=READ, app="telecom")
     def get_customer_by_id(self, customer_id: str) -> dict:
@@ -190,7 +289,8 @@ class TelecomTools(Toolkit):
 
     @tool(kind=READ, app="telecom")
     def get_customer_by_name(self, full_name: str, dob: str) -> list:
-        """Searches for customers by name and DOB. May return multiple matches if names are similar; the date of birth is used to tell them apart.
+        """Searches for customers by name and DOB. May return multiple matches if names are similar,
+        DOB helps disambiguate.
 
         Args:
             full_name: The full name of the customer.
@@ -204,7 +304,7 @@ class TelecomTools(Toolkit):
         """Retrieves the details for a given ID. The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
 
         Args:
-            id: The ID of the object to retrieve, such as 'C1001', 'L1001', 'D1001', 'B1001' or 'P1001'.
+            id: The ID of the object to retrieve.
         """
         tables = {"L": ("lines", "Line"), "D": ("devices", "Device"), "B": ("bills", "Bill"),
                   "C": ("customers", "Customer"), "P": ("plans", "Plan")}
@@ -215,7 +315,9 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict:
-        """Suspends a specific line (max 6 months). Checks: line status must be Active. Logic: sets line status to Suspended and records the suspension start date.
+        """Suspends a specific line (max 6 months).
+        Checks: Line status must be Active.
+        Logic: Sets line status to Suspended, records suspension_start_date.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -231,7 +333,9 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def resume_line(self, customer_id: str, line_id: str) -> dict:
-        """Resumes a suspended line. Checks: line status must be Suspended or Pending Activation. Logic: sets line status to Active and clears the suspension start date.
+        """Resumes a suspended line.
+        Checks: Line status must be Suspended or Pending Activation.
+        Logic: Sets line status to Active, clears suspension_start_date.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -257,11 +361,18 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def send_payment_request(self, customer_id: str, bill_id: str) -> str:
-        """Sends a payment request to the customer for a specific bill. Checks: the customer exists, the bill belongs to the customer, and no bill is already awaiting payment. Logic: sets the bill status to AWAITING_PAYMENT.
+        """Sends a payment request to the customer for a specific bill.
+        Checks:
+            - Customer exists
+            - Bill exists and belongs to the customer
+            - No other bills are already awaiting payment for this customer
+        Logic: Sets bill status to AWAITING_PAYMENT and notifies customer.
+        Warning: This method does not check if the bill is already PAID.
+        Always check the bill status before calling this method.
 
         Args:
             customer_id: ID of the customer who owns the bill.
-            bill_id: ID of the bill to send the payment request for.
+            bill_id: ID of the bill to send payment request for.
         """
         customer = self.get_customer_by_id(customer_id)
         if any(self._bill(b)["status"] == "Awaiting Payment" for b in customer["bill_ids"]):
@@ -275,7 +386,8 @@ class TelecomTools(Toolkit):
 
     @tool(kind=READ, app="telecom")
     def get_data_usage(self, customer_id: str, line_id: str) -> dict:
-        """Retrieves current billing cycle data usage for a line, including data refueling amount, data limit and cycle end date.
+        """Retrieves current billing cycle data usage for a line, including data
+        refueling amount, data limit, and cycle end date.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -322,7 +434,10 @@ class TelecomTools(Toolkit):
 
     @tool(kind=READ, app="telecom")
     def transfer_to_human_agents(self, summary: str) -> str:
-        """Transfer the user to a human agent, with a summary of the user's issue. Only transfer if the user explicitly asks for a human agent, or given the policy and the available tools, you cannot solve the user's issue.
+        """Transfer the user to a human agent, with a summary of the user's issue.
+        Only transfer if
+         -  the user explicitly asks for a human agent
+         -  given the policy and the available tools, you cannot solve the user's issue.
 
         Args:
             summary: A summary of the user's issue.
@@ -331,7 +446,9 @@ class TelecomTools(Toolkit):
 
     @tool(kind=ACTION, app="telecom")
     def refuel_data(self, customer_id: str, line_id: str, gb_amount: float) -> dict:
-        """Refuels data for a specific line, adding to the customer's bill. Checks: the line belongs to the customer and the amount is positive. Logic: adds the data to the line and charges the plan's refueling price.
+        """Refuels data for a specific line, adding to the customer's bill.
+        Checks: Line status must be Active, Customer owns the line.
+        Logic: Adds data to the line and charges customer based on the plan's refueling rate.
 
         Args:
             customer_id: ID of the customer who owns the line.
@@ -528,7 +645,7 @@ class Phone:
         return self.device[setting]
 
 
-class TelecomUserTools(Toolkit):
+class TelecomUserTools(Tau2Toolkit):
     """The user's phone (τ²-bench's ``TelecomUserTools``): tools the user calls, and the setup and
     assertion functions of the tasks."""
 
@@ -578,12 +695,8 @@ class TelecomUserTools(Toolkit):
         return f"Network Mode Preference: {self._phone().device['network_mode_preference']}"
 
     @tool(kind=ACTION, app="phone")
-    def set_network_mode_preference(self, mode: str) -> str:
-        """Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery.
-
-        Args:
-            mode: The network mode to set: '4g_5g_preferred', '4g_only', '3g_only' or '2g_only'.
-        """
+    def set_network_mode_preference(self, mode: NetworkMode | str) -> str:
+        """Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery."""
         def change(phone: Phone) -> str:
             if mode not in NETWORK_MODES:
                 return (f"Failed to set network mode: '{mode}' is not a valid option. Please use one of: "
@@ -603,7 +716,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_airplane_mode(self) -> str:
-        """Toggles Airplane Mode ON or OFF. When ON, it disconnects all wireless communications including cellular, Wi-Fi, and Bluetooth."""
+        """Toggles Airplane Mode ON or OFF. When ON, it disconnects all wireless communications including cellular, Wi-Fi, and Bluetooth.
+        Returns the new state of airplane_mode.
+        """
         return self._changed(lambda phone: f"Airplane Mode is now {'ON' if phone.toggle_airplane_mode() else 'OFF'}.")
 
     @tool(kind=READ, app="phone")
@@ -624,12 +739,16 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_data(self) -> str:
-        """Toggles your phone's mobile data connection ON or OFF. Controls whether your phone can use cellular data for internet access when Wi-Fi is unavailable."""
+        """Toggles your phone's mobile data connection ON or OFF. Controls whether your phone can use cellular data for internet access when Wi-Fi is unavailable.
+        Returns the new data connection status.
+        """
         return self._changed(lambda phone: f"Mobile Data is now {'ON' if phone.toggle('data_enabled') else 'OFF'}.")
 
     @tool(kind=ACTION, app="phone")
     def toggle_roaming(self) -> str:
-        """Toggles Data Roaming ON or OFF. When ON, your phone can use data networks in areas outside your carrier's coverage."""
+        """Toggles Data Roaming ON or OFF. When ON, your phone can use data networks in areas outside your carrier's coverage.
+        Returns the new data roaming status.
+        """
         return self._changed(lambda phone: f"Data Roaming is now {'ON' if phone.toggle('roaming_enabled') else 'OFF'}.")
 
     @tool(kind=READ, app="phone")
@@ -640,7 +759,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_data_saver_mode(self) -> str:
-        """Toggles Data Saver mode ON or OFF. When ON, it reduces data usage, which may affect data speed."""
+        """Toggles Data Saver mode ON or OFF. When ON, it reduces data usage, which may affect data speed.
+        Returns the new data saver mode status.
+        """
         return self._changed(lambda phone: "Data Saver Mode is now "
                                            f"{'ON' if phone.toggle('data_saver_mode', search=False) else 'OFF'}.")
 
@@ -650,6 +771,20 @@ class TelecomUserTools(Toolkit):
         apn = self._phone().device["active_apn_settings"]
         return (f"Current APN Name: {apn['apn_name'] or 'Not Set'}\nMMSC URL (for picture messages): "
                 f"{apn['mmsc_url'] or 'Not Set'}\n(These are technical settings, usually best left unchanged.)")
+
+    @tool(kind=ACTION, app="phone")
+    def set_apn_settings(self, apn_settings: APNSettings | dict) -> str:
+        """Sets the APN settings for the phone."""
+        try:  # τ²'s APNSettings(**apn_settings): the defaults for what is left out
+            settings = {**DEFAULT_APN, **_APN_ADAPTER.validate_python(apn_settings)}
+        except pydantic.ValidationError as error:
+            raise ToolError(str(error)) from None
+
+        def change(phone: Phone) -> str:
+            phone.device["active_apn_settings"] = settings
+            phone.network_search()
+            return f"APN settings set to: {settings['apn_name']}"
+        return self._changed(change)
 
     @tool(kind=ACTION, app="phone")
     def reset_apn_settings(self) -> str:
@@ -672,7 +807,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_wifi(self) -> str:
-        """Toggles your phone's Wi-Fi radio ON or OFF. Controls whether your phone can discover and connect to wireless networks for internet access."""
+        """Toggles your phone's Wi-Fi radio ON or OFF. Controls whether your phone can discover and connect to wireless networks for internet access.
+        Returns the new Wi-Fi status.
+        """
         def change(phone: Phone) -> str:
             device = phone.device
             if device["airplane_mode"]:
@@ -690,7 +827,9 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=ACTION, app="phone")
     def toggle_wifi_calling(self) -> str:
-        """Toggles Wi-Fi Calling ON or OFF. This feature allows you to make and receive calls over Wi-Fi instead of the cellular network, which can help in areas with weak cellular signal."""
+        """Toggles Wi-Fi Calling ON or OFF. This feature allows you to make and receive calls over Wi-Fi instead of the cellular network, which can help in areas with weak cellular signal.
+        Returns the new Wi-Fi Calling status.
+        """
         return self._changed(lambda phone: "Wi-Fi Calling is now "
                                            f"{'ON' if phone.toggle('wifi_calling_enabled', search=False) else 'OFF'}.")
 
@@ -700,8 +839,14 @@ class TelecomUserTools(Toolkit):
         device = self._phone().device
         if device["vpn_connected"]:
             details = device["vpn_details"]
-            return (f"VPN is ON and connected. Details: {details}" if details
-                    else "VPN is ON and connected (no specific details available).")
+            if not details:
+                return "VPN is ON and connected (no specific details available)."
+            # τ² prints its VpnDetails' model_dump: the performance is its PerformanceLevel enum's repr
+            performance = details.get("server_performance")
+            shown = {**details, "server_performance": _EnumRepr(
+                f"<PerformanceLevel.{str(performance).upper()}: {performance!r}>")} if isinstance(
+                performance, str) else details
+            return f"VPN is ON and connected. Details: {shown}"
         if device["vpn_enabled_setting"]:
             return "VPN is turned ON in settings, but currently not connected."
         return "VPN is turned OFF."
@@ -734,11 +879,7 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=READ, app="phone")
     def check_app_status(self, app_name: str) -> str:
-        """Checks detailed information about a specific app. Shows its permissions and background data usage settings.
-
-        Args:
-            app_name: The name of the app to check.
-        """
+        """Checks detailed information about a specific app. Shows its permissions and background data usage settings."""
         app = self._phone().device["app_statuses"].get(app_name)
         if app is None:
             return f"App '{app_name}' not found on this phone."
@@ -750,11 +891,7 @@ class TelecomUserTools(Toolkit):
 
     @tool(kind=READ, app="phone")
     def check_app_permissions(self, app_name: str) -> str:
-        """Checks what permissions a specific app currently has. Shows if the app has access to features like storage, camera, location, etc.
-
-        Args:
-            app_name: The name of the app to check.
-        """
+        """Checks what permissions a specific app currently has. Shows if the app has access to features like storage, camera, location, etc."""
         app = self._phone().device["app_statuses"].get(app_name)
         if app is None:
             return f"App '{app_name}' not found on this phone."
@@ -768,8 +905,8 @@ class TelecomUserTools(Toolkit):
         """Gives a specific permission to an app (like access to storage, camera, or location). Required for some app functions to work properly.
 
         Args:
-            app_name: The name of the app.
-            permission: The permission to grant: 'sms', 'storage', 'phone' or 'network'.
+            app_name: The name of the app to grant the permission to.
+            permission: The permission to grant, should be lowercase.
         """
         def change(phone: Phone) -> str:
             app = phone.device["app_statuses"].get(app_name)
@@ -836,8 +973,11 @@ class TelecomUserTools(Toolkit):
         self._setup(lambda phone: phone.surroundings.update(is_abroad=abroad))
 
     def _force(self, setting: str, on: bool, search: bool = True):
+        """τ²'s ``turn_*_on``/``_off``: toggle, and toggle back if that went the wrong way. The
+        switch is always flipped at least once, so a toggle that searches the network searches
+        even when the setting was already as asked."""
         def change(phone: Phone) -> None:
-            if phone.device[setting] != on:
+            if phone.toggle(setting, search) != on:
                 phone.toggle(setting, search)
         return self._setup(change)
 
@@ -854,8 +994,8 @@ class TelecomUserTools(Toolkit):
         return self._force("data_saver_mode", True, search=False)
 
     def turn_airplane_mode_on(self):
-        def change(phone: Phone) -> None:
-            if not phone.device["airplane_mode"]:
+        def change(phone: Phone) -> None:  # τ²'s: toggled at least once, as _force
+            if not phone.toggle_airplane_mode():
                 phone.toggle_airplane_mode()
         return self._setup(change)
 

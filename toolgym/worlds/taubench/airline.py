@@ -12,6 +12,7 @@ from copy import deepcopy
 from typing import Literal
 
 from toolgym.worlds.tau2.airline import AIRPORTS, NOW, AirlineWorld, Cabin, FlightInfo, Passenger, Payment
+from toolgym.worlds.tau2.store import DocumentWorld
 from toolgym.worlds.taubench.common import V1Hash, calculate
 from toolgym.worlds.tools import ACTION, READ, Toolkit, tool
 
@@ -27,6 +28,11 @@ class TauBenchAirlineWorld(V1Hash, AirlineWorld):
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
         self.tools = AirlineTools(self)
+
+    def load(self, data: dict[str, dict]) -> None:
+        # v1's records as its files hold them: v1's tools print them with their keys in that order
+        # (τ²'s world puts them in the order of τ²'s models)
+        DocumentWorld.load(self, data)
 
 
 class AirlineTools(Toolkit):
