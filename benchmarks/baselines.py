@@ -31,11 +31,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 ENVS = ("ToolTalk-v0", "AppBench-v0", "OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0",
-        "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0", "Tau2-v0", "TauBench-v0")
+        "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0", "Tau2-v0", "TauBench-v0",
+        *("BFCL-v0.single_turn.bfcl", "BFCL-v0.single_turn.chat", "BFCL-v0.multi_turn.bfcl", "BFCL-v0.multi_turn.chat"))
 FULL_TASKS = 100
 # Episodes of the multi-turn envs on a CPU (many long model turns per episode); a GPU runs FULL_TASKS.
 CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30, "Tau2-v0": 5,
-                "TauBench-v0": 5}
+                "TauBench-v0": 5, "BFCL-v0.multi_turn.bfcl": 5, "BFCL-v0.multi_turn.chat": 5}
+# Rows that run one env with keywords and a prompt format other than its default: the row's name is
+# ENV.PART.PART (its results file's name too), and a plain env id is a row of its defaults.
+# BFCL-v0 runs in both of BFCL's action modes: its prompting format (``bfcl``: calls as
+# ``[f(a=1)]`` text) and tool calls (``chat``: the tools in the chat template, JSON calls back).
+VARIANTS = {
+    "BFCL-v0.single_turn.bfcl": ("BFCL-v0", {"category": "single_turn"}, "bfcl", "bfcl"),
+    "BFCL-v0.single_turn.chat": ("BFCL-v0", {"category": "single_turn"}, "chat", "tool_call"),
+    "BFCL-v0.multi_turn.bfcl": ("BFCL-v0", {"category": "multi_turn"}, "bfcl", "bfcl"),
+    "BFCL-v0.multi_turn.chat": ("BFCL-v0", {"category": "multi_turn"}, "chat", "tool_call"),
+}
 QUICK_EPISODES = 3
 
 # What the papers report for their own models, on their own (official) tasks: a reader's yardstick,
@@ -54,7 +65,16 @@ PUBLISHED = {
     "GoogleSheets-v0": "success rate per model (Xu et al. 2023, Table 2)",
     "Tau2-v0": "pass^1 per domain and model (Barres et al. 2025, Table 2; the τ² leaderboard)",
     "TauBench-v0": "pass^1 per domain and model, GPT-4o airline 42, retail 60 (Yao et al. 2024)",
+    "BFCL-v0.single_turn.bfcl": "overall and per-category accuracy per model, prompting and FC modes (the BFCL v4 leaderboard)",
+    "BFCL-v0.single_turn.chat": "overall and per-category accuracy per model, prompting and FC modes (the BFCL v4 leaderboard)",
+    "BFCL-v0.multi_turn.bfcl": "multi-turn accuracy per model (the BFCL v4 leaderboard)",
+    "BFCL-v0.multi_turn.chat": "multi-turn accuracy per model (the BFCL v4 leaderboard)",
 }
+
+
+def row_setup(row: str) -> tuple[str, dict, str | None, str | None]:
+    """The env id, its keywords, the prompt format and the parser of a table row (None: the env's)."""
+    return VARIANTS.get(row, (row, {}, None, None))
 
 
 # What reading the failures of the SmolLM2-135M-Instruct run showed (kept with the table it explains).
@@ -133,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="smollm2-135m-instruct",
                    help="an hf: model: a packaged short name, a .gguf path or a folder (default smollm2-135m-instruct)")
-    p.add_argument("--envs", nargs="+", default=list(ENVS), metavar="ENV", help="env ids (default: all thirteen)")
+    p.add_argument("--envs", nargs="+", default=list(ENVS), metavar="ENV",
+                   help="env ids or rows of VARIANTS such as BFCL-v0.multi_turn.bfcl (default: all rows)")
     p.add_argument("--episodes", type=int,
                    help=f"episodes per env (default: every task, at most {FULL_TASKS}; on a CPU at most CPU_EPISODES "
                         "for the long multi-turn envs)")
@@ -168,16 +189,17 @@ def run(args) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     setting = {"device": _device_name(backend.device), "dtype": str(backend.model.dtype).removeprefix("torch."),
                "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens}
-    for env_id in args.envs:
+    for row in args.envs:
+        env_id, env_kwargs, prompt_format, parser = row_setup(row)
         episodes = QUICK_EPISODES if args.quick else (args.episodes or FULL_TASKS)
         if not backend.device.startswith("cuda"):
-            episodes = min(episodes, CPU_EPISODES.get(env_id, episodes))
-        episodes = min(episodes, len(select_tasks(make_env(env_id, {}))))
-        agent = LLMAgent(backend, env=check_env_args(env_id, {}),
+            episodes = min(episodes, CPU_EPISODES.get(row, episodes))
+        episodes = min(episodes, len(select_tasks(make_env(env_id, env_kwargs))))
+        agent = LLMAgent(backend, env=check_env_args(env_id, env_kwargs), prompt_format=prompt_format, parser=parser,
                          sampling=SamplingParams(max_new_tokens=args.max_new_tokens))
-        out = results_file(folder, env_id)
+        out = results_file(folder, row)
         start = time.perf_counter()
-        records, _, stats = evaluate_batched(env_id, agent, f"hf:{args.model}", {}, seed=0, episodes=episodes,
+        records, _, stats = evaluate_batched(env_id, agent, f"hf:{args.model}", env_kwargs, seed=0, episodes=episodes,
                                              out=out, progress=not args.no_progress, batch_size=args.batch_size,
                                              resume=out.exists() and out.stat().st_size > 0)
         timing = _read_json(out.with_suffix(".timing.json")) or {"seconds": 0.0, "episodes": 0}
@@ -188,7 +210,7 @@ def run(args) -> None:
         timing["episodes"] += stats["episodes"]
         out.with_suffix(".timing.json").write_text(json.dumps(timing))
         _pack(out)
-        print(f"{env_id}: {len(records)} episodes, {stats['episodes']} run now in {stats['seconds']:.0f}s",
+        print(f"{row}: {len(records)} episodes, {stats['episodes']} run now in {stats['seconds']:.0f}s",
               file=sys.stderr)
 
 
@@ -227,12 +249,13 @@ def _cpuinfo() -> list[str]:
         return []
 
 
-def summarise(env_id: str, records: list[dict], timing: dict | None) -> dict:
+def summarise(row: str, records: list[dict], timing: dict | None) -> dict:
     """One row of the table: the paper's metrics (the env's table columns), success, invalid share."""
     from toolgym.envs.base import INVALID_ACTIONS
     from toolgym.registry import make_env
 
-    env = make_env(env_id, {}).unwrapped
+    env_id, env_kwargs, _, _ = row_setup(row)
+    env = make_env(env_id, env_kwargs).unwrapped
     scored = [r["metrics"] for r in records if r.get("metrics")]
     steps = sum(len(r.get("trajectory") or []) for r in records)
     invalid = sum(int(m.get(INVALID_ACTIONS) or 0) for m in scored)
@@ -242,7 +265,7 @@ def summarise(env_id: str, records: list[dict], timing: dict | None) -> dict:
         paper.append(f"{column.title} {100 * value:.1f}" if column.percent else f"{column.title} {value:.3f}")
     successes = [m.get("success") for m in scored if m.get("success") is not None]
     seconds = timing["seconds"] / timing["episodes"] if timing and timing.get("episodes") else None
-    return {"env": env_id, "max_new_tokens": (timing or {}).get("max_new_tokens"), "episodes": len(records),
+    return {"env": row, "max_new_tokens": (timing or {}).get("max_new_tokens"), "episodes": len(records),
             "errors": sum(1 for r in records if r.get("error")),
             "paper": "; ".join(paper), "success": 100 * sum(successes) / len(successes) if successes else None,
             "invalid_share": 100 * invalid / steps if steps else None,
@@ -268,15 +291,15 @@ def _device_section(args, folder: Path) -> list[str]:
     from toolgym.eval.runner import read_results
 
     rows, missing, settings = [], [], []
-    for env_id in args.envs:
-        path = results_file(folder, env_id)
+    for row in args.envs:
+        path = results_file(folder, row)
         try:
             records = [r for r in read_results(path, torn_tail_ok=True) if "task_id" in r]
         except (OSError, ValueError):  # not run yet, or no episode finished
-            missing.append(env_id)
+            missing.append(row)
             continue
         timing = _read_json(path.with_suffix(".timing.json"))
-        rows.append(summarise(env_id, records, timing))
+        rows.append(summarise(row, records, timing))
         if timing and timing.get("device"):
             settings.append(timing)
 

@@ -118,6 +118,27 @@ def test_the_tau_bench_reader_reads_react_trajectories(tmp_path):
                          TextStep("Which order?", 4)]
 
 
+def test_a_reused_call_id_pairs_each_call_with_the_output_that_follows_it(tmp_path):
+    # τ-bench's published gpt-4o airline file reuses call ids within a run (49 of its 200 runs).
+    def call(name, arguments):
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+
+    traj = [{"role": "system", "content": "# Airline Agent Policy\n..."},
+            {"role": "user", "content": "Hi, I am mia_li_3668."},
+            call("get_user_details", {"user_id": "mia_li_3668"}),
+            {"role": "tool", "tool_call_id": "call_1", "name": "get_user_details", "content": '{"name": "Mia"}'},
+            call("calculate", {"expression": "200 + 55"}),
+            {"role": "tool", "tool_call_id": "call_1", "name": "calculate", "content": "255.0"},
+            call("think", {"thought": "no output was recorded for this one"}),
+            {"role": "assistant", "content": "Done."}]
+    path = tmp_path / "reused.json"
+    path.write_text(json.dumps([{"task_id": 0, "trial": 0, "reward": 0.0, "info": {}, "traj": traj}]))
+    (run,) = read_runs(path, "tau-bench")
+    assert [(s.name, s.output) for s in run.steps if isinstance(s, ToolStep)] == [
+        ("get_user_details", '{"name": "Mia"}'), ("calculate", "255.0"), ("think", None)]
+
+
 def test_a_tau_bench_file_reproduces_its_recorded_rewards(official_data, tmp_path, capsys):
     if "TauBench-v0" not in toolgym.ENV_IDS:
         pytest.skip("TauBench-v0 is not registered in this toolgym")

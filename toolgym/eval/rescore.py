@@ -366,8 +366,9 @@ def _tau_bench_run(path, index: int, run: _TauBenchRun, domain: str | None, spli
 
 def _tool_calling_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
     """The tool-calling agent's steps: each message's first call whose output was recorded
-    (v1 runs one call a message), or its text."""
-    outputs = {m.tool_call_id: m.content for m in traj if m.role == "tool" and m.tool_call_id}
+    (v1 runs one call a message), or its text. A call's output is the tool message with its id
+    among those that follow it before the next assistant message: v1's published files reuse
+    call ids within a run (49 of the 200 gpt-4o airline runs), so an id alone names two outputs."""
     steps: list[ToolStep | TextStep] = []
     turns = [m.content or "" for m in traj if m.role == "user"]
     for n, message in enumerate(traj):
@@ -375,10 +376,21 @@ def _tool_calling_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
             continue
         if message.tool_calls:
             call = message.tool_calls[0]
-            steps.append(ToolStep(call.function.name, _arguments(call.function.arguments), outputs.get(call.id), n))
+            steps.append(ToolStep(call.function.name, _arguments(call.function.arguments),
+                                  _output_of(traj, n, call.id), n))
         else:
             steps.append(TextStep(message.content or "", n))
     return steps, turns
+
+
+def _output_of(traj: Sequence[_TauBenchMessage], at: int, call_id: str | None) -> str | None:
+    """The recorded output of the call made in message ``at``, or None when none was recorded."""
+    for message in traj[at + 1:]:
+        if message.role == "assistant":
+            return None
+        if message.role == "tool" and message.tool_call_id == call_id:
+            return message.content
+    return None
 
 
 API_OUTPUT = "API output: "
