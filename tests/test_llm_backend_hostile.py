@@ -104,13 +104,18 @@ def test_an_endless_chunked_answer_is_cut_at_the_byte_limit():
     assert sum(sent) < 10_000 * 1024  # the client hung up long before the end
 
 
-def test_a_trickled_answer_ends_at_the_deadline_not_at_its_end():
+@pytest.mark.parametrize("trickled", ["headers", "body"])
+def test_a_trickled_answer_ends_at_the_deadline_not_at_its_end(trickled):
     body = json.dumps(completion()).encode()
+    head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nX-Padding: {'p' * 100}\r\n\r\n".encode()
     sent = []
 
     def trickle(sock):
-        sock.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode())
-        for byte in body:  # one byte per 0.2 s: about 20 s for the whole, each read well within any read timeout
+        whole = head + body
+        if trickled == "body":
+            sock.sendall(head)
+            whole = body
+        for byte in whole:  # one byte per 0.2 s: over 20 s for the whole, each read well within any read timeout
             sock.sendall(bytes([byte]))
             sent.append(byte)
             time.sleep(0.2)
@@ -118,7 +123,7 @@ def test_a_trickled_answer_ends_at_the_deadline_not_at_its_end():
     with raw_server(trickle) as (url, requests):
         [result] = backend(url, timeout=1.0).generate(HELLO, SAMPLING)
     assert result.error == f"BackendError: {url}: timed out after 1s (after 1 attempt)"
-    assert len(sent) < len(body)  # the deadline, not the end of the answer, ended the read
+    assert len(sent) < 100  # the deadline, not the end of the answer, ended the read
 
 
 def test_a_compressed_answer_that_was_not_asked_for_is_refused():
@@ -164,3 +169,28 @@ def test_native_tool_calls_are_checked_and_kept_as_sent():
         [result] = backend(url).generate(HELLO, SAMPLING)
     assert result.error is None and result.tool_calls == [call] and result.text == ""
     assert (result.prompt_tokens, result.completion_tokens, result.finish_reason) == (3, 1, "tool_calls")
+
+
+def test_a_request_carries_no_credential_the_backend_was_not_given(monkeypatch):
+    """The SDK reads OPENAI_API_KEY, OPENAI_ORG_ID and OPENAI_PROJECT_ID by itself; the backend
+    sends only the key of its own ``api_key_env`` (none here) to the configured server."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-ambient-KEY123456")
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-ambient")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-ambient")
+    with raw_server(reply(json.dumps(completion()).encode())) as (url, requests):
+        [result] = backend(url).generate(HELLO, SAMPLING)
+    head = requests[0].decode().lower()
+    assert result.text == "hello"
+    assert "authorization" not in head and "ambient" not in head and "openai-organization" not in head
+
+
+def test_an_error_answer_nested_too_deep_for_json_is_quoted_not_a_crash():
+    body = b"[" * 3000 + b"]" * 3000
+
+    def error(sock):
+        sock.sendall(f"HTTP/1.1 400 Bad Request\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                     + body)
+
+    with raw_server(error) as (url, _):
+        [result] = backend(url, max_answer_bytes=10_000).generate(HELLO, SAMPLING)
+    assert result.error == f"BackendError: {url}: HTTP 400: {'[' * 500}..."

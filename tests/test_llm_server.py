@@ -148,8 +148,8 @@ def test_tools_fall_back_to_text_when_the_server_rejects_them(server_url):
     backend = OpenAICompatibleBackend(server_url, model="no-tools")
     [result] = backend.generate([ChatRequest(REQUESTS[0].messages, tools=tools)], SamplingParams(max_new_tokens=4))
     assert result.error is None and backend.native_tools is False
-    payload = backend._payload(ChatRequest(REQUESTS[0].messages, tools=tools), SamplingParams(), native=False)
-    assert "tools" not in payload and '"name": "AddAlarm"' in payload["messages"][0]["content"]
+    params = backend._params(ChatRequest(REQUESTS[0].messages, tools=tools), SamplingParams(), native=False)
+    assert "tools" not in params and '"name": "AddAlarm"' in params["messages"][0]["content"]
 
 
 def test_the_key_comes_from_the_environment_and_is_never_recorded(server_url, monkeypatch):

@@ -66,11 +66,9 @@ class OpenAICompatibleBackend:
                  max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4,
                  native_tools: bool = True, logprobs: bool = True, extra_body: dict | None = None,
                  max_answer_bytes: int = MAX_ANSWER_BYTES):
-        try:
-            import httpx2
-            import openai
-        except ImportError:
-            raise BackendError("openai: backend needs the openai SDK: pip install 'toolgym[openai]'") from None
+        import httpx2
+        import openai
+
         from toolgym.llm.backends.bounded_http import BoundedTransport
 
         self.base_url = base_url.rstrip("/")
@@ -91,7 +89,11 @@ class OpenAICompatibleBackend:
                                     event_hooks={"request": [self._count_attempt]})
         self._client = openai.OpenAI(api_key="unused", base_url=self.base_url, timeout=self.timeout,
                                      max_retries=self.max_retries, http_client=http_client,
-                                     default_headers={"Accept-Encoding": "identity"})
+                                     default_headers={"Accept-Encoding": "identity",
+                                                      # the SDK's own $OPENAI_ORG_ID / $OPENAI_PROJECT_ID are
+                                                      # for OpenAI, not for whatever server base_url names
+                                                      "OpenAI-Organization": openai.Omit(),
+                                                      "OpenAI-Project": openai.Omit()})
         self.model = model or self._first_model()
 
     def describe(self) -> dict:
@@ -132,7 +134,7 @@ class OpenAICompatibleBackend:
         url = f"{self.base_url}/models"
         try:
             models = self._client.with_options(max_retries=0).models  # a model listing that fails says so at once
-            body = models.with_raw_response.list(extra_headers=self._auth()).http_response.text
+            body = models.with_raw_response.list(extra_headers=self._auth()).http_response.content
         except self._openai.APIStatusError as exc:
             refused = exc.response.extensions.get("toolgym_redirect_refused")
             raise self._error(refused or f"{url} answered HTTP {exc.status_code}: {self._excerpt(exc.response.text)}") \
@@ -202,16 +204,11 @@ class OpenAICompatibleBackend:
             params["extra_body"] = extra_body
         return params
 
-    def _payload(self, request: ChatRequest, sampling: SamplingParams, native: bool) -> dict:
-        """The JSON body sent for one request."""
-        params = self._params(request, sampling, native)
-        return {**{k: v for k, v in params.items() if k != "extra_body"}, **params.get("extra_body", {})}
-
-    def _create(self, params: dict) -> str:
+    def _create(self, params: dict) -> bytes:
         """One chat completion through the SDK (with its retries): the answer's body."""
         self._attempts.count = 0
         raw = self._client.chat.completions.with_raw_response.create(**params, extra_headers=self._auth())
-        return raw.http_response.text
+        return raw.http_response.content  # JSON is UTF-8, whatever charset the headers claim
 
     def _complete(self, request: ChatRequest, sampling: SamplingParams) -> Completion:
         openai = self._openai
@@ -328,7 +325,7 @@ def _error_text(body: str) -> str:
     """The message of an error answer: OpenAI's ``error.message``, FastAPI's ``detail``, else the body."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return body
     if isinstance(data, dict):
         error = data.get("error")
