@@ -350,11 +350,12 @@ def paired_change(before: list[float], after: list[float]) -> dict:
     The same held-out tasks are played greedily before and after, so the test is on the tasks
     that changed: under "training changed nothing" each change is a fair coin's toss.
     """
+    from scipy.stats import binomtest
+
     gained = sum(1 for b, a in zip(before, after) if a > b)
     lost = sum(1 for b, a in zip(before, after) if a < b)
-    changed = gained + lost
-    tail = sum(math.comb(changed, k) for k in range(min(gained, lost) + 1)) / 2 ** changed if changed else 1.0
-    return {"gained": gained, "lost": lost, "p_value": float(f"{min(1.0, 2 * tail):.4g}")}
+    p_value = binomtest(gained, gained + lost, 0.5).pvalue if gained + lost else 1.0
+    return {"gained": gained, "lost": lost, "p_value": float(f"{p_value:.4g}")}
 
 
 def plot_rewards(summary: dict, path: str) -> None:

@@ -82,9 +82,9 @@ def test_an_unreachable_llm_server_stops_the_run_early(tmp_path, capsys, monkeyp
     from toolgym.eval.batch import FAILURES_BEFORE_STOP
 
     sent = []  # the requests tried: the run's work, which a busy machine does not change (its duration it does)
-    send = OpenAICompatibleBackend._send
-    monkeypatch.setattr(OpenAICompatibleBackend, "_send",
-                        lambda self, method, path, payload: sent.append(path) or send(self, method, path, payload))
+    create = OpenAICompatibleBackend._create
+    monkeypatch.setattr(OpenAICompatibleBackend, "_create",
+                        lambda self, params: sent.append(params["model"]) or create(self, params))
     out = tmp_path / "r.jsonl"
     code = main(["eval", "ToolTalk-v0", "--agent", "openai:http://127.0.0.1:9/v1#m", "--episodes", "20",
                  "--batch-size", "2", "--backend-kwarg", "max_retries=0", "--backend-kwarg", "timeout=2",

@@ -52,7 +52,7 @@ def test_resume_skips_the_finished_episodes_of_a_non_llm_agent(tmp_path, monkeyp
     assert lines(out)[:2] == first_two and len(lines(out)) == 4
     assert [json.loads(line)["task_id"] for line in lines(out)] == [
         "AddAlarm-easy", "DeleteAlarm-easy", "FindAlarms-easy", "ChangePassword-easy"]
-    assert "easy    4" in capsys.readouterr().out  # the table counts the kept episodes too
+    assert "easy      4" in capsys.readouterr().out  # the table counts the kept episodes too
 
 
 def test_resume_reruns_errored_episodes_and_drops_a_torn_line(tmp_path):

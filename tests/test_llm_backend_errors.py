@@ -28,14 +28,14 @@ COMPLETION = {"choices": [{"message": {"role": "assistant", "content": "hello"},
 def http_server(respond):
     """A server on 127.0.0.1 answering ``respond(method, path) -> (status, headers, body)``.
 
-    Yields its origin and the list of requests it received (method, path, headers, body).
+    Yields its origin and the list of requests it received (method, path, headers by any case, body).
     """
     received = []
 
     class Handler(BaseHTTPRequestHandler):
         def handle_request(self):
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            received.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
+            received.append({"method": self.command, "path": self.path, "headers": self.headers, "body": body})
             status, headers, answer = respond(self.command, self.path)
             data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
             self.send_response(status)
@@ -189,7 +189,7 @@ def test_a_model_list_that_is_not_one_is_an_error():
 def test_an_answer_that_is_not_a_completion_is_an_error(keyed):
     with http_server(lambda method, path: (200, {}, {"object": "list"})) as (url, _):
         [result] = backend(url).generate(HELLO, SAMPLING)
-    assert result.error == f"BackendError: {url}/v1: the answer is not a chat completion (KeyError: 'choices')"
+    assert result.error == f"BackendError: {url}/v1: the answer is not a chat completion (choices: Field required)"
 
 
 @pytest.fixture

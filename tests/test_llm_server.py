@@ -118,14 +118,14 @@ def test_concurrent_requests_match_local_generation(server_url, tiny_model):
 
 
 def test_a_500_is_retried(server_url):
-    backend = OpenAICompatibleBackend(server_url, model="flaky", backoff=0.05, max_concurrency=4)
+    backend = OpenAICompatibleBackend(server_url, model="flaky", max_concurrency=4)
     results = backend.generate(REQUESTS[:3], SamplingParams(max_new_tokens=4))
     assert [r.error for r in results] == [None] * 3 and all(r.completion_token_ids for r in results)
     assert backend.retries == 3
 
 
 def test_a_timeout_is_retried_then_reported(server_url):
-    backend = OpenAICompatibleBackend(server_url, model="slow", timeout=0.5, max_retries=1, backoff=0.05)
+    backend = OpenAICompatibleBackend(server_url, model="slow", timeout=0.5, max_retries=1)
     [result] = backend.generate(REQUESTS[:1], SamplingParams(max_new_tokens=4))
     # each attempt gave up at its 0.5 s timeout: waiting for the 3 s answer would have returned it
     assert "timed out after 0.5s" in result.error and "after 2 attempts" in result.error
@@ -133,7 +133,7 @@ def test_a_timeout_is_retried_then_reported(server_url):
 
 
 def test_unreachable_server_is_an_error_not_a_crash(capsys):
-    backend = OpenAICompatibleBackend("http://127.0.0.1:9/v1", model="m", max_retries=1, backoff=0.01)
+    backend = OpenAICompatibleBackend("http://127.0.0.1:9/v1", model="m", max_retries=1)
     [result] = backend.generate(REQUESTS[:1], SamplingParams(max_new_tokens=4))
     assert result.error == ("BackendError: http://127.0.0.1:9/v1: connection failed: connection refused; "
                             "is the server running? (after 2 attempts)")
@@ -145,11 +145,11 @@ def test_unreachable_server_is_an_error_not_a_crash(capsys):
 def test_tools_fall_back_to_text_when_the_server_rejects_them(server_url):
     tools = [{"type": "function", "function": {"name": "AddAlarm", "description": "Add an alarm.",
                                                "parameters": {"type": "object", "properties": {}}}}]
-    backend = OpenAICompatibleBackend(server_url, model="no-tools", backoff=0.05)
+    backend = OpenAICompatibleBackend(server_url, model="no-tools")
     [result] = backend.generate([ChatRequest(REQUESTS[0].messages, tools=tools)], SamplingParams(max_new_tokens=4))
     assert result.error is None and backend.native_tools is False
-    payload = backend._payload(ChatRequest(REQUESTS[0].messages, tools=tools), SamplingParams(), native=False)
-    assert "tools" not in payload and '"name": "AddAlarm"' in payload["messages"][0]["content"]
+    params = backend._params(ChatRequest(REQUESTS[0].messages, tools=tools), SamplingParams(), native=False)
+    assert "tools" not in params and '"name": "AddAlarm"' in params["messages"][0]["content"]
 
 
 def test_the_key_comes_from_the_environment_and_is_never_recorded(server_url, monkeypatch):

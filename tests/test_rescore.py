@@ -44,7 +44,7 @@ def test_a_tau2_file_reproduces_its_recorded_rewards_and_pass_k(official_data, t
     assert [(r[2], r[3], r[4], r[5], r[6]) for r in rows.values()] == [
         ("create_task_1", "0", "1", "1", "agree"), ("create_task_1", "1", "0", "0", "agree"),
         ("update_task_1", "0", "1", "1", "agree"), ("update_task_1", "1", "0", "0", "agree")]
-    assert "mock    recorded  50.0    0.0" in table and "mock    toolgym   50.0    0.0" in table
+    assert "mock      recorded  50.0      0.0" in table and "mock      toolgym   50.0      0.0" in table
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     records, summary = lines[:-1], lines[-1]
     rewards = [r["metrics"]["reward"] for r in records]
@@ -57,7 +57,7 @@ def test_a_tau2_file_reproduces_its_recorded_rewards_and_pass_k(official_data, t
     assert all(r["rescore"]["first_tool_difference"] is None for r in records)
     assert summary["pass^k"] == summary["recorded_pass^k"] == {"mock": {"pass^1": 0.5, "pass^2": 0.0}}
     monkeypatch.setenv("TOOLGYM_DATA", str(official_data))
-    assert main(["report", str(out)]) == 0 and "base    4  50.0" in capsys.readouterr().out
+    assert main(["report", str(out)]) == 0 and "base      4    50.0" in capsys.readouterr().out
 
 
 def test_an_edited_tool_output_and_reward_are_named_in_the_table(official_data, tmp_path, capsys):
@@ -274,7 +274,7 @@ def test_nl_assertions_take_the_recorded_verdict_without_a_judge(official_data, 
     rows = table_rows(table)
     assert code == 0 and [r[4:7] for r in rows.values()] == [["1", "1 (NL as recorded)", "agree"],
                                                               ["0", "0 (NL as recorded)", "agree"]]
-    assert "retail  toolgym   50.0    0.0" in table
+    assert "retail    toolgym   50.0      0.0" in table
     code, _, err = rescore(capsys, TAU_BENCH_FILE, "--format", "tau-bench", "--judge", "hf:some/model")
     assert code == 2 and err == "toolgym: error: --judge scores τ²'s NL assertions; τ-bench runs have none\n"
 

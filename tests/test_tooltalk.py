@@ -258,7 +258,7 @@ def test_data_dir_may_be_tooltalks_own_data_folder(official_data, capsys):
     folder = str(official_data / "tooltalk")
     assert cli_main(["eval", "ToolTalk-v0", "--tasks", "official", "--data-dir", folder, "--split", "easy",
                      "--agent", "oracle", "--no-progress"]) == 0
-    assert "easy    28  100.0" in capsys.readouterr().out
+    assert "easy      28   100.0" in capsys.readouterr().out
     env = make(tasks="official", data_dir=folder)
     assert len(env.unwrapped.task_ids()) == 78
     env.reset(seed=0)

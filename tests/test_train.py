@@ -285,6 +285,10 @@ def test_paired_change_is_mcnemars_exact_test_on_the_tasks_that_changed():
     assert paired_change([0] * 10, [1] * 8 + [0] * 2) == {"gained": 8, "lost": 0, "p_value": 0.007812}
     assert paired_change([1, 0, 1], [0, 1, 1]) == {"gained": 1, "lost": 1, "p_value": 1.0}
     assert paired_change([1, 1], [1, 1]) == {"gained": 0, "lost": 0, "p_value": 1.0}
+    # 9 gained, 1 lost: 2 * (C(10,0) + C(10,1)) / 2**10 = 22 / 1024 = 0.021484375
+    assert paired_change([0] * 9 + [1], [1] * 9 + [0]) == {"gained": 9, "lost": 1, "p_value": 0.02148}
+    # docs/training.md's first run: 22 solved only after, 6 only before
+    assert paired_change([0] * 22 + [1] * 6, [1] * 22 + [0] * 6)["p_value"] == 0.003719
     # a metric with partial credit: the sign test on the tasks whose score moved
     assert paired_change([0.2, 0.5, 0.0, 0.4], [0.6, 0.5, 0.25, 0.1]) == {"gained": 2, "lost": 1, "p_value": 1.0}
 

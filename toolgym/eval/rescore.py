@@ -60,6 +60,7 @@ import toolgym
 from toolgym.envs.users import ReplayUser
 from toolgym.eval.passk import pass_hat_k
 from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, run_header
+from toolgym.eval.tables import text_table
 from toolgym.registry import make_env
 
 FORMATS = ("tau-bench", "tau2")
@@ -599,14 +600,11 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
         counts[verdict] = counts.get(verdict, 0) + 1
         body.append([str(n), run.domain, run.task_id, str(run.trial), f"{run.reward:g}", toolgym_reward, verdict,
                      differing, first])
-    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(head)]
     summary = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS if verdict in counts)
     compared = [r["rescore"]["tool_outputs"] for r in records if r.get("rescore")]
     equal = f"{sum(c['equal'] for c in compared)} of {sum(c['compared'] for c in compared)}"
     lines = [f"{path}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}; "
-             f"{equal} recorded tool outputs equal",
-             "  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body]
+             f"{equal} recorded tool outputs equal", *text_table(head, body)]
     lines += ["", *format_pass_hat(records, runs)]
     return "\n".join(lines)
 
@@ -635,6 +633,4 @@ def format_pass_hat(records: Sequence[dict], runs: Sequence[RecordedRun]) -> lis
         for source, table in (("recorded", theirs), ("toolgym", ours)):
             body.append([domain, source, *(f"{100 * table[domain][f'pass^{i}']:.1f}" if f"pass^{i}" in table[domain]
                                            else "-" for i in range(1, k + 1))])
-    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(head)]
-    return ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths),
-            *("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body)]
+    return text_table(head, body)

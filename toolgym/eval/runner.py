@@ -24,6 +24,7 @@ from tqdm import tqdm
 import toolgym
 from toolgym.agents import MissingReplay, ReplayAgent, make_agent
 from toolgym.eval.passk import pass_hat_table, trials_of
+from toolgym.eval.tables import text_table
 from toolgym.registry import env_class, make_env, untrusted_env_args
 
 MAX_STEPS = 500
@@ -435,11 +436,7 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
         cells += [f"{100 * passes.get(name, {}).get(title, 0.0):.1f}" for title in pass_titles]
         body.append(cells)
     body += _group_rows(getattr(base, "table_groups", ()), splits, columns, len(head))  # a remote env has none
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
-    lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",
-             "  ".join(h.ljust(w) for h, w in zip(head, widths)),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(b, widths)) for b in body]
+    lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})", *text_table(head, body)]
     errors = sum(1 for r in records if r.get("error"))
     if errors:
         lines.append(f"({errors} episode(s) ended with an error and are not in the table)")

@@ -1,88 +1,99 @@
-"""Any OpenAI-compatible chat-completions server as a backend: concurrent requests, retries with
-backoff, redirects followed only to the same origin, error texts without credentials."""
+"""Any OpenAI-compatible chat-completions server as a backend, through the official ``openai`` SDK:
+concurrent requests, the SDK's retries, answers bounded in bytes and time and checked by type,
+redirects followed only to the same origin, error texts without credentials."""
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import socket
 import threading
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolgym.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
 from toolgym.llm.chat import flatten_messages, tools_as_text
 
 
 ERROR_TEXT_CHARS = 500  # the most of a server's error text that goes into an error message
-MAX_REDIRECTS = 5
-REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+MAX_ANSWER_BYTES = 16 * 1024 * 1024  # a completion with token ids and log-probabilities of 4096 tokens is < 1 MiB
 _BEARER_TOKEN = re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)  # RFC 6750's token characters
 _SECRET_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}")
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Hands every 3xx answer back as an HTTPError: :meth:`OpenAICompatibleBackend._send` decides
-    which to follow (urllib's own handler sends the key to any host and turns a POST into a GET)."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
-
-
 class OpenAICompatibleBackend:
-    """Any server speaking ``POST {base_url}/chat/completions`` (vLLM, SGLang, hosted APIs).
+    """Any server speaking ``POST {base_url}/chat/completions`` (vLLM, SGLang, hosted APIs), through
+    the ``openai`` SDK (imported when the backend is made).
 
-    Requests of a batch run concurrently, at most ``max_concurrency`` at a time. 429 and 5xx
-    answers, timeouts and refused connections are retried with exponential backoff and jitter
-    (``Retry-After`` is honoured). Tools are sent natively (``tools`` / ``tool_calls``) unless
+    Requests of a batch run concurrently, at most ``max_concurrency`` at a time. The SDK retries
+    408, 409, 429 and 5xx answers, timeouts and failed connections with exponential backoff and
+    jitter, honouring ``Retry-After``. Tools are sent natively (``tools`` / ``tool_calls``) unless
     ``native_tools=False`` or the server rejects them with a 400, after which they go into the
-    system message as text. The key is read from the environment variable ``api_key_env`` and
-    never stored in results or logs: error messages carry at most ``ERROR_TEXT_CHARS`` of the
-    server's text, with the key and anything that looks like one (``Bearer ...``, ``sk-...``)
-    replaced. Redirects are followed only within the same origin (scheme, host and port) and
-    only when they keep the method (any redirect of a GET; 307 and 308 of a POST); any other
-    redirect is an error that names the target, so the key never leaves the configured server.
+    system message as text.
+
+    The server is an untrusted peer: every answer is read whole within ``timeout`` seconds (one
+    deadline per answer, from connecting to its last byte, however slowly the server sends it)
+    and at most ``max_answer_bytes`` of it; a chat completion is checked field by field, and one
+    that is not (wrong types, no choices) is an error that says which field, never a crash. The key
+    is read from the environment variable ``api_key_env`` at each request and never stored in
+    results or logs: error messages carry at most ``ERROR_TEXT_CHARS`` of the server's text, with
+    the key and anything that looks like one (``Bearer ...``, ``sk-...``) replaced. Redirects are
+    followed only within the same origin (scheme, host and port) and only when they keep the
+    method (any redirect of a GET; 307 and 308 of a POST); any other redirect is an error that
+    names the target, so the key never leaves the configured server
+    (:mod:`toolgym.llm.backends.bounded_http`).
 
     Args:
         base_url: e.g. ``http://localhost:8000/v1``.
         model: The served model name; None asks ``/models`` for the first one.
         api_key_env: Name of the environment variable holding the key (optional for local servers).
         max_concurrency: Requests in flight at once.
-        timeout: Seconds per request attempt.
-        max_retries: Retries after the first attempt.
-        backoff: First backoff in seconds (doubles per retry).
+        timeout: Seconds for one whole answer (each attempt has its own).
+        max_retries: Retries after the first attempt (the SDK's ``max_retries``).
+        native_tools: Send tools as ``tools``; False puts them into the system message.
         logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``).
         extra_body: Extra JSON fields sent with every request (server-specific options).
+        max_answer_bytes: The most bytes read of one answer.
     """
 
     name = "openai"
-    RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
     def __init__(self, base_url: str, model: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4, backoff: float = 1.0,
-                 native_tools: bool = True, logprobs: bool = True, extra_body: dict | None = None):
+                 max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4,
+                 native_tools: bool = True, logprobs: bool = True, extra_body: dict | None = None,
+                 max_answer_bytes: int = MAX_ANSWER_BYTES):
+        import httpx2
+        import openai
+
+        from toolgym.llm.backends.bounded_http import BoundedTransport
+
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
         self.max_concurrency = max(1, int(max_concurrency))
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
-        self.backoff = float(backoff)
         self.native_tools = native_tools
         self.logprobs = logprobs
         self.extra_body = dict(extra_body or {})
+        self.max_answer_bytes = int(max_answer_bytes)
+        self._openai = openai
         self._lock = threading.Lock()
+        self._attempts = threading.local()  # the SDK sends each attempt from the caller's thread
         self.retries = 0  # retried attempts so far, for reports and tests
+        transport = BoundedTransport(self.max_answer_bytes, self.timeout, self.max_concurrency)
+        http_client = httpx2.Client(transport=transport, follow_redirects=False, timeout=self.timeout,
+                                    event_hooks={"request": [self._count_attempt]})
+        self._client = openai.OpenAI(api_key="unused", base_url=self.base_url, timeout=self.timeout,
+                                     max_retries=self.max_retries, http_client=http_client,
+                                     default_headers={"Accept-Encoding": "identity",
+                                                      # the SDK's own $OPENAI_ORG_ID / $OPENAI_PROJECT_ID are
+                                                      # for OpenAI, not for whatever server base_url names
+                                                      "OpenAI-Organization": openai.Omit(),
+                                                      "OpenAI-Project": openai.Omit()})
         self.model = model or self._first_model()
 
     def describe(self) -> dict:
@@ -92,12 +103,16 @@ class OpenAICompatibleBackend:
     def _key(self) -> str | None:
         return (os.environ.get(self.api_key_env) or None) if self.api_key_env else None
 
-    def _headers(self) -> dict:
-        headers = {"Content-Type": "application/json"}
+    def _auth(self) -> dict:
+        """The request's Authorization header: the key as it is in the environment now, or none."""
         key = self._key()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
+        return {"Authorization": f"Bearer {key}" if key else self._openai.Omit()}
+
+    def _count_attempt(self, request) -> None:
+        self._attempts.count = getattr(self._attempts, "count", 0) + 1
+        if request.headers.get("x-stainless-retry-count", "0") != "0":
+            with self._lock:
+                self.retries += 1
 
     def _scrub(self, text: str) -> str:
         """``text`` on one line, with the key and anything that looks like a key replaced."""
@@ -118,81 +133,39 @@ class OpenAICompatibleBackend:
     def _first_model(self) -> str:
         url = f"{self.base_url}/models"
         try:
-            status, body, _ = self._send("GET", "/models", None)
-        except OSError as exc:
-            raise self._error(f"{url}: connection failed: {_network_reason(exc)}") from exc
-        if status != 200:
-            raise self._error(f"{url} answered HTTP {status}: {self._excerpt(body)}")
+            models = self._client.with_options(max_retries=0).models  # a model listing that fails says so at once
+            body = models.with_raw_response.list(extra_headers=self._auth()).http_response.content
+        except self._openai.APIStatusError as exc:
+            refused = exc.response.extensions.get("toolgym_redirect_refused")
+            raise self._error(refused or f"{url} answered HTTP {exc.status_code}: {self._excerpt(exc.response.text)}") \
+                from None
+        except self._openai.APIError as exc:
+            raise self._error(f"{url}: {self._failure(exc)}") from None
         try:
-            models = json.loads(body).get("data")
-            first = models[0]["id"] if models else None
-        except (ValueError, AttributeError, LookupError, TypeError):
+            models = ModelList.model_validate_json(body).data
+        except ValidationError:
             raise self._error(f"{url} did not answer with a model list; name the model as openai:URL#MODEL") from None
-        if not first:
+        if not models or not models[0].id:
             raise self._error(f"{url} lists no model; name one as openai:URL#MODEL")
-        return str(first)
+        return models[0].id
 
-    def _send(self, method: str, path: str, payload: dict | None) -> tuple[int, str, str | None]:
-        """One attempt: (status, body, Retry-After), through same-origin redirects that keep the method.
+    def _failure(self, exc: Exception) -> str:
+        """Why a request got no answer (a timeout, a failed connection, an answer refused), in a few words."""
+        from toolgym.llm.backends.bounded_http import AnswerRefused
 
-        Network failures raise OSError (timeouts too); a redirect that is not followed raises
-        BackendError.
-        """
-        data = json.dumps(payload).encode() if payload is not None else None
-        url = self.base_url + path
-        for _ in range(MAX_REDIRECTS + 1):
-            req = urllib.request.Request(url, data=data, method=method, headers=self._headers())
-            try:
-                with _OPENER.open(req, timeout=self.timeout) as resp:
-                    return resp.status, resp.read().decode("utf-8", "replace"), None
-            except urllib.error.HTTPError as exc:
-                headers = exc.headers or {}
-                body = exc.read().decode("utf-8", "replace")
-                if exc.code not in REDIRECT_STATUS:
-                    return exc.code, body, headers.get("Retry-After")
-                url = self._redirect_target(method, url, exc.code, headers.get("Location"))
-        raise self._error(f"{self.base_url}{path}: more than {MAX_REDIRECTS} redirects")
+        if isinstance(exc, self._openai.APITimeoutError):
+            return f"timed out after {self.timeout:g}s"
+        if isinstance(exc.__cause__, AnswerRefused):
+            return str(exc.__cause__)
+        return f"connection failed: {_network_reason(exc)}"
 
-    def _redirect_target(self, method: str, url: str, status: int, location: str | None) -> str:
-        """Where a redirect leads, if the backend may follow it; otherwise a BackendError."""
-        if not location:
-            raise self._error(f"{url} answered HTTP {status} without a Location to go to")
-        target = urllib.parse.urljoin(url, location)
-        if _origin(target) != _origin(url):
-            scheme, host, port = _origin(target)
-            raise self._error(f"{url} redirects (HTTP {status}) to another origin, {scheme}://{host}:{port}; "
-                              "not following it with the credentials: use the final URL as the base URL")
-        if method != "GET" and status not in (307, 308):
-            raise self._error(f"{url} redirects (HTTP {status}) to {target[:200]}, which would turn the {method} "
-                              "into a GET; use the final URL as the base URL")
-        return target
-
-    def _post_with_retries(self, payload: dict) -> tuple[int, str]:
-        delay = self.backoff
-        for attempt in range(self.max_retries + 1):
-            retry_after = None
-            try:
-                status, body, retry_after = self._send("POST", "/chat/completions", payload)
-                failure = None if status not in self.RETRY_STATUS else f"HTTP {status}: {self._excerpt(body)}"
-            except TimeoutError:
-                status, body, failure = 0, "", f"timed out after {self.timeout:g}s"
-            except OSError as exc:  # URLError and ConnectionError are OSErrors
-                status, body, failure = 0, "", f"connection failed: {_network_reason(exc)}"
-            if failure is None:
-                return status, body
-            if attempt == self.max_retries:
-                attempts = f"{attempt + 1} attempt{'s' if attempt else ''}"
-                raise self._error(f"{self.base_url}: {failure} (after {attempts})")
-            with self._lock:
-                self.retries += 1
-            wait = _retry_after_seconds(retry_after)
-            time.sleep(wait if wait is not None else delay * (1 + random.random() / 4))
-            delay *= 2
-        raise AssertionError("unreachable")
-
-    def _status_error(self, status: int, body: str) -> BackendError:
-        """A short message for a final non-200 answer to a chat completion."""
-        text = self._excerpt(body)
+    def _status_error(self, exc) -> BackendError:
+        """A short message for a final non-2xx answer to a chat completion."""
+        status = exc.status_code
+        refused = exc.response.extensions.get("toolgym_redirect_refused")
+        if refused:
+            return self._error(refused)
+        text = self._excerpt(exc.response.text)
         if status == 404 and "model" in text.lower():
             return self._error(f"{self.base_url}: model {self.model!r} not found (HTTP 404: {text})")
         if status == 404:
@@ -200,42 +173,64 @@ class OpenAICompatibleBackend:
         if status in (401, 403):
             who = f"the key in ${self.api_key_env} was refused" if self._key() else f"no key: set ${self.api_key_env}"
             return self._error(f"{self.base_url}: HTTP {status}, {who} ({text})")
-        return self._error(f"{self.base_url}: HTTP {status}: {text}")
+        return self._error(f"{self.base_url}: HTTP {status}: {text}{self._after_attempts(status)}")
 
-    def _payload(self, request: ChatRequest, sampling: SamplingParams, native: bool) -> dict:
+    def _after_attempts(self, status: int | None = None) -> str:
+        """`` (after N attempts)`` for a failure the SDK retries, else nothing."""
+        if status is not None and not (status in (408, 409, 429) or status >= 500):
+            return ""
+        attempts = getattr(self._attempts, "count", 1)
+        return f" (after {attempts} attempt{'s' if attempts > 1 else ''})"
+
+    def _params(self, request: ChatRequest, sampling: SamplingParams, native: bool) -> dict:
+        """The keyword arguments of ``chat.completions.create`` for one request."""
         messages, tools = request.messages, request.tools
         if tools and not native:
             messages, tools = flatten_messages(tools_as_text(messages, tools)), None
-        payload: dict[str, Any] = {"model": self.model, "messages": messages,
-                                   "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature,
-                                   "top_p": sampling.top_p}
+        params: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": sampling.max_new_tokens,
+                                  "temperature": sampling.temperature, "top_p": sampling.top_p}
         stop = list(dict.fromkeys(sampling.stop + request.stop))
         if stop:
-            payload["stop"] = stop[:4]  # the OpenAI API accepts at most four
+            params["stop"] = stop[:4]  # the OpenAI API accepts at most four
         if sampling.seed is not None:
-            payload["seed"] = sampling.seed
+            params["seed"] = sampling.seed
         if tools:
-            payload["tools"] = tools
+            params["tools"] = tools
+        extra_body = dict(self.extra_body)
         if self.logprobs:
-            payload.update(logprobs=True, return_token_ids=True)
-        payload.update(self.extra_body)
-        return payload
+            params["logprobs"] = True
+            extra_body = {"return_token_ids": True, **extra_body}
+        if extra_body:
+            params["extra_body"] = extra_body
+        return params
+
+    def _create(self, params: dict) -> bytes:
+        """One chat completion through the SDK (with its retries): the answer's body."""
+        self._attempts.count = 0
+        raw = self._client.chat.completions.with_raw_response.create(**params, extra_headers=self._auth())
+        return raw.http_response.content  # JSON is UTF-8, whatever charset the headers claim
 
     def _complete(self, request: ChatRequest, sampling: SamplingParams) -> Completion:
+        openai = self._openai
         try:
             native = self.native_tools and bool(request.tools)
-            status, body = self._post_with_retries(self._payload(request, sampling, native))
-            if status == 400 and native and "tool" in body.lower():  # no tool support: tools as text from now on
-                self.native_tools = False
-                status, body = self._post_with_retries(self._payload(request, sampling, False))
-            if status != 200:
-                raise self._status_error(status, body)
-            return _parse_chat_response(json.loads(body), stop=sampling.stop + request.stop)
-        except BackendError as exc:
-            return Completion(error=f"BackendError: {exc}")
-        except (ValueError, LookupError, TypeError, AttributeError) as exc:  # JSON, but not a chat completion
+            try:
+                body = self._create(self._params(request, sampling, native))
+            except openai.BadRequestError as exc:
+                if not (native and "tool" in exc.response.text.lower()):
+                    raise
+                self.native_tools = False  # no tool support: tools as text from now on
+                body = self._create(self._params(request, sampling, False))
+            return _parse_chat_response(ChatCompletionAnswer.model_validate_json(body),
+                                        stop=sampling.stop + request.stop)
+        except openai.APIStatusError as exc:
+            return Completion(error=f"BackendError: {self._status_error(exc)}")
+        except openai.APIError as exc:  # no answer: a timeout, a failed connection, an answer over the limits
+            error = self._error(f"{self.base_url}: {self._failure(exc)}{self._after_attempts()}")
+            return Completion(error=f"BackendError: {error}")
+        except ValidationError as exc:  # JSON or not, but not a chat completion
             return Completion(error=f"BackendError: {self.base_url}: the answer is not a chat completion "
-                                    f"({type(exc).__name__}: {self._scrub(str(exc))[:200]})")
+                                    f"({self._scrub(_first_problem(exc))[:200]})")
 
     def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams) -> list[Completion]:
         if len(requests) <= 1 or self.max_concurrency == 1:
@@ -244,35 +239,93 @@ class OpenAICompatibleBackend:
             return list(pool.map(lambda r: self._complete(r, sampling), requests))
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urllib.parse.urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:  # not a port number: matches no origin
-        port = -1
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme)
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
 
 
-def _network_reason(exc: OSError) -> str:
-    """Why a connection failed, in a few words."""
-    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-    if isinstance(reason, ConnectionRefusedError):
+class ModelEntry(_Answer):
+    id: str
+
+
+class ModelList(_Answer):
+    """``GET /models``: the fields the backend reads."""
+
+    data: list[ModelEntry]
+
+
+class ToolCallFunction(_Answer):
+    name: str
+    arguments: str | dict
+
+
+class ToolCall(_Answer):
+    model_config = ConfigDict(extra="allow")
+    function: ToolCallFunction
+
+
+class AnswerMessage(_Answer):
+    content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+
+
+class TokenLogprob(_Answer):
+    logprob: float
+
+
+class ChoiceLogprobs(_Answer):
+    content: list[TokenLogprob] | None = None
+
+
+class Choice(_Answer):
+    message: AnswerMessage | None = None
+    finish_reason: str | None = None
+    logprobs: ChoiceLogprobs | None = None
+    token_ids: list[int] | None = None  # vLLM's return_token_ids
+
+
+class Usage(_Answer):
+    prompt_tokens: int | None = Field(default=None, ge=0)
+    completion_tokens: int | None = Field(default=None, ge=0)
+
+
+class ChatCompletionAnswer(_Answer):
+    """A chat completion as the backend reads it: every field it uses, checked by type."""
+
+    choices: list[Choice] = Field(min_length=1)
+    usage: Usage | None = None
+    prompt_token_ids: list[int] | None = None  # vLLM's return_token_ids
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """The first thing wrong with an answer: where, and what (pydantic's words)."""
+    error = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def _network_reason(exc: BaseException) -> str:
+    """Why a connection failed, in a few words: the innermost cause that says."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused; is the server running?"
+        if isinstance(seen, socket.gaierror):
+            return "unknown host"
+        if isinstance(seen, ConnectionResetError):
+            return "the server closed the connection"
+        seen = seen.__cause__ or seen.__context__
+    cause = exc.__cause__ or exc
+    text = str(cause) or type(cause).__name__
+    if "Connection refused" in text:
         return "connection refused; is the server running?"
-    if isinstance(reason, TimeoutError):
-        return "timed out"
-    if isinstance(reason, socket.gaierror):
-        return "unknown host"
-    if isinstance(reason, ConnectionResetError):
-        return "the server closed the connection"
-    return str(reason)
+    return text
 
 
 def _error_text(body: str) -> str:
     """The message of an error answer: OpenAI's ``error.message``, FastAPI's ``detail``, else the body."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return body
     if isinstance(data, dict):
         error = data.get("error")
@@ -284,25 +337,16 @@ def _error_text(body: str) -> str:
     return body
 
 
-def _retry_after_seconds(value: str | None) -> float | None:
-    try:
-        return min(float(value), 60.0) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _parse_chat_response(data: dict, stop: Sequence[str] = ()) -> Completion:
-    choice = data["choices"][0]
-    message = choice.get("message") or {}
-    text, _ = _cut_at_stop(message.get("content") or "", stop)
-    usage = data.get("usage") or {}
-    logprobs = None
-    content = (choice.get("logprobs") or {}).get("content")
-    if content:
-        logprobs = [float(t["logprob"]) for t in content]
-    completion_ids = choice.get("token_ids")
-    return Completion(text=text, tool_calls=list(message.get("tool_calls") or []),
-                      prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                      completion_tokens=int(usage.get("completion_tokens") or len(completion_ids or [])),
-                      prompt_token_ids=data.get("prompt_token_ids"), completion_token_ids=completion_ids,
-                      logprobs=logprobs, finish_reason=choice.get("finish_reason"))
+def _parse_chat_response(answer: ChatCompletionAnswer, stop: Sequence[str] = ()) -> Completion:
+    choice = answer.choices[0]
+    message = choice.message or AnswerMessage()
+    text, _ = _cut_at_stop(message.content or "", stop)
+    usage = answer.usage or Usage()
+    content = choice.logprobs.content if choice.logprobs else None
+    logprobs = [t.logprob for t in content] if content else None
+    completion_ids = choice.token_ids
+    return Completion(text=text, tool_calls=[call.model_dump(exclude_unset=True) for call in message.tool_calls or ()],
+                      prompt_tokens=usage.prompt_tokens or 0,
+                      completion_tokens=usage.completion_tokens or len(completion_ids or []),
+                      prompt_token_ids=answer.prompt_token_ids, completion_token_ids=completion_ids,
+                      logprobs=logprobs, finish_reason=choice.finish_reason)

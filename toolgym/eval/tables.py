@@ -1,0 +1,18 @@
+"""Plain text tables for the terminal and for pasting into notes: one function, by ``tabulate``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def text_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
+    """The lines of a table: the header, a rule of dashes under each column, the rows.
+
+    Cells are the strings given (numbers already formatted), left-aligned; columns are two spaces
+    apart; no line ends in spaces.
+    """
+    from tabulate import tabulate
+
+    text = tabulate([list(row) for row in body], headers=list(head), tablefmt="simple", stralign="left",
+                    disable_numparse=True)
+    return [line.rstrip() for line in text.splitlines()]
