@@ -122,8 +122,7 @@ class ApiProgramEnv(ToolEnv):
         self.num_demos = num_demos
         self.max_steps = max_steps
         if tasks == "official":
-            layout = OfficialLayout(name=f"ToolBench {self.official_subdir}", benchmark="sambanova",
-                                    task=self.official_subdir, expected=("test.jsonl",))
+            layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
             path = folder / "test.jsonl"
             self.tasks = {str(n - 1): _official_task(record, f"{path}:{n}") for n, record in read_jsonl(path)}
@@ -148,6 +147,13 @@ class ApiProgramEnv(ToolEnv):
         self._done = True
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        subdir = getattr(cls, "official_subdir", None)  # None: the shared base, not an env
+        return {"": (OfficialLayout(name=f"ToolBench {subdir}", benchmark="sambanova", task=subdir, expected=("test.jsonl",),
+                                    source=f"sambanova/toolbench on GitHub (Apache-2.0): data/{subdir}/test.jsonl"),)
+                } if subdir else {}
+
     def task_ids(self) -> list[str]:
         return list(self.tasks)
 

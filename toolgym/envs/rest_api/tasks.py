@@ -13,6 +13,12 @@ from toolgym.worlds.catapi.tasks import cat_setup
 from toolgym.worlds.rest.tasks import RestTask
 
 
+def official_layout(task: str) -> OfficialLayout:
+    """Where ToolBench's ``task`` ("open_weather", "the_cat_api") keeps its ``test.jsonl``."""
+    return OfficialLayout(name=f"ToolBench {task}", benchmark="sambanova", task=task, expected=("test.jsonl",),
+                          source=f"sambanova/toolbench on GitHub (Apache-2.0): data/{task}/test.jsonl")
+
+
 def load_official(env_id: str, data_dir: str | os.PathLike | None, task: str) -> list[RestTask]:
     """The tasks of ``sambanova/<task>/test.jsonl``; a task's id is its 0-based line number.
 
@@ -27,7 +33,7 @@ def load_official(env_id: str, data_dir: str | os.PathLike | None, task: str) ->
         OfficialDataError: A line is not JSON or lacks ``prompt`` or a ``completion`` command
             (the message names the file and line), or the file holds no task.
     """
-    layout = OfficialLayout(name=f"ToolBench {task}", benchmark="sambanova", task=task, expected=("test.jsonl",))
+    layout = official_layout(task)
     folder = layout.locate(env_id, data_dir)
     file = folder / "test.jsonl"
     tasks = []

@@ -18,9 +18,11 @@ from toolgym.worlds.virtualhome.vocabulary import PROPERTIES, ROOMS, argument_na
 from toolgym.worlds.virtualhome.world import VirtualHomeWorld
 
 TOOLBENCH_LAYOUT = OfficialLayout(name="VirtualHome (ToolBench)", benchmark="sambanova", task="virtual_home",
-                                  expected=("*.jsonl",))
+                                  expected=("*.jsonl",), also_reads=("valid_object_lists*.json",),
+                                  source="sambanova/toolbench on GitHub (Apache-2.0): data/virtual_home/")
 CORPUS_LAYOUT = OfficialLayout(name="VirtualHome (language-planner)", benchmark="virtualhome",
-                               expected=("available_examples.json",))
+                               expected=("available_examples.json",), also_reads=("valid_object_lists*.json",),
+                               source="huangwl18/language-planner on GitHub (MIT): src/available_examples.json")
 
 # "Walk to home office" -> WalkTo(home_office): the corpus's step phrases, longest first.
 _PHRASES = sorted([
