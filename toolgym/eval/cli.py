@@ -130,8 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hf: CPU threads for torch (default: the cores not busy now, at least 1; more threads "
                           "than free cores is slower)")
 
-    rp = _subparser(sub, "report", "reprint the paper's table of a results file")
-    rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    rp = _subparser(sub, "report", "reprint the paper's table of each results file; a warning (on stderr) for "
+                                   "each provenance key (toolgym version and commit, task data source, digest "
+                                   "and folder) in which runs of one env differ")
+    rp.add_argument("results", metavar="RESULTS.jsonl", nargs="+", help="results files written by toolgym eval --out")
     rp.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens: report the cost")
     rp.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
     rp.add_argument("--trust-env-kwargs", action="store_true",
@@ -477,12 +479,46 @@ def report(args) -> int:
     a keyword that names code (``user="x.py:User"``, ``judge``, ``text_similarity="cls:PATH"``),
     a path (``data_dir``, ``db_url``) or an env outside toolgym's registry is refused unless
     ``--trust-env-kwargs``. The ``agent`` field is only printed, never loaded.
+
+    Runs of one env, in several files or resumed within one, whose records' ``provenance``
+    differs get a warning per differing key on stderr (:func:`~toolgym.eval.provenance.provenance_warnings`).
     """
-    from toolgym.eval.runner import check_metrics, read_numbered_results
+    from toolgym.eval.provenance import provenance_warnings
+    from toolgym.eval.runner import read_numbered_results
+
+    files = [(path, read_numbered_results(path)) for path in args.results]
+    for warning in provenance_warnings(_runs_by_provenance(files)):
+        print(warning, file=sys.stderr)
+    code = 0
+    for path, numbered in files:
+        code = max(code, _report_file(path, numbered, args))
+    return code
+
+
+def _runs_by_provenance(files: list[tuple[str, list[tuple[int, dict]]]]) -> list[tuple[str, dict]]:
+    """``(name, record)`` per env and distinct provenance in each file, for the envs that
+    several such runs share: a file's name, with the record's line when the file has more."""
+    by_env: dict[str, list[tuple[str, dict]]] = {}
+    for path, numbered in files:
+        seen: dict[str, list[tuple[int, dict]]] = {}
+        for n, record in numbered:
+            key = json.dumps(record.get("provenance"), sort_keys=True)
+            seen.setdefault(record["env"], [])
+            if all(json.dumps(r.get("provenance"), sort_keys=True) != key for _, r in seen[record["env"]]):
+                seen[record["env"]].append((n, record))
+        for env_id, firsts in seen.items():
+            by_env.setdefault(env_id, []).extend(
+                (path if len(firsts) == 1 else f"{path}:{n}", record) for n, record in firsts)
+    return [run for runs in by_env.values() if len(runs) > 1 for run in runs]
+
+
+def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> int:
+    """The paper's table of each run in one results file (see :func:`report`)."""
+    from toolgym.eval.runner import check_metrics
     from toolgym.registry import make_env, untrusted_env_args
 
     runs: dict[tuple, list[tuple[int, dict]]] = {}
-    for n, record in read_numbered_results(args.results):
+    for n, record in numbered_records:
         kwargs = record.get("env_kwargs") or {}
         named = untrusted_env_args(record["env"], kwargs)
         if named and not args.trust_env_kwargs:
@@ -492,7 +528,7 @@ def report(args) -> int:
                     "does not make an env that reads or writes where it says" if paths else
                     f"{'env' if named == ['env'] else 'env_kwargs'} may name code ({', '.join(named)}); a results "
                     "file may come from anyone, so report takes only toolgym's env ids and plain values from it")
-            raise ValueError(f"{args.results}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
+            raise ValueError(f"{path}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
         runs.setdefault(key, []).append((n, record))
     code = 0
@@ -500,9 +536,9 @@ def report(args) -> int:
         env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
         for n, record in numbered:
             if record.get("metrics") is not None:
-                check_metrics(env_id, record["metrics"], f"{args.results}:{n}", env.unwrapped.table_columns)
+                check_metrics(env_id, record["metrics"], f"{path}:{n}", env.unwrapped.table_columns)
         records = [record for _, record in numbered]
-        print(f"{args.results}: {len(records)} episode(s), agent {agent}, seed {seed}")
+        print(f"{path}: {len(records)} episode(s), agent {agent}, seed {seed}")
         code = max(code, print_results(env, records))
         print(usage_line(records, args.price_in, args.price_out) or "", end="")
         print()
