@@ -76,6 +76,11 @@ def _subparser(sub, name: str, help_text: str) -> argparse.ArgumentParser:
     return sub.add_parser(name, help=help_text, description=help_text, epilog=ENV_EPILOG)
 
 
+DATA_CHECK_HELP = ("check an official data folder for ENV in its original layout: each required file or folder "
+                   "present or missing, and where it comes from upstream; the digest of the files a run reads. "
+                   "Exit code 0 when complete, 1 when something is missing")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolgym", description=__doc__, epilog=ENV_EPILOG)
     parser.add_argument("--version", action="version", version=toolgym.__version__,
@@ -190,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="tau2: a model to judge NL assertions (default: the verdicts the file recorded)")
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
+    dt = _subparser(sub, "data", "official data folders")
+    data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
+    dc = data_sub.add_parser("check", help=DATA_CHECK_HELP, description=DATA_CHECK_HELP)
+    dc.add_argument("env_id", metavar="ENV", help="an env id (toolgym list)")
+    dc.add_argument("--data-dir", dest="data_dir",
+                    help="the data root (the folder that holds the benchmark's folder) or the benchmark's folder "
+                         "itself (default: $TOOLGYM_DATA)")
 
     sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
                                   "(WebShop-v0, the way its human demonstrations were collected), or any env "
@@ -839,8 +852,75 @@ def rescore_command(args) -> int:
     return 0
 
 
+def data_command(args) -> int:
+    """``toolgym data check ENV``: whether a folder holds ENV's official data (exit code 0) or
+    not (1, naming each missing file and where it comes from).
+
+    Each part of the env's data (τ²'s and τ-bench's domains; one for other envs) is checked
+    against its layouts: the first complete one is shown with its digest (over every split's
+    files; a run of one split records its own files' digest), else the preferred one with what
+    it lacks. An env without official data says so and exits 0.
+    """
+    import os
+    from pathlib import Path
+
+    from toolgym.registry import env_class
+
+    cls = env_class(args.env_id)
+    parts = cls.official_layouts() if hasattr(cls, "official_layouts") else {}
+    if not parts:
+        print(f"{args.env_id} has no official data: its tasks are built-in only")
+        return 0
+    given = args.data_dir if args.data_dir is not None else os.environ.get("TOOLGYM_DATA")
+    if not given:
+        raise ValueError(f"data check {args.env_id}: pass --data-dir DIR or set TOOLGYM_DATA to the folder that holds "
+                         f"'{next(iter(parts.values()))[0].benchmark}/'")
+    root = Path(given).expanduser()
+    try:
+        if not root.is_dir():
+            raise ValueError(f"data check {args.env_id}: {root}: {'not a folder' if root.exists() else 'no such folder'}")
+        os.listdir(root)
+    except PermissionError as error:
+        raise ValueError(f"data check {args.env_id}: {root}: cannot read the folder ({error.strerror})") from None
+    complete = True
+    for part, layouts in parts.items():
+        complete &= _check_part(args.env_id, root, part, layouts)
+    print(f"{args.env_id}: {'complete' if complete else 'incomplete'} in {root}")
+    return 0 if complete else 1
+
+
+def _check_part(env_id: str, root, part: str, layouts) -> bool:
+    """Print one part's check (see :func:`data_command`); whether its data is complete."""
+    checks = [(layout, *layout.check(root)) for layout in layouts]
+    chosen = next((c for c in checks if all(ok for _, ok in c[2])), checks[0])
+    layout, folder, found = chosen
+    ok = all(present for _, present in found)
+    title = f"{env_id} {part}" if part else env_id
+    print(f"{title}: {layout.name}, from {layout.source or 'the benchmark release'}")
+    print(f"  folder: {folder}")
+    for pattern, present in found:
+        count = sum(1 for p in folder.glob(pattern) if p.is_file()) if present else 0
+        files = f" ({count} files)" if present and any(c in pattern for c in "*?[") else ""
+        print(f"  {'present' if present else 'MISSING'}  {pattern}{files}")
+    optional = [p for p in layout.also_reads if p not in layout.expected_files()
+                and folder.is_dir() and next(folder.glob(p), None) is not None]
+    if optional:
+        print(f"  also read: {', '.join(optional)}")
+    if ok:
+        print(f"  digest: {layout.digest(folder)}")
+    else:
+        missing = [pattern for pattern, present in found if not present]
+        print(f"  missing {', '.join(missing)}: get {'it' if len(missing) == 1 else 'them'} from "
+              f"{layout.source or 'the benchmark release'}")
+        for other in layouts:
+            if other is not layout:
+                print(f"  or instead: {other.name}: {', '.join(other.expected_files())}, from {other.source}")
+    return ok
+
+
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command,
+            "data": data_command}
 
 
 if __name__ == "__main__":

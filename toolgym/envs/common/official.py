@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,7 +122,7 @@ class OfficialLayout:
             found = [(pattern, next((p for p in folder.glob(pattern) if p.is_file()), None) is not None)
                      for pattern in self.expected_files(split)]
             present = sum(ok for _, ok in found)
-            if best is None or present > best[0]:
+            if best is None or present >= best[0]:  # on a tie the deeper folder: the benchmark's over the root
                 best = (present, folder, found)
             if present == len(found):
                 break
@@ -144,19 +145,24 @@ class OfficialLayout:
 
 
 _FILE_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, mtime_ns, size) -> sha256 hex, per process
+# A file changed this recently may change again within its clock tick, keeping mtime and size (git's
+# "racy" files): its digest is not kept.
+_RACY_SECONDS = 2.0
 
 
 def file_sha256(path: Path) -> str:
     """The sha256 (hex) of a file's bytes, computed once per process for each path, mtime and size."""
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _FILE_DIGESTS:
-        digest = hashlib.sha256()
-        with path.open("rb") as file:
-            for block in iter(lambda: file.read(1 << 20), b""):
-                digest.update(block)
+    if key in _FILE_DIGESTS:
+        return _FILE_DIGESTS[key]
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    if time.time() - stat.st_mtime > _RACY_SECONDS:
         _FILE_DIGESTS[key] = digest.hexdigest()
-    return _FILE_DIGESTS[key]
+    return digest.hexdigest()
 
 
 def read_json(path: Path) -> Any:
