@@ -237,7 +237,16 @@ class ToolEnv(gym.Env):
         """Which task data this env holds: ``tasks_source`` ("official" or "built-in"),
         ``tasks_digest`` (``sha256:<hex>``: of the official files read, their names and bytes; of
         the built-in tasks' canonical JSON with the world's identity, which names its generator,
-        seed and parameters) and, for official data, ``data_dir`` (the folder read)."""
+        seed and parameters) and, for official data, ``data_dir`` (the folder read).
+
+        Worked out on the first call (a run's header; up to 0.1 s for thousands of tasks) and
+        kept: the env's tasks do not change after it is made.
+        """
+        if getattr(self, "_tasks_provenance", None) is None:
+            self._tasks_provenance = self._describe_tasks()
+        return dict(self._tasks_provenance)
+
+    def _describe_tasks(self) -> dict:
         if self.task_set != "official":
             world = getattr(self, "world", None)
             identity = {"env": f"{type(self).__module__}.{type(self).__qualname__}", "split": self.split,
