@@ -229,8 +229,8 @@ class ToolEnv(gym.Env):
         return parts[0] if len(parts) == 1 else ()
 
     def task_records(self) -> Any:
-        """The built-in tasks of this env's task set, in a form :func:`~toolgym.envs.common.provenance.canonical` reads (``tasks``
-        by default): what their digest in :meth:`tasks_provenance` is taken over."""
+        """The built-in tasks of this env's task set (``tasks`` by default), in a form that
+        :func:`~toolgym.envs.common.provenance.canonical` reads: what :meth:`tasks_provenance` digests."""
         return self.tasks
 
     def tasks_provenance(self) -> dict:

@@ -878,7 +878,8 @@ def data_command(args) -> int:
     root = Path(given).expanduser()
     try:
         if not root.is_dir():
-            raise ValueError(f"data check {args.env_id}: {root}: {'not a folder' if root.exists() else 'no such folder'}")
+            why = "not a folder" if root.exists() else "no such folder"
+            raise ValueError(f"data check {args.env_id}: {root}: {why}")
         os.listdir(root)
     except PermissionError as error:
         raise ValueError(f"data check {args.env_id}: {root}: cannot read the folder ({error.strerror})") from None

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key, toolbench_layout
 from toolgym.envs.common.metrics import Column, safe_div
 from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -150,9 +150,7 @@ class ApiProgramEnv(ToolEnv):
     @classmethod
     def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
         subdir = getattr(cls, "official_subdir", None)  # None: the shared base, not an env
-        return {"": (OfficialLayout(name=f"ToolBench {subdir}", benchmark="sambanova", task=subdir, expected=("test.jsonl",),
-                                    source=f"sambanova/toolbench on GitHub (Apache-2.0): data/{subdir}/test.jsonl"),)
-                } if subdir else {}
+        return {"": (toolbench_layout(subdir),)} if subdir else {}
 
     def task_ids(self) -> list[str]:
         return list(self.tasks)

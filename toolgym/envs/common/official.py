@@ -144,6 +144,15 @@ class OfficialLayout:
                 f"download them again.")
 
 
+def toolbench_layout(task: str, name: str | None = None, expected: tuple[str, ...] = ("test.jsonl",),
+                     also_reads: tuple[str, ...] = ()) -> OfficialLayout:
+    """Where SambaNova's ToolBench (Xu et al. 2023) keeps ``task``'s files: ``sambanova/<task>/``."""
+    return OfficialLayout(name=name or f"ToolBench {task}", benchmark="sambanova", task=task, expected=expected,
+                          also_reads=also_reads,
+                          source=f"sambanova/toolbench on GitHub (Apache-2.0): download_resources.sh unpacks its "
+                                 f"data.tar, which holds data/{task}/")
+
+
 _FILE_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, mtime_ns, size) -> sha256 hex, per process
 # A file changed this recently may change again within its clock tick, keeping mtime and size (git's
 # "racy" files): its digest is not kept.

@@ -10,8 +10,8 @@ from toolgym.envs.common.actions import ToolCall, Unparseable, extract_curl, ext
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column, f1
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
-from toolgym.envs.common.official import OfficialLayout
-from toolgym.envs.rest_api.tasks import load_official, official_layout
+from toolgym.envs.common.official import OfficialLayout, toolbench_layout
+from toolgym.envs.rest_api.tasks import load_official
 from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.base import World
 from toolgym.worlds.catapi import CatWorld, cat_service
@@ -117,7 +117,7 @@ class RestApiEnv(ToolEnv):
     # -- tasks ------------------------------------------------------------------------------
     @classmethod
     def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
-        return {"": (official_layout(cls.official_subdir),)} if cls.official_subdir else {}
+        return {"": (toolbench_layout(cls.official_subdir),)} if cls.official_subdir else {}
 
     def task_ids(self) -> list[str]:
         return list(self.task_data.tasks)
