@@ -179,3 +179,14 @@ def test_data_check_errors_and_envs_without_official_data(tmp_path, capsys):
     assert "not a folder" in capsys.readouterr().err
     assert main(["data", "check", "Tabletop-v0"]) == 0
     assert capsys.readouterr().out == "Tabletop-v0 has no official data: its tasks are built-in only\n"
+
+
+def test_rescored_records_carry_the_provenance_of_the_official_data_replayed(official_data, tmp_path, capsys):
+    if not (official_data / "tau2bench").is_dir():
+        pytest.skip("no official τ² data")
+    out = tmp_path / "rescored.jsonl"
+    results = Path(__file__).parent / "data" / "rescore" / "tau2_mock_results.json"
+    assert main(["rescore", str(results), "--format", "tau2", "--data-dir", str(official_data), "--out", str(out)]) == 0
+    run = header_of("Tau2-v0", domain="mock", tasks="official", data_dir=str(official_data))["provenance"]
+    assert run["data_dir"] == str(official_data / "tau2bench")
+    assert [record["provenance"] for record in read_results(out)] == [run] * 4
