@@ -190,3 +190,16 @@ def test_rescored_records_carry_the_provenance_of_the_official_data_replayed(off
     run = header_of("Tau2-v0", domain="mock", tasks="official", data_dir=str(official_data))["provenance"]
     assert run["data_dir"] == str(official_data / "tau2bench")
     assert [record["provenance"] for record in read_results(out)] == [run] * 4
+
+
+def test_a_run_on_a_served_env_records_the_servers_task_data(serve_app):
+    pytest.importorskip("fastapi")
+    from toolgym.remote import make as make_remote
+    from toolgym.serve.openenv_app import build_app
+
+    env = make_remote(serve_app(build_app("CatAPI-v0", {"world_seed": 1})), "CatAPI-v0", world_seed=1)
+    try:
+        provenance = run_header("CatAPI-v0", env, "oracle", 0, {"world_seed": 1}, None)["provenance"]
+    finally:
+        env.close()
+    assert provenance == header_of("CatAPI-v0", world_seed=1)["provenance"]
