@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
     dc = data_sub.add_parser("check", help=DATA_CHECK_HELP, description=DATA_CHECK_HELP)
     dc.add_argument("env_id", metavar="ENV", help="an env id (toolgym list)")
-    dc.add_argument("--data-dir", dest="data_dir",
+    dc.add_argument("--data-dir", dest="data_dir", metavar="DIR",
                     help="the data root (the folder that holds the benchmark's folder) or the benchmark's folder "
                          "itself (default: $TOOLGYM_DATA)")
 
