@@ -203,3 +203,16 @@ def test_a_run_on_a_served_env_records_the_servers_task_data(serve_app):
     finally:
         env.close()
     assert provenance == header_of("CatAPI-v0", world_seed=1)["provenance"]
+
+
+def test_an_env_whose_tasks_have_no_json_form_runs_with_a_warning_and_no_digest():
+    from toolgym.envs.example import ExampleEnv
+
+    class CallableTasks(ExampleEnv):
+        def task_records(self):
+            return {"0": lambda: None}
+
+    env = CallableTasks()
+    with pytest.warns(UserWarning, match=r"Example-v0: no digest of its built-in tasks \(no canonical JSON form "
+                                         r"for function\); override task_records\(\)"):
+        assert env.tasks_provenance() == {"tasks_source": "built-in", "tasks_digest": None}

@@ -8,6 +8,7 @@ import functools
 import json
 import operator
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from collections.abc import Mapping, Sequence
@@ -249,9 +250,15 @@ class ToolEnv(gym.Env):
     def _describe_tasks(self) -> dict:
         if self.task_set != "official":
             world = getattr(self, "world", None)
-            identity = {"env": f"{type(self).__module__}.{type(self).__qualname__}", "split": self.split,
-                        "mode": self.mode, "world": getattr(world, "identity", None), "tasks": self.task_records()}
-            return {"tasks_source": "built-in", "tasks_digest": json_digest(identity)}
+            try:
+                identity = {"env": f"{type(self).__module__}.{type(self).__qualname__}", "split": self.split,
+                            "mode": self.mode, "world": getattr(world, "identity", None), "tasks": self.task_records()}
+                digest = json_digest(identity)
+            except (AttributeError, TypeError) as error:  # an env outside toolgym: its run goes on, undigested
+                warnings.warn(f"{self.env_id or type(self).__name__}: no digest of its built-in tasks ({error}); "
+                              f"override task_records() to return them as JSON-like values", stacklevel=2)
+                digest = None
+            return {"tasks_source": "built-in", "tasks_digest": digest}
         root = self.data_dir if self.data_dir is not None else os.environ.get("TOOLGYM_DATA")
         for layout in self.read_layouts():
             try:
