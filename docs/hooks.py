@@ -22,11 +22,18 @@ def cli_reference() -> str:
     parser = build_parser()
     parts = ["# Command-line reference\n", "Generated from the `toolgym` command's own parser.\n",
              "```text\n" + parser.format_help() + "```\n"]
+    _subcommands(parser, "toolgym", parts)
+    return "\n".join(parts)
+
+
+def _subcommands(parser: argparse.ArgumentParser, prefix: str, parts: list[str]) -> None:
+    """Each subcommand's help under ``prefix``, then its own subcommands' (``toolgym data check``)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                parts.append(f"## toolgym {name}\n\n```text\n{sub.format_help()}```\n")
-    return "\n".join(parts)
+                level = "#" * (prefix.count(" ") + 2)
+                parts.append(f"{level} {prefix} {name}\n\n```text\n{sub.format_help()}```\n")
+                _subcommands(sub, f"{prefix} {name}", parts)
 
 
 def env_index() -> str:

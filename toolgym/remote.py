@@ -69,6 +69,7 @@ class Description(_Answer):
     scoring: str
     mode: str | None
     oracle: bool
+    tasks_provenance: dict[str, str | None] | None = None  # None: a server from before toolgym recorded it
 
 
 class ResultObservation(_Answer):
@@ -320,12 +321,17 @@ class RemoteEnv(gym.Env):
         self.table_columns = env_class(self.env_id).table_columns
         self._task_ids = list(description["task_ids"])
         self._oracle_served = description["oracle"]
+        self._tasks_provenance = description.get("tasks_provenance")
         self._oracle_action = None
         self.task_id = None
         self.observation_space = TextSpace()
         self.action_space = TextSpace()
         self._connection = ToolgymClient(url, message_timeout_s, max_answer_bytes)
         self._client = self._connection.sync()
+
+    def tasks_provenance(self) -> dict:
+        """The served env's task data (its ``tasks_provenance``), as the server described it."""
+        return dict(self._tasks_provenance or {"tasks_source": self.task_set, "tasks_digest": None})
 
     def task_ids(self) -> list[str]:
         return list(self._task_ids)

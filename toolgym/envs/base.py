@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 import json
 import operator
+import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from collections.abc import Mapping, Sequence
@@ -16,6 +18,8 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.common.provenance import json_digest
 from toolgym.envs.common.spaces import TextSpace
 
 TASK_SETS = ("built-in", "official")
@@ -211,6 +215,59 @@ class ToolEnv(gym.Env):
     def task_split(self, task_id: str) -> str:
         """The split (subset) a task belongs to, for per-subset tables."""
         return self.split or "all"
+
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        """The layouts of the env's official data, by part ("" for an env with one; a domain's
+        name), each part's alternatives preferred first; empty for an env without official data.
+        ``toolgym data check`` checks every part."""
+        return {}
+
+    def read_layouts(self) -> tuple[OfficialLayout, ...]:
+        """The layouts this env's official tasks were read from, preferred first (the env's one
+        part by default; envs with several say which their arguments chose)."""
+        parts = list(self.official_layouts().values())
+        return parts[0] if len(parts) == 1 else ()
+
+    def task_records(self) -> Any:
+        """The built-in tasks of this env's task set (``tasks`` by default), in a form that
+        :func:`~toolgym.envs.common.provenance.canonical` reads: what :meth:`tasks_provenance` digests."""
+        return self.tasks
+
+    def tasks_provenance(self) -> dict:
+        """Which task data this env holds: ``tasks_source`` ("official" or "built-in"),
+        ``tasks_digest`` (``sha256:<hex>``: of the official files read, their names and bytes; of
+        the built-in tasks' canonical JSON with the world's identity, which names its generator,
+        seed and parameters) and, for official data, ``data_dir`` (the folder read).
+
+        Worked out on the first call (a run's header; up to 0.1 s for thousands of tasks) and
+        kept: the env's tasks do not change after it is made.
+        """
+        if getattr(self, "_tasks_provenance", None) is None:
+            self._tasks_provenance = self._describe_tasks()
+        return dict(self._tasks_provenance)
+
+    def _describe_tasks(self) -> dict:
+        if self.task_set != "official":
+            world = getattr(self, "world", None)
+            try:
+                identity = {"env": f"{type(self).__module__}.{type(self).__qualname__}", "split": self.split,
+                            "mode": self.mode, "world": getattr(world, "identity", None), "tasks": self.task_records()}
+                digest = json_digest(identity)
+            except (AttributeError, TypeError) as error:  # an env outside toolgym: its run goes on, undigested
+                warnings.warn(f"{self.env_id or type(self).__name__}: no digest of its built-in tasks ({error}); "
+                              f"override task_records() to return them as JSON-like values", stacklevel=2)
+                digest = None
+            return {"tasks_source": "built-in", "tasks_digest": digest}
+        root = self.data_dir if self.data_dir is not None else os.environ.get("TOOLGYM_DATA")
+        for layout in self.read_layouts():
+            try:
+                folder = layout.locate(self.env_id, root, self.split)
+                return {"tasks_source": "official", "tasks_digest": layout.digest(folder, self.split),
+                        "data_dir": str(folder)}
+            except (ValueError, OSError):  # the next alternative; none: the data went away since it was read
+                continue
+        return {"tasks_source": "official", "tasks_digest": None, "data_dir": None if root is None else str(root)}
 
     def _choose_task(self, options: Mapping | None) -> str:
         """The task ``reset(options=...)`` asks for; also records it as ``self.task_id``.

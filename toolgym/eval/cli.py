@@ -76,6 +76,11 @@ def _subparser(sub, name: str, help_text: str) -> argparse.ArgumentParser:
     return sub.add_parser(name, help=help_text, description=help_text, epilog=ENV_EPILOG)
 
 
+DATA_CHECK_HELP = ("check an official data folder for ENV in its original layout: each required file or folder "
+                   "present or missing, and where it comes from upstream; the digest of the files a run reads. "
+                   "Exit code 0 when complete, 1 when something is missing")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolgym", description=__doc__, epilog=ENV_EPILOG)
     parser.add_argument("--version", action="version", version=toolgym.__version__,
@@ -130,8 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hf: CPU threads for torch (default: the cores not busy now, at least 1; more threads "
                           "than free cores is slower)")
 
-    rp = _subparser(sub, "report", "reprint the paper's table of a results file")
-    rp.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
+    rp = _subparser(sub, "report", "reprint the paper's table of each results file; a warning (on stderr) for "
+                                   "each provenance key (toolgym version and commit, task data source, digest "
+                                   "and folder) in which runs of one env differ")
+    rp.add_argument("results", metavar="RESULTS.jsonl", nargs="+", help="results files written by toolgym eval --out")
     rp.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens: report the cost")
     rp.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
     rp.add_argument("--trust-env-kwargs", action="store_true",
@@ -188,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="tau2: a model to judge NL assertions (default: the verdicts the file recorded)")
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
+    dt = _subparser(sub, "data", "official data folders")
+    data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
+    dc = data_sub.add_parser("check", help=DATA_CHECK_HELP, description=DATA_CHECK_HELP)
+    dc.add_argument("env_id", metavar="ENV", help="an env id (toolgym list)")
+    dc.add_argument("--data-dir", dest="data_dir", metavar="DIR",
+                    help="the data root (the folder that holds the benchmark's folder) or the benchmark's folder "
+                         "itself (default: $TOOLGYM_DATA)")
 
     sv = _subparser(sub, "serve", "serve an env's html pages so a person can use it in a browser "
                                   "(WebShop-v0, the way its human demonstrations were collected), or any env "
@@ -477,12 +492,46 @@ def report(args) -> int:
     a keyword that names code (``user="x.py:User"``, ``judge``, ``text_similarity="cls:PATH"``),
     a path (``data_dir``, ``db_url``) or an env outside toolgym's registry is refused unless
     ``--trust-env-kwargs``. The ``agent`` field is only printed, never loaded.
+
+    Runs of one env, in several files or resumed within one, whose records' ``provenance``
+    differs get a warning per differing key on stderr (:func:`~toolgym.eval.provenance.provenance_warnings`).
     """
-    from toolgym.eval.runner import check_metrics, read_numbered_results
+    from toolgym.eval.provenance import provenance_warnings
+    from toolgym.eval.runner import read_numbered_results
+
+    files = [(path, read_numbered_results(path)) for path in args.results]
+    for warning in provenance_warnings(_runs_by_provenance(files)):
+        print(warning, file=sys.stderr)
+    code = 0
+    for path, numbered in files:
+        code = max(code, _report_file(path, numbered, args))
+    return code
+
+
+def _runs_by_provenance(files: list[tuple[str, list[tuple[int, dict]]]]) -> list[tuple[str, dict]]:
+    """``(name, record)`` per env and distinct provenance in each file, for the envs that
+    several such runs share: a file's name, with the record's line when the file has more."""
+    by_env: dict[str, list[tuple[str, dict]]] = {}
+    for path, numbered in files:
+        seen: dict[str, list[tuple[int, dict]]] = {}
+        for n, record in numbered:
+            key = json.dumps(record.get("provenance"), sort_keys=True)
+            seen.setdefault(record["env"], [])
+            if all(json.dumps(r.get("provenance"), sort_keys=True) != key for _, r in seen[record["env"]]):
+                seen[record["env"]].append((n, record))
+        for env_id, firsts in seen.items():
+            by_env.setdefault(env_id, []).extend(
+                (path if len(firsts) == 1 else f"{path}:{n}", record) for n, record in firsts)
+    return [run for runs in by_env.values() if len(runs) > 1 for run in runs]
+
+
+def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> int:
+    """The paper's table of each run in one results file (see :func:`report`)."""
+    from toolgym.eval.runner import check_metrics
     from toolgym.registry import make_env, untrusted_env_args
 
     runs: dict[tuple, list[tuple[int, dict]]] = {}
-    for n, record in read_numbered_results(args.results):
+    for n, record in numbered_records:
         kwargs = record.get("env_kwargs") or {}
         named = untrusted_env_args(record["env"], kwargs)
         if named and not args.trust_env_kwargs:
@@ -492,7 +541,7 @@ def report(args) -> int:
                     "does not make an env that reads or writes where it says" if paths else
                     f"{'env' if named == ['env'] else 'env_kwargs'} may name code ({', '.join(named)}); a results "
                     "file may come from anyone, so report takes only toolgym's env ids and plain values from it")
-            raise ValueError(f"{args.results}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
+            raise ValueError(f"{path}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
         runs.setdefault(key, []).append((n, record))
     code = 0
@@ -500,9 +549,9 @@ def report(args) -> int:
         env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
         for n, record in numbered:
             if record.get("metrics") is not None:
-                check_metrics(env_id, record["metrics"], f"{args.results}:{n}", env.unwrapped.table_columns)
+                check_metrics(env_id, record["metrics"], f"{path}:{n}", env.unwrapped.table_columns)
         records = [record for _, record in numbered]
-        print(f"{args.results}: {len(records)} episode(s), agent {agent}, seed {seed}")
+        print(f"{path}: {len(records)} episode(s), agent {agent}, seed {seed}")
         code = max(code, print_results(env, records))
         print(usage_line(records, args.price_in, args.price_out) or "", end="")
         print()
@@ -803,8 +852,76 @@ def rescore_command(args) -> int:
     return 0
 
 
+def data_command(args) -> int:
+    """``toolgym data check ENV``: whether a folder holds ENV's official data (exit code 0) or
+    not (1, naming each missing file and where it comes from).
+
+    Each part of the env's data (τ²'s and τ-bench's domains; one for other envs) is checked
+    against its layouts: the first complete one is shown with its digest (over every split's
+    files; a run of one split records its own files' digest), else the preferred one with what
+    it lacks. An env without official data says so and exits 0.
+    """
+    import os
+    from pathlib import Path
+
+    from toolgym.registry import env_class
+
+    cls = env_class(args.env_id)
+    parts = cls.official_layouts() if hasattr(cls, "official_layouts") else {}
+    if not parts:
+        print(f"{args.env_id} has no official data: its tasks are built-in only")
+        return 0
+    given = args.data_dir if args.data_dir is not None else os.environ.get("TOOLGYM_DATA")
+    if not given:
+        raise ValueError(f"data check {args.env_id}: pass --data-dir DIR or set TOOLGYM_DATA to the folder that holds "
+                         f"'{next(iter(parts.values()))[0].benchmark}/'")
+    root = Path(given).expanduser()
+    try:
+        if not root.is_dir():
+            why = "not a folder" if root.exists() else "no such folder"
+            raise ValueError(f"data check {args.env_id}: {root}: {why}")
+        os.listdir(root)
+    except PermissionError as error:
+        raise ValueError(f"data check {args.env_id}: {root}: cannot read the folder ({error.strerror})") from None
+    complete = True
+    for part, layouts in parts.items():
+        complete &= _check_part(args.env_id, root, part, layouts)
+    print(f"{args.env_id}: {'complete' if complete else 'incomplete'} in {root}")
+    return 0 if complete else 1
+
+
+def _check_part(env_id: str, root, part: str, layouts) -> bool:
+    """Print one part's check (see :func:`data_command`); whether its data is complete."""
+    checks = [(layout, *layout.check(root)) for layout in layouts]
+    chosen = next((c for c in checks if all(ok for _, ok in c[2])), checks[0])
+    layout, folder, found = chosen
+    ok = all(present for _, present in found)
+    title = f"{env_id} {part}" if part else env_id
+    print(f"{title}: {layout.name}, from {layout.source or 'the benchmark release'}")
+    print(f"  folder: {folder}")
+    for pattern, present in found:
+        count = sum(1 for p in folder.glob(pattern) if p.is_file()) if present else 0
+        files = f" ({count} files)" if present and any(c in pattern for c in "*?[") else ""
+        print(f"  {'present' if present else 'MISSING'}  {pattern}{files}")
+    optional = [p for p in layout.also_reads if p not in layout.expected_files()
+                and folder.is_dir() and next(folder.glob(p), None) is not None]
+    if optional:
+        print(f"  also read: {', '.join(optional)}")
+    if ok:
+        print(f"  digest: {layout.digest(folder)}")
+    else:
+        missing = [pattern for pattern, present in found if not present]
+        print(f"  missing {', '.join(missing)}: get {'it' if len(missing) == 1 else 'them'} from "
+              f"{layout.source or 'the benchmark release'}")
+        for other in layouts:
+            if other is not layout:
+                print(f"  or instead: {other.name}: {', '.join(other.expected_files())}, from {other.source}")
+    return ok
+
+
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
-            "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command}
+            "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command,
+            "data": data_command}
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from tqdm import tqdm
 import toolgym
 from toolgym.agents import MissingReplay, ReplayAgent, make_agent
 from toolgym.eval.passk import pass_hat_table, trials_of
+from toolgym.eval.provenance import run_provenance
 from toolgym.eval.tables import text_table
 from toolgym.registry import env_class, make_env, untrusted_env_args
 
@@ -62,11 +63,12 @@ def select_tasks(env: gym.Env, episodes: int | None = None) -> list[str]:
 
 
 def run_header(env_id: str, env: gym.Env, agent_spec: str, seed: int, env_kwargs: dict | None, agent) -> dict:
-    """The fields every record of a run shares, with the effective scoring and mode."""
+    """The fields every record of a run shares, with the effective scoring and mode, and the
+    run's ``provenance`` (:func:`~toolgym.eval.provenance.run_provenance`)."""
     base = env.unwrapped
     header = {"env": env_id, "task_set": base.task_set, "agent": agent_spec, "seed": seed,
               "toolgym_version": toolgym.__version__, "env_kwargs": env_kwargs or {},
-              "scoring": base.scoring, "mode": base.mode}
+              "scoring": base.scoring, "mode": base.mode, "provenance": run_provenance(env)}
     describe = getattr(agent, "describe", None)
     if callable(describe):
         header.update(describe())
@@ -94,6 +96,7 @@ class _RecordFields(BaseModel):
     world_diff: dict[str, dict[str, Any]] | None = None
     prompt: dict[str, list[Any]] | None = None
     usage: dict[str, int] | None = None  # the model's tokens over the episode (episode_usage)
+    provenance: dict[str, _Scalar] | None = None  # run_provenance: flat
 
 
 _CHECKED_FIELDS = tuple(name for name in _RecordFields.model_fields if name != "trajectory")

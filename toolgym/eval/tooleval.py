@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -353,6 +354,7 @@ def summarize(judged: Sequence[JudgedQuery]) -> dict[str, dict]:
 
 def judge_command(args) -> int:
     """``toolgym judge``: ToolEval pass rate and SoPR per group, and the win rate against another run."""
+    from toolgym.eval.provenance import provenance_warnings
     from toolgym.eval.runner import read_results
 
     backend = make_judge_backend(args.agent, dict(args.backend_kwarg or []))
@@ -373,7 +375,10 @@ def judge_command(args) -> int:
         print(f"{name:16s} {row['n']:>4d} {100 * row['pass_rate']:>10.1f} {100 * row['sopr']:>6.1f} {prog:>13s} "
               f"{agree:>10s}")
     if args.against:
-        outcome = judge.win_rate(records, read_results(args.against))
+        reference = read_results(args.against)
+        for warning in provenance_warnings([(args.results, records[0]), (args.against, reference[0])]):
+            print(warning, file=sys.stderr)
+        outcome = judge.win_rate(records, reference)
         split_of = {str(r["task_id"]): r.get("split") or "all" for r in records}
         groups: dict[str, list[str]] = {}
         for task_id, result in outcome.items():

@@ -89,10 +89,13 @@ class ServeLimits:
 
 
 def describe_env(env_id: str, env_kwargs: dict, env: gym.Env) -> dict:
-    """The served env's configuration, as a client checks it against what it asked for."""
+    """The served env's configuration, as a client checks it against what it asked for, and
+    which task data it holds (``tasks_provenance``, for the provenance of a client's results)."""
     base = env.unwrapped
+    describe_tasks = getattr(base, "tasks_provenance", None)
     return {"env_id": env_id, "env_kwargs": env_kwargs, "task_ids": list(base.task_ids()),
-            "task_set": base.task_set, "split": base.split, "scoring": base.scoring, "mode": base.mode}
+            "task_set": base.task_set, "split": base.split, "scoring": base.scoring, "mode": base.mode,
+            "tasks_provenance": describe_tasks() if callable(describe_tasks) else None}
 
 
 def warm_up(env: gym.Env) -> None:

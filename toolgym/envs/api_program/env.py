@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key, toolbench_layout
 from toolgym.envs.common.metrics import Column, safe_div
 from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.demos import Demo
@@ -122,8 +122,7 @@ class ApiProgramEnv(ToolEnv):
         self.num_demos = num_demos
         self.max_steps = max_steps
         if tasks == "official":
-            layout = OfficialLayout(name=f"ToolBench {self.official_subdir}", benchmark="sambanova",
-                                    task=self.official_subdir, expected=("test.jsonl",))
+            layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
             path = folder / "test.jsonl"
             self.tasks = {str(n - 1): _official_task(record, f"{path}:{n}") for n, record in read_jsonl(path)}
@@ -148,6 +147,11 @@ class ApiProgramEnv(ToolEnv):
         self._done = True
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        subdir = getattr(cls, "official_subdir", None)  # None: the shared base, not an env
+        return {"": (toolbench_layout(subdir),)} if subdir else {}
+
     def task_ids(self) -> list[str]:
         return list(self.tasks)
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from toolgym.envs.appbench.scoring import dependency_structure, score_paper, score_paper_compat
 from toolgym.envs.common.actions import ToolCall, parse_action
-from toolgym.envs.appbench.tasks import load_official
+from toolgym.envs.appbench.tasks import OFFICIAL_LAYOUT, load_official
+from toolgym.envs.common.official import OfficialLayout
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
 from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask, builtin_task_set
@@ -212,6 +213,10 @@ class AppBenchEnv(ToolEnv):
         self._done = True
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (OFFICIAL_LAYOUT,)}
+
     def task_ids(self) -> list[str]:
         return list(self.tasks)
 

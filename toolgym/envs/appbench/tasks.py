@@ -15,7 +15,8 @@ from toolgym.worlds.appbench.tasks import CATEGORIES, AppTask
 from toolgym.worlds.appbench.tools import AppBenchTools
 
 OFFICIAL_LAYOUT = OfficialLayout(name="AppBench", benchmark="appbench",
-                                 split_expected={split: (f"test_{split}.json",) for split in CATEGORIES})
+                                 split_expected={split: (f"test_{split}.json",) for split in CATEGORIES},
+                                 source="ruleGreen/AppBench on GitHub: data/test/test_{ss,sm,ms,mm}.json")
 
 
 def load_official(env_id: str, data_dir: str | os.PathLike | None, split: str | None = None) -> list[AppTask]:

@@ -67,6 +67,15 @@ def _multi_turn():
     return importlib.import_module("toolgym.envs.bfcl.multi_turn")
 
 
+def official_layout(categories: Sequence[str]) -> OfficialLayout:
+    """The files BFCL's ``categories`` are read from: questions, answers and the multi-turn APIs' docs."""
+    return OfficialLayout(name="BFCL", benchmark="bfcl", expected=tuple(f"BFCL_v4_{c}.json" for c in categories),
+                          also_reads=(*(f"possible_answer/BFCL_v4_{c}.json" for c in categories),
+                                      *(("multi_turn_func_doc/*.json",) if set(categories) & set(MULTI_TURN) else ())),
+                          source="the bfcl-eval package on PyPI (2026.3.23), bfcl_eval/data/; ShishirPatil/gorilla "
+                                 "on GitHub (Apache-2.0), berkeley-function-call-leaderboard/bfcl_eval/data/")
+
+
 def resolve_categories(category: str | Sequence[str]) -> tuple[str, ...]:
     """The categories ``category`` names: one, a group of :data:`GROUPS`, or a list of either."""
     names = [category] if isinstance(category, str) else list(category)
@@ -207,8 +216,7 @@ class BFCLEnv(ToolEnv):
         self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds
         self._tasks: dict[str, Any] = {}
         if tasks == "official":
-            layout = OfficialLayout(name="BFCL", benchmark="bfcl",
-                                    expected=tuple(f"BFCL_v4_{c}.json" for c in self.categories))
+            layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
             for name in self.categories:
                 loaded = (_multi_turn().load_multi_turn_tasks(folder, name) if name in MULTI_TURN
@@ -229,8 +237,18 @@ class BFCLEnv(ToolEnv):
         self._last_observation = ""
 
     # -- tasks ------------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (official_layout(CATEGORIES),)}
+
+    def read_layouts(self) -> tuple[OfficialLayout, ...]:
+        return (official_layout(self.categories),)
+
     def task_ids(self) -> list[str]:
         return list(self._tasks)
+
+    def task_records(self) -> dict:
+        return self._tasks
 
     def task_split(self, task_id: str) -> str:
         return self._tasks[task_id].category

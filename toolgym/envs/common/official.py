@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,10 @@ class OfficialLayout:
         split_expected: More patterns per official split: a run of one split needs its own,
             a run of every split needs them all.
         task: The task's folder inside the benchmark's folder ("open_weather"), if any.
+        also_reads: Patterns of files the env reads when they are there (a policy, the answers):
+            not required, but part of the data's digest and listed by ``toolgym data check``.
+        source: Where the files come from upstream (repository or package, and release), for
+            ``toolgym data check`` to say where a missing file can be found.
     """
 
     name: str
@@ -40,6 +46,8 @@ class OfficialLayout:
     expected: tuple[str, ...] = ()
     split_expected: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     task: str | None = None
+    also_reads: tuple[str, ...] = ()
+    source: str = ""
 
     def expected_files(self, split: str | None = None) -> tuple[str, ...]:
         """The patterns a folder must match to serve ``split`` (every split when None)."""
@@ -89,6 +97,39 @@ class OfficialLayout:
             f"\nExpected one folder with {', '.join(expected)}. Pass the data root (the folder that holds "
             f"'{self.benchmark}/') or the '{own_folder}/' folder itself.")
 
+    def files(self, folder: Path, split: str | None = None) -> list[str]:
+        """The files under ``folder`` that a run of ``split`` reads (expected and ``also_reads``),
+        as sorted paths relative to ``folder``."""
+        found = {path for pattern in (*self.expected_files(split), *self.also_reads)
+                 for path in folder.glob(pattern) if path.is_file()}
+        return sorted(path.relative_to(folder).as_posix() for path in found)
+
+    def digest(self, folder: Path, split: str | None = None) -> str:
+        """``sha256:<hex>`` over the name and bytes of each file :meth:`files` lists: two folders
+        with equal digests hold the same data for ``split``."""
+        digest = hashlib.sha256()
+        for name in self.files(folder, split):
+            digest.update(f"{name}\0{file_sha256(folder / name)}\0".encode())
+        return f"sha256:{digest.hexdigest()}"
+
+    def check(self, root: Path, split: str | None = None) -> tuple[Path, list[tuple[str, bool]]]:
+        """The candidate folder under ``root`` closest to complete, with each expected pattern
+        and whether it matches a file there (the first complete folder, as :meth:`locate` finds)."""
+        best: tuple[int, Path, list[tuple[str, bool]]] | None = None
+        for folder in self.candidates(root):
+            if not folder.is_dir():
+                continue
+            found = [(pattern, next((p for p in folder.glob(pattern) if p.is_file()), None) is not None)
+                     for pattern in self.expected_files(split)]
+            present = sum(ok for _, ok in found)
+            if best is None or present >= best[0]:  # on a tie the deeper folder: the benchmark's over the root
+                best = (present, folder, found)
+            if present == len(found):
+                break
+        if best is None:
+            return root, [(pattern, False) for pattern in self.expected_files(split)]
+        return best[1], best[2]
+
     def check_not_empty(self, env_id: str, folder: Path, count: int, split: str | None = None) -> None:
         """Raise when the files read from ``folder`` held no task of ``split``.
 
@@ -101,6 +142,36 @@ class OfficialLayout:
                 f"{env_id}: the official {self.name} data in {folder} has no tasks{of_split} "
                 f"(read {', '.join(self.expected_files(split))}); the files are empty or truncated: "
                 f"download them again.")
+
+
+def toolbench_layout(task: str, name: str | None = None, expected: tuple[str, ...] = ("test.jsonl",),
+                     also_reads: tuple[str, ...] = ()) -> OfficialLayout:
+    """Where SambaNova's ToolBench (Xu et al. 2023) keeps ``task``'s files: ``sambanova/<task>/``."""
+    return OfficialLayout(name=name or f"ToolBench {task}", benchmark="sambanova", task=task, expected=expected,
+                          also_reads=also_reads,
+                          source=f"sambanova/toolbench on GitHub (Apache-2.0): download_resources.sh unpacks its "
+                                 f"data.tar, which holds data/{task}/")
+
+
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, mtime_ns, size) -> sha256 hex, per process
+# A file changed this recently may change again within its clock tick, keeping mtime and size (git's
+# "racy" files): its digest is not kept.
+_RACY_SECONDS = 2.0
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 (hex) of a file's bytes, computed once per process for each path, mtime and size."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key in _FILE_DIGESTS:
+        return _FILE_DIGESTS[key]
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    if time.time() - stat.st_mtime > _RACY_SECONDS:
+        _FILE_DIGESTS[key] = digest.hexdigest()
+    return digest.hexdigest()
 
 
 def read_json(path: Path) -> Any:

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
-from toolgym.envs.example.tasks import load_official
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.example.tasks import LAYOUT, load_official
 from toolgym.worlds.example import LibraryTools, LibraryWorld, builtin_tasks
 from toolgym.worlds.example.models import Book
 
@@ -75,6 +76,10 @@ class ExampleEnv(ToolEnv):
         self.task_id = None
         self._done = True
         self._observation = ""
+
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (LAYOUT,)}
 
     def task_ids(self) -> list[str]:
         return list(self.tasks)

@@ -7,7 +7,8 @@ import os
 from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
 from toolgym.worlds.example import LibraryTask
 
-LAYOUT = OfficialLayout(name="Example", benchmark="example", expected=("tasks.jsonl",))
+LAYOUT = OfficialLayout(name="Example", benchmark="example", expected=("tasks.jsonl",),
+                        source="toolgym's docs/adding-an-env.md (the example format: one JSON request a line)")
 
 
 def load_official(env_id: str, data_dir: str | os.PathLike | None) -> list[LibraryTask]:

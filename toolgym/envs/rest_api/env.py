@@ -10,6 +10,7 @@ from toolgym.envs.common.actions import ToolCall, Unparseable, extract_curl, ext
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column, f1
 from toolgym.envs.rest_api.docs import CATAPI_DOCS, OPENWEATHER_DOCS
+from toolgym.envs.common.official import OfficialLayout, toolbench_layout
 from toolgym.envs.rest_api.tasks import load_official
 from toolgym.envs.common.toolbench_prompt import prompt_info
 from toolgym.worlds.base import World
@@ -114,8 +115,15 @@ class RestApiEnv(ToolEnv):
         return None
 
     # -- tasks ------------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (toolbench_layout(cls.official_subdir),)} if cls.official_subdir else {}
+
     def task_ids(self) -> list[str]:
         return list(self.task_data.tasks)
+
+    def task_records(self) -> dict:
+        return {"tasks": self.task_data.tasks, "demos": self.task_data.demos}
 
     # -- episode ----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_jsonl, require_key
+from toolgym.envs.common.official import OfficialDataError, read_jsonl, require_key, toolbench_layout
 from toolgym.worlds.catapi.tasks import cat_setup
 from toolgym.worlds.rest.tasks import RestTask
 
@@ -27,7 +27,7 @@ def load_official(env_id: str, data_dir: str | os.PathLike | None, task: str) ->
         OfficialDataError: A line is not JSON or lacks ``prompt`` or a ``completion`` command
             (the message names the file and line), or the file holds no task.
     """
-    layout = OfficialLayout(name=f"ToolBench {task}", benchmark="sambanova", task=task, expected=("test.jsonl",))
+    layout = toolbench_layout(task)
     folder = layout.locate(env_id, data_dir)
     file = folder / "test.jsonl"
     tasks = []

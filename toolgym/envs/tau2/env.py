@@ -11,8 +11,9 @@ from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.tau2.grading import goal_reached, grade
-from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, official_task_set, run_function,
-                                     start_task)
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, layouts, official_task_set,
+                                     run_function, start_task)
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
 from toolgym.worlds.tools import ToolResult
 
@@ -173,8 +174,18 @@ class Tau2Env(ToolEnv):
         self.task: dict | None = None
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {domain: tuple(layouts(domain)) for domain in DOMAINS}
+
+    def read_layouts(self) -> tuple[OfficialLayout, ...]:
+        return tuple(layouts(self.domain))
+
     def task_ids(self) -> list[str]:
         return list(self._task_ids)
+
+    def task_records(self) -> dict:
+        return {t: self.task_data.tasks[t] for t in self._task_ids}
 
     def task_split(self, task_id: str) -> str:
         if self.split is not None:

@@ -52,7 +52,13 @@ def layouts(domain: str) -> list[OfficialLayout]:
         files = [[f"{folder}/tasks.json", f"{folder}/split_tasks.json", f"{folder}/db.json"]]
         if domain == "airline":
             files.append(files[0][:2] + [f"{AIRLINE_V1}/{table}.json" for table in AIRLINE_TABLES])
-    return [OfficialLayout(name=f"τ²-bench {domain}", benchmark="tau2bench", expected=tuple(expected))
+    also_reads = tuple(f"{folder}/{name}" for name in ("split_tasks.json", "policy.md", "main_policy.md",
+                                                       "tech_support_manual.md", "user_db.json"))
+    source = f"sierra-research/tau2-bench on GitHub (MIT): data/tau2/domains/{domain}/"
+    if domain == "airline":
+        source += f"; the fallback's tables from sierra-research/tau-bench's {AIRLINE_V1}/"
+    return [OfficialLayout(name=f"τ²-bench {domain}", benchmark="tau2bench", expected=tuple(expected),
+                           also_reads=also_reads, source=source)
             for expected in files]
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
 from toolgym.envs.common.metrics import Column
-from toolgym.envs.taubench.tasks import DOMAINS, OFFICIAL_SPLITS, WORLDS, builtin_task_set, official_task_set
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.taubench.tasks import DOMAINS, OFFICIAL_SPLITS, WORLDS, builtin_task_set, layout, official_task_set
 from toolgym.envs.tau2.grading import goal_reached, said
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, is_stop, make_user
 
@@ -117,8 +118,18 @@ class TauBenchEnv(ToolEnv):
         self.task: dict | None = None
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {domain: (layout(domain),) for domain in DOMAINS}
+
+    def read_layouts(self) -> tuple[OfficialLayout, ...]:
+        return (layout(self.domain),)
+
     def task_ids(self) -> list[str]:
         return list(self._task_ids)
+
+    def task_records(self) -> dict:
+        return {t: self.task_data.tasks[t] for t in self._task_ids}
 
     def task_split(self, task_id: str) -> str:
         return self.task_data.tasks[task_id]["split"]

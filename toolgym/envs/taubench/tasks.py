@@ -38,7 +38,9 @@ def layout(domain: str) -> OfficialLayout:
     folder = f"{FOLDER}/{domain}"
     return OfficialLayout(name=f"τ-bench {domain}", benchmark="tau2bench",
                           expected=(f"{folder}/wiki.md", *(f"{folder}/data/{t}.json" for t in TABLES[domain])),
-                          split_expected={s: (f"{folder}/tasks_{s}.py",) for s in OFFICIAL_SPLITS[domain]})
+                          split_expected={s: (f"{folder}/tasks_{s}.py",) for s in OFFICIAL_SPLITS[domain]},
+                          source=f"sierra-research/tau-bench on GitHub (MIT): tau_bench/envs/{domain}/ (wiki.md, "
+                                 "data/, tasks_*.py)")
 
 
 @dataclass(frozen=True)

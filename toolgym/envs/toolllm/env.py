@@ -12,7 +12,8 @@ from typing import Any
 from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column, safe_div
-from toolgym.envs.toolllm.tasks import load_official
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.toolllm.tasks import LAYOUT, load_official
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.rapidapi.naming import FINISH_SCHEMA, RETURN_TYPES, standardize
 from toolgym.worlds.rapidapi.tasks import GROUPS, ToolLLMTask, builtin_tasks
@@ -240,6 +241,10 @@ class ToolLLMEnv(ToolEnv):
                            relevant=query.relevant)
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (LAYOUT,)}
+
     def task_ids(self) -> list[str]:
         return list(self._task_ids)
 

@@ -22,7 +22,10 @@ from toolgym.worlds.rapidapi.tasks import GROUPS
 
 LAYOUT = OfficialLayout(
     name="StableToolBench", benchmark="stabletoolbench",
-    split_expected={g: (f"**/solvable_queries/test_instruction/{g}.json",) for g in GROUPS})
+    split_expected={g: (f"**/solvable_queries/test_instruction/{g}.json",) for g in GROUPS},
+    also_reads=("**/answer/**/*.json",),
+    source="THUNLP-MT/StableToolBench on GitHub (Apache-2.0): solvable_queries/test_instruction/; answer trees "
+           "from OpenBMB/ToolBench's data release")
 
 
 @dataclass(frozen=True)

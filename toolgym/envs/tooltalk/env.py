@@ -10,7 +10,8 @@ from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.text_similarity import make_text_similarity
 from toolgym.envs.tooltalk.scoring import CallRecord, Comparator, ConversationScore
-from toolgym.envs.tooltalk.tasks import official_task_set
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.tooltalk.tasks import OFFICIAL_LAYOUT, official_task_set
 from toolgym.envs.users import make_user
 from toolgym.worlds.tooltalk.tasks import builtin_task_set
 from toolgym.worlds.tooltalk.tools import ToolTalkTools
@@ -143,8 +144,15 @@ class ToolTalkEnv(ToolEnv):
         self._ground_truth_json: dict[tuple[str, int, int], tuple[str, str]] = {}  # see _ground_truth_texts
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (OFFICIAL_LAYOUT,)}
+
     def task_ids(self) -> list[str]:
         return list(self._task_ids)
+
+    def task_records(self) -> dict:
+        return {t: self.task_data.conversations[t] for t in self._task_ids}
 
     def task_split(self, task_id: str) -> str:
         return self.task_data.splits[task_id]

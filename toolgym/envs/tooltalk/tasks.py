@@ -17,7 +17,8 @@ from toolgym.worlds.tooltalk.world import ToolTalkWorld
 OFFICIAL_SPLITS = {"easy": "easy", "hard": "tooltalk"}  # split -> folder of its conversations
 OFFICIAL_LAYOUT = OfficialLayout(
     name="ToolTalk", benchmark="tooltalk", expected=("databases/*.json",),
-    split_expected={split: (f"{folder}/*.json",) for split, folder in OFFICIAL_SPLITS.items()})
+    split_expected={split: (f"{folder}/*.json",) for split, folder in OFFICIAL_SPLITS.items()},
+    source="microsoft/ToolTalk on GitHub (MIT), its data/ folder: databases/, easy/, tooltalk/")
 
 
 def official_task_set(env_id: str, data_dir: str | os.PathLike | None, split: str | None = None) -> TaskSet:

@@ -9,7 +9,8 @@ from toolgym.envs.common.actions import ToolCall, Unparseable, extract_program, 
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.toolbench_prompt import prompt_info
-from toolgym.envs.virtualhome.tasks import Activity, derive_goal, load_official
+from toolgym.envs.common.official import OfficialLayout
+from toolgym.envs.virtualhome.tasks import CORPUS_LAYOUT, TOOLBENCH_LAYOUT, Activity, derive_goal, load_official
 from toolgym.worlds.interpreter import Interpreter, ProgramError
 from toolgym.worlds.virtualhome.program import (
     MAX_PROGRAM_CHARS, Line, ObjectNames, best_lcs, compat_ground_line, lcs_score, profile, program_lines, read_line,
@@ -164,8 +165,15 @@ class VirtualHomeEnv(ToolEnv):
         return self._goals[title]
 
     # -- tasks -----------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        return {"": (TOOLBENCH_LAYOUT, CORPUS_LAYOUT)}
+
     def task_ids(self) -> list[str]:
         return list(self.activities)
+
+    def task_records(self) -> dict:
+        return self.activities
 
     def _goal(self, title: str) -> tuple | None:
         activity = self.activities[title]

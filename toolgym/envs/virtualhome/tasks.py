@@ -9,7 +9,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_jsonl, require_key
+from toolgym.envs.common.official import (OfficialDataError, OfficialLayout, read_json, read_jsonl, require_key,
+                                          toolbench_layout)
 from toolgym.worlds.demos import Demo
 from toolgym.worlds.interpreter import Profile
 from toolgym.worlds.virtualhome.program import program_lines, read_line
@@ -17,10 +18,11 @@ from toolgym.worlds.virtualhome.tasks import execute
 from toolgym.worlds.virtualhome.vocabulary import PROPERTIES, ROOMS, argument_names
 from toolgym.worlds.virtualhome.world import VirtualHomeWorld
 
-TOOLBENCH_LAYOUT = OfficialLayout(name="VirtualHome (ToolBench)", benchmark="sambanova", task="virtual_home",
-                                  expected=("*.jsonl",))
+TOOLBENCH_LAYOUT = toolbench_layout("virtual_home", name="VirtualHome (ToolBench)", expected=("*.jsonl",),
+                                    also_reads=("valid_object_lists*.json",))
 CORPUS_LAYOUT = OfficialLayout(name="VirtualHome (language-planner)", benchmark="virtualhome",
-                               expected=("available_examples.json",))
+                               expected=("available_examples.json",), also_reads=("valid_object_lists*.json",),
+                               source="huangwl18/language-planner on GitHub (MIT): src/available_examples.json")
 
 # "Walk to home office" -> WalkTo(home_office): the corpus's step phrases, longest first.
 _PHRASES = sorted([

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
+from toolgym.envs.common.official import OfficialLayout
 from toolgym.worlds import cache
 from toolgym.worlds.webshop.pages import PRODUCT_WINDOW
 from toolgym.worlds.webshop.reward import get_reward
@@ -235,8 +236,17 @@ class WebShopEnv(ToolEnv):
         self._demos: dict[str, str] | None = None
 
     # -- setup ------------------------------------------------------------------------------
+    @classmethod
+    def official_layouts(cls) -> dict[str, tuple[OfficialLayout, ...]]:
+        from toolgym.envs.webshop.official import LAYOUT  # with the official reader, on first use
+
+        return {"": (LAYOUT,)}
+
     def task_ids(self) -> list[str]:
         return list(self.goal_set.goals)
+
+    def task_records(self) -> Any:
+        return self.goal_set
 
     def _judge(self, goal: dict) -> Judge:
         """The reward of a purchase for ``goal``: WebShop's ``get_reward`` in this env's scoring."""

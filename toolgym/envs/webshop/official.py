@@ -37,7 +37,9 @@ from toolgym.worlds.webshop.tasks import price_upper_for
 
 SPLITS = {"test": (0, 500), "dev": (500, 1500), "train": (1500, None), "toolbench": (0, 100)}
 LAYOUT = OfficialLayout(name="WebShop", benchmark="webshop",
-                        expected=("items_shuffle*.json", "items_ins_v2*.json", "items_human_ins.json"))
+                        expected=("items_shuffle*.json", "items_ins_v2*.json", "items_human_ins.json"),
+                        source="princeton-nlp/WebShop on GitHub (MIT): setup.sh downloads the product catalogue "
+                               "(items_shuffle*.json, items_ins_v2*.json) and items_human_ins.json")
 STOP_WORDS = frozenset("""a about above after again against all am an and any are as at be because been before being
 below between both but by can did do does doing down during each few for from further had has have having he her here
 hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once
