@@ -133,7 +133,7 @@ class Tau2Env(ToolEnv):
 
     env_id = "Tau2-v0"
     scorings = ("paper", "paper_compat")
-    splits = {"built-in": ("base",), "official": ("base", "train", "test", "small", "full")}
+    splits = {"built-in": ("base", "train", "test"), "official": ("base", "train", "test", "small", "full")}
     table_columns = (
         Column("Reward", "mean", ("reward",)),
         Column("Reward w/o judge", "mean", ("reward_without_judge",)),
@@ -179,6 +179,8 @@ class Tau2Env(ToolEnv):
     def task_split(self, task_id: str) -> str:
         if self.split is not None:
             return self.split
+        if self.task_set == "built-in":  # every built-in task is in base, the split run when none is named
+            return "base"
         splits = self.task_data.splits.get(task_id, ())
         return next((s for s in ("test", "train") if s in splits), splits[0] if splits else "base")
 

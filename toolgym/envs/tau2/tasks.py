@@ -138,21 +138,45 @@ def _read_official(domain: str, folder: str) -> TaskSet:
     return TaskSet(by_id, splits, policy, world.snapshot(), default_split)
 
 
+#: Every ``TEST_EVERY``-th generated built-in task is held out in the ``test`` split; the rest are ``train``.
+TEST_EVERY = 5
+#: The built-in splits: ``base`` (every task, the default), ``train`` and ``test`` (disjoint).
+BUILTIN_SPLITS = ("base", "train", "test")
+
+
 @lru_cache(maxsize=8)
 def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
-    """Tasks generated over the seeded database of ``domain``; each task's ground truth is run
-    once here and a task whose write fails on the generated database is left out."""
+    """Tasks generated over the seeded database of ``domain``, each in ``base`` and in ``train`` or
+    (every ``TEST_EVERY``-th one generated) ``test``. Each task's ground truth is run once here, as
+    an episode runs it; a task whose calls fail on the generated database, or after which one of its
+    assertions does not hold, is left out."""
     world = WORLDS[domain](seed=world_seed)
     initial = world.snapshot()
     database = BUILTIN_DATABASES[domain](world_seed)
-    tasks = {}
-    for task in BUILTIN_TASKS[domain](database, world_seed):
-        start_task(world, initial, task)
-        if all(call_tool(world, a.get("requestor", "assistant"), a["name"], a["arguments"], sync=True).ok
-               for a in task["evaluation_criteria"]["actions"]):
+    tasks, splits = {}, {}
+    for index, task in enumerate(BUILTIN_TASKS[domain](database, world_seed)):
+        if _solved_by_ground_truth(world, initial, task):
             tasks[task["id"]] = task
+            splits[task["id"]] = ("base", "test" if index % TEST_EVERY == 0 else "train")
     policy = (_ASSETS / f"{domain}_policy.md").read_text(encoding="utf-8")
-    return TaskSet(tasks, {task_id: ("base",) for task_id in tasks}, policy, initial)
+    return TaskSet(tasks, splits, policy, initial)
+
+
+def _solved_by_ground_truth(world, initial, task: dict) -> bool:
+    start_task(world, initial, task)
+    criteria = task["evaluation_criteria"]
+    if not all(call_tool(world, a.get("requestor", "assistant"), a["name"], a["arguments"], sync=True).ok
+               for a in criteria["actions"]):
+        return False
+    for assertion in criteria.get("env_assertions") or ():
+        try:
+            value = run_function(world, assertion.get("env_type", "assistant"), assertion["func_name"],
+                                 assertion.get("arguments"))
+        except ToolError:
+            return False
+        if value != assertion.get("assert_value", True):
+            return False
+    return True
 
 
 def toolkit(world, requestor: str):
