@@ -149,8 +149,8 @@ def test_the_scripted_user_confirms_the_writes_its_task_wants(domain):
 
 def test_the_scripted_user_refuses_a_write_on_another_record():
     env = gym.make("Tau2-v0", domain="retail").unwrapped
-    task_id = next(t for t in env.task_ids() if env.task_data.tasks[t]["evaluation_criteria"]["actions"][-1]["name"]
-                   == "cancel_pending_order")
+    # a task whose scenario names its order (the user of a task that does not cannot tell one order id from another)
+    task_id = next(t for t in env.task_ids() if env.task_data.tasks[t]["description"]["template"] == "cancel")
     agent = ConfirmingOracle(env, propose=lambda call: {**call, "arguments": {**call["arguments"],
                                                                                "order_id": "#W0000000"}})
     observation, info = env.reset(options={"task_id": task_id})

@@ -159,6 +159,9 @@ def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
             tasks[task["id"]] = task
             splits[task["id"]] = ("base", "test" if index % TEST_EVERY == 0 else "train")
     policy = (_ASSETS / f"{domain}_policy.md").read_text(encoding="utf-8")
+    rules = _ASSETS / f"{domain}_rules.md"  # what the built-in tasks' refusals rest on (not TauBench-v0's wiki)
+    if rules.is_file():
+        policy += rules.read_text(encoding="utf-8")
     return TaskSet(tasks, splits, policy, initial)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 
+from toolgym.worlds.tau2.retail import CANCEL_REASONS
+
 FIRST = ("Mia", "Noah", "Ava", "Liam", "Emma", "Omar", "Yara", "Ivan", "Lena", "Raj", "Sofia", "Chen", "Amara",
          "Lucas", "Fatima", "Ethan", "Aisha", "Mei", "Daniel", "Olivia")
 LAST = ("Li", "Brown", "Garcia", "Smith", "Kovacs", "Khan", "Silva", "Ito", "Novak", "Patel", "Rossi", "Moore")
@@ -167,16 +169,23 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
     def scenario(reason: str, known: str, unknown: str = "") -> dict:
         return _scenario("airline", reason, known, unknown)
 
+    def day(r: dict) -> dict:
+        segment = r["flights"][0]
+        return flights[segment["flight_number"]]["dates"][segment["date"]]
+
+    def cancellable(r: dict, why: str) -> bool:
+        """The built-in policy's rule (assets/tau2/airline_rules.md)."""
+        return (day(r)["status"] == "cancelled" or r["cabin"] == "business"
+                or (r["insurance"] == "yes" and why in COVERED_REASONS))
+
+    cancelled = [r for r in reservations if day(r)["status"] == "cancelled"]
+
     def ids(r: dict) -> str:
         return f"Your user id is {r['user_id']}. Your reservation id is {r['reservation_id']}."
 
     def reads(r: dict) -> list[tuple[str, dict]]:
         return [("get_user_details", {"user_id": r["user_id"]}),
                 ("get_reservation_details", {"reservation_id": r["reservation_id"]})]
-
-    def day(r: dict) -> dict:
-        segment = r["flights"][0]
-        return flights[segment["flight_number"]]["dates"][segment["date"]]
 
     def payment(user: dict, amount: int) -> str | None:
         """A card of the user's that can pay ``amount``: the credit card, or a gift card holding enough."""
@@ -202,6 +211,22 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                                        f"You want to cancel your reservation {r['reservation_id']} because {why}.",
                                        ids(r)), reads(r) + [("cancel_reservation",
                                                              {"reservation_id": r["reservation_id"]})])
+
+    def cancel_by_trip(task_id):
+        """The user does not know the reservation id: the agent finds it among the user's reservations."""
+        r = rng.choice(reservations)
+        segment = r["flights"][0]
+        why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+        same_trip = [o for o in db["users"][r["user_id"]]["reservations"]
+                     if (db["reservations"][o]["origin"], db["reservations"][o]["destination"],
+                         db["reservations"][o]["flights"][0]["date"]) == (r["origin"], r["destination"], segment["date"])]
+        if len(same_trip) != 1 or day(r)["status"] == "cancelled" or not cancellable(r, why):
+            return None
+        return _task(task_id, scenario(f"You want to cancel your reservation of the flight from {r['origin']} to "
+                                       f"{r['destination']} on {segment['date']} because of {why}.",
+                                       f"Your user id is {r['user_id']}.",
+                                       "You do not remember the reservation id."),
+                     reads(r) + [("cancel_reservation", {"reservation_id": r["reservation_id"]})])
 
     def cancel_refused(task_id):
         r = rng.choice(reservations)
@@ -325,9 +350,9 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                                   "insurance": insurance})], [str(total)])
 
     def compensation(task_id, refused: bool = False):
-        r = rng.choice(reservations)
-        if day(r)["status"] != "cancelled":
+        if not cancelled:
             return None
+        r = rng.choice(cancelled)
         user = db["users"][r["user_id"]]
         eligible = user["membership"] != "regular" or r["insurance"] == "yes" or r["cabin"] == "business"
         if eligible == refused:
@@ -364,7 +389,7 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                      reads(r), [f"{free} free"])
 
     return _generate("airline", {
-        "cancel": cancel, "cancel_refused": cancel_refused, "bags": bags, "passenger": passenger, "cabin": cabin,
+        "cancel": cancel, "cancel_by_trip": cancel_by_trip, "cancel_refused": cancel_refused, "bags": bags, "passenger": passenger, "cabin": cabin,
         "change_flight": reschedule, "change_flight_refused": lambda t: reschedule(t, refused=True), "book": book,
         "compensation": compensation, "compensation_refused": lambda t: compensation(t, refused=True),
         "flight_status": flight_status, "total_paid": paid, "bag_allowance": allowance}, rng, count)
@@ -410,10 +435,14 @@ def retail_database(seed: int, users: int = 20, orders: int = 40) -> dict:
                                   "fulfillments": [], "payment_history": [
                                       {"transaction_type": "payment", "amount": total, "payment_method_id": card}]}
         user["orders"].append(order_id)
+    # PayPal accounts from a stream of their own, so that every other record stays as it was generated
+    # before they were added (TauBench-v0's built-in tasks are drawn from the same records).
+    paypal = random.Random(f"tau2-retail-paypal-{seed}")
+    for user in db["users"].values():
+        if paypal.random() < 0.5:
+            method_id = f"paypal_{paypal.randrange(10**6, 10**7)}"
+            user["payment_methods"][method_id] = {"source": "paypal", "id": method_id}
     return db
-
-
-CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 
 
 def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
@@ -426,15 +455,30 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
     pending = [o for o in orders if o["status"] == "pending"]
     delivered = [o for o in orders if o["status"] == "delivered"]
 
+    by_email: dict[str, bool] = {}  # user id -> whether the task's user knows their email, drawn by who()
+
     def who(user_id: str) -> str:
+        """What the user knows to be authenticated: the email, or (one time in four) name and zip code only."""
         user = db["users"][user_id]
-        return f"You are {user['name']['first_name']} {user['name']['last_name']}, email {user['email']}."
+        by_email[user_id] = rng.random() >= 0.25 or sum(
+            (u["name"], u["address"]["zip"]) == (user["name"], user["address"]["zip"]) for u in db["users"].values()) > 1
+        if by_email[user_id]:
+            return f"You are {user['name']['first_name']} {user['name']['last_name']}, email {user['email']}."
+        return f"You are {user['name']['first_name']} {user['name']['last_name']}, zip code {user['address']['zip']}."
 
     def find(user_id: str) -> tuple[str, dict]:
-        return ("find_user_id_by_email", {"email": db["users"][user_id]["email"]})
+        """The authentication of the user whose scenario ``who`` wrote last."""
+        user = db["users"][user_id]
+        if by_email[user_id]:
+            return ("find_user_id_by_email", {"email": user["email"]})
+        return ("find_user_id_by_name_zip", {"first_name": user["name"]["first_name"],
+                                             "last_name": user["name"]["last_name"], "zip": user["address"]["zip"]})
 
-    def scenario(reason: str, known: str) -> dict:
-        return _scenario("retail", reason, known)
+    def scenario(reason: str, known: str, unknown: str = "") -> dict:
+        if "zip code" in known:
+            unknown = f"You do not remember your email. {unknown}".strip()
+        return _scenario("retail", reason, known, unknown)
+
 
     def address() -> dict:
         city, state, zip_code = rng.choice(CITIES)
@@ -474,6 +518,36 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                                        f"longer need it.", who(o["user_id"])),
                      [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
                       ("cancel_pending_order", {"order_id": o["order_id"], "reason": reason})])
+
+    def cancel_by_trip(task_id):
+        """The user does not know the reservation id: the agent finds it among the user's reservations."""
+        r = rng.choice(reservations)
+        segment = r["flights"][0]
+        why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+        same_trip = [o for o in db["users"][r["user_id"]]["reservations"]
+                     if (db["reservations"][o]["origin"], db["reservations"][o]["destination"],
+                         db["reservations"][o]["flights"][0]["date"]) == (r["origin"], r["destination"], segment["date"])]
+        if len(same_trip) != 1 or day(r)["status"] == "cancelled" or not cancellable(r, why):
+            return None
+        return _task(task_id, scenario(f"You want to cancel your reservation of the flight from {r['origin']} to "
+                                       f"{r['destination']} on {segment['date']} because of {why}.",
+                                       f"Your user id is {r['user_id']}.",
+                                       "You do not remember the reservation id."),
+                     reads(r) + [("cancel_reservation", {"reservation_id": r["reservation_id"]})])
+
+    def cancel_by_items(task_id):
+        """The user does not know the order id: the agent finds it among the user's orders."""
+        o = rng.choice(pending)
+        names = sorted(i["name"] for i in o["items"])
+        mine = db["users"][o["user_id"]]["orders"]
+        if sum(sorted(i["name"] for i in db["orders"][other]["items"]) == names for other in mine) != 1:
+            return None
+        return _task(task_id, scenario(f"You want to cancel your pending order of the {' and the '.join(names)} "
+                                       f"because you no longer need it.", who(o["user_id"]),
+                                       "You do not remember the order id."),
+                     [find(o["user_id"]), ("get_user_details", {"user_id": o["user_id"]}),
+                      ("get_order_details", {"order_id": o["order_id"]}),
+                      ("cancel_pending_order", {"order_id": o["order_id"], "reason": "no longer needed"})])
 
     def cancel_refused(task_id):
         o = rng.choice(delivered)
@@ -518,14 +592,17 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
 
     def pay_with(task_id):
         o = rng.choice(pending)
-        user = db["users"][o["user_id"]]
-        gift = next(m for m, method in user["payment_methods"].items() if method["source"] == "gift_card")
-        if user["payment_methods"][gift]["balance"] < o["payment_history"][0]["amount"]:
+        methods = db["users"][o["user_id"]]["payment_methods"]
+        others = sorted(m for m, method in methods.items() if m != o["payment_history"][0]["payment_method_id"] and (
+            method["source"] != "gift_card" or method["balance"] >= o["payment_history"][0]["amount"]))
+        if not others:
             return None
+        method = rng.choice(others)
         return _task(task_id, scenario(f"You want to change the payment method of your pending order "
-                                       f"{o['order_id']} to your gift card {gift}.", who(o["user_id"])),
+                                       f"{o['order_id']} to your {methods[method]['source'].replace('_', ' ')} "
+                                       f"{method}.", who(o["user_id"])),
                      [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
-                      ("modify_pending_order_payment", {"order_id": o["order_id"], "payment_method_id": gift})])
+                      ("modify_pending_order_payment", {"order_id": o["order_id"], "payment_method_id": method})])
 
     def move(task_id):
         user_id = rng.choice(orders)["user_id"]
@@ -593,7 +670,8 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                      [_money(user["payment_methods"][gift]["balance"])])
 
     return _generate("retail", {
-        "cancel": cancel, "cancel_refused": cancel_refused, "return_refused": return_refused,
+        "cancel": cancel, "cancel_by_items": cancel_by_items, "cancel_refused": cancel_refused,
+        "return_refused": return_refused,
         "change_items": change_items, "change_address": ship_to, "change_payment": pay_with, "move": move,
         "return": give_back, "exchange": exchange, "order_status": order_status, "item_price": price,
         "gift_card_balance": balance}, rng, count)
