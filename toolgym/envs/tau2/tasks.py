@@ -138,7 +138,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
     return TaskSet(by_id, splits, policy, world.snapshot(), default_split)
 
 
-#: Every ``TEST_EVERY``-th generated built-in task is held out in the ``test`` split; the rest are ``train``.
+#: Of each template's built-in tasks, in the order generated, the 2nd, 7th, 12th, ... are held out in the
+#: ``test`` split (a fifth); the rest are ``train``.
 TEST_EVERY = 5
 #: The built-in splits: ``base`` (every task, the default), ``train`` and ``test`` (disjoint).
 BUILTIN_SPLITS = ("base", "train", "test")
@@ -147,17 +148,21 @@ BUILTIN_SPLITS = ("base", "train", "test")
 @lru_cache(maxsize=8)
 def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
     """Tasks generated over the seeded database of ``domain``, each in ``base`` and in ``train`` or
-    (every ``TEST_EVERY``-th one generated) ``test``. Each task's ground truth is run once here, as
+    (one of each template's every ``TEST_EVERY``) ``test``. Each task's ground truth is run once here, as
     an episode runs it; a task whose calls fail on the generated database, or after which one of its
     assertions does not hold, is left out."""
     world = WORLDS[domain](seed=world_seed)
     initial = world.snapshot()
     database = BUILTIN_DATABASES[domain](world_seed)
     tasks, splits = {}, {}
-    for index, task in enumerate(BUILTIN_TASKS[domain](database, world_seed)):
+    per_template: dict[str, int] = {}
+    for task in BUILTIN_TASKS[domain](database, world_seed):
         if _solved_by_ground_truth(world, initial, task):
+            template = (task.get("description") or {}).get("template", "")
+            n = per_template[template] = per_template.get(template, -1) + 1
             tasks[task["id"]] = task
-            splits[task["id"]] = ("base", "test" if index % TEST_EVERY == 0 else "train")
+            # held out per template, so that the test split has every kind of task the train split has
+            splits[task["id"]] = ("base", "test" if n % TEST_EVERY == 1 else "train")
     policy = (_ASSETS / f"{domain}_policy.md").read_text(encoding="utf-8")
     rules = _ASSETS / f"{domain}_rules.md"  # what the built-in tasks' refusals rest on (not TauBench-v0's wiki)
     if rules.is_file():
