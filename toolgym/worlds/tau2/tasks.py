@@ -1,9 +1,11 @@
 """Seeded databases of τ²-bench's schemas and built-in tasks over them, in τ²-bench's task format.
 
 The built-in tasks are what the env runs with no data: each one is a user with a reason for
-calling, what the user knows, the ground-truth actions (reads that find the record, then the
-write) and, for some, a fact the agent must tell the user. Their ground truth is checked by
-running it: a task whose write fails on the generated database is not emitted.
+calling, what the user knows and does not know, the ground-truth actions (reads that find the
+record, then the writes) and, for questions, the facts the agent must tell the user. Each domain
+draws them from seeded templates (``description["template"]``) over its generated database:
+writes the policy allows, requests it refuses (the ground truth is the reads alone) and questions.
+The env runs each task's ground truth when it builds the set and leaves out any that fails.
 """
 
 from __future__ import annotations
@@ -154,7 +156,7 @@ FREE_BAGS = {"regular": {"basic_economy": 0, "economy": 1, "business": 2},
              "silver": {"basic_economy": 1, "economy": 2, "business": 3},
              "gold": {"basic_economy": 2, "economy": 3, "business": 4}}
 #: Reasons for cancelling: the ones travel insurance covers, and one it does not.
-COVERED_REASONS = ("a health problem", "bad weather at my destination")
+COVERED_REASONS = ("a health problem", "bad weather at the destination")
 UNCOVERED_REASON = "a change of plans"
 
 
@@ -199,18 +201,15 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
     def cancel(task_id):
         r = rng.choice(reservations)
         if day(r)["status"] == "cancelled":
-            why = "the airline cancelled your flight"
-        elif r["cabin"] == "business":
-            why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
-        elif r["insurance"] == "yes":
-            why = rng.choice(COVERED_REASONS)
+            because = "the airline cancelled your flight"
         else:
-            return None
-        return _task(task_id, scenario(f"You want to cancel your reservation {r['reservation_id']} because of {why}."
-                                       if not why.startswith("the airline") else
-                                       f"You want to cancel your reservation {r['reservation_id']} because {why}.",
-                                       ids(r)), reads(r) + [("cancel_reservation",
-                                                             {"reservation_id": r["reservation_id"]})])
+            why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+            if not cancellable(r, why):
+                return None
+            because = f"of {why}"
+        return _task(task_id, scenario(f"You want to cancel your reservation {r['reservation_id']} because {because}.",
+                                       ids(r)),
+                     reads(r) + [("cancel_reservation", {"reservation_id": r["reservation_id"]})])
 
     def cancel_by_trip(task_id):
         """The user does not know the reservation id: the agent finds it among the user's reservations."""
@@ -230,9 +229,9 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
 
     def cancel_refused(task_id):
         r = rng.choice(reservations)
-        if day(r)["status"] == "cancelled" or r["cabin"] == "business":
+        why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+        if cancellable(r, why):
             return None
-        why = UNCOVERED_REASON if r["insurance"] == "yes" else rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
         return _task(task_id, scenario(f"You want to cancel your reservation {r['reservation_id']} because of {why}. "
                                        f"If it cannot be cancelled, you want nothing else changed.", ids(r)), reads(r))
 
