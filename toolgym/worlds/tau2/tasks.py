@@ -245,8 +245,9 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
         card = payment(user, cost)
         if card is None:
             return None
+        cost_asked = " and to know what they cost" if cost else ""
         return _task(task_id, scenario(f"You want to add {extra} checked bag{'s' * (extra > 1)} to your reservation "
-                                       f"{r['reservation_id']} and to know what they cost.",
+                                       f"{r['reservation_id']}{cost_asked}.",
                                        f"{ids(r)} {said_card(card)}"),
                      reads(r) + [("update_reservation_baggages", {
                          "reservation_id": r["reservation_id"], "total_baggages": r["total_baggages"] + extra,
@@ -444,6 +445,10 @@ def retail_database(seed: int, users: int = 20, orders: int = 40) -> dict:
     return db
 
 
+#: How a user names a kind of payment method.
+METHOD_NAMES = {"credit_card": "credit card", "gift_card": "gift card", "paypal": "PayPal account"}
+
+
 def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
     """``count`` retail tasks over ``db`` (``retail_database(seed)``): cancelling, changing items,
     address or payment of a pending order, returns and exchanges of a delivered one, a new
@@ -506,7 +511,7 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
         return ", ".join(f"{k} {v}" for k, v in options.items())
 
     def paid_with(method_id: str) -> str:
-        return f"You want to use your {method_id.split('_')[0]} card {method_id}."
+        return f"You want to use your {METHOD_NAMES[method_id.rsplit('_', 1)[0]]} {method_id}."
 
     def cancel(task_id):
         o = rng.choice(pending)
@@ -598,7 +603,7 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
             return None
         method = rng.choice(others)
         return _task(task_id, scenario(f"You want to change the payment method of your pending order "
-                                       f"{o['order_id']} to your {methods[method]['source'].replace('_', ' ')} "
+                                       f"{o['order_id']} to your {METHOD_NAMES[methods[method]['source']]} "
                                        f"{method}.", who(o["user_id"])),
                      [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
                       ("modify_pending_order_payment", {"order_id": o["order_id"], "payment_method_id": method})])
