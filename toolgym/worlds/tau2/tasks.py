@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import random
 
-from toolgym.worlds.tau2.retail import CANCEL_REASONS
-
 FIRST = ("Mia", "Noah", "Ava", "Liam", "Emma", "Omar", "Yara", "Ivan", "Lena", "Raj", "Sofia", "Chen", "Amara",
          "Lucas", "Fatima", "Ethan", "Aisha", "Mei", "Daniel", "Olivia")
 LAST = ("Li", "Brown", "Garcia", "Smith", "Kovacs", "Khan", "Silva", "Ito", "Novak", "Patel", "Rossi", "Moore")
@@ -445,6 +443,8 @@ def retail_database(seed: int, users: int = 20, orders: int = 40) -> dict:
     return db
 
 
+#: The reasons ``cancel_pending_order`` accepts (``retail.CANCEL_REASONS``, which imports this module).
+CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 #: How a user names a kind of payment method.
 METHOD_NAMES = {"credit_card": "credit card", "gift_card": "gift card", "paypal": "PayPal account"}
 
