@@ -4,8 +4,12 @@ oracle and the scripted user on every one, and each template's reward failing un
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -201,3 +205,17 @@ def test_the_scripted_user_says_what_it_does_not_know():
     zip_code = env.task_data.tasks[task_id]["evaluation_criteria"]["actions"][0]["arguments"]["zip"]
     assert env.step("What is your email address?")[0] == "I don't know that."
     assert zip_code in env.step("Could you give me your name and zip code?")[0]
+
+
+def test_tasks_are_the_same_in_another_process_with_another_hash_seed(tmp_path):
+    """Nothing in the generation depends on set order or the cache: two fresh processes agree."""
+    script = ("import hashlib, json\nfrom toolgym.envs.tau2.tasks import builtin_task_set\n"
+              "print(hashlib.sha256(json.dumps([[builtin_task_set(d, 0).tasks, builtin_task_set(d, 0).splits] "
+              "for d in ('airline', 'retail', 'telecom')], sort_keys=True).encode()).hexdigest())")
+    digests = set()
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "TOOLGYM_CACHE": str(tmp_path / hash_seed),
+               "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1
