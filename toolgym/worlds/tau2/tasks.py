@@ -111,10 +111,8 @@ def _scenario(domain: str, reason: str, known: str, unknown: str = "") -> dict:
                                               "unknown_info": unknown or None, "task_instructions": ""}}
 
 
-def _task(task_id: str, scenario: dict, actions: list[tuple[str, dict]], communicate: list[str] = (),
-          template: str | None = None) -> dict:
-    return {"id": task_id, "description": {"purpose": "built-in", **({"template": template} if template else {})},
-            "user_scenario": scenario, "initial_state": None,
+def _task(task_id: str, scenario: dict, actions: list[tuple[str, dict]], communicate: list[str] = ()) -> dict:
+    return {"id": task_id, "description": {"purpose": "built-in"}, "user_scenario": scenario, "initial_state": None,
             "evaluation_criteria": {
                 "actions": [{"action_id": f"{task_id}_{i}", "name": name, "arguments": arguments, "info": None}
                             for i, (name, arguments) in enumerate(actions)],
@@ -214,9 +212,9 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
         r = rng.choice(reservations)
         segment = r["flights"][0]
         why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
-        same_trip = [o for o in db["users"][r["user_id"]]["reservations"]
-                     if (db["reservations"][o]["origin"], db["reservations"][o]["destination"],
-                         db["reservations"][o]["flights"][0]["date"]) == (r["origin"], r["destination"], segment["date"])]
+        trip = (r["origin"], r["destination"], segment["date"])
+        same_trip = [o for o in map(db["reservations"].get, db["users"][r["user_id"]]["reservations"])
+                     if (o["origin"], o["destination"], o["flights"][0]["date"]) == trip]
         if len(same_trip) != 1 or day(r)["status"] == "cancelled" or not cancellable(r, why):
             return None
         return _task(task_id, scenario(f"You want to cancel your reservation of the flight from {r['origin']} to "
@@ -387,7 +385,8 @@ def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                      reads(r), [f"{free} free"])
 
     return _generate("airline", {
-        "cancel": cancel, "cancel_by_trip": cancel_by_trip, "cancel_refused": cancel_refused, "bags": bags, "passenger": passenger, "cabin": cabin,
+        "cancel": cancel, "cancel_by_trip": cancel_by_trip, "cancel_refused": cancel_refused, "bags": bags,
+        "passenger": passenger, "cabin": cabin,
         "change_flight": reschedule, "change_flight_refused": lambda t: reschedule(t, refused=True), "book": book,
         "compensation": compensation, "compensation_refused": lambda t: compensation(t, refused=True),
         "flight_status": flight_status, "total_paid": paid, "bag_allowance": allowance}, rng, count)
@@ -464,8 +463,9 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
     def who(user_id: str) -> str:
         """What the user knows to be authenticated: the email, or (one time in four) name and zip code only."""
         user = db["users"][user_id]
-        by_email[user_id] = rng.random() >= 0.25 or sum(
-            (u["name"], u["address"]["zip"]) == (user["name"], user["address"]["zip"]) for u in db["users"].values()) > 1
+        namesakes = sum((u["name"], u["address"]["zip"]) == (user["name"], user["address"]["zip"])
+                        for u in db["users"].values())
+        by_email[user_id] = rng.random() >= 0.25 or namesakes > 1
         if by_email[user_id]:
             return f"You are {user['name']['first_name']} {user['name']['last_name']}, email {user['email']}."
         return f"You are {user['name']['first_name']} {user['name']['last_name']}, zip code {user['address']['zip']}."
@@ -522,22 +522,6 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                                        f"longer need it.", who(o["user_id"])),
                      [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
                       ("cancel_pending_order", {"order_id": o["order_id"], "reason": reason})])
-
-    def cancel_by_trip(task_id):
-        """The user does not know the reservation id: the agent finds it among the user's reservations."""
-        r = rng.choice(reservations)
-        segment = r["flights"][0]
-        why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
-        same_trip = [o for o in db["users"][r["user_id"]]["reservations"]
-                     if (db["reservations"][o]["origin"], db["reservations"][o]["destination"],
-                         db["reservations"][o]["flights"][0]["date"]) == (r["origin"], r["destination"], segment["date"])]
-        if len(same_trip) != 1 or day(r)["status"] == "cancelled" or not cancellable(r, why):
-            return None
-        return _task(task_id, scenario(f"You want to cancel your reservation of the flight from {r['origin']} to "
-                                       f"{r['destination']} on {segment['date']} because of {why}.",
-                                       f"Your user id is {r['user_id']}.",
-                                       "You do not remember the reservation id."),
-                     reads(r) + [("cancel_reservation", {"reservation_id": r["reservation_id"]})])
 
     def cancel_by_items(task_id):
         """The user does not know the order id: the agent finds it among the user's orders."""
@@ -756,8 +740,8 @@ def telecom_database(seed: int, customers: int = 12) -> tuple[dict[str, list[dic
     return carrier, {}
 
 
-# Built-in telecom problems: (name, reason, the phone's setup, the fix as (requestor, tool, arguments),
-# the assertions that hold once fixed).
+# The one-fault telecom tasks of earlier versions, kept first with their ids: (name, reason, the phone's
+# setup, the fix as (requestor, tool, arguments), the assertions that hold once fixed).
 _TELECOM_PROBLEMS = (
     ("data_off", "Your mobile data does not work.", [("user", "turn_data_off", {})],
      [("user", "toggle_data", {})], [("user", "assert_mobile_data_status", {"expected_status": True})]),
