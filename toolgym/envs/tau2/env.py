@@ -111,7 +111,7 @@ class Tau2Env(ToolEnv):
       retail's 114 and mock's 10, telecom's 114), ``"train"``, ``"test"``, telecom's ``"small"``
       (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in:
       ``"base"`` (the default: every task), ``"train"`` and ``"test"``, disjoint, held out per
-      template (the 2nd, 7th, 12th, ... task of each template, about a fifth: 50, 49 and 48 of
+      template (the 2nd, 7th, 12th, ... task of each template, about a fifth: 52, 49 and 48 of
       airline's, retail's and telecom's 240, 1 of mock's 3). A run with no split names the built-in tasks' subset
       ``base``, as before the splits.
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
