@@ -11,7 +11,7 @@ import pytest
 
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import play_oracle
-from toolgym.envs.users import STOP, ReplayUser, ScriptedUser, first_person, make_user, proposal_wanted
+from toolgym.envs.users import STOP, TRANSFER, ReplayUser, ScriptedUser, first_person, make_user, proposal_wanted
 
 AIRLINE_SCENARIO = {"instructions": {
     "reason_for_call": "You want to cancel your reservation ABC123 because your plans changed.",
@@ -34,7 +34,7 @@ def test_the_scripted_user_speaks_as_the_customer_on_every_builtin_task(domain):
     for task_id in env.task_ids():
         total, info, _ = play_oracle(env, task_id)
         said = [m["content"] for m in info["messages"] if m["role"] == "user" and m.get("content")]
-        assert total == 1.0 and said[-1] == STOP
+        assert total == 1.0 and said[-1] in (STOP, TRANSFER)  # telecom's locked SIM: a human agent's case
         own = [text for text in said if not text.startswith("I did that. The phone says:")]  # the phone's words
         assert not [text for text in own if re.search(r"\b(you|your|yours)\b", text, re.I)], task_id
 
@@ -142,13 +142,15 @@ def test_the_scripted_user_confirms_the_writes_its_task_wants(domain):
             observation, reward, terminated, truncated, info = env.step(agent.act(observation, info))
             if terminated or truncated:
                 break
-        assert reward == 1.0 and agent.replies and set(agent.replies) == {"Yes, please."}, task_id
+        asked = any(a["name"].startswith(ConfirmingOracle.WRITES) for a in env.task["evaluation_criteria"]["actions"])
+        # a task the policy refuses, or a question, has no write to confirm
+        assert reward == 1.0 and bool(agent.replies) == asked and set(agent.replies) <= {"Yes, please."}, task_id
 
 
 def test_the_scripted_user_refuses_a_write_on_another_record():
     env = gym.make("Tau2-v0", domain="retail").unwrapped
-    task_id = next(t for t in env.task_ids() if env.task_data.tasks[t]["evaluation_criteria"]["actions"][-1]["name"]
-                   == "cancel_pending_order")
+    # a task whose scenario names its order (the user of a task that does not cannot tell one order id from another)
+    task_id = next(t for t in env.task_ids() if env.task_data.tasks[t]["description"]["template"] == "cancel")
     agent = ConfirmingOracle(env, propose=lambda call: {**call, "arguments": {**call["arguments"],
                                                                                "order_id": "#W0000000"}})
     observation, info = env.reset(options={"task_id": task_id})

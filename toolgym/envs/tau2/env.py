@@ -110,7 +110,11 @@ class Tau2Env(ToolEnv):
       tasks, or ``tasks_small.json`` where that is absent).
     - ``split``: official ``"base"`` (the default: the paper's tasks, all of airline's 50,
       retail's 114 and mock's 10, telecom's 114), ``"train"``, ``"test"``, telecom's ``"small"``
-      (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in ``"base"``.
+      (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in:
+      ``"base"`` (the default: every task), ``"train"`` and ``"test"``, disjoint, held out per
+      template (the 2nd, 7th, 12th, ... task of each template, about a fifth: 52, 49 and 48 of
+      airline's, retail's and telecom's 240, 1 of mock's 3). A run with no split names the built-in tasks' subset
+      ``base``, as before the splits.
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
@@ -118,6 +122,36 @@ class Tau2Env(ToolEnv):
     - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
       tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
     - ``world_seed``: seed of the built-in database and tasks.
+
+    ## Built-in Tasks
+    240 each in airline, retail and telecom (3 in mock), generated from seeded templates over the
+    generated database (``toolgym/worlds/tau2/tasks.py``). A task is τ²'s record: a user scenario
+    (the reason for calling, what the user knows, what it does not know), the ground-truth
+    actions (the reads that find the records, then the writes) and, where the template asks a
+    question, the facts to tell (``communicate_info``). ``task["description"]["template"]`` names
+    the template. Each task's ground truth is run when the set is built; one whose calls fail or
+    whose assertions then do not hold is left out (none is, for ``world_seed`` 0).
+
+    - airline: cancellations the policy allows (business cabin, insurance with a covered reason,
+      a flight the airline cancelled; by reservation id, or by the trip when the user does not
+      know the id) and ones it refuses; adding bags (free allowance by membership and cabin); a
+      passenger's change; cabin upgrades and downgrades; a flight moved to another date (refused
+      in basic economy); one-way bookings; a certificate for a cancelled flight (refused to a
+      regular member without insurance in economy); a flight's status, the total paid, the free
+      bag allowance. The rules are the built-in policy's, with the built-in airline rules
+      (``assets/tau2/airline_rules.md``).
+    - retail: cancelling a pending order (by id, or by its items when the user does not know the
+      id); changing a pending order's items, address or payment method; a new default address;
+      returns and exchanges of a delivered order; an order's status and price, an item's price, a
+      gift card's balance; refused requests (cancelling a delivered order, returning a pending
+      one). A quarter of the users know their name and zip code but not their email.
+    - telecom: the four one-fault tasks of earlier versions, then τ²'s three families (mobile
+      data, no service, MMS) with one to three faults drawn from each family's faults (airplane
+      mode, data off, data saver, 2G-only network mode, VPN, data used up, roaming off on the
+      phone or on the line, SIM unseated, APN broken, suspension for an overdue bill, Wi-Fi calling,
+      the messaging app's permissions; a locked SIM or an ended contract only a human agent can
+      help with). The ground truth holds the user's actions on the phone (requestor ``user``)
+      and the agent's on the account; the grading is by the phone's and line's assertions.
 
     ## Oracle
     ``oracle_action`` plays the task's ground-truth actions, then one message with every fact to
@@ -129,12 +163,14 @@ class Tau2Env(ToolEnv):
     notification of its own inbox, a user action the ground truth lacks).
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Since issue 39: 240 built-in tasks per domain (were 12 airline, 12
+      retail, 4 telecom) with ``train``/``test`` splits; the default run is still every built-in
+      task (``base``).
     """
 
     env_id = "Tau2-v0"
     scorings = ("paper", "paper_compat")
-    splits = {"built-in": ("base",), "official": ("base", "train", "test", "small", "full")}
+    splits = {"built-in": ("base", "train", "test"), "official": ("base", "train", "test", "small", "full")}
     table_columns = (
         Column("Reward", "mean", ("reward",)),
         Column("Reward w/o judge", "mean", ("reward_without_judge",)),
@@ -190,6 +226,8 @@ class Tau2Env(ToolEnv):
     def task_split(self, task_id: str) -> str:
         if self.split is not None:
             return self.split
+        if self.task_set == "built-in":  # every built-in task is in base, the split run when none is named
+            return "base"
         splits = self.task_data.splits.get(task_id, ())
         return next((s for s in ("test", "train") if s in splits), splits[0] if splits else "base")
 

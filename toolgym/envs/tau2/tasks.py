@@ -144,21 +144,53 @@ def _read_official(domain: str, folder: str) -> TaskSet:
     return TaskSet(by_id, splits, policy, world.snapshot(), default_split)
 
 
+#: Of each template's built-in tasks, in the order generated, the 2nd, 7th, 12th, ... are held out in the
+#: ``test`` split (a fifth); the rest are ``train``.
+TEST_EVERY = 5
+#: The built-in splits: ``base`` (every task, the default), ``train`` and ``test`` (disjoint).
+BUILTIN_SPLITS = ("base", "train", "test")
+
+
 @lru_cache(maxsize=8)
 def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
-    """Tasks generated over the seeded database of ``domain``; each task's ground truth is run
-    once here and a task whose write fails on the generated database is left out."""
+    """Tasks generated over the seeded database of ``domain``, each in ``base`` and in ``train`` or
+    (one of each template's every ``TEST_EVERY``) ``test``. Each task's ground truth is run once here, as
+    an episode runs it; a task whose calls fail on the generated database, or after which one of its
+    assertions does not hold, is left out."""
     world = WORLDS[domain](seed=world_seed)
     initial = world.snapshot()
     database = BUILTIN_DATABASES[domain](world_seed)
-    tasks = {}
+    tasks, splits = {}, {}
+    per_template: dict[str, int] = {}
     for task in BUILTIN_TASKS[domain](database, world_seed):
-        start_task(world, initial, task)
-        if all(call_tool(world, a.get("requestor", "assistant"), a["name"], a["arguments"], sync=True).ok
-               for a in task["evaluation_criteria"]["actions"]):
+        if _solved_by_ground_truth(world, initial, task):
+            template = (task.get("description") or {}).get("template", "")
+            n = per_template[template] = per_template.get(template, -1) + 1
             tasks[task["id"]] = task
+            # held out per template, so that the test split has every kind of task the train split has
+            splits[task["id"]] = ("base", "test" if n % TEST_EVERY == 1 else "train")
     policy = (_ASSETS / f"{domain}_policy.md").read_text(encoding="utf-8")
-    return TaskSet(tasks, {task_id: ("base",) for task_id in tasks}, policy, initial)
+    rules = _ASSETS / f"{domain}_rules.md"  # what the built-in tasks' refusals rest on (not TauBench-v0's wiki)
+    if rules.is_file():
+        policy += rules.read_text(encoding="utf-8")
+    return TaskSet(tasks, splits, policy, initial)
+
+
+def _solved_by_ground_truth(world, initial, task: dict) -> bool:
+    start_task(world, initial, task)
+    criteria = task["evaluation_criteria"]
+    if not all(call_tool(world, a.get("requestor", "assistant"), a["name"], a["arguments"], sync=True).ok
+               for a in criteria["actions"]):
+        return False
+    for assertion in criteria.get("env_assertions") or ():
+        try:
+            value = run_function(world, assertion.get("env_type", "assistant"), assertion["func_name"],
+                                 assertion.get("arguments"))
+        except ToolError:
+            return False
+        if value != assertion.get("assert_value", True):
+            return False
+    return True
 
 
 def toolkit(world, requestor: str):

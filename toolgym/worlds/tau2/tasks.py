@@ -1,9 +1,11 @@
 """Seeded databases of τ²-bench's schemas and built-in tasks over them, in τ²-bench's task format.
 
 The built-in tasks are what the env runs with no data: each one is a user with a reason for
-calling, what the user knows, the ground-truth actions (reads that find the record, then the
-write) and, for some, a fact the agent must tell the user. Their ground truth is checked by
-running it: a task whose write fails on the generated database is not emitted.
+calling, what the user knows and does not know, the ground-truth actions (reads that find the
+record, then the writes) and, for questions, the facts the agent must tell the user. Each domain
+draws them from seeded templates (``description["template"]``) over its generated database:
+writes the policy allows, requests it refuses (the ground truth is the reads alone) and questions.
+The env runs each task's ground truth when it builds the set and leaves out any that fails.
 """
 
 from __future__ import annotations
@@ -118,37 +120,276 @@ def _task(task_id: str, scenario: dict, actions: list[tuple[str, dict]], communi
                 "reward_basis": ["DB", "COMMUNICATE"] if communicate else ["DB"]}}
 
 
-def airline_tasks(db: dict, seed: int, count: int = 12) -> list[dict]:
-    rng = random.Random(f"tau2-airline-tasks-{seed}")
-    tasks = []
-    reservations = list(db["reservations"].values())
-    rng.shuffle(reservations)
-    for n, reservation in enumerate(reservations[:count]):
-        user = db["users"][reservation["user_id"]]
-        rid, uid = reservation["reservation_id"], user["user_id"]
-        known = f"Your user id is {uid}. Your reservation id is {rid}."
-        reads = [("get_user_details", {"user_id": uid}), ("get_reservation_details", {"reservation_id": rid})]
-        kind = n % 3
-        if kind == 0:
-            scenario = _scenario("airline", f"You want to cancel your reservation {rid}.", known)
-            tasks.append(_task(f"airline_{n}", scenario, reads + [("cancel_reservation", {"reservation_id": rid})]))
-        elif kind == 1:
-            card = next(m for m in user["payment_methods"] if m.startswith("credit_card"))
-            scenario = _scenario("airline", f"You want to add two checked bags to reservation {rid}, paid with "
-                                            f"your credit card {card}.", known + f" Your card is {card}.")
-            tasks.append(_task(f"airline_{n}", scenario, reads + [("update_reservation_baggages", {
-                "reservation_id": rid, "total_baggages": 3, "nonfree_baggages": 2, "payment_id": card})]))
-        else:
-            flight = reservation["flights"][0]
-            status = db["flights"][flight["flight_number"]]["dates"][flight["date"]]["status"]
-            scenario = _scenario("airline", f"You want to know the status of flight {flight['flight_number']} on "
-                                            f"{flight['date']}, then change the passenger on reservation {rid} to "
-                                            f"Kim Park, born 1990-01-01.", known)
-            tasks.append(_task(f"airline_{n}", scenario, reads + [
-                ("get_flight_status", {"flight_number": flight["flight_number"], "date": flight["date"]}),
-                ("update_reservation_passengers", {"reservation_id": rid, "passengers": [
-                    {"first_name": "Kim", "last_name": "Park", "dob": "1990-01-01"}]})], [status]))
+def _money(value: float) -> str:
+    """An amount as an agent says it and the COMMUNICATE check reads it (no thousands separator)."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _generate(prefix: str, templates: dict, rng: random.Random, count: int) -> list[dict]:
+    """``count`` tasks, each from a template drawn in turn (``templates``: name -> ``make(task_id)``);
+    a template that finds nothing to ask for draws again, and so does a task equal to an earlier one
+    (same instruction and ground truth)."""
+    tasks, seen = [], set()
+    names = list(templates)
+    for _ in range(count * 20):
+        if len(tasks) == count:
+            break
+        name = rng.choice(names)
+        task = templates[name](f"{prefix}_{len(tasks)}")
+        if task is None:
+            continue
+        criteria = task["evaluation_criteria"]
+        key = repr((task["user_scenario"], [(a["name"], a["arguments"]) for a in criteria["actions"]]))
+        if key not in seen:
+            seen.add(key)
+            task["description"]["template"] = name
+            tasks.append(task)
     return tasks
+
+
+#: Free checked bags per passenger, by membership and cabin (the built-in airline policy's table).
+FREE_BAGS = {"regular": {"basic_economy": 0, "economy": 1, "business": 2},
+             "silver": {"basic_economy": 1, "economy": 2, "business": 3},
+             "gold": {"basic_economy": 2, "economy": 3, "business": 4}}
+#: Reasons for cancelling: the ones travel insurance covers, and one it does not.
+COVERED_REASONS = ("a health problem", "bad weather at the destination")
+UNCOVERED_REASON = "a change of plans"
+
+
+def airline_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
+    """``count`` airline tasks over ``db`` (``airline_database(seed)``): cancellations the policy
+    allows and ones it forbids, flight and cabin changes, bags, passengers, bookings, compensation
+    for a cancelled flight, and questions the agent answers from the records."""
+    rng = random.Random(f"tau2-airline-tasks-{seed}")
+    reservations = list(db["reservations"].values())
+    flights = db["flights"]
+
+    def scenario(reason: str, known: str, unknown: str = "") -> dict:
+        return _scenario("airline", reason, known, unknown)
+
+    def day(r: dict) -> dict:
+        segment = r["flights"][0]
+        return flights[segment["flight_number"]]["dates"][segment["date"]]
+
+    def cancellable(r: dict, why: str) -> bool:
+        """The built-in policy's rule (assets/tau2/airline_rules.md)."""
+        return (day(r)["status"] == "cancelled" or r["cabin"] == "business"
+                or (r["insurance"] == "yes" and why in COVERED_REASONS))
+
+    cancelled = [r for r in reservations if day(r)["status"] == "cancelled"]
+
+    def ids(r: dict) -> str:
+        return f"Your user id is {r['user_id']}. Your reservation id is {r['reservation_id']}."
+
+    def reads(r: dict) -> list[tuple[str, dict]]:
+        return [("get_user_details", {"user_id": r["user_id"]}),
+                ("get_reservation_details", {"reservation_id": r["reservation_id"]})]
+
+    def payment(user: dict, amount: int) -> str | None:
+        """A card of the user's that can pay ``amount``: the credit card, or a gift card holding enough."""
+        options = [m for m, method in user["payment_methods"].items() if method["source"] == "credit_card"
+                   or (method["source"] == "gift_card" and method["amount"] >= max(amount, 0))]
+        return rng.choice(sorted(options)) if options else None
+
+    def said_card(method_id: str) -> str:
+        return f"You pay with {method_id.split('_')[0]} card {method_id}."
+
+    def cancel(task_id):
+        r = rng.choice(reservations)
+        if day(r)["status"] == "cancelled":
+            because = "the airline cancelled your flight"
+        else:
+            why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+            if not cancellable(r, why):
+                return None
+            because = f"of {why}"
+        return _task(task_id, scenario(f"You want to cancel your reservation {r['reservation_id']} because {because}.",
+                                       ids(r)),
+                     reads(r) + [("cancel_reservation", {"reservation_id": r["reservation_id"]})])
+
+    def cancel_by_trip(task_id):
+        """The user does not know the reservation id: the agent finds it among the user's reservations."""
+        r = rng.choice(reservations)
+        segment = r["flights"][0]
+        why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+        trip = (r["origin"], r["destination"], segment["date"])
+        same_trip = [o for o in map(db["reservations"].get, db["users"][r["user_id"]]["reservations"])
+                     if (o["origin"], o["destination"], o["flights"][0]["date"]) == trip]
+        if len(same_trip) != 1 or day(r)["status"] == "cancelled" or not cancellable(r, why):
+            return None
+        return _task(task_id, scenario(f"You want to cancel your reservation of the flight from {r['origin']} to "
+                                       f"{r['destination']} on {segment['date']} because of {why}.",
+                                       f"Your user id is {r['user_id']}.",
+                                       "You do not remember the reservation id."),
+                     reads(r) + [("cancel_reservation", {"reservation_id": r["reservation_id"]})])
+
+    def cancel_refused(task_id):
+        r = rng.choice(reservations)
+        why = rng.choice(COVERED_REASONS + (UNCOVERED_REASON,))
+        if cancellable(r, why):
+            return None
+        return _task(task_id, scenario(f"You want to cancel your reservation {r['reservation_id']} because of {why}. "
+                                       f"If it cannot be cancelled, you want nothing else changed.", ids(r)), reads(r))
+
+    def bags(task_id):
+        r = rng.choice(reservations)
+        user = db["users"][r["user_id"]]
+        extra = rng.randint(1, 3)
+        free = FREE_BAGS[user["membership"]][r["cabin"]] * len(r["passengers"])
+        nonfree = r["nonfree_baggages"] + max(0, extra - max(0, free - r["total_baggages"]))
+        cost = 50 * (nonfree - r["nonfree_baggages"])
+        card = payment(user, cost)
+        if card is None:
+            return None
+        cost_asked = " and to know what they cost" if cost else ""
+        return _task(task_id, scenario(f"You want to add {extra} checked bag{'s' * (extra > 1)} to your reservation "
+                                       f"{r['reservation_id']}{cost_asked}.",
+                                       f"{ids(r)} {said_card(card)}"),
+                     reads(r) + [("update_reservation_baggages", {
+                         "reservation_id": r["reservation_id"], "total_baggages": r["total_baggages"] + extra,
+                         "nonfree_baggages": nonfree, "payment_id": card})], [str(cost)] if cost else [])
+
+    def passenger(task_id):
+        r = rng.choice(reservations)
+        old = r["passengers"][0]
+        first, last = rng.choice(FIRST), rng.choice(LAST)
+        dob = f"19{rng.randrange(50, 99)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+        if (first, last) == (old["first_name"], old["last_name"]):
+            return None
+        new = {"first_name": first, "last_name": last, "dob": dob}
+        return _task(task_id, scenario(f"You want to change the passenger {old['first_name']} {old['last_name']} of "
+                                       f"your reservation {r['reservation_id']} to {first} {last}, born {dob}.",
+                                       ids(r)),
+                     reads(r) + [("update_reservation_passengers", {"reservation_id": r["reservation_id"],
+                                                                    "passengers": [new]})])
+
+    def cabin(task_id):
+        r = rng.choice(reservations)
+        status = day(r)
+        if status["status"] != "available":
+            return None
+        new_cabin = rng.choice([c for c in CABINS if c != r["cabin"]])
+        if status["available_seats"][new_cabin] < len(r["passengers"]):
+            return None
+        difference = (status["prices"][new_cabin] - r["flights"][0]["price"]) * len(r["passengers"])
+        user = db["users"][r["user_id"]]
+        card = payment(user, difference)
+        if card is None:
+            return None
+        verb = "upgrade" if CABINS.index(new_cabin) > CABINS.index(r["cabin"]) else "downgrade"
+        segment = r["flights"][0]
+        return _task(task_id, scenario(f"You want to {verb} your reservation {r['reservation_id']} to "
+                                       f"{new_cabin.replace('_', ' ')} and to know the price difference.",
+                                       f"{ids(r)} {said_card(card)}"),
+                     reads(r) + [("update_reservation_flights", {
+                         "reservation_id": r["reservation_id"], "cabin": new_cabin,
+                         "flights": [{"flight_number": segment["flight_number"], "date": segment["date"]}],
+                         "payment_id": card})], [str(abs(difference))] if difference else [])
+
+    def reschedule(task_id, refused: bool = False):
+        r = rng.choice(reservations)
+        if (r["cabin"] == "basic_economy") != refused:
+            return None
+        segment = r["flights"][0]
+        flight = flights[segment["flight_number"]]
+        dates = [d for d, s in flight["dates"].items() if d >= "2024-05-16" and d != segment["date"]
+                 and s["status"] == "available" and s["available_seats"][r["cabin"]] >= len(r["passengers"])]
+        if not dates:
+            return None
+        date = rng.choice(dates)
+        user = db["users"][r["user_id"]]
+        difference = (flight["dates"][date]["prices"][r["cabin"]] - segment["price"]) * len(r["passengers"])
+        card = payment(user, difference)
+        if card is None:
+            return None
+        reason = (f"You want to change your flight {segment['flight_number']} of reservation {r['reservation_id']} "
+                  f"from {segment['date']} to {date}, same flight number and cabin, and to know the price "
+                  f"difference.")
+        if refused:
+            return _task(task_id, scenario(reason + " If the flight cannot be changed, you keep the reservation as "
+                                                    "it is.", f"{ids(r)} {said_card(card)}"), reads(r))
+        return _task(task_id, scenario(reason, f"{ids(r)} {said_card(card)}"), reads(r) + [
+            ("search_direct_flight", {"origin": flight["origin"], "destination": flight["destination"], "date": date}),
+            ("update_reservation_flights", {"reservation_id": r["reservation_id"], "cabin": r["cabin"],
+                                            "flights": [{"flight_number": flight["flight_number"], "date": date}],
+                                            "payment_id": card})], [str(abs(difference))] if difference else [])
+
+    def book(task_id):
+        user = db["users"][rng.choice(sorted(db["users"]))]
+        flight = flights[rng.choice(sorted(flights))]
+        date = rng.choice([d for d in DATES if d >= "2024-05-16"])
+        cabin_class = rng.choice(CABINS)
+        status = flight["dates"][date]
+        if status["status"] != "available" or status["available_seats"][cabin_class] < 1:
+            return None
+        bags_wanted = rng.randint(0, 3)
+        nonfree = max(0, bags_wanted - FREE_BAGS[user["membership"]][cabin_class])
+        insurance = rng.choice(("yes", "no"))
+        total = status["prices"][cabin_class] + 30 * (insurance == "yes") + 50 * nonfree
+        card = next(m for m, method in sorted(user["payment_methods"].items()) if method["source"] == "credit_card")
+        traveller = {"first_name": user["name"]["first_name"], "last_name": user["name"]["last_name"],
+                     "dob": user["dob"]}
+        return _task(task_id, scenario(
+            f"You want to book a one-way flight {flight['flight_number']} from {flight['origin']} to "
+            f"{flight['destination']} on {date} in {cabin_class.replace('_', ' ')} for yourself, with "
+            f"{bags_wanted} checked bag{'s' * (bags_wanted != 1)} and {'with' if insurance == 'yes' else 'without'} "
+            f"travel insurance, and to know the total price.",
+            f"Your user id is {user['user_id']}. {said_card(card)} You were born on {user['dob']}."), [
+            ("get_user_details", {"user_id": user["user_id"]}),
+            ("search_direct_flight", {"origin": flight["origin"], "destination": flight["destination"], "date": date}),
+            ("book_reservation", {"user_id": user["user_id"], "origin": flight["origin"],
+                                  "destination": flight["destination"], "flight_type": "one_way",
+                                  "cabin": cabin_class, "flights": [{"flight_number": flight["flight_number"],
+                                                                     "date": date}],
+                                  "passengers": [traveller], "payment_methods": [{"payment_id": card, "amount": total}],
+                                  "total_baggages": bags_wanted, "nonfree_baggages": nonfree,
+                                  "insurance": insurance})], [str(total)])
+
+    def compensation(task_id, refused: bool = False):
+        if not cancelled:
+            return None
+        r = rng.choice(cancelled)
+        user = db["users"][r["user_id"]]
+        eligible = user["membership"] != "regular" or r["insurance"] == "yes" or r["cabin"] == "business"
+        if eligible == refused:
+            return None
+        segment = r["flights"][0]
+        reason = (f"The airline cancelled your flight {segment['flight_number']} on {segment['date']}, of your "
+                  f"reservation {r['reservation_id']}. You complain and want compensation; you keep the reservation.")
+        if refused:
+            return _task(task_id, scenario(reason, ids(r)), reads(r))
+        amount = 100 * len(r["passengers"])
+        return _task(task_id, scenario(reason + " You want to know the amount of the certificate.", ids(r)),
+                     reads(r) + [("send_certificate", {"user_id": user["user_id"], "amount": amount})], [str(amount)])
+
+    def flight_status(task_id):
+        number = rng.choice(sorted(flights))
+        date = rng.choice(DATES)
+        return _task(task_id, scenario(f"You want to know the status of flight {number} on {date}.",
+                                       "You have no reservation to change."),
+                     [("get_flight_status", {"flight_number": number, "date": date})],
+                     [flights[number]["dates"][date]["status"]])
+
+    def paid(task_id):
+        r = rng.choice(reservations)
+        total = sum(p["amount"] for p in r["payment_history"])
+        return _task(task_id, scenario(f"You want to know how much you paid in total for your reservation "
+                                       f"{r['reservation_id']}.", ids(r)),
+                     [("get_reservation_details", {"reservation_id": r["reservation_id"]})], [str(total)])
+
+    def allowance(task_id):
+        r = rng.choice(reservations)
+        free = FREE_BAGS[db["users"][r["user_id"]]["membership"]][r["cabin"]] * len(r["passengers"])
+        return _task(task_id, scenario(f"You want to know how many checked bags your reservation "
+                                       f"{r['reservation_id']} includes for free.", ids(r)),
+                     reads(r), [f"{free} free"])
+
+    return _generate("airline", {
+        "cancel": cancel, "cancel_by_trip": cancel_by_trip, "cancel_refused": cancel_refused, "bags": bags,
+        "passenger": passenger, "cabin": cabin,
+        "change_flight": reschedule, "change_flight_refused": lambda t: reschedule(t, refused=True), "book": book,
+        "compensation": compensation, "compensation_refused": lambda t: compensation(t, refused=True),
+        "flight_status": flight_status, "total_paid": paid, "bag_allowance": allowance}, rng, count)
 
 
 # -- retail --------------------------------------------------------------------------------
@@ -191,34 +432,237 @@ def retail_database(seed: int, users: int = 20, orders: int = 40) -> dict:
                                   "fulfillments": [], "payment_history": [
                                       {"transaction_type": "payment", "amount": total, "payment_method_id": card}]}
         user["orders"].append(order_id)
+    # PayPal accounts from a stream of their own, so that every other record stays as it was generated
+    # before they were added (TauBench-v0's built-in tasks are drawn from the same records).
+    paypal = random.Random(f"tau2-retail-paypal-{seed}")
+    for user in db["users"].values():
+        if paypal.random() < 0.5:
+            method_id = f"paypal_{paypal.randrange(10**6, 10**7)}"
+            user["payment_methods"][method_id] = {"source": "paypal", "id": method_id}
     return db
 
 
-def retail_tasks(db: dict, seed: int, count: int = 12) -> list[dict]:
+#: The reasons ``cancel_pending_order`` accepts (``retail.CANCEL_REASONS``, which imports this module).
+CANCEL_REASONS = ("no longer needed", "ordered by mistake")
+#: How a user names a kind of payment method.
+METHOD_NAMES = {"credit_card": "credit card", "gift_card": "gift card", "paypal": "PayPal account"}
+
+
+def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
+    """``count`` retail tasks over ``db`` (``retail_database(seed)``): cancelling, changing items,
+    address or payment of a pending order, returns and exchanges of a delivered one, a new
+    default address, lookups (an order, an item's price, a gift card's balance), and requests the
+    policy refuses (cancelling a delivered order, returning a pending one)."""
     rng = random.Random(f"tau2-retail-tasks-{seed}")
-    tasks = []
-    orders = [o for o in db["orders"].values() if o["status"] in ("pending", "delivered")]
-    rng.shuffle(orders)
-    for n, order in enumerate(orders[:count]):
+    orders = list(db["orders"].values())
+    pending = [o for o in orders if o["status"] == "pending"]
+    delivered = [o for o in orders if o["status"] == "delivered"]
+
+    by_email: dict[str, bool] = {}  # user id -> whether the task's user knows their email, drawn by who()
+
+    def who(user_id: str) -> str:
+        """What the user knows to be authenticated: the email, or (one time in four) name and zip code only."""
+        user = db["users"][user_id]
+        namesakes = sum((u["name"], u["address"]["zip"]) == (user["name"], user["address"]["zip"])
+                        for u in db["users"].values())
+        by_email[user_id] = rng.random() >= 0.25 or namesakes > 1
+        if by_email[user_id]:
+            return f"You are {user['name']['first_name']} {user['name']['last_name']}, email {user['email']}."
+        return f"You are {user['name']['first_name']} {user['name']['last_name']}, zip code {user['address']['zip']}."
+
+    def find(user_id: str) -> tuple[str, dict]:
+        """The authentication of the user whose scenario ``who`` wrote last."""
+        user = db["users"][user_id]
+        if by_email[user_id]:
+            return ("find_user_id_by_email", {"email": user["email"]})
+        return ("find_user_id_by_name_zip", {"first_name": user["name"]["first_name"],
+                                             "last_name": user["name"]["last_name"], "zip": user["address"]["zip"]})
+
+    def scenario(reason: str, known: str, unknown: str = "") -> dict:
+        if "zip code" in known:
+            unknown = f"You do not remember your email. {unknown}".strip()
+        return _scenario("retail", reason, known, unknown)
+
+
+    def address() -> dict:
+        city, state, zip_code = rng.choice(CITIES)
+        return {"address1": f"{rng.randrange(10, 999)} {rng.choice(('Pine', 'Cedar', 'Birch', 'Maple'))} Road",
+                "address2": rng.choice(("", f"Apt {rng.randrange(1, 99)}")), "city": city, "state": state,
+                "country": "USA", "zip": zip_code}
+
+    def spoken(new: dict) -> str:
+        return (f"{new['address1']}{', ' + new['address2'] if new['address2'] else ''}, {new['city']}, "
+                f"{new['state']} {new['zip']}, USA")
+
+    def other_variant(item: dict) -> dict | None:
+        variants = [v for v in db["products"][item["product_id"]]["variants"].values()
+                    if v["available"] and v["item_id"] != item["item_id"] and v["options"] != item["options"]]
+        return rng.choice(variants) if variants else None
+
+    def payer(order: dict, amount: float) -> str | None:
+        """The order's card, or the user's gift card when it holds ``amount``."""
         user = db["users"][order["user_id"]]
-        oid, uid = order["order_id"], user["user_id"]
-        known = (f"You are {user['name']['first_name']} {user['name']['last_name']}, email {user['email']}. "
-                 f"Your order is {oid}.")
-        reads = [("find_user_id_by_email", {"email": user["email"]}), ("get_order_details", {"order_id": oid})]
-        card = order["payment_history"][0]["payment_method_id"]
-        if order["status"] == "pending":
-            scenario = _scenario("retail", f"You want to cancel your pending order {oid} because you no longer "
-                                           f"need it.", known)
-            tasks.append(_task(f"retail_{n}", scenario, reads + [
-                ("cancel_pending_order", {"order_id": oid, "reason": "no longer needed"})]))
-        else:
-            item = order["items"][0]
-            scenario = _scenario("retail", f"You want to return the {item['name']} of order {oid}, refunded to "
-                                           f"the original payment method, and to know its price.", known)
-            tasks.append(_task(f"retail_{n}", scenario, reads + [
-                ("return_delivered_order_items", {"order_id": oid, "item_ids": [item["item_id"]],
-                                                  "payment_method_id": card})], [str(item["price"])]))
-    return tasks
+        options = [order["payment_history"][0]["payment_method_id"]]
+        options += [m for m, method in user["payment_methods"].items()
+                    if method["source"] == "gift_card" and method["balance"] >= max(amount, 0)]
+        return rng.choice(sorted(set(options)))
+
+    def described(options: dict) -> str:
+        return ", ".join(f"{k} {v}" for k, v in options.items())
+
+    def paid_with(method_id: str) -> str:
+        return f"You want to use your {METHOD_NAMES[method_id.rsplit('_', 1)[0]]} {method_id}."
+
+    def cancel(task_id):
+        o = rng.choice(pending)
+        reason = rng.choice(CANCEL_REASONS)
+        return _task(task_id, scenario(f"You want to cancel your pending order {o['order_id']} because it was "
+                                       f"{reason}." if reason == "ordered by mistake" else
+                                       f"You want to cancel your pending order {o['order_id']} because you no "
+                                       f"longer need it.", who(o["user_id"])),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
+                      ("cancel_pending_order", {"order_id": o["order_id"], "reason": reason})])
+
+    def cancel_by_items(task_id):
+        """The user does not know the order id: the agent finds it among the user's orders."""
+        o = rng.choice(pending)
+        names = sorted(i["name"] for i in o["items"])
+        mine = db["users"][o["user_id"]]["orders"]
+        if sum(sorted(i["name"] for i in db["orders"][other]["items"]) == names for other in mine) != 1:
+            return None
+        return _task(task_id, scenario(f"You want to cancel your pending order of the {' and the '.join(names)} "
+                                       f"because you no longer need it.", who(o["user_id"]),
+                                       "You do not remember the order id."),
+                     [find(o["user_id"]), ("get_user_details", {"user_id": o["user_id"]}),
+                      ("get_order_details", {"order_id": o["order_id"]}),
+                      ("cancel_pending_order", {"order_id": o["order_id"], "reason": "no longer needed"})])
+
+    def cancel_refused(task_id):
+        o = rng.choice(delivered)
+        return _task(task_id, scenario(f"You want to cancel your order {o['order_id']} because you no longer need "
+                                       f"it. If it cannot be cancelled, you want nothing else done.",
+                                       who(o["user_id"])),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]})], [o["status"]])
+
+    def return_refused(task_id):
+        o = rng.choice(pending)
+        item = rng.choice(o["items"])
+        return _task(task_id, scenario(f"You want to return the {item['name']} of your order {o['order_id']}. If "
+                                       f"it cannot be returned, you want nothing else done.", who(o["user_id"])),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]})], [o["status"]])
+
+    def change_items(task_id):
+        o = rng.choice(pending)
+        item = rng.choice(o["items"])
+        new = other_variant(item)
+        if new is None:
+            return None
+        difference = round(new["price"] - item["price"], 2)
+        method = payer(o, difference)
+        return _task(task_id, scenario(f"You want to change the {item['name']} ({described(item['options'])}) of "
+                                       f"your pending order {o['order_id']} to the one with "
+                                       f"{described(new['options'])}, and to know the price difference.",
+                                       f"{who(o['user_id'])} {paid_with(method)}"),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
+                      ("get_product_details", {"product_id": item["product_id"]}),
+                      ("modify_pending_order_items", {"order_id": o["order_id"], "item_ids": [item["item_id"]],
+                                                      "new_item_ids": [new["item_id"]],
+                                                      "payment_method_id": method})],
+                     [_money(abs(difference))])
+
+    def ship_to(task_id):
+        o = rng.choice(pending)
+        new = address()
+        return _task(task_id, scenario(f"You want to change the shipping address of your pending order "
+                                       f"{o['order_id']} to {spoken(new)}.", who(o["user_id"])),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
+                      ("modify_pending_order_address", {"order_id": o["order_id"], **new})])
+
+    def pay_with(task_id):
+        o = rng.choice(pending)
+        methods = db["users"][o["user_id"]]["payment_methods"]
+        others = sorted(m for m, method in methods.items() if m != o["payment_history"][0]["payment_method_id"] and (
+            method["source"] != "gift_card" or method["balance"] >= o["payment_history"][0]["amount"]))
+        if not others:
+            return None
+        method = rng.choice(others)
+        return _task(task_id, scenario(f"You want to change the payment method of your pending order "
+                                       f"{o['order_id']} to your {METHOD_NAMES[methods[method]['source']]} "
+                                       f"{method}.", who(o["user_id"])),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
+                      ("modify_pending_order_payment", {"order_id": o["order_id"], "payment_method_id": method})])
+
+    def move(task_id):
+        user_id = rng.choice(orders)["user_id"]
+        new = address()
+        return _task(task_id, scenario(f"You moved and want to update your default address to {spoken(new)}.",
+                                       who(user_id)),
+                     [find(user_id), ("modify_user_address", {"user_id": user_id, **new})])
+
+    def give_back(task_id):
+        o = rng.choice(delivered)
+        items = rng.sample(o["items"], rng.randint(1, len(o["items"])))
+        refund = round(sum(item["price"] for item in items), 2)
+        method = payer(o, 0)
+        return _task(task_id, scenario(f"You want to return the {' and the '.join(i['name'] for i in items)} of "
+                                       f"your order {o['order_id']} and to know the refund.",
+                                       f"{who(o['user_id'])} {paid_with(method)}"),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
+                      ("return_delivered_order_items", {"order_id": o["order_id"],
+                                                        "item_ids": [i["item_id"] for i in items],
+                                                        "payment_method_id": method})], [_money(refund)])
+
+    def exchange(task_id):
+        o = rng.choice(delivered)
+        item = rng.choice(o["items"])
+        new = other_variant(item)
+        if new is None:
+            return None
+        difference = round(new["price"] - item["price"], 2)
+        method = payer(o, difference)
+        return _task(task_id, scenario(f"You want to exchange the {item['name']} ({described(item['options'])}) "
+                                       f"of your order {o['order_id']} for the one with {described(new['options'])}, "
+                                       f"and to know the price difference.", f"{who(o['user_id'])} "
+                                                                             f"{paid_with(method)}"),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
+                      ("get_product_details", {"product_id": item["product_id"]}),
+                      ("exchange_delivered_order_items", {"order_id": o["order_id"], "item_ids": [item["item_id"]],
+                                                          "new_item_ids": [new["item_id"]],
+                                                          "payment_method_id": method})],
+                     [_money(abs(difference))])
+
+    def order_status(task_id):
+        o = rng.choice(orders)
+        return _task(task_id, scenario(f"You want to know the status of your order {o['order_id']} and what you "
+                                       f"paid for it.", who(o["user_id"])),
+                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]})],
+                     [o["status"], _money(o["payment_history"][0]["amount"])])
+
+    def price(task_id):
+        product = db["products"][rng.choice(sorted(db["products"]))]
+        variant = rng.choice(list(product["variants"].values()))
+        if sum(v["options"] == variant["options"] for v in product["variants"].values()) > 1:
+            return None
+        user_id = rng.choice(orders)["user_id"]
+        return _task(task_id, scenario(f"You want to know the price of the {product['name']} with "
+                                       f"{described(variant['options'])}.", who(user_id)),
+                     [find(user_id), ("list_all_product_types", {}),
+                      ("get_product_details", {"product_id": product["product_id"]})], [_money(variant["price"])])
+
+    def balance(task_id):
+        user_id = rng.choice(orders)["user_id"]
+        user = db["users"][user_id]
+        gift = next(m for m, method in user["payment_methods"].items() if method["source"] == "gift_card")
+        return _task(task_id, scenario("You want to know the balance of your gift card.", who(user_id)),
+                     [find(user_id), ("get_user_details", {"user_id": user_id})],
+                     [_money(user["payment_methods"][gift]["balance"])])
+
+    return _generate("retail", {
+        "cancel": cancel, "cancel_by_items": cancel_by_items, "cancel_refused": cancel_refused,
+        "return_refused": return_refused,
+        "change_items": change_items, "change_address": ship_to, "change_payment": pay_with, "move": move,
+        "return": give_back, "exchange": exchange, "order_status": order_status, "item_price": price,
+        "gift_card_balance": balance}, rng, count)
 
 
 # -- mock ----------------------------------------------------------------------------------
@@ -255,7 +699,7 @@ def mock_tasks(db: dict, seed: int) -> list[dict]:
 
 
 # -- telecom -------------------------------------------------------------------------------
-def telecom_database(seed: int, customers: int = 4) -> tuple[dict[str, list[dict]], dict]:
+def telecom_database(seed: int, customers: int = 12) -> tuple[dict[str, list[dict]], dict]:
     """A carrier (plans, customers with lines, devices and bills) and the user's phone's settings."""
     rng = random.Random(f"tau2-telecom-{seed}")
     plans = [{"plan_id": f"P100{n}", "name": name, "data_limit_gb": limit, "price_per_month": price,
@@ -296,8 +740,8 @@ def telecom_database(seed: int, customers: int = 4) -> tuple[dict[str, list[dict
     return carrier, {}
 
 
-# Built-in telecom problems: (name, reason, the phone's setup, the fix as (requestor, tool, arguments),
-# the assertions that hold once fixed).
+# The one-fault telecom tasks of earlier versions, kept first with their ids: (name, reason, the phone's
+# setup, the fix as (requestor, tool, arguments), the assertions that hold once fixed).
 _TELECOM_PROBLEMS = (
     ("data_off", "Your mobile data does not work.", [("user", "turn_data_off", {})],
      [("user", "toggle_data", {})], [("user", "assert_mobile_data_status", {"expected_status": True})]),
@@ -313,27 +757,167 @@ _TELECOM_PROBLEMS = (
 )
 
 
-def telecom_tasks(database: tuple[dict, dict], seed: int) -> list[dict]:
+#: The faults a built-in telecom task combines, τ²-bench's telecom task families: each fault's setup
+#: (``env_type``, function, arguments) and its fix (requestor, tool, arguments), where ``{c}``,
+#: ``{l}``, ``{b}`` and ``{used}`` stand for the customer, the line, the overdue bill's id and
+#: just over the plan's data limit.
+_ROAMING_SETUP = [("user", "set_user_location", {"abroad": True})]
+TELECOM_FAULTS = {
+    "airplane_mode_on": ([("user", "turn_airplane_mode_on", {})], [("user", "toggle_airplane_mode", {})]),
+    "bad_network_preference": ([("user", "set_network_mode_preference", {"mode": "2g_only"})],
+                               [("user", "set_network_mode_preference", {"mode": "4g_5g_preferred"})]),
+    "bad_vpn": ([("user", "break_vpn", {})], [("user", "disconnect_vpn", {})]),
+    "data_mode_off": ([("user", "turn_data_off", {})], [("user", "toggle_data", {})]),
+    "data_saver_mode_on": ([("user", "turn_data_saver_mode_on", {})], [("user", "toggle_data_saver_mode", {})]),
+    "data_usage_exceeded": ([("assistant", "set_data_usage", {"customer_id": "{c}", "line_id": "{l}",
+                                                              "data_used_gb": "{used}"})],
+                            [("assistant", "refuel_data", {"customer_id": "{c}", "line_id": "{l}", "gb_amount": 2.0})]),
+    "user_abroad_roaming_enabled_off": (
+        _ROAMING_SETUP + [("user", "turn_roaming_off", {}),
+                          ("assistant", "enable_roaming", {"customer_id": "{c}", "line_id": "{l}"})],
+        [("user", "toggle_roaming", {})]),
+    "user_abroad_roaming_disabled_on": (
+        _ROAMING_SETUP + [("user", "turn_roaming_on", {}),
+                          ("assistant", "disable_roaming", {"customer_id": "{c}", "line_id": "{l}"}),
+                          ("user", "simulate_network_search", {})],
+        [("assistant", "enable_roaming", {"customer_id": "{c}", "line_id": "{l}"})]),
+    "user_abroad_roaming_disabled_off": (
+        _ROAMING_SETUP + [("user", "turn_roaming_off", {}),
+                          ("assistant", "disable_roaming", {"customer_id": "{c}", "line_id": "{l}"}),
+                          ("user", "simulate_network_search", {})],
+        [("assistant", "enable_roaming", {"customer_id": "{c}", "line_id": "{l}"}), ("user", "toggle_roaming", {})]),
+    "unseat_sim_card": ([("user", "unseat_sim_card", {})], [("user", "reseat_sim_card", {})]),
+    "break_apn_settings": ([("user", "break_apn_settings", {})],
+                           [("user", "reset_apn_settings", {}), ("user", "reboot_device", {})]),
+    "overdue_bill_suspension": (
+        [("assistant", "suspend_line_for_overdue_bill", {"customer_id": "{c}", "line_id": "{l}", "new_bill_id": "{b}",
+                                                         "contract_ended": False}),
+         ("user", "simulate_network_search", {})],
+        [("assistant", "send_payment_request", {"customer_id": "{c}", "bill_id": "{b}"}), ("user", "make_payment", {}),
+         ("assistant", "resume_line", {"customer_id": "{c}", "line_id": "{l}"}), ("user", "reboot_device", {})]),
+    "contract_end_suspension": (
+        [("assistant", "suspend_line_for_overdue_bill", {"customer_id": "{c}", "line_id": "{l}", "new_bill_id": "{b}",
+                                                         "contract_ended": True}),
+         ("user", "simulate_network_search", {})],
+        [("assistant", "transfer_to_human_agents", {"summary": "I cannot fix the issue."})]),
+    "lock_sim_card_pin": ([("user", "lock_sim_card", {"mode": "pin"})],
+                          [("assistant", "transfer_to_human_agents", {"summary": "I cannot fix the issue."})]),
+    "bad_wifi_calling": ([("user", "set_wifi_calling", {"enabled": True, "mms_over_wifi": True})],
+                         [("user", "toggle_wifi_calling", {})]),
+    "break_apn_mms_setting": ([("user", "break_apn_mms_setting", {})],
+                              [("user", "reset_apn_settings", {}), ("user", "reboot_device", {})]),
+    "break_app_sms_permission": ([("user", "remove_app_permission", {"app_name": "messaging", "permission": "sms"})],
+                                 [("user", "grant_app_permission", {"app_name": "messaging", "permission": "sms"})]),
+    "break_app_storage_permission": (
+        [("user", "remove_app_permission", {"app_name": "messaging", "permission": "storage"})],
+        [("user", "grant_app_permission", {"app_name": "messaging", "permission": "storage"})]),
+}
+_ROAMING = ("user_abroad_roaming_enabled_off", "user_abroad_roaming_disabled_on", "user_abroad_roaming_disabled_off")
+_DATA = ("airplane_mode_on", "bad_network_preference", "data_mode_off", "data_usage_exceeded") + _ROAMING
+#: Each problem a customer calls about: the reason, the faults that cause it (combined up to three,
+#: none two of one exclusive group), the faults that only a human agent can fix (always alone),
+#: and what holds once it is fixed.
+TELECOM_ISSUES = {
+    "mobile_data_issue": (
+        "Your mobile data does not work or is very slow. You want it fixed, with excellent internet speed on "
+        "your phone, and you do not accept a slower speed. There is no wifi where you are.",
+        _DATA + ("bad_vpn", "data_saver_mode_on"), (),
+        [("user", "assert_mobile_data_status", {"expected_status": True}),
+         ("user", "assert_internet_speed", {"expected_speed": 200, "expected_desc": "excellent"})]),
+    "service_issue": (
+        "Your phone shows no service: you cannot call, text or use data. You want it working again.",
+        ("airplane_mode_on", "break_apn_settings", "overdue_bill_suspension", "unseat_sim_card"),
+        ("contract_end_suspension", "lock_sim_card_pin"),
+        [("user", "assert_service_status", {"expected_status": "connected"})]),
+    "mms_issue": (
+        "You cannot send picture messages (MMS) from your phone. You want to be able to send them.",
+        _DATA + ("unseat_sim_card", "bad_wifi_calling", "break_apn_mms_setting", "break_app_sms_permission",
+                 "break_app_storage_permission"), (),
+        [("user", "assert_can_send_mms", {"expected_status": True})]),
+}
+_EXCLUSIVE = (set(_ROAMING),)
+
+
+def telecom_tasks(database: tuple[dict, dict], seed: int, count: int = 240) -> list[dict]:
+    """The four one-fault tasks of earlier versions (their ids kept), then combinations of up to three
+    faults of one problem (τ²-bench's telecom families) on the generated customers' phones, drawn
+    with a seeded generator: ``count`` tasks in all. The ground truth holds the user's actions on the
+    phone (requestor ``user``) and the agent's on the account."""
     carrier = database[0]
     tasks = []
-    for n, customer in enumerate(carrier["customers"]):
+    for n, customer in enumerate(carrier["customers"][:len(_TELECOM_PROBLEMS)]):
+        name, reason, setup, fix, checks = _TELECOM_PROBLEMS[n]
+        tasks.append(_telecom_task(f"telecom_{n}_{name}", customer, carrier, reason, "", setup, fix, checks, name))
+    rng = random.Random(f"tau2-telecom-tasks-{seed}")
+    plans = {plan["plan_id"]: plan for plan in carrier["plans"]}
+    seen = set()
+    for _ in range(count * 20):
+        if len(tasks) >= count:
+            break
+        issue = rng.choice(sorted(TELECOM_ISSUES))
+        reason, faults, alone, checks = TELECOM_ISSUES[issue]
+        if alone and rng.random() < 0.1:
+            combination = (rng.choice(alone),)
+        else:
+            combination = tuple(sorted(rng.sample(faults, rng.randint(1, 3))))
+            if any(len(group & set(combination)) > 1 for group in _EXCLUSIVE):
+                continue
+        customer = rng.choice(carrier["customers"])
+        if (customer["customer_id"], combination) in seen:
+            continue
+        seen.add((customer["customer_id"], combination))
         line = next(l for l in carrier["lines"] if l["phone_number"] == customer["phone_number"])
-        ids = {"customer_id": customer["customer_id"], "line_id": line["line_id"]}
-        name, reason, setup, fix, checks = _TELECOM_PROBLEMS[n % len(_TELECOM_PROBLEMS)]
-        task_id = f"telecom_{n}_{name}"
-        setup = [("user", "set_user_info", {"name": customer["full_name"], "phone_number": customer["phone_number"]}),
-                 *setup]
-        tasks.append({
-            "id": task_id, "description": {"purpose": "built-in"}, "ticket": reason,
-            "user_scenario": _scenario("telecom", reason, f"You are {customer['full_name']} with phone number "
-                                                          f"{customer['phone_number']}."),
-            "initial_state": {"initialization_data": None, "message_history": None, "initialization_actions": [
-                {"env_type": env, "func_name": func, "arguments": args} for env, func, args in setup]},
-            "evaluation_criteria": {
-                "actions": [{"action_id": f"{task_id}_{i}", "requestor": requestor, "name": tool_name,
-                             "arguments": {**(ids if requestor == "assistant" else {}), **args}, "info": None}
-                            for i, (requestor, tool_name, args) in enumerate(fix)],
-                "env_assertions": [{"env_type": env, "func_name": func, "arguments": args, "assert_value": True}
-                                   for env, func, args in checks],
-                "communicate_info": [], "nl_assertions": None, "reward_basis": ["ENV_ASSERTION", "ACTION"]}})
+        values = {"{c}": customer["customer_id"], "{l}": line["line_id"], "{b}": f"B9{customer['customer_id'][1:]}",
+                  "{used}": round(plans[line["plan_id"]]["data_limit_gb"] + 0.1, 1)}
+        setup = [(env, func, _filled(args, values)) for fault in combination for env, func, args in
+                 TELECOM_FAULTS[fault][0]]
+        fix = [(requestor, tool_name, _filled(args, values)) for fault in combination
+               for requestor, tool_name, args in TELECOM_FAULTS[fault][1]]
+        if set(combination) & {"contract_end_suspension", "lock_sim_card_pin"}:  # only a human agent can help
+            checks = [("user", "assert_service_status", {"expected_status": "no_service"})]
+        if "data_usage_exceeded" in combination:
+            checks = checks + [("assistant", "assert_data_refueling_amount",
+                                {"customer_id": values["{c}"], "line_id": values["{l}"], "expected_amount": 2.0})]
+        if "overdue_bill_suspension" in combination:
+            checks = checks + [("assistant", "assert_no_overdue_bill", {"overdue_bill_id": values["{b}"]})]
+        notes = []
+        if set(combination) & set(_ROAMING):
+            notes.append("You are abroad.")
+        if "data_usage_exceeded" in combination:
+            notes.append("If the agent offers, you are willing to refuel 2.0 GB of data, but you do not want to "
+                         "change your plan.")
+        if set(combination) & {"overdue_bill_suspension", "contract_end_suspension"}:
+            notes.append("If the agent asks for it, you are willing to pay an overdue bill.")
+        tasks.append(_telecom_task(f"telecom_{len(tasks)}_{issue}_{'+'.join(combination)}", customer, carrier,
+                                   reason, " ".join(notes), setup, fix, checks, issue))
     return tasks
+
+
+def _filled(arguments: dict, values: dict) -> dict:
+    return {key: values.get(value, value) if isinstance(value, str) else value for key, value in arguments.items()}
+
+
+def _telecom_task(task_id: str, customer: dict, carrier: dict, reason: str, notes: str, setup: list, fix: list,
+                  checks: list, template: str) -> dict:
+    line = next(l for l in carrier["lines"] if l["phone_number"] == customer["phone_number"])
+    ids = {"customer_id": customer["customer_id"], "line_id": line["line_id"]}
+    setup = [("user", "set_user_info", {"name": customer["full_name"], "phone_number": customer["phone_number"]}),
+             *setup]
+    known = f"You are {customer['full_name']} with phone number {customer['phone_number']}. {notes}".strip()
+    return {
+        "id": task_id, "description": {"purpose": "built-in", "template": template}, "ticket": reason,
+        "user_scenario": _scenario("telecom", reason, known),
+        "initial_state": {"initialization_data": None, "message_history": None, "initialization_actions": [
+            {"env_type": env, "func_name": func, "arguments": args} for env, func, args in setup]},
+        "evaluation_criteria": {
+            "actions": [{"action_id": f"{task_id}_{i}", "requestor": requestor, "name": tool_name,
+                         "arguments": {**(ids if requestor == "assistant" and tool_name in _LINE_TOOLS else {}),
+                                       **args}, "info": None}
+                        for i, (requestor, tool_name, args) in enumerate(fix)],
+            "env_assertions": [{"env_type": env, "func_name": func, "arguments": args, "assert_value": True}
+                               for env, func, args in checks],
+            "communicate_info": [], "nl_assertions": None, "reward_basis": ["ENV_ASSERTION", "ACTION"]}}
+
+
+#: The agent's tools that act on the customer's line (the legacy tasks leave their ids to be filled).
+_LINE_TOOLS = ("enable_roaming", "disable_roaming", "refuel_data", "resume_line")
