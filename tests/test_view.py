@@ -514,6 +514,7 @@ def test_a_trials_run_and_three_runs_side_by_side_in_the_browser(browser, trial_
     viewer.on("pageerror", lambda error: errors.append(str(error)))
     viewer.goto(f"file://{out}")
     viewer.wait_for_selector("#episodes tbody tr")
+    viewer.screenshot(path=str(Path(os.environ.get("TOOLGYM_SCREENSHOTS", tmp_path)) / "viewer-summary.png"))
     assert summary_facts(viewer, 0) == {"episodes": "13", "trials": "3", "errors": "1", "pass^1": "50.0",
                                         "pass^2": "33.3", "pass^3": "25.0", "tokens in": "1,200", "tokens out": "120",
                                         "model calls": "12"}
