@@ -220,8 +220,9 @@ ODD_SUCCESS = [([1], "[1]"), ({"x": 1}, '{"x": 1}'), (10**400, "1" + "0" * 38 + 
 
 
 def hostile_file(runs, folder: Path) -> tuple[Path, list[dict]]:
-    """A results file whose task ids, actions, observations and metrics hold HOSTILE text and whose
-    successes are ODD_SUCCESS, built from AppBench episodes (its table reads no ``success``)."""
+    """A results file whose task ids, splits, agents, actions, observations, LLM completions, metrics
+    and provenance hold HOSTILE text and whose successes are ODD_SUCCESS, built from AppBench
+    episodes (its table reads no ``success``)."""
     base = [json.loads(line) for line in runs["appbench"].read_text().splitlines()]
     records = []
     for i, (success, _) in enumerate(ODD_SUCCESS):
@@ -232,6 +233,10 @@ def hostile_file(runs, folder: Path) -> tuple[Path, list[dict]]:
         record["trajectory"][0]["observation"] = f"observed {text}"
         record["metrics"] = {**record["metrics"], "success": success, text: text, "odd": success}
         record["return"] = 10**400 if i == 2 else float("nan") if i == 3 else record["return"]
+        record["split"], record["agent"] = f"split {text}", f"agent {text}"
+        record["trajectory"][0]["llm"] = {"text": text, "finish_reason": text, "completion_token_ids": [1]}
+        record["usage"] = {"prompt_tokens": 2**60 if i == 0 else i, "completion_tokens": 1, "calls": 1}
+        record["provenance"] = {"commit": text, text: text}
         records.append(record)
     path = folder / "hostile.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -510,8 +515,9 @@ def test_a_trials_run_and_three_runs_side_by_side_in_the_browser(browser, trial_
     assert main(["view", str(trial_runs["known"]), str(trial_runs["oracle"]), str(trial_runs["random"]),
                  "--html", str(out)]) == 0
     viewer = browser.new_page(viewport={"width": 1400, "height": 900})
-    errors = []
+    errors, asked = [], []
     viewer.on("pageerror", lambda error: errors.append(str(error)))
+    viewer.on("request", lambda request: asked.append(request.url))
     viewer.goto(f"file://{out}")
     viewer.wait_for_selector("#episodes tbody tr")
     viewer.screenshot(path=str(Path(os.environ.get("TOOLGYM_SCREENSHOTS", tmp_path)) / "viewer-summary.png"))
@@ -550,4 +556,33 @@ def test_a_trials_run_and_three_runs_side_by_side_in_the_browser(browser, trial_
     assert not tokens.is_visible()  # token ids on demand
     first.locator(".token-ids summary").click()
     assert tokens.is_visible() and tokens.locator("span").all_text_contents() == ["1855", "92", "731"]
-    assert first.locator("b").count() == 0 and errors == []
+    assert first.locator("b").count() == 0 and errors == [] and asked == [f"file://{out}"]  # offline: no CDN
+
+
+def test_hostile_summaries_and_provenance_are_drawn_as_text(browser, runs, tmp_path):
+    path, records = hostile_file(runs, tmp_path)
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps({**r, "provenance": {"commit": HOSTILE[1], HOSTILE[0]: "x"}}) + "\n"
+                             for r in records))
+    warnings = provenance_warnings([Run.read(path), Run.read(other)])
+    assert warnings == [f"runs differ in provenance commit: {HOSTILE[0]} vs {HOSTILE[1]}",
+                        f"runs differ in provenance {HOSTILE[0]}: {HOSTILE[0]} vs x"]
+    out = tmp_path / "two.html"
+    out.write_text(page(path, other))
+    viewer = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    viewer.on("pageerror", lambda error: errors.append(str(error)))
+    viewer.goto(f"file://{out}")
+    viewer.wait_for_selector("#episodes tbody tr")
+    assert viewer.locator("#warnings p").all_text_contents() == warnings
+    titles = viewer.locator(".run-summary").first.locator(".paper-title").all_text_contents()
+    assert len(titles) == len(HOSTILE) and all(f"agent {text}" in " ".join(titles) for text in HOSTILE)
+    assert summary_facts(viewer, 0)["tokens in"] == str(2**60 + sum(range(1, len(records))))  # past 2**53: as text
+    bars = viewer.locator(".run-summary").first.locator('[data-chart="tokens per episode"] rect.bar title')
+    assert bars.all_text_contents()[1] == f"1 {HOSTILE[1]}: 1 in, 1 out"
+    viewer.locator("#episodes tbody tr").first.click()
+    viewer.wait_for_selector("#detail .run h3")
+    assert viewer.locator("#detail .run").first.locator("pre.completion").text_content() == HOSTILE[0]
+    assert viewer.locator("#detail .run").first.locator(".finish-reason").text_content() == HOSTILE[0]
+    assert viewer.evaluate("window.owned") is None and viewer.title() == "toolgym view" and errors == []
+    assert viewer.locator("img, script").count() == 2  # the page's own two scripts
