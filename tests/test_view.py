@@ -117,6 +117,8 @@ def test_served_viewer_fetches_the_episode_it_shows(browser, runs):
         viewer.goto(f"http://127.0.0.1:{server.server_address[1]}/")
         viewer.wait_for_selector("#episodes tbody tr")
         assert viewer.inner_text("#shown") == "12 of 12 episodes" and fetched == [""]
+        assert summary_facts(viewer, 0)["episodes"] == summary_facts(viewer, 1)["episodes"] == "12"  # summaries served too
+        assert viewer.locator("#compare tbody td").all_text_contents()[2:] == ["12", "0", "0", "12"]  # oracle beats random
         viewer.locator("#episodes tbody tr").nth(4).click()
         viewer.wait_for_selector("#detail .run h3")
         record = json.loads(runs["oracle"].read_text().splitlines()[4])
@@ -586,3 +588,37 @@ def test_hostile_summaries_and_provenance_are_drawn_as_text(browser, runs, tmp_p
     assert viewer.locator("#detail .run").first.locator(".finish-reason").text_content() == HOSTILE[0]
     assert viewer.evaluate("window.owned") is None and viewer.title() == "toolgym view" and errors == []
     assert viewer.locator("img, script").count() == 2  # the page's own two scripts
+
+
+def test_a_model_run_of_three_trials_opens_with_its_completions(browser, tmp_path):
+    """``eval --trials 3`` of toolgym's tiny random chat model (transformers), end to end: the page
+    reads what the run recorded (trials, pass^k, tokens, each step's decoded text and finish reason)."""
+    pytest.importorskip("transformers", reason="the models extra is not installed")
+    from toolgym.llm.tiny import build_tiny_model
+
+    model = build_tiny_model(tmp_path / "tiny", seed=3)
+    results, out = tmp_path / "tiny3.jsonl", tmp_path / "tiny3.html"
+    assert main(["eval", "ToolTalk-v0", "--env-kwarg", "text_similarity=lexical", "--agent", f"hf:{model}", "--trials",
+                 "3", "--episodes", "2", "--max-new-tokens", "16", "--no-progress", "--out", str(results)]) == 0
+    records = [json.loads(line) for line in results.read_text().splitlines() if '"summary": "pass^k"' not in line]
+    assert len(records) == 6 and {r["trial"] for r in records} == {0, 1, 2}
+    assert main(["view", str(results), "--html", str(out)]) == 0
+    viewer = browser.new_page(viewport={"width": 1400, "height": 900})
+    viewer.goto(f"file://{out}")
+    viewer.wait_for_selector("#episodes tbody tr")
+    facts = summary_facts(viewer, 0)
+    assert {k: facts[k] for k in ("episodes", "trials", "errors", "pass^1", "pass^3", "tokens out", "model calls")} == {
+        "episodes": "6", "trials": "3", "errors": "0", "pass^1": "0.0", "pass^3": "0.0",
+        "tokens out": f"{sum(r['usage']['completion_tokens'] for r in records):,}",
+        "model calls": f"{sum(r['usage']['calls'] for r in records)}"}
+    assert facts["tokens in"] == f"{sum(r['usage']['prompt_tokens'] for r in records):,}"
+    assert viewer.locator('.run-summary [data-chart="tokens per episode"] rect.bar').count() == 6
+    viewer.select_option("#f-trial", "2")
+    assert viewer.inner_text("#shown") == "2 of 6 episodes"
+    viewer.locator("#episodes tbody tr").first.click()
+    viewer.wait_for_selector("#detail .run h3")
+    shown = next(r for r in records if r["trial"] == 2)
+    llm = shown["trajectory"][0]["llm"]
+    assert viewer.locator("#detail pre.completion").first.text_content() == llm["text"]
+    assert viewer.locator("#detail .finish-reason").first.text_content() == llm["finish_reason"]
+    assert not viewer.locator("#detail .tokens").first.is_visible()
