@@ -443,7 +443,8 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     """The paper's table: one row per split plus an overall row, columns from the env."""
     base = env.unwrapped
     records = list(records)
-    head, body = table_rows(base.table_columns, getattr(base, "table_groups", ()), records)  # a remote env has no groups
+    groups = getattr(base, "table_groups", ())  # a remote env has none
+    head, body = table_rows(base.table_columns, groups, records)
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
     lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",
              "  ".join(h.ljust(w) for h, w in zip(head, widths)),

@@ -54,6 +54,7 @@ SHOWN_CHARS = 40  # of a success that is not a number, in the list
 MAX_SAFE_INTEGER = 2**53
 PROVENANCE_CHARS = 120  # of a value in a provenance warning
 CHART_POINTS = 200  # steps in the reward chart, episodes in the tokens chart, at most
+TRIAL = 7  # the place of the trial in an episode's summary (eval --trials; "" for a run of one trial)
 
 
 @dataclass
@@ -154,11 +155,10 @@ def _summary(record: dict) -> list:
     elif not isinstance(returned, (int, float)) or not _is_browser_number(returned):
         returned = _shown(returned)
     trial = record.get("trial")
+    if isinstance(trial, bool) or not isinstance(trial, int) or not _is_browser_number(trial):
+        trial = ""
     return [record["task_id"], record["env"], record.get("split") or "", record.get("agent") or "", outcome,
-            returned, len(trajectory), trial if isinstance(trial, int) and not isinstance(trial, bool) and _is_browser_number(trial) else ""]
-
-
-TRIAL = 7  # a summary's trial (eval --trials; "" for a run of one trial)
+            returned, len(trajectory), trial]
 
 
 def _success(record: dict):
@@ -189,7 +189,8 @@ def run_summary(records: list[dict]) -> dict:
     used = [r["usage"] for r in records if r.get("usage")]
     tokens = None
     if used:
-        tokens = {"in": sum(u.get("prompt_tokens", 0) for u in used), "out": sum(u.get("completion_tokens", 0) for u in used),
+        tokens = {"in": sum(u.get("prompt_tokens", 0) for u in used),
+                  "out": sum(u.get("completion_tokens", 0) for u in used),
                   "calls": sum(u.get("calls", 0) for u in used), "episodes": len(used)}
     return {"episodes": len(records), "errors": sum(1 for r in records if r.get("error")), "trials": trials,
             "passk": passes.get("all", next(iter(passes.values()), {})), "tokens": tokens,
@@ -281,7 +282,8 @@ def compare(runs: list[Run]) -> list[dict]:
         by_task: dict[tuple, list[tuple[float, float]]] = {}
         for key, outcome in zip(run.keys, run.outcomes):
             by_task.setdefault(key, []).append(outcome)
-        scores.append({key: (sum(s for s, _ in v) / len(v), sum(r for _, r in v) / len(v)) for key, v in by_task.items()})
+        scores.append({key: (sum(s for s, _ in v) / len(v), sum(r for _, r in v) / len(v))
+                       for key, v in by_task.items()})
     pairs = []
     for a in range(len(runs)):
         for b in range(a + 1, len(runs)):
