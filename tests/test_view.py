@@ -624,3 +624,17 @@ def test_a_model_run_of_three_trials_opens_with_its_completions(browser, tmp_pat
     assert viewer.locator("#detail pre.completion").first.text_content() == llm["text"]
     assert viewer.locator("#detail .finish-reason").first.text_content() == llm["finish_reason"]
     assert not viewer.locator("#detail .tokens").first.is_visible()
+
+
+def test_a_negative_reward_is_drawn_below_the_zero_line(browser, runs, tmp_path):
+    record = json.loads(runs["appbench"].read_text().splitlines()[0])
+    record["trajectory"] = [{"action": "a", "observation": "o", "reward": reward} for reward in (-1.0, 0.5, 0.0)]
+    path, out = tmp_path / "negative.jsonl", tmp_path / "negative.html"
+    path.write_text(json.dumps(record) + "\n")
+    out.write_text(page(path))
+    viewer = open_page(browser, out)
+    rewards = viewer.locator('[data-chart="mean reward per step"]')
+    zero = float(rewards.locator("line.axis").first.get_attribute("y1"))
+    heights = [float(c.get_attribute("cy")) for c in rewards.locator("circle.point").all()]
+    assert len(heights) == 3 and heights[0] > zero > heights[1] and heights[2] == zero  # SVG's y grows downwards
+    assert rewards.locator("text").all_text_contents()[:2] == ["0.500", "-1.000"]
