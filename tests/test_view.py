@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from toolgym.eval.cli import main
-from toolgym.eval.view import Run, make_server, page
+from toolgym.eval.view import Run, compare, make_server, page, provenance_warnings
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -46,7 +46,7 @@ def open_page(browser, html_file):
 
 def test_view_writes_one_static_page(runs, tmp_path, capsys):
     out = tmp_path / "view.html"
-    assert main(["view", str(runs["oracle"]), "--against", str(runs["random"]), "--html", str(out)]) == 0
+    assert main(["view", str(runs["oracle"]), str(runs["random"]), "--html", str(out)]) == 0
     assert capsys.readouterr().out == f"wrote {out}\n"
     document = out.read_text()
     assert document.startswith("<!DOCTYPE html>") and document.count("</script>") == 2
@@ -117,6 +117,9 @@ def test_served_viewer_fetches_the_episode_it_shows(browser, runs):
         viewer.goto(f"http://127.0.0.1:{server.server_address[1]}/")
         viewer.wait_for_selector("#episodes tbody tr")
         assert viewer.inner_text("#shown") == "12 of 12 episodes" and fetched == [""]
+        assert summary_facts(viewer, 0)["episodes"] == summary_facts(viewer, 1)["episodes"] == "12"  # served too
+        wins = viewer.locator("#compare tbody td").all_text_contents()[2:]
+        assert wins == ["12", "0", "0", "12"]  # the oracle beats the random agent on every task
         viewer.locator("#episodes tbody tr").nth(4).click()
         viewer.wait_for_selector("#detail .run h3")
         record = json.loads(runs["oracle"].read_text().splitlines()[4])
@@ -162,12 +165,12 @@ def test_the_viewer_filters_pages_and_shows_a_timeline_with_the_world_diff(brows
     assert viewer.inner_text("#shown") == "0 of 36 episodes"
 
 
-def test_against_puts_the_other_run_beside_each_episode(browser, runs, tmp_path):
+def test_a_second_run_stands_beside_each_episode(browser, runs, tmp_path):
     out = tmp_path / "against.html"
     out.write_text(page(runs["oracle"], runs["random"]))
     viewer = open_page(browser, out)
     header = [h.inner_text() for h in viewer.locator("#head th").all()]
-    assert header[-2:] == ["other: success", "other: return"]
+    assert header[-2:] == ["run 2: success", "run 2: return"]
     viewer.locator("#episodes tbody tr").nth(2).click()
     titles = [t.inner_text() for t in viewer.locator("#detail .run h3").all()]
     first = json.loads(runs["oracle"].read_text().splitlines()[2])["task_id"]
@@ -220,8 +223,9 @@ ODD_SUCCESS = [([1], "[1]"), ({"x": 1}, '{"x": 1}'), (10**400, "1" + "0" * 38 + 
 
 
 def hostile_file(runs, folder: Path) -> tuple[Path, list[dict]]:
-    """A results file whose task ids, actions, observations and metrics hold HOSTILE text and whose
-    successes are ODD_SUCCESS, built from AppBench episodes (its table reads no ``success``)."""
+    """A results file whose task ids, splits, agents, actions, observations, LLM completions, metrics
+    and provenance hold HOSTILE text and whose successes are ODD_SUCCESS, built from AppBench
+    episodes (its table reads no ``success``)."""
     base = [json.loads(line) for line in runs["appbench"].read_text().splitlines()]
     records = []
     for i, (success, _) in enumerate(ODD_SUCCESS):
@@ -232,6 +236,10 @@ def hostile_file(runs, folder: Path) -> tuple[Path, list[dict]]:
         record["trajectory"][0]["observation"] = f"observed {text}"
         record["metrics"] = {**record["metrics"], "success": success, text: text, "odd": success}
         record["return"] = 10**400 if i == 2 else float("nan") if i == 3 else record["return"]
+        record["split"], record["agent"] = f"split {text}", f"agent {text}"
+        record["trajectory"][0]["llm"] = {"text": text, "finish_reason": text, "completion_token_ids": [1]}
+        record["usage"] = {"prompt_tokens": 2**60 if i == 0 else i, "completion_tokens": 1, "calls": 1}
+        record["provenance"] = {"commit": text, text: text}
         records.append(record)
     path = folder / "hostile.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -398,3 +406,235 @@ def test_records_of_odd_shapes_open_without_a_script_error(browser, runs, tmp_pa
     assert viewer.locator("#detail .step").count() == 6 and errors == []
     assert viewer.text_content("#detail .world-diff h4") == "t: 0 added, 0 changed, 0 deleted"
     assert viewer.locator("#detail .step").nth(5).locator(".tokens span").count() == 2
+
+
+# -- the run explained (issue 41): summary, trials, completions, runs compared, charts --------------
+PATTERN = {"AddAlarm-easy": 3, "DeleteAlarm-easy": 2, "FindAlarms-easy": 1, "ChangePassword-easy": 0}  # successes of 3
+COMPLETION = "I will set the alarm.\nAction: AddAlarm <b>{task}</b> & more"
+
+
+@pytest.fixture(scope="module")
+def trial_runs(tmp_path_factory) -> dict:
+    """``eval --trials 3`` runs of ToolTalk's first four tasks by the oracle and the random agent, and
+    "known": the oracle's run rewritten so that its numbers are known: task t succeeds in its first
+    PATTERN[t] trials, each step 1 holds an LLM call (completion text, finish reason, token ids,
+    usage 100 in and 10 out), and one more episode ended with an error; the runs record provenance
+    that differs in ``commit`` only."""
+    folder = tmp_path_factory.mktemp("trials")
+    files = {}
+    for agent in ("oracle", "random"):
+        files[agent] = folder / f"{agent}3.jsonl"
+        assert main(["eval", "ToolTalk-v0", "--env-kwarg", "text_similarity=lexical", "--agent", agent, "--trials",
+                     "3", "--episodes", "4", "--no-progress", "--out", str(files[agent])]) == 0
+    lines = files["oracle"].read_text().splitlines()
+    records = [json.loads(line) for line in lines if '"summary": "pass^k"' not in line]
+    assert sorted({r["task_id"] for r in records}) == sorted(PATTERN) and len(records) == 12
+    for record in records:
+        success = float(record["trial"] < PATTERN[record["task_id"]])
+        record["metrics"]["success"] = record["return"] = success
+        for k, step in enumerate(record["trajectory"]):
+            step["reward"] = success if k == 0 else 0.0
+        record["trajectory"][0]["llm"] = {
+            "text": COMPLETION.format(task=record["task_id"]), "finish_reason": "stop", "prompt_tokens": 100,
+            "completion_tokens": 10, "completion_token_ids": [1855, 92, 731], "logprobs": [-0.1, -2.0, -0.5]}
+        record["usage"] = {"prompt_tokens": 100, "completion_tokens": 10, "calls": 1}
+        record["provenance"] = {"toolgym": "0.1.0", "commit": "abc123", "tasks_digest": "d1"}
+    failed = {**records[3], "metrics": None, "trajectory": [], "return": 0.0, "error": "backend failed: boom"}
+    del failed["trial"], failed["usage"]
+    files["known"] = folder / "known.jsonl"
+    files["known"].write_text("".join(json.dumps(r) + "\n" for r in records + [failed]))
+    oracle = [json.loads(line) for line in lines]
+    for record in oracle:  # the same toolgym and tasks, another commit; random records none
+        record["provenance"] = {"toolgym": "0.1.0", "commit": "def456", "tasks_digest": "d1"}
+    files["oracle"].write_text("".join(json.dumps(r) + "\n" for r in oracle))
+    return files
+
+
+def test_the_summary_holds_pass_k_trials_errors_and_tokens(trial_runs, capsys):
+    summary = Run.read(trial_runs["known"]).summary
+    assert (summary["episodes"], summary["trials"], summary["errors"]) == (13, 3, 1)
+    # pass^k = mean over tasks of comb(c, k) / comb(3, k) for c = 3, 2, 1, 0 successes
+    assert summary["passk"] == pytest.approx({"pass^1": 0.5, "pass^2": 1 / 3, "pass^3": 0.25})
+    assert summary["tokens"] == {"in": 1200, "out": 120, "calls": 12, "episodes": 12}
+    [table] = summary["tables"]
+    assert table["title"] == "ToolTalk-v0 (built-in tasks, scoring=paper), agent oracle, seed 0"
+    assert table["note"] == "1 episode(s) ended with an error and are not in the table"
+    assert table["head"] == ["subset", "n", "Success", "Soft success", "Precision", "Recall", "Incorrect action rate",
+                             "pass^1", "pass^2", "pass^3"]
+    assert [row[:3] + row[-3:] for row in table["body"]] == [["easy", "12", "50.0", "50.0", "33.3", "25.0"]]
+    assert main(["report", str(trial_runs["known"])]) == 0  # the same table as report prints
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split() for line in printed if line.startswith("easy")] == [table["body"][0]]
+    assert printed[-2] == ("tokens: 1,200 in, 120 out over 12 episode(s) and 12 model call(s) "
+                           "(100 in, 10 out per episode)")
+    charts = summary["charts"]
+    assert charts["subsets"] == [["easy", 6 / 13, 13]]  # the errored episode counts as a failure
+    assert [point[0] for point in charts["rewards"]] == [1, 2, 3, 4]  # ChangePassword's four steps
+    assert charts["rewards"][0] == [1, 0.5, 12] and charts["rewards"][3] == [4, 0.0, 3]
+    assert len(charts["tokens"]) == 12 and charts["tokens"][0] == ["AddAlarm-easy", 100, 10]
+
+
+def test_runs_are_compared_task_by_task(trial_runs):
+    known, oracle, random = (Run.read(trial_runs[name]) for name in ("known", "oracle", "random"))
+    assert compare([known, oracle]) == [{"a": 0, "b": 1, "wins": 0, "losses": 3, "ties": 1, "tasks": 4}]
+    assert compare([known, oracle, random]) == [
+        {"a": 0, "b": 1, "wins": 0, "losses": 3, "ties": 1, "tasks": 4},
+        {"a": 0, "b": 2, "wins": 3, "losses": 0, "ties": 1, "tasks": 4},  # ChangePassword: 0 and 0 both
+        {"a": 1, "b": 2, "wins": 4, "losses": 0, "ties": 0, "tasks": 4}]
+
+
+def test_runs_of_other_provenance_are_flagged(trial_runs, tmp_path):
+    known, oracle, random = (Run.read(trial_runs[name]) for name in ("known", "oracle", "random"))
+    assert provenance_warnings([known, oracle, random]) == ["runs differ in provenance commit: abc123 vs def456"]
+    assert provenance_warnings([known, random]) == [] and provenance_warnings([known, known]) == []
+    record = json.loads(trial_runs["oracle"].read_text().splitlines()[0])
+    other = tmp_path / "other.jsonl"
+    for provenance, warnings in [
+            ({"commit": "abc123", "new": "x"}, []),  # a key only one run records warns nothing
+            ({"commit": "abc123", "tasks_digest": "d2"}, ["runs differ in provenance tasks_digest: d1 vs d2"]),
+            ({"toolgym": {"version": "0.2"}, "commit": "abc123"},  # a value that is not a string, as JSON
+             ['runs differ in provenance toolgym: 0.1.0 vs {"version": "0.2"}'])]:
+        record["provenance"] = provenance
+        other.write_text(json.dumps(record) + "\n")
+        assert provenance_warnings([known, Run.read(other)]) == warnings
+
+
+def test_the_page_carries_summaries_comparison_and_warnings(trial_runs):
+    data = page_data(page(trial_runs["known"], trial_runs["oracle"], trial_runs["random"]))
+    assert data["warnings"] == ["runs differ in provenance commit: abc123 vs def456"]
+    assert [(p["a"], p["b"], p["wins"]) for p in data["compare"]] == [(0, 1, 0), (0, 2, 3), (1, 2, 4)]
+    assert [run["summary"]["trials"] for run in data["runs"]] == [3, 3, 3]
+    assert data["rows"][:2] == [[0, 0, 0], [1, 1, 1]] and data["rows"][12] == [12, -1, -1]  # by env, task and trial
+    served = page_data(page(trial_runs["known"], served=True))
+    assert served["runs"][0]["summary"]["passk"] == pytest.approx({"pass^1": 0.5, "pass^2": 1 / 3, "pass^3": 0.25})
+
+
+def summary_facts(viewer, run: int) -> dict:
+    card = viewer.locator(".run-summary").nth(run)
+    return dict(zip(card.locator(".facts th").all_text_contents(), card.locator(".facts td").all_text_contents()))
+
+
+def test_a_trials_run_and_three_runs_side_by_side_in_the_browser(browser, trial_runs, tmp_path):
+    out = tmp_path / "three.html"
+    assert main(["view", str(trial_runs["known"]), str(trial_runs["oracle"]), str(trial_runs["random"]),
+                 "--html", str(out)]) == 0
+    viewer = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors, asked = [], []
+    viewer.on("pageerror", lambda error: errors.append(str(error)))
+    viewer.on("request", lambda request: asked.append(request.url))
+    viewer.goto(f"file://{out}")
+    viewer.wait_for_selector("#episodes tbody tr")
+    viewer.screenshot(path=str(Path(os.environ.get("TOOLGYM_SCREENSHOTS", tmp_path)) / "viewer-summary.png"))
+    assert summary_facts(viewer, 0) == {"episodes": "13", "trials": "3", "errors": "1", "pass^1": "50.0",
+                                        "pass^2": "33.3", "pass^3": "25.0", "tokens in": "1,200", "tokens out": "120",
+                                        "model calls": "12"}
+    assert summary_facts(viewer, 1)["pass^3"] == "100.0" and summary_facts(viewer, 2)["tokens"] == "no model played"
+    known = viewer.locator(".run-summary").first
+    assert known.locator("table.paper tbody td").all_text_contents()[:3] == ["easy", "12", "50.0"]
+    assert known.locator(".paper-note").text_content() == "1 episode(s) ended with an error and are not in the table"
+    charts = {name: known.locator(f'[data-chart="{name}"]') for name in
+              ("success per subset", "mean reward per step", "tokens per episode")}
+    assert charts["success per subset"].locator("rect.bar").count() == 1
+    assert charts["mean reward per step"].locator("circle.point").count() == 4
+    assert charts["tokens per episode"].locator("rect.bar").count() == 12
+    assert viewer.locator(".run-summary").nth(2).locator('[data-chart="tokens per episode"] rect').count() == 0
+    assert viewer.inner_text("#warnings") == "runs differ in provenance commit: abc123 vs def456"
+    wins = [row.locator("td").all_text_contents() for row in viewer.locator("#compare tbody tr").all()]
+    assert wins == [["run 1: known.jsonl", "run 2: oracle3.jsonl", "0", "3", "1", "4"],
+                    ["run 1: known.jsonl", "run 3: random3.jsonl", "3", "0", "1", "4"],
+                    ["run 2: oracle3.jsonl", "run 3: random3.jsonl", "4", "0", "0", "4"]]
+    head = viewer.locator("#head th").all_text_contents()
+    assert head[7:] == ["trial", "run 2: success", "run 2: return", "run 3: success", "run 3: return"]
+    viewer.select_option("#f-trial", "1")
+    assert viewer.inner_text("#shown") == "4 of 13 episodes"
+    assert viewer.locator("#episodes tbody td:nth-child(8)").all_text_contents() == ["1"] * 4
+    viewer.locator("#episodes tbody tr").nth(1).click()  # DeleteAlarm, trial 1: succeeded in known
+    viewer.wait_for_selector("#detail .run:nth-child(3) h3")
+    assert viewer.locator("#detail .run h3").all_text_contents() == [
+        "known.jsonl: DeleteAlarm-easy", "oracle3.jsonl: DeleteAlarm-easy", "random3.jsonl: DeleteAlarm-easy"]
+    first = viewer.locator("#detail .run").first
+    assert first.locator("pre.completion").text_content() == COMPLETION.format(task="DeleteAlarm-easy")
+    assert first.locator(".finish-reason").text_content() == "stop"
+    assert "trial 1" in first.locator("p.muted").first.text_content()
+    tokens = first.locator(".tokens")
+    assert not tokens.is_visible()  # token ids on demand
+    first.locator(".token-ids summary").click()
+    assert tokens.is_visible() and tokens.locator("span").all_text_contents() == ["1855", "92", "731"]
+    assert first.locator("b").count() == 0 and errors == [] and asked == [f"file://{out}"]  # offline: no CDN
+
+
+def test_hostile_summaries_and_provenance_are_drawn_as_text(browser, runs, tmp_path):
+    path, records = hostile_file(runs, tmp_path)
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps({**r, "provenance": {"commit": HOSTILE[1], HOSTILE[0]: "x"}}) + "\n"
+                             for r in records))
+    warnings = provenance_warnings([Run.read(path), Run.read(other)])
+    assert warnings == [f"runs differ in provenance commit: {HOSTILE[0]} vs {HOSTILE[1]}",
+                        f"runs differ in provenance {HOSTILE[0]}: {HOSTILE[0]} vs x"]
+    out = tmp_path / "two.html"
+    out.write_text(page(path, other))
+    viewer = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    viewer.on("pageerror", lambda error: errors.append(str(error)))
+    viewer.goto(f"file://{out}")
+    viewer.wait_for_selector("#episodes tbody tr")
+    assert viewer.locator("#warnings p").all_text_contents() == warnings
+    titles = viewer.locator(".run-summary").first.locator(".paper-title").all_text_contents()
+    assert len(titles) == len(HOSTILE) and all(f"agent {text}" in " ".join(titles) for text in HOSTILE)
+    assert summary_facts(viewer, 0)["tokens in"] == str(2**60 + sum(range(1, len(records))))  # past 2**53: as text
+    bars = viewer.locator(".run-summary").first.locator('[data-chart="tokens per episode"] rect.bar title')
+    assert bars.all_text_contents()[1] == f"1 {HOSTILE[1]}: 1 in, 1 out"
+    viewer.locator("#episodes tbody tr").first.click()
+    viewer.wait_for_selector("#detail .run h3")
+    assert viewer.locator("#detail .run").first.locator("pre.completion").text_content() == HOSTILE[0]
+    assert viewer.locator("#detail .run").first.locator(".finish-reason").text_content() == HOSTILE[0]
+    assert viewer.evaluate("window.owned") is None and viewer.title() == "toolgym view" and errors == []
+    assert viewer.locator("img, script").count() == 2  # the page's own two scripts
+
+
+def test_a_model_run_of_three_trials_opens_with_its_completions(browser, tmp_path):
+    """``eval --trials 3`` of toolgym's tiny random chat model (transformers), end to end: the page
+    reads what the run recorded (trials, pass^k, tokens, each step's decoded text and finish reason)."""
+    pytest.importorskip("transformers", reason="the models extra is not installed")
+    from toolgym.llm.tiny import build_tiny_model
+
+    model = build_tiny_model(tmp_path / "tiny", seed=3)
+    results, out = tmp_path / "tiny3.jsonl", tmp_path / "tiny3.html"
+    assert main(["eval", "ToolTalk-v0", "--env-kwarg", "text_similarity=lexical", "--agent", f"hf:{model}", "--trials",
+                 "3", "--episodes", "2", "--max-new-tokens", "16", "--no-progress", "--out", str(results)]) == 0
+    records = [json.loads(line) for line in results.read_text().splitlines() if '"summary": "pass^k"' not in line]
+    assert len(records) == 6 and {r["trial"] for r in records} == {0, 1, 2}
+    assert main(["view", str(results), "--html", str(out)]) == 0
+    viewer = browser.new_page(viewport={"width": 1400, "height": 900})
+    viewer.goto(f"file://{out}")
+    viewer.wait_for_selector("#episodes tbody tr")
+    facts = summary_facts(viewer, 0)
+    assert {k: facts[k] for k in ("episodes", "trials", "errors", "pass^1", "pass^3", "tokens out", "model calls")} == {
+        "episodes": "6", "trials": "3", "errors": "0", "pass^1": "0.0", "pass^3": "0.0",
+        "tokens out": f"{sum(r['usage']['completion_tokens'] for r in records):,}",
+        "model calls": f"{sum(r['usage']['calls'] for r in records)}"}
+    assert facts["tokens in"] == f"{sum(r['usage']['prompt_tokens'] for r in records):,}"
+    assert viewer.locator('.run-summary [data-chart="tokens per episode"] rect.bar').count() == 6
+    viewer.select_option("#f-trial", "2")
+    assert viewer.inner_text("#shown") == "2 of 6 episodes"
+    viewer.locator("#episodes tbody tr").first.click()
+    viewer.wait_for_selector("#detail .run h3")
+    shown = next(r for r in records if r["trial"] == 2)
+    llm = shown["trajectory"][0]["llm"]
+    assert viewer.locator("#detail pre.completion").first.text_content() == llm["text"]
+    assert viewer.locator("#detail .finish-reason").first.text_content() == llm["finish_reason"]
+    assert not viewer.locator("#detail .tokens").first.is_visible()
+
+
+def test_a_negative_reward_is_drawn_below_the_zero_line(browser, runs, tmp_path):
+    record = json.loads(runs["appbench"].read_text().splitlines()[0])
+    record["trajectory"] = [{"action": "a", "observation": "o", "reward": reward} for reward in (-1.0, 0.5, 0.0)]
+    path, out = tmp_path / "negative.jsonl", tmp_path / "negative.html"
+    path.write_text(json.dumps(record) + "\n")
+    out.write_text(page(path))
+    viewer = open_page(browser, out)
+    rewards = viewer.locator('[data-chart="mean reward per step"]')
+    zero = float(rewards.locator("line.axis").first.get_attribute("y1"))
+    heights = [float(c.get_attribute("cy")) for c in rewards.locator("circle.point").all()]
+    assert len(heights) == 3 and heights[0] > zero > heights[1] and heights[2] == zero  # SVG's y grows downwards
+    assert rewards.locator("text").all_text_contents()[:2] == ["0.500", "-1.000"]

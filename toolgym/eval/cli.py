@@ -146,10 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "data_dir=, db_url=, module:Env ids ...); without it a results file, which may come from "
                          "anyone, gives only plain values and cannot choose code to import or a path")
 
-    vw = _subparser(sub, "view", "look at a results file in a browser: episodes with filters, each as a timeline "
-                                 "of actions, observations, rewards, LLM logprobs and what it changed in the world")
-    vw.add_argument("results", metavar="RESULTS.jsonl", help="a results file written by toolgym eval --out")
-    vw.add_argument("--against", metavar="OTHER.jsonl", help="another run of the same tasks, shown side by side")
+    vw = _subparser(sub, "view", "look at results files in a browser: each run's summary (the paper table, pass^k, "
+                                 "trials, errors, tokens, charts), runs side by side with per-task wins and losses, "
+                                 "and episodes with filters, each as a timeline of actions, observations, rewards, "
+                                 "the LLM's completions and what it changed in the world")
+    vw.add_argument("results", metavar="RESULTS.jsonl", nargs="+",
+                    help="results files written by toolgym eval --out; several are compared side by side, the "
+                         "first one's episodes listed")
     vw.add_argument("--html", metavar="OUT.html", help="write the page to one static HTML file instead of serving it")
     vw.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1: this machine only)")
     vw.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")

@@ -4,7 +4,7 @@ This module also holds what every runner shares: making an env from command-line
 with clear errors (:func:`make_env`), choosing the tasks (:func:`select_tasks`), the run's
 record header (:func:`run_header`), reading results files (:func:`read_results`), the one
 rule for an existing results file (:func:`open_results`: resume, overwrite or refuse) and the
-paper's table (:func:`format_table`).
+paper's table (:func:`table_rows`, printed by :func:`format_table`).
 """
 
 from __future__ import annotations
@@ -415,10 +415,11 @@ def _group_rows(groups, splits: dict[str, list[dict]], columns, width: int) -> l
     return rows
 
 
-def format_table(env: gym.Env, records: Iterable[dict]) -> str:
-    """The paper's table: one row per split plus an overall row, columns from the env."""
-    base = env.unwrapped
-    records = list(records)
+def table_rows(columns, groups, records: Iterable[dict]) -> tuple[list[str], list[list[str]]]:
+    """The paper table's heading and rows (as printed) for ``records`` under ``columns`` (an env's
+    ``table_columns``) and ``groups`` (its ``table_groups``): one row per split, an overall row,
+    the group rows, and pass^1..pass^K columns for a run of K trials per task (``eval --trials``).
+    ``report``, ``eval`` and ``view`` all build their tables here."""
     scored = [r for r in records if r.get("metrics")]
     splits: dict[str, list[dict]] = {}
     for r in scored:
@@ -426,7 +427,7 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     rows = list(splits.items())
     if len(rows) > 1:
         rows.append(("all", [m for _, ms in rows for m in ms]))
-    columns = list(base.table_columns)
+    columns = list(columns)
     passes = pass_hat_table(scored) if trials_of(scored) > 1 else {}  # eval --trials K: pass^1..pass^K
     pass_titles = list(next(iter(passes.values()), {}))
     head = ["subset", "n"] + [c.title for c in columns] + pass_titles
@@ -438,7 +439,16 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
             cells.append(f"{100 * v:.1f}" if c.percent else f"{v:.3f}")
         cells += [f"{100 * passes.get(name, {}).get(title, 0.0):.1f}" for title in pass_titles]
         body.append(cells)
-    body += _group_rows(getattr(base, "table_groups", ()), splits, columns, len(head))  # a remote env has none
+    body += _group_rows(groups, splits, columns, len(head))
+    return head, body
+
+
+def format_table(env: gym.Env, records: Iterable[dict]) -> str:
+    """The paper's table: one row per split plus an overall row, columns from the env."""
+    base = env.unwrapped
+    records = list(records)
+    groups = getattr(base, "table_groups", ())  # a remote env has none
+    head, body = table_rows(base.table_columns, groups, records)
     lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})", *text_table(head, body)]
     errors = sum(1 for r in records if r.get("error"))
     if errors:

@@ -1,20 +1,29 @@
-"""``toolgym view RESULTS.jsonl [--against OTHER.jsonl] [--html OUT]``: a results file as a web page.
+"""``toolgym view RESULTS.jsonl [MORE.jsonl ...] [--html OUT]``: results files as a web page.
 
-The page (the Jinja2 template ``toolgym/assets/templates/viewer.html``) lists the episodes with
-filters (env, split, agent, success, task id), 50 a page, and shows the one chosen as a timeline:
-the prompt, each action, observation and reward, the LLM's tokens and logprobs where the record
-has them, the metrics at the end and what the episode changed in the world's rows (the record's
-``world_diff``).
-``--against`` puts the episode of the same env and task from another results file beside it.
+The page (the Jinja2 template ``toolgym/assets/templates/viewer.html``) starts with each run's
+summary: the paper table ``report`` prints (built by :func:`toolgym.eval.runner.table_rows`),
+pass^1..pass^K for a run of K trials per task (:mod:`toolgym.eval.passk`), the trials, episodes,
+errors and model tokens in and out, and three charts drawn in the page as SVG from the data
+(success per subset, mean reward per step, tokens per episode). With several files the runs
+stand side by side: a win/loss/tie count per pair of runs over the tasks both ran (by success,
+then return, each a task's mean over its trials), and a warning for each key of the runs'
+``provenance`` whose values differ. Below, the episodes are listed with filters (env, split,
+agent, trial, success, task id), 50 a page, and the one chosen is shown as a timeline: the
+prompt, each action, observation and reward, an LLM step's completion text and finish reason
+(its token ids and logprobs folded, on demand), the metrics at the end and what the episode
+changed in the world's rows (the record's ``world_diff``); each other run's episode of the same
+env, task and trial stands beside it.
 The records are read with :func:`toolgym.eval.runner.read_numbered_results` (checked: a results
 file is untrusted input) and drawn by the page's script with ``textContent``, never as markup. The
 page's data is JSON in a script element, written by Jinja2's ``tojson``, which writes ``<``, ``>``,
 ``&`` and ``'`` as ``\\u003c``...: no text of the file can end or comment out the element. Values
 a browser's JSON cannot hold (NaN, Infinity, integers past 2**53) reach the page as text, and a
-success that is not a number is shown as its JSON text.
+success that is not a number is shown as its JSON text. A paper table is built only for an env id
+toolgym knows (a file's env id never makes view import a module) and only from the columns every
+scored episode holds as numbers.
 
 The page is light whatever the file's size: it holds one short summary per episode (task, env,
-split, agent, success, return, steps) and fetches an episode's record only when it is shown.
+split, agent, success, return, steps, trial) and fetches an episode's record only when it is shown.
 Served (without ``--html``, on 127.0.0.1 until Ctrl-C; ``--host`` to change), the server keeps
 each record's place in its file and answers ``GET /record/<run>/<index>`` with that line; as one
 static file (``--html OUT``), each record is in the page as a JSON string, parsed when shown.
@@ -31,7 +40,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgym.eval.runner import read_numbered_results
+from toolgym.eval.passk import pass_hat_table, trials_of
+from toolgym.eval.runner import read_numbered_results, table_rows
+from toolgym.registry import env_class, untrusted_env_args
 from toolgym.templating import render
 
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
@@ -41,6 +52,9 @@ RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
 LONG_NUMBER = re.compile(r"[0-9]{16}", re.ASCII)
 SHOWN_CHARS = 40  # of a success that is not a number, in the list
 MAX_SAFE_INTEGER = 2**53
+PROVENANCE_CHARS = 120  # of a value in a provenance warning
+CHART_POINTS = 200  # steps in the reward chart, episodes in the tokens chart, at most
+TRIAL = 7  # the place of the trial in an episode's summary (eval --trials; "" for a run of one trial)
 
 
 @dataclass
@@ -49,11 +63,14 @@ class Run:
 
     Attributes:
         path: The file.
-        summaries: One ``[task_id, env, split, agent, success, return, steps]`` per record.
-        keys: Each record's ``(env, task_id)``, to pair it with another run's.
+        summaries: One ``[task_id, env, split, agent, success, return, steps, trial]`` per record.
+        keys: Each record's ``(env, task_id)``, to check that a line read again is still its record.
         spans: Each record's line as (byte offset, byte length) in the file.
         as_is: Whether each record's line is JSON a browser reads as Python does (no NaN,
             Infinity or long integer in it).
+        summary: The run's summary (:func:`run_summary`).
+        provenance: The first record's ``provenance`` (the run header's; ``{}`` without one).
+        outcomes: Each record's ``(success, return)`` as numbers, to compare runs.
     """
 
     path: Path
@@ -61,6 +78,9 @@ class Run:
     keys: list[tuple[str, str]]
     spans: list[tuple[int, int]]
     as_is: list[bool]
+    summary: dict
+    provenance: dict
+    outcomes: list[tuple[float, float]]
 
     @classmethod
     def read(cls, path: str | Path) -> Run:
@@ -82,8 +102,15 @@ class Run:
             starts.append((offset, len(content.encode("utf-8"))))
             plain.append("NaN" not in content and "Infinity" not in content and not LONG_NUMBER.search(content))
             offset += len(line.encode("utf-8"))
-        summaries, keys = [_summary(record) for _, record in numbered], [(r["env"], r["task_id"]) for _, r in numbered]
-        return cls(path, summaries, keys, [starts[n - 1] for n, _ in numbered], [plain[n - 1] for n, _ in numbered])
+        records = [record for _, record in numbered]
+        provenance = next((r["provenance"] for r in records if isinstance(r.get("provenance"), dict)), {})
+        return cls(path, [_summary(record) for record in records], [(r["env"], r["task_id"]) for r in records],
+                   [starts[n - 1] for n, _ in numbered], [plain[n - 1] for n, _ in numbered], run_summary(records),
+                   provenance, [(_number(_success(r)), _number(r.get("return"))) for r in records])
+
+    def pairing_keys(self) -> list[tuple]:
+        """Each record's ``(env, task_id, trial)``: the episode another run's is shown beside."""
+        return [(env, task_id, summary[TRIAL]) for (env, task_id), summary in zip(self.keys, self.summaries)]
 
     def record_text(self, index: int, file=None) -> str:
         """Record ``index`` as JSON a browser reads: its line, or the record rewritten with NaN,
@@ -127,8 +154,165 @@ def _summary(record: dict) -> list:
         returned = int(returned or 0)
     elif not isinstance(returned, (int, float)) or not _is_browser_number(returned):
         returned = _shown(returned)
+    trial = record.get("trial")
+    if isinstance(trial, bool) or not isinstance(trial, int) or not _is_browser_number(trial):
+        trial = ""
     return [record["task_id"], record["env"], record.get("split") or "", record.get("agent") or "", outcome,
-            returned, len(trajectory)]
+            returned, len(trajectory), trial]
+
+
+def _success(record: dict):
+    """An episode's success as recorded (None for an episode that ended with an error)."""
+    return None if record.get("error") else (record.get("metrics") or {}).get("success")
+
+
+def _number(value) -> float:
+    """A recorded value as a finite number for the charts and the comparison (0 for anything else)."""
+    if isinstance(value, (int, float)):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past float's range
+            return 0.0
+        return number if math.isfinite(number) else 0.0
+    return 0.0
+
+
+def run_summary(records: list[dict]) -> dict:
+    """What the page shows above a run's episodes: ``episodes``, ``errors``, ``trials`` (per task,
+    :func:`toolgym.eval.passk.trials_of`), ``passk`` (``{"pass^1": ..., "pass^K": ...}`` over all
+    tasks; ``{}`` for a run of one trial), ``tokens`` (``{"in", "out", "calls", "episodes"}`` from
+    the records' ``usage``; None when no model played), ``tables`` (the paper table per env,
+    agent and seed, as ``report`` prints it) and ``charts`` (their data)."""
+    scored = [r for r in records if r.get("metrics")]
+    trials = trials_of(scored)
+    passes = pass_hat_table(scored) if trials > 1 else {}
+    used = [r["usage"] for r in records if r.get("usage")]
+    tokens = None
+    if used:
+        tokens = {"in": sum(u.get("prompt_tokens", 0) for u in used),
+                  "out": sum(u.get("completion_tokens", 0) for u in used),
+                  "calls": sum(u.get("calls", 0) for u in used), "episodes": len(used)}
+    return {"episodes": len(records), "errors": sum(1 for r in records if r.get("error")), "trials": trials,
+            "passk": passes.get("all", next(iter(passes.values()), {})), "tokens": tokens,
+            "tables": paper_tables(records), "charts": _charts(records)}
+
+
+def paper_tables(records: list[dict]) -> list[dict]:
+    """The paper table of each run in ``records`` (grouped as ``report`` groups them: env,
+    env_kwargs, agent, seed) as ``{"title", "head", "body", "note"}``: the note says why a
+    table is missing or what it leaves out."""
+    runs: dict[tuple, list[dict]] = {}
+    for record in records:
+        key = (record["env"], json.dumps(record.get("env_kwargs") or {}, sort_keys=True), record.get("agent"),
+               record.get("seed"))
+        runs.setdefault(key, []).append(record)
+    tables = []
+    for (env_id, _, agent, seed), group in runs.items():
+        first = group[0]
+        title = (f"{env_id} ({first.get('task_set', '?')} tasks, scoring={first.get('scoring', '?')}), "
+                 f"agent {agent}, seed {seed}")
+        table = {"title": title, "head": [], "body": [], "note": ""}
+        tables.append(table)
+        errors = sum(1 for r in group if r.get("error"))
+        if errors:
+            table["note"] = f"{errors} episode(s) ended with an error and are not in the table"
+        scored = [r["metrics"] for r in group if r.get("metrics")]
+        if not scored:
+            table["note"] = table["note"] or "no episode was scored"
+            continue
+        if untrusted_env_args(env_id, {}):  # a file's env id never makes view import a module
+            table["note"] = "no table: the env id names a module, which view does not import"
+            continue
+        try:
+            cls = env_class(env_id)
+        except ValueError:
+            table["note"] = "no table: toolgym does not know this env id"
+            continue
+        columns = [c for c in cls.table_columns if all(_column_reads(c, m) for m in scored)]
+        left_out = [c.title for c in cls.table_columns if c not in columns]
+        try:
+            table["head"], table["body"] = table_rows(columns, cls.table_groups, group)
+        except (ArithmeticError, ValueError, TypeError) as exc:  # a hostile file's numbers
+            table["note"] = f"no table: {exc}"
+            continue
+        if left_out:
+            table["note"] = "; ".join(filter(None, [table["note"], "left out (not a number in every scored episode): "
+                                                    + ", ".join(left_out)]))
+    return tables
+
+
+def _column_reads(column, metrics: dict) -> bool:
+    """Whether a column of the paper table can read an episode's ``metrics`` (a mean's key is
+    there; every key there is a number)."""
+    if column.kind == "mean" and column.keys[0] not in metrics:
+        return False
+    return all(isinstance(metrics[k], (int, float)) for k in column.keys if k in metrics)
+
+
+def _charts(records: list[dict]) -> dict:
+    """The charts' data: ``subsets`` ``[[subset, success rate, episodes]]`` (an episode that ended
+    with an error counts as a failure), ``rewards`` ``[[step, mean reward, episodes]]`` over the
+    episodes that reached each step (the first CHART_POINTS steps), ``tokens`` ``[[task_id, in,
+    out]]`` per episode a model played (the first CHART_POINTS)."""
+    several = len({r["env"] for r in records}) > 1
+    subsets: dict[str, list[float]] = {}
+    step_rewards: list[list[float]] = []
+    tokens = []
+    for record in records:
+        name = record.get("split") or "all"
+        subsets.setdefault(f"{record['env']} {name}" if several else name, []).append(_number(_success(record)))
+        for k, step in enumerate((record.get("trajectory") or [])[:CHART_POINTS]):
+            if k == len(step_rewards):
+                step_rewards.append([])
+            step_rewards[k].append(_number(step.get("reward")) if isinstance(step, dict) else 0.0)
+        usage = record.get("usage")
+        if usage and len(tokens) < CHART_POINTS:
+            tokens.append([record["task_id"], usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)])
+    return {"subsets": [[name, sum(v) / len(v), len(v)] for name, v in subsets.items()],
+            "rewards": [[k + 1, sum(v) / len(v), len(v)] for k, v in enumerate(step_rewards)],
+            "tokens": tokens}
+
+
+def compare(runs: list[Run]) -> list[dict]:
+    """Per pair of runs, over the tasks (env, task_id) both ran: ``wins`` (the first run did better),
+    ``losses``, ``ties`` and ``tasks``; better is a higher success, then a higher return (each the
+    mean over the task's trials; an episode that ended with an error has success 0)."""
+    scores = []
+    for run in runs:
+        by_task: dict[tuple, list[tuple[float, float]]] = {}
+        for key, outcome in zip(run.keys, run.outcomes):
+            by_task.setdefault(key, []).append(outcome)
+        scores.append({key: (sum(s for s, _ in v) / len(v), sum(r for _, r in v) / len(v))
+                       for key, v in by_task.items()})
+    pairs = []
+    for a in range(len(runs)):
+        for b in range(a + 1, len(runs)):
+            shared = [key for key in scores[a] if key in scores[b]]
+            wins = sum(1 for key in shared if scores[a][key] > scores[b][key])
+            losses = sum(1 for key in shared if scores[a][key] < scores[b][key])
+            pairs.append({"a": a, "b": b, "wins": wins, "losses": losses, "ties": len(shared) - wins - losses,
+                          "tasks": len(shared)})
+    return pairs
+
+
+def provenance_warnings(runs: list[Run]) -> list[str]:
+    """One line per key of the runs' ``provenance`` whose values differ between the runs that
+    record it: ``runs differ in provenance KEY: a vs b``."""
+    warnings = []
+    keys = list(dict.fromkeys(key for run in runs for key in run.provenance))
+    for key in keys:
+        values = [_provenance_text(run.provenance[key]) for run in runs if key in run.provenance]
+        distinct = list(dict.fromkeys(values))
+        if len(distinct) > 1:
+            warnings.append(f"runs differ in provenance {_provenance_text(key)}: {' vs '.join(distinct)}")
+    return warnings
+
+
+def _provenance_text(value) -> str:
+    """A provenance key or value as the warning writes it: a string as it is, anything else as JSON; cut
+    at PROVENANCE_CHARS."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= PROVENANCE_CHARS else text[:PROVENANCE_CHARS - 1] + "\u2026"
 
 
 def _shown(value) -> str:
@@ -152,23 +336,21 @@ def _is_browser_number(value: int | float) -> bool:
     return math.isfinite(value)
 
 
-def page(results: str | Path, against: str | Path | None = None, served: bool = False) -> str:
-    """The viewer's HTML for ``results`` (and ``against``): with every record in it, or, ``served``,
-    with the summaries only (the page fetches records from :func:`make_server`'s server)."""
-    runs = [Run.read(results)] + ([Run.read(against)] if against is not None else [])
-    return page_of(runs, served)
+def page(*results: str | Path, served: bool = False) -> str:
+    """The viewer's HTML for the results files: with every record in it, or, ``served``, with the
+    summaries only (the page fetches records from :func:`make_server`'s server)."""
+    return page_of([Run.read(path) for path in results], served)
 
 
 def page_of(runs: list[Run], served: bool = False) -> str:
-    """The viewer's HTML for runs already read."""
-    if len(runs) > 1:
-        other = {key: j for j, key in enumerate(runs[1].keys)}
-        rows = [[i, other.get(key, -1)] for i, key in enumerate(runs[0].keys)]
-    else:
-        rows = [[i, -1] for i in range(len(runs[0].keys))]
-    data = {"served": served, "runs": [], "rows": rows}
+    """The viewer's HTML for runs already read: one row per episode of the first run, with the
+    index of each other run's episode of the same env, task and trial (-1 for none)."""
+    others = [{key: j for j, key in reversed(list(enumerate(run.pairing_keys())))} for run in runs[1:]]
+    rows = [[i] + [other.get(key, -1) for other in others] for i, key in enumerate(runs[0].pairing_keys())]
+    data = {"served": served, "runs": [], "rows": rows, "compare": compare(runs),
+            "warnings": provenance_warnings(runs)}
     for run in runs:
-        part = {"name": run.path.name, "summaries": run.summaries}
+        part = {"name": run.path.name, "summaries": run.summaries, "summary": _browser_json(run.summary)}
         if not served:
             with run.path.open("rb") as file:
                 part["records"] = [run.record_text(i, file) for i in range(len(run.spans))]
@@ -190,7 +372,7 @@ def _browser_json(value):
 
 def view_command(args) -> int:
     """``toolgym view``: write the page (``--html``) or serve it on loopback."""
-    runs = [Run.read(args.results)] + ([Run.read(args.against)] if args.against else [])
+    runs = [Run.read(path) for path in args.results]
     if args.html:
         Path(args.html).write_text(page_of(runs), encoding="utf-8")
         print(f"wrote {args.html}")
