@@ -418,8 +418,8 @@ def trial_runs(tmp_path_factory) -> dict:
     """``eval --trials 3`` runs of ToolTalk's first four tasks by the oracle and the random agent, and
     "known": the oracle's run rewritten so that its numbers are known: task t succeeds in its first
     PATTERN[t] trials, each step 1 holds an LLM call (completion text, finish reason, token ids,
-    usage 100 in and 10 out), and one more episode ended with an error; the runs record provenance
-    that differs in ``commit`` only."""
+    usage 100 in and 10 out), and one more episode ended with an error; the runs' provenance
+    differs in ``commit`` only (abc123 in "known", def456 in the others)."""
     folder = tmp_path_factory.mktemp("trials")
     files = {}
     for agent in ("oracle", "random"):
@@ -438,15 +438,17 @@ def trial_runs(tmp_path_factory) -> dict:
             "text": COMPLETION.format(task=record["task_id"]), "finish_reason": "stop", "prompt_tokens": 100,
             "completion_tokens": 10, "completion_token_ids": [1855, 92, 731], "logprobs": [-0.1, -2.0, -0.5]}
         record["usage"] = {"prompt_tokens": 100, "completion_tokens": 10, "calls": 1}
-        record["provenance"] = {"toolgym": "0.1.0", "commit": "abc123", "tasks_digest": "d1"}
+        record["provenance"] = {**record["provenance"], "commit": "abc123"}
     failed = {**records[3], "metrics": None, "trajectory": [], "return": 0.0, "error": "backend failed: boom"}
     del failed["trial"], failed["usage"]
     files["known"] = folder / "known.jsonl"
     files["known"].write_text("".join(json.dumps(r) + "\n" for r in records + [failed]))
-    oracle = [json.loads(line) for line in lines]
-    for record in oracle:  # the same toolgym and tasks, another commit; random records none
-        record["provenance"] = {"toolgym": "0.1.0", "commit": "def456", "tasks_digest": "d1"}
-    files["oracle"].write_text("".join(json.dumps(r) + "\n" for r in oracle))
+    for agent in ("oracle", "random"):  # the same toolgym and tasks, another commit
+        again = [json.loads(line) for line in files[agent].read_text().splitlines()]
+        for record in again:
+            if "provenance" in record:
+                record["provenance"] = {**record["provenance"], "commit": "def456"}
+        files[agent].write_text("".join(json.dumps(r) + "\n" for r in again))
     return files
 
 
@@ -483,17 +485,24 @@ def test_runs_are_compared_task_by_task(trial_runs):
         {"a": 1, "b": 2, "wins": 4, "losses": 0, "ties": 0, "tasks": 4}]
 
 
+COMMIT_WARNING = "warning: runs differ in commit: abc123 (known.jsonl) vs def456 (oracle3.jsonl) vs def456 (random3.jsonl)"
+
+
 def test_runs_of_other_provenance_are_flagged(trial_runs, tmp_path):
+    # The page says what `report` says of the same files (one rule: toolgym.eval.provenance).
     known, oracle, random = (Run.read(trial_runs[name]) for name in ("known", "oracle", "random"))
-    assert provenance_warnings([known, oracle, random]) == ["runs differ in provenance commit: abc123 vs def456"]
-    assert provenance_warnings([known, random]) == [] and provenance_warnings([known, known]) == []
+    assert provenance_warnings([known, oracle, random]) == [COMMIT_WARNING]
+    assert provenance_warnings([oracle, random]) == [] and provenance_warnings([known, known]) == []
     record = json.loads(trial_runs["oracle"].read_text().splitlines()[0])
     other = tmp_path / "other.jsonl"
     for provenance, warnings in [
-            ({"commit": "abc123", "new": "x"}, []),  # a key only one run records warns nothing
-            ({"commit": "abc123", "tasks_digest": "d2"}, ["runs differ in provenance tasks_digest: d1 vs d2"]),
-            ({"toolgym": {"version": "0.2"}, "commit": "abc123"},  # a value that is not a string, as JSON
-             ['runs differ in provenance toolgym: 0.1.0 vs {"version": "0.2"}'])]:
+            ({**known.provenance, "tasks_digest": "sha256:00"},
+             [f"warning: runs differ in tasks_digest: {known.provenance['tasks_digest']} (known.jsonl) "
+              "vs sha256:00 (other.jsonl)"]),
+            ({**known.provenance, "toolgym": 0.2},  # a value that is not a string, as JSON
+             [f'warning: runs differ in toolgym: {known.provenance["toolgym"]} (known.jsonl) vs 0.2 (other.jsonl)']),
+            (None, ["warning: other.jsonl records no provenance (written by an older toolgym): "
+                    "its task data is unknown"])]:
         record["provenance"] = provenance
         other.write_text(json.dumps(record) + "\n")
         assert provenance_warnings([known, Run.read(other)]) == warnings
@@ -501,7 +510,7 @@ def test_runs_of_other_provenance_are_flagged(trial_runs, tmp_path):
 
 def test_the_page_carries_summaries_comparison_and_warnings(trial_runs):
     data = page_data(page(trial_runs["known"], trial_runs["oracle"], trial_runs["random"]))
-    assert data["warnings"] == ["runs differ in provenance commit: abc123 vs def456"]
+    assert data["warnings"] == [COMMIT_WARNING]
     assert [(p["a"], p["b"], p["wins"]) for p in data["compare"]] == [(0, 1, 0), (0, 2, 3), (1, 2, 4)]
     assert [run["summary"]["trials"] for run in data["runs"]] == [3, 3, 3]
     assert data["rows"][:2] == [[0, 0, 0], [1, 1, 1]] and data["rows"][12] == [12, -1, -1]  # by env, task and trial
@@ -538,7 +547,7 @@ def test_a_trials_run_and_three_runs_side_by_side_in_the_browser(browser, trial_
     assert charts["mean reward per step"].locator("circle.point").count() == 4
     assert charts["tokens per episode"].locator("rect.bar").count() == 12
     assert viewer.locator(".run-summary").nth(2).locator('[data-chart="tokens per episode"] rect').count() == 0
-    assert viewer.inner_text("#warnings") == "runs differ in provenance commit: abc123 vs def456"
+    assert viewer.inner_text("#warnings") == COMMIT_WARNING
     wins = [row.locator("td").all_text_contents() for row in viewer.locator("#compare tbody tr").all()]
     assert wins == [["run 1: known.jsonl", "run 2: oracle3.jsonl", "0", "3", "1", "4"],
                     ["run 1: known.jsonl", "run 3: random3.jsonl", "3", "0", "1", "4"],
@@ -569,8 +578,8 @@ def test_hostile_summaries_and_provenance_are_drawn_as_text(browser, runs, tmp_p
     other.write_text("".join(json.dumps({**r, "provenance": {"commit": HOSTILE[1], HOSTILE[0]: "x"}}) + "\n"
                              for r in records))
     warnings = provenance_warnings([Run.read(path), Run.read(other)])
-    assert warnings == [f"runs differ in provenance commit: {HOSTILE[0]} vs {HOSTILE[1]}",
-                        f"runs differ in provenance {HOSTILE[0]}: {HOSTILE[0]} vs x"]
+    assert warnings == [f"warning: runs differ in commit: {HOSTILE[0]} (hostile.jsonl) vs {HOSTILE[1]} (other.jsonl)",
+                        f"warning: runs differ in {HOSTILE[0]}: {HOSTILE[0]} (hostile.jsonl) vs x (other.jsonl)"]
     out = tmp_path / "two.html"
     out.write_text(page(path, other))
     viewer = browser.new_page(viewport={"width": 1400, "height": 900})

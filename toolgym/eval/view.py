@@ -7,7 +7,7 @@ errors and model tokens in and out, and three charts drawn in the page as SVG fr
 (success per subset, mean reward per step, tokens per episode). With several files the runs
 stand side by side: a win/loss/tie count per pair of runs over the tasks both ran (by success,
 then return, each a task's mean over its trials), and a warning for each key of the runs'
-``provenance`` whose values differ. Below, the episodes are listed with filters (env, split,
+``provenance`` whose values differ (the same lines `report` prints). Below, the episodes are listed with filters (env, split,
 agent, trial, success, task id), 50 a page, and the one chosen is shown as a timeline: the
 prompt, each action, observation and reward, an LLM step's completion text and finish reason
 (its token ids and logprobs folded, on demand), the metrics at the end and what the episode
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolgym.eval.passk import pass_hat_table, trials_of
+from toolgym.eval.provenance import provenance_warnings as report_warnings
 from toolgym.eval.runner import read_numbered_results, table_rows
 from toolgym.registry import env_class, untrusted_env_args
 from toolgym.templating import render
@@ -52,7 +53,6 @@ RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
 LONG_NUMBER = re.compile(r"[0-9]{16}", re.ASCII)
 SHOWN_CHARS = 40  # of a success that is not a number, in the list
 MAX_SAFE_INTEGER = 2**53
-PROVENANCE_CHARS = 120  # of a value in a provenance warning
 CHART_POINTS = 200  # steps in the reward chart, episodes in the tokens chart, at most
 TRIAL = 7  # the place of the trial in an episode's summary (eval --trials; "" for a run of one trial)
 
@@ -296,23 +296,11 @@ def compare(runs: list[Run]) -> list[dict]:
 
 
 def provenance_warnings(runs: list[Run]) -> list[str]:
-    """One line per key of the runs' ``provenance`` whose values differ between the runs that
-    record it: ``runs differ in provenance KEY: a vs b``."""
-    warnings = []
-    keys = list(dict.fromkeys(key for run in runs for key in run.provenance))
-    for key in keys:
-        values = [_provenance_text(run.provenance[key]) for run in runs if key in run.provenance]
-        distinct = list(dict.fromkeys(values))
-        if len(distinct) > 1:
-            warnings.append(f"runs differ in provenance {_provenance_text(key)}: {' vs '.join(distinct)}")
-    return warnings
-
-
-def _provenance_text(value) -> str:
-    """A provenance key or value as the warning writes it: a string as it is, anything else as JSON; cut
-    at PROVENANCE_CHARS."""
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= PROVENANCE_CHARS else text[:PROVENANCE_CHARS - 1] + "\u2026"
+    """``report``'s warnings (:func:`toolgym.eval.provenance.provenance_warnings`) for the runs
+    shown together: one line per provenance key whose values differ, and one per run that
+    records none."""
+    return report_warnings([(run.path.name, {"provenance": run.provenance} if run.provenance else {})
+                            for run in runs])
 
 
 def _shown(value) -> str:
