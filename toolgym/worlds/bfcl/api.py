@@ -1,15 +1,13 @@
 """The shared base of BFCL's multi-turn APIs and BFCL's way of running one call on them.
 
 BFCL keeps each API's state in the public attributes of a Python object and grades a turn
-by comparing those attributes with the ground truth's (``state_checker``). Each API here
-keeps the same attributes (JSON-like values; the file system a tree of nodes), so
-:meth:`BfclAPI.state` is exactly what BFCL compares. They are not SQLAlchemy rows, unlike
-toolgym's other worlds: BFCL's verdicts and result texts depend on details a table would have
-to re-create by hand (dict key order, int against float, int against string keys, lists shared
-between tweets or folders), and any slip would change a verdict; keeping BFCL's shapes makes
-equality with its classes checkable call by call. A call that raises leaves the state as
-it was unless the caller asks for BFCL's behaviour, which keeps a half-made change (see
-:func:`run_call`); the error text is the same either way.
+by comparing those attributes with the ground truth's (``state_checker``). :meth:`BfclAPI.state`
+gives exactly those attributes. The APIs in :mod:`toolgym.worlds.bfcl.world` (``TableAPI``)
+keep them as rows of SQLite tables and read them back into BFCL's shapes (key order, int
+against float and list order kept: :mod:`toolgym.worlds.bfcl.models`); an API still on this
+base keeps them as Python attributes. A call that raises leaves the state as it was unless the
+caller asks for BFCL's behaviour, which keeps a half-made change (see :func:`run_call`); the
+error text is the same either way.
 
 :func:`run_call` dispatches a call by function name across the involved APIs as BFCL's
 executor does (a later class wins a shared name), and turns the return value into BFCL's
@@ -53,10 +51,23 @@ class BfclAPI:
         """The public attributes, as BFCL's state checker reads them."""
         return {key: value for key, value in vars(self).items() if not key.startswith("_")}
 
+    def _run(self, name: str, arguments: dict, rollback: bool) -> str:
+        """``name(**arguments)`` as BFCL's result text; see :func:`run_call` for ``rollback``."""
+        saved = copy.deepcopy(vars(self)) if rollback else None
+        try:
+            return result_text(getattr(self, name)(**arguments))
+        except Exception:
+            if rollback:
+                vars(self).clear()
+                vars(self).update(saved)
+            raise
+
     @classmethod
-    def function_names(cls) -> list[str]:
-        return [name for name, member in inspect.getmembers(cls, inspect.isfunction)
-                if not name.startswith("_") and name not in _BASE_METHODS]
+    @functools.cache
+    def function_names(cls) -> tuple[str, ...]:
+        """The API's functions, in name order (worked out once per class: calls look names up here)."""
+        return tuple(name for name, member in inspect.getmembers(cls, inspect.isfunction)
+                     if not name.startswith("_") and name not in _BASE_METHODS)
 
 
 _BASE_METHODS = frozenset(name for name, _ in inspect.getmembers(BfclAPI, inspect.isfunction))
@@ -97,16 +108,10 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
     problem = argument_problem(arguments)  # bounded work: nesting, size, non-finite numbers
     if problem:
         return f"Error during execution: {problem}"
-    saved = copy.deepcopy(vars(owner)) if rollback else None
     try:
-        value = getattr(owner, name)(**copy.deepcopy(arguments))
-        text = result_text(value)
+        return owner._run(name, copy.deepcopy(arguments), rollback)
     except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
-        if rollback:
-            vars(owner).clear()
-            vars(owner).update(saved)
         return f"Error during execution: {exc}"
-    return text
 
 
 _JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", dict: "dict", list: "array"}

@@ -11,6 +11,7 @@ from toolgym.worlds.bfcl.ticket_api import TicketAPI
 from toolgym.worlds.bfcl.trading_bot import TradingBot
 from toolgym.worlds.bfcl.travel_booking import TravelAPI
 from toolgym.worlds.bfcl.vehicle_control import VehicleControlAPI
+from toolgym.worlds.bfcl.world import BfclWorld, TableAPI
 
 #: BFCL class name -> implementation. Tasks naming a class outside it cannot run yet.
 API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (GorillaFileSystem, MathAPI, MessageAPI, TicketAPI, TradingBot, TravelAPI, TwitterAPI, VehicleControlAPI)}
@@ -25,10 +26,19 @@ DOC_FILES = {
 
 def make_instances(involved_classes: list[str], initial_config: dict,
                    long_context: bool) -> dict[str, BfclAPI]:
-    """Fresh instances of the involved APIs loaded from ``initial_config`` (BFCL's _load_scenario)."""
+    """Fresh instances of the involved APIs loaded from ``initial_config`` (BFCL's _load_scenario).
+
+    Those that keep their state in tables share one new :class:`BfclWorld`.
+    """
     instances = {}
+    world = None
     for name in involved_classes:
-        instance = API_CLASSES[name]()
+        cls = API_CLASSES[name]
+        if issubclass(cls, TableAPI):
+            world = world or BfclWorld()
+            instance = cls(world)
+        else:
+            instance = cls()
         if not instance.stateless:
             instance.load_scenario(initial_config.get(name, {}), long_context=long_context)
         instances[name] = instance

@@ -1,0 +1,90 @@
+"""The tables of BFCL's stateful APIs, and the column type that keeps BFCL's values exact.
+
+BFCL grades a turn by comparing each API's attributes with the ground truth's, and writes its
+results with ``json.dumps`` and ``str``: a ticket's key order, ``10`` against ``10.0``, a tweet
+id ``3`` against ``"3"`` and a tuple against a list all show in a verdict or a result text. The
+official scenarios also hold records of any shape (a ticket ``{"ticket_001": {...}}``, an
+order ``{"B": ..., "u": ..., "y": ...}``). So each record is one row holding the record as the
+scenario gives it, in an :class:`ExactJSON` column, with a ``position`` column for the order
+BFCL keeps (list order, dict insertion order); columns the APIs look rows up by sit beside it.
+Each API's scalar attributes (counters, the logged-in user, the vehicle's gauges) are rows of
+:class:`Setting`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def encode(value: Any) -> Any:
+    """``value`` as plain JSON that :func:`decode` turns back into an equal value of the same types.
+
+    Strings, numbers, booleans and ``None`` stay as they are (JSON keeps ``1`` and ``1.0`` apart);
+    every container is tagged, so a dict keeps its key types and order and a tuple stays a tuple.
+    """
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if type(value) is list:
+        return {"l": [encode(item) for item in value]}
+    if type(value) is dict:
+        return {"d": [[encode(key), encode(item)] for key, item in value.items()]}
+    if type(value) is tuple:
+        return {"t": [encode(item) for item in value]}
+    if type(value) in (set, frozenset):
+        return {"s": [encode(item) for item in value], "frozen": type(value) is frozenset}
+    if value is Ellipsis:  # BFCL's long-context watch list holds one
+        return {"e": None}
+    raise TypeError(f"BFCL state cannot hold a {type(value).__name__}")
+
+
+def decode(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    if "l" in value:
+        return [decode(item) for item in value["l"]]
+    if "d" in value:
+        return {decode(key): decode(item) for key, item in value["d"]}
+    if "t" in value:
+        return tuple(decode(item) for item in value["t"])
+    if "s" in value:
+        return (frozenset if value["frozen"] else set)(decode(item) for item in value["s"])
+    return ...
+
+
+class ExactJSON(TypeDecorator):
+    """A JSON text column whose values come back with the Python types they went in with."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return json.dumps(encode(value), ensure_ascii=False)
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else decode(json.loads(value))
+
+
+class Setting(Base):
+    """One scalar attribute of one API (``TicketAPI.ticket_counter``, ``VehicleControlAPI.fuelLevel``)."""
+
+    __tablename__ = "settings"
+    api: Mapped[str] = mapped_column(String, primary_key=True)
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    value: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Ticket(Base):
+    """TicketAPI's ``ticket_queue``: one ticket record a row, in queue order."""
+
+    __tablename__ = "tickets"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    record: Mapped[Any] = mapped_column(ExactJSON)
