@@ -60,6 +60,16 @@ def decode(value: Any) -> Any:
     return ...
 
 
+def dump(value: Any) -> str:
+    """``value`` as the text an :class:`ExactJSON` column holds."""
+    return json.dumps(encode(value))  # ASCII: a lone surrogate in a string still stores
+
+
+def load(text: str | None) -> Any:
+    """The value :func:`dump` wrote."""
+    return None if text is None else decode(json.loads(text))
+
+
 class ExactJSON(TypeDecorator):
     """A JSON text column whose values come back with the Python types they went in with."""
 
@@ -67,10 +77,10 @@ class ExactJSON(TypeDecorator):
     cache_ok = True
 
     def process_bind_param(self, value, dialect):
-        return json.dumps(encode(value), ensure_ascii=False)
+        return dump(value)
 
     def process_result_value(self, value, dialect):
-        return None if value is None else decode(json.loads(value))
+        return load(value)
 
 
 class Setting(Base):
@@ -88,3 +98,28 @@ class Ticket(Base):
     __tablename__ = "tickets"
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Contact(Base):
+    """MessageAPI's ``user_map``: a user's name and id, in the map's order."""
+
+    __tablename__ = "contacts"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[Any] = mapped_column(ExactJSON)
+    user_id: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class SentMessage(Base):
+    """MessageAPI's ``inbox``: one ``{receiver_id: text}`` record a row, oldest first."""
+
+    __tablename__ = "sent_messages"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class MessageId(Base):
+    """MessageAPI's ``generated_ids``: the message ids drawn so far."""
+
+    __tablename__ = "message_ids"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    message_id: Mapped[Any] = mapped_column(ExactJSON)

@@ -23,18 +23,24 @@ class TicketAPI(TableAPI):
     settings = ("ticket_counter", "current_user")
 
     def _load_tables(self, values: dict) -> None:
-        for position, ticket in enumerate(values["ticket_queue"], 1):
-            self._session.add(Ticket(position=position, record=ticket))
+        self._insert_all(Ticket, [(ticket,) for ticket in values["ticket_queue"]])
 
     def _read_tables(self) -> dict:
-        return {"ticket_queue": [row.record for row in self._rows(Ticket)]}
+        return {"ticket_queue": self._tickets()}
 
-    def _ticket_row(self, ticket_id: int) -> Optional[Ticket]:
-        # Python's == (1 == 1.0 == True) as BFCL compares ids, so the lookup is not SQL's.
-        return next((row for row in self._rows(Ticket) if row.record["id"] == ticket_id), None)
+    def _tickets(self) -> list[dict]:
+        return [ticket for _, ticket in self._rows(Ticket)]
 
-    def _update(self, row: Ticket, **fields) -> None:
-        row.record = {**row.record, **fields}  # a new dict: the column sees the change; keys keep their order
+    def _ticket_row(self, ticket_id: int) -> Optional[tuple[int, dict]]:
+        """``(position, ticket)`` of the first ticket whose id is ``ticket_id``.
+
+        Python's ``==`` (``1 == 1.0 == True``) as BFCL compares ids, so the lookup is not SQL's.
+        """
+        return next((row for row in self._rows(Ticket) if row[1]["id"] == ticket_id), None)
+
+    def _change(self, row: tuple[int, dict], **fields) -> None:
+        position, ticket = row
+        self._update(Ticket, position, record={**ticket, **fields})  # keys keep their order, new ones last
 
     def create_ticket(self, title: str, description: str = "", priority: int = 1) -> dict:
         """Create a ticket in the system and queue it."""
@@ -53,16 +59,16 @@ class TicketAPI(TableAPI):
     def get_ticket(self, ticket_id: int) -> dict:
         """Get a specific ticket by its ID."""
         row = self._ticket_row(ticket_id)
-        return row.record if row else {"error": f"Ticket with ID {ticket_id} not found."}
+        return row[1] if row else {"error": f"Ticket with ID {ticket_id} not found."}
 
     def close_ticket(self, ticket_id: int) -> dict:
         """Close a ticket."""
         row = self._ticket_row(ticket_id)
         if not row:
             return {"error": f"Ticket with ID {ticket_id} not found."}
-        if row.record["status"] == "Closed":
+        if row[1]["status"] == "Closed":
             return {"error": f"Ticket with ID {ticket_id} is already closed."}
-        self._update(row, status="Closed")
+        self._change(row, status="Closed")
         return {"status": f"Ticket {ticket_id} has been closed successfully."}
 
     def resolve_ticket(self, ticket_id: int, resolution: str) -> dict:
@@ -70,9 +76,9 @@ class TicketAPI(TableAPI):
         row = self._ticket_row(ticket_id)
         if not row:
             return {"error": f"Ticket with ID {ticket_id} not found."}
-        if row.record["status"] == "Resolved":
+        if row[1]["status"] == "Resolved":
             return {"error": f"Ticket with ID {ticket_id} is already resolved."}
-        self._update(row, status="Resolved", resolution=resolution)
+        self._change(row, status="Resolved", resolution=resolution)
         return {"status": f"Ticket {ticket_id} has been resolved successfully."}
 
     def edit_ticket(self, ticket_id: int, updates: dict) -> dict:
@@ -84,7 +90,7 @@ class TicketAPI(TableAPI):
         invalid = set(updates.keys()) - {"title", "description", "status", "priority"}
         if invalid:
             return {"error": f"Invalid fields for update: {', '.join(invalid)}"}
-        self._update(row, **{key: value for key, value in updates.items() if value is not None})
+        self._change(row, **{key: value for key, value in updates.items() if value is not None})
         return {"status": f"Ticket {ticket_id} has been updated successfully."}
 
     def ticket_login(self, username: str, password: str) -> dict:
@@ -110,7 +116,7 @@ class TicketAPI(TableAPI):
         user = self._get("current_user")
         if not user:
             return [{"error": "User not authenticated. Please log in to view tickets."}]
-        mine = [row.record for row in self._rows(Ticket) if row.record["created_by"] == user]
+        mine = [ticket for ticket in self._tickets() if ticket["created_by"] == user]
         if status:
             mine = [t for t in mine if t["status"].lower() == status.lower()]
         return mine

@@ -13,11 +13,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sqlalchemy import delete, func, select
-
 from toolgym.worlds.base import World
 from toolgym.worlds.bfcl.api import BfclAPI, result_text
-from toolgym.worlds.bfcl.models import Base, Setting
+from toolgym.worlds.bfcl.models import Base, dump, load
 
 
 class BfclWorld(World):
@@ -31,6 +29,8 @@ class TableAPI(BfclAPI):
 
     ``default_state`` names the attributes; those in ``settings`` are :class:`Setting` rows, the
     others are the subclass's tables, written by :meth:`_load_tables` and read by :meth:`_read_tables`.
+    Rows are read and written with SQL on the world's connection (:meth:`World.sql`), a query
+    per step of a call: ORM objects cost more than the calls themselves here.
     """
 
     #: The scalar attributes, kept as :class:`Setting` rows.
@@ -38,15 +38,13 @@ class TableAPI(BfclAPI):
 
     def __init__(self, world: BfclWorld):
         self._world = world
-        self._session = world.session
+        self._sql = world.sql()
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         self._long_context = long_context
-        # Held here: the session's identity map holds rows weakly, and a row it forgot costs a query to get.
-        self._setting_rows = {name: Setting(api=self.class_name, name=name,
-                                            value=scenario.get(name, self.default_state[name]))
-                              for name in self.settings}
-        self._session.add_all(self._setting_rows.values())
+        self._sql.executemany("INSERT INTO settings (api, name, value) VALUES (?, ?, ?)",
+                              [(self.class_name, name, dump(scenario.get(name, self.default_state[name])))
+                               for name in self.settings])
         self._load_tables({name: scenario.get(name, default) for name, default in self.default_state.items()
                            if name not in self.settings})
         self._world.commit()
@@ -63,26 +61,48 @@ class TableAPI(BfclAPI):
         return {name: self._get(name) if name in self.settings else tables[name] for name in self.default_state}
 
     def _get(self, name: str) -> Any:
-        return self._setting_rows[name].value
+        (value,) = self._sql.execute("SELECT value FROM settings WHERE api = ? AND name = ?",
+                                     (self.class_name, name)).fetchone()
+        return load(value)
 
     def _set(self, name: str, value: Any) -> None:
-        self._setting_rows[name].value = value
+        self._sql.execute("UPDATE settings SET value = ? WHERE api = ? AND name = ?",
+                          (dump(value), self.class_name, name))
 
-    def _random(self, stream: str, seed: int) -> random.Random:
-        """A random stream of the world (``seed`` the first time): rolled back with a failing call."""
-        return self._world.rng(f"{self.class_name}.{stream}", seed)
+    def _stream(self, name: str, seed: int | None = None) -> random.Random:
+        """A random stream of the world, made from ``seed`` at its first use; a failing call rolls it back."""
+        return self._world.rng(f"{self.class_name}.{name}", seed)
 
-    def _rows(self, model) -> list:
-        """The rows of a table, in ``position`` order."""
-        return list(self._session.scalars(select(model).order_by(model.position)))
+    def _rows(self, model, where: str = "", parameters: tuple = ()) -> list[tuple]:
+        """``(position, *values)`` of a table's rows in ``position`` order (``where``: an SQL filter)."""
+        table = model.__table__
+        columns = [column.name for column in table.columns if column.name != "position"]
+        query = f"SELECT position, {', '.join(columns)} FROM {table.name} {where} ORDER BY position"
+        return [(row[0], *map(load, row[1:])) for row in self._sql.execute(query, parameters)]
 
-    def _append(self, model, **columns) -> None:
-        """A new last row of a table whose ``position`` gives the order."""
-        last = self._session.scalar(select(func.max(model.position)))
-        self._session.add(model(position=(last or 0) + 1, **columns))
+    def _insert_all(self, model, rows) -> None:
+        """Rows (tuples of the columns after ``position``) as the table's rows, numbered from 1."""
+        table = model.__table__
+        columns = [column.name for column in table.columns if column.name != "position"]
+        self._sql.executemany(
+            f"INSERT INTO {table.name} (position, {', '.join(columns)}) VALUES (?{', ?' * len(columns)})",
+            [(position, *map(dump, row)) for position, row in enumerate(rows, 1)])
 
-    def _clear(self, model) -> None:
-        self._session.execute(delete(model))
+    def _append(self, model, **values) -> None:
+        """A new last row of a table."""
+        name = model.__table__.name
+        self._sql.execute(
+            f"INSERT INTO {name} (position, {', '.join(values)}) "
+            f"VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM {name}){', ?' * len(values)})",
+            tuple(map(dump, values.values())))
+
+    def _update(self, model, position: int, **values) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self._sql.execute(f"UPDATE {model.__table__.name} SET {assignments} WHERE position = ?",
+                          (*map(dump, values.values()), position))
+
+    def _delete(self, model, position: int) -> None:
+        self._sql.execute(f"DELETE FROM {model.__table__.name} WHERE position = ?", (position,))
 
     def _run(self, name: str, arguments: dict, rollback: bool) -> str:
         if rollback:
