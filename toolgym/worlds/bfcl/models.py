@@ -123,3 +123,54 @@ class MessageId(Base):
     __tablename__ = "message_ids"
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     message_id: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Tweet(Base):
+    """TwitterAPI's ``tweets``: a tweet's id and record, in the dict's order."""
+
+    __tablename__ = "tweets"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tweet_id: Mapped[Any] = mapped_column(ExactJSON)
+    record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class CommentThread(Base):
+    """TwitterAPI's ``comments`` keys: the tweet ids that have a list of comments."""
+
+    __tablename__ = "comment_threads"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tweet_id: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Comment(Base):
+    """One comment record of a thread, in the order it was made."""
+
+    __tablename__ = "comments"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    thread: Mapped[int] = mapped_column(ExactJSON)  # a comment_threads position
+    record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Retweeter(Base):
+    """TwitterAPI's ``retweets`` keys: the users who have a list of retweets."""
+
+    __tablename__ = "retweeters"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Retweet(Base):
+    """One retweeted tweet id of a retweeter, in the order retweeted."""
+
+    __tablename__ = "retweets"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    retweeter: Mapped[int] = mapped_column(ExactJSON)  # a retweeters position
+    tweet_id: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Follow(Base):
+    """TwitterAPI's ``following_list``, in its order."""
+
+    __tablename__ = "follows"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[Any] = mapped_column(ExactJSON)

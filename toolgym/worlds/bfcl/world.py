@@ -88,13 +88,29 @@ class TableAPI(BfclAPI):
             f"INSERT INTO {table.name} (position, {', '.join(columns)}) VALUES (?{', ?' * len(columns)})",
             [(position, *map(dump, row)) for position, row in enumerate(rows, 1)])
 
-    def _append(self, model, **values) -> None:
-        """A new last row of a table."""
+    def _append(self, model, **values) -> int:
+        """A new last row of a table; its position."""
         name = model.__table__.name
-        self._sql.execute(
+        return self._sql.execute(
             f"INSERT INTO {name} (position, {', '.join(values)}) "
             f"VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM {name}){', ?' * len(values)})",
-            tuple(map(dump, values.values())))
+            tuple(map(dump, values.values()))).lastrowid  # position is the table's rowid
+
+    def _grouped(self, groups, members) -> dict:
+        """A dict of lists kept in two tables: ``groups`` ``(position, key)`` in the dict's order,
+        ``members`` ``(position, group, value)`` with ``group`` a position in ``groups``."""
+        lists = {position: [] for position, _ in self._rows(groups)}
+        for _, group, value in self._rows(members):
+            lists[group].append(value)
+        return {key: lists[position] for position, key in self._rows(groups)}
+
+    def _load_grouped(self, groups, members, values: dict) -> None:
+        self._insert_all(groups, [(key,) for key in values])
+        self._insert_all(members, [(group, value) for group, items in enumerate(values.values(), 1) for value in items])
+
+    def _group(self, groups, key) -> int | None:
+        """The position of ``key``'s group, found as a Python dict finds a key (``1 == 1.0``)."""
+        return {group_key: position for position, group_key in self._rows(groups)}.get(key)
 
     def _update(self, model, position: int, **values) -> None:
         assignments = ", ".join(f"{column} = ?" for column in values)
