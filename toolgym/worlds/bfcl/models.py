@@ -174,3 +174,37 @@ class Follow(Base):
     __tablename__ = "follows"
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     username: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Order(Base):
+    """TradingBot's ``orders``: an order's id and record, in the dict's order."""
+
+    __tablename__ = "orders"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    order_id: Mapped[Any] = mapped_column(ExactJSON)
+    record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Stock(Base):
+    """TradingBot's ``stocks``: a symbol and its quote record, in the dict's order."""
+
+    __tablename__ = "stocks"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    symbol: Mapped[Any] = mapped_column(ExactJSON, index=True)
+    record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class WatchedStock(Base):
+    """TradingBot's ``watch_list``, in its order."""
+
+    __tablename__ = "watch_list"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    symbol: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Transaction(Base):
+    """TradingBot's ``transaction_history``: one deposit or withdrawal record a row, oldest first."""
+
+    __tablename__ = "transactions"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    record: Mapped[Any] = mapped_column(ExactJSON)
