@@ -208,3 +208,21 @@ class Transaction(Base):
     __tablename__ = "transactions"
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class CreditCard(Base):
+    """TravelAPI's ``credit_card_list``: a card id and its card record, in the dict's order."""
+
+    __tablename__ = "credit_cards"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    card_id: Mapped[Any] = mapped_column(ExactJSON, index=True)
+    record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Booking(Base):
+    """TravelAPI's ``booking_record``: a booking id and its booking record, in the dict's order."""
+
+    __tablename__ = "bookings"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    booking_id: Mapped[Any] = mapped_column(ExactJSON, index=True)
+    record: Mapped[Any] = mapped_column(ExactJSON)

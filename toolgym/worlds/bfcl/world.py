@@ -80,6 +80,19 @@ class TableAPI(BfclAPI):
         query = f"SELECT position, {', '.join(columns)} FROM {table.name} {where} ORDER BY position"
         return [(row[0], *map(load, row[1:])) for row in self._sql.execute(query, parameters)]
 
+    def _find(self, model, column: str, key) -> tuple | None:
+        """The first row whose ``column`` equals ``key`` by Python's ``==``, as a dict or list finds it.
+
+        A string key is looked up by SQL: equal strings are equal texts, and a string equals no
+        other type. Any other key is compared in Python, row by row (``1 == 1.0 == True``).
+        """
+        hash(key)  # an unhashable key fails as a dict lookup fails
+        if type(key) is str:
+            rows = self._rows(model, f"WHERE {column} = ?", (dump(key),))
+            return rows[0] if rows else None
+        index = [c.name for c in model.__table__.columns].index(column)
+        return next((row for row in self._rows(model) if row[index] == key), None)
+
     def _insert_all(self, model, rows) -> None:
         """Rows (tuples of the columns after ``position``) as the table's rows, numbered from 1."""
         table = model.__table__
