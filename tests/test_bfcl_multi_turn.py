@@ -395,7 +395,7 @@ def test_a_raising_call_rolls_back_under_paper_and_keeps_bfcls_half_change_under
         episode = MultiTurnEpisode(task, scoring=scoring)
         assert episode.execute("set_navigation", {"destination": 7}) == \
             'Error during execution: can only concatenate str (not "int") to str'
-        assert episode._model["VehicleControlAPI"].destination == destination
+        assert episode._model["VehicleControlAPI"].state()["destination"] == destination
 
 
 # From BFCL's GorillaFileSystem on this tree: mv keeps a folder's children (whose parent is still the

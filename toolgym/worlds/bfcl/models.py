@@ -226,3 +226,45 @@ class Booking(Base):
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     booking_id: Mapped[Any] = mapped_column(ExactJSON, index=True)
     record: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Vehicle(Base):
+    """VehicleControlAPI's car: one row, a column per gauge and switch under BFCL's attribute name.
+
+    ``parkingBrakeForce``, ``slopeAngle`` and ``brakePedalForce`` are private attributes in BFCL
+    (outside the state check); the others are compared.
+    """
+
+    __tablename__ = "vehicle"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fuelLevel: Mapped[Any] = mapped_column(ExactJSON)
+    batteryVoltage: Mapped[Any] = mapped_column(ExactJSON)
+    engine_state: Mapped[Any] = mapped_column(ExactJSON)
+    acTemperature: Mapped[Any] = mapped_column(ExactJSON)
+    fanSpeed: Mapped[Any] = mapped_column(ExactJSON)
+    acMode: Mapped[Any] = mapped_column(ExactJSON)
+    humidityLevel: Mapped[Any] = mapped_column(ExactJSON)
+    headLightStatus: Mapped[Any] = mapped_column(ExactJSON)
+    parkingBrakeStatus: Mapped[Any] = mapped_column(ExactJSON)
+    parkingBrakeForce: Mapped[Any] = mapped_column(ExactJSON)
+    slopeAngle: Mapped[Any] = mapped_column(ExactJSON)
+    brakePedalStatus: Mapped[Any] = mapped_column(ExactJSON)
+    brakePedalForce: Mapped[Any] = mapped_column(ExactJSON)
+    distanceToNextVehicle: Mapped[Any] = mapped_column(ExactJSON)
+    cruiseStatus: Mapped[Any] = mapped_column(ExactJSON)
+    destination: Mapped[Any] = mapped_column(ExactJSON)
+    frontLeftTirePressure: Mapped[Any] = mapped_column(ExactJSON)
+    frontRightTirePressure: Mapped[Any] = mapped_column(ExactJSON)
+    rearLeftTirePressure: Mapped[Any] = mapped_column(ExactJSON)
+    rearRightTirePressure: Mapped[Any] = mapped_column(ExactJSON)
+    remainingUnlockedDoors: Mapped[Any] = mapped_column(ExactJSON)
+    long_context: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Door(Base):
+    """VehicleControlAPI's ``doorStatus``: a door and whether it is locked, in the dict's order."""
+
+    __tablename__ = "doors"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    door: Mapped[Any] = mapped_column(ExactJSON)
+    status: Mapped[Any] = mapped_column(ExactJSON)

@@ -2,9 +2,11 @@
 
 State (BFCL's public attributes, compared by the state check): fuel, battery, engine, doors,
 climate, headlights, parking brake and brake pedal status, cruise control, destination, the
-four tire pressures and the ``long_context`` flag. BFCL keeps the brake forces, slope angle and
-a seeded random generator (outside temperature, current speed) in private attributes, which
-the state check ignores; so does this class. The long-context variant adds BFCL's long texts to
+four tire pressures and the ``long_context`` flag: the one row of the ``vehicle`` table, and
+the ``doors`` table. BFCL keeps the brake forces, slope angle and a seeded random generator
+(outside temperature, current speed) in private attributes, which the state check ignores:
+here they are columns of the row that :meth:`VehicleControlAPI.state` leaves out, and a random
+stream of the world. The long-context variant adds BFCL's long texts to
 some results (car metadata, the parking-brake manual, intermediary cities, a weather history),
 read from ``assets/bfcl/long_context.json``, BFCL's ``long_context.py`` data (Apache-2.0).
 Outputs and errors word for word as BFCL's class returns them.
@@ -12,24 +14,25 @@ Outputs and errors word for word as BFCL's class returns them.
 
 from __future__ import annotations
 
-import copy
-import random
+from typing import Any
 
-from toolgym.worlds.bfcl.api import BfclAPI, long_context_data
+from toolgym.worlds.bfcl.api import long_context_data
+from toolgym.worlds.bfcl.models import Door, Vehicle
+from toolgym.worlds.bfcl.world import TableAPI
 
 MAX_FUEL_LEVEL = 50
 MIN_FUEL_LEVEL = 0.0
 MILE_PER_GALLON = 20.0
 DOORS = {"driver": "unlocked", "passenger": "unlocked", "rear_left": "unlocked", "rear_right": "unlocked"}
-# (scenario key, attribute, default): BFCL reads three keys under other names than it stores.
+# (scenario key, column, default): BFCL reads a few keys under other names than it stores.
 SCENARIO_FIELDS = [
     ("fuelLevel", "fuelLevel", 0.0), ("batteryVoltage", "batteryVoltage", 12.6),
     ("engineState", "engine_state", "stopped"), ("doorStatus", "doorStatus", DOORS),
     ("acTemperature", "acTemperature", 25.0), ("fanSpeed", "fanSpeed", 50), ("acMode", "acMode", "auto"),
     ("humidityLevel", "humidityLevel", 50.0), ("headLightStatus", "headLightStatus", "off"),
     ("parkingBrakeStatus", "parkingBrakeStatus", "released"),
-    ("parkingBrakeForce", "_parkingBrakeForce", 0.0), ("slopeAngle", "_slopeAngle", 0.0),
-    ("brakePedalStatus", "brakePedalStatus", "released"), ("brakePedalForce", "_brakePedalForce", 0.0),
+    ("parkingBrakeForce", "parkingBrakeForce", 0.0), ("slopeAngle", "slopeAngle", 0.0),
+    ("brakePedalStatus", "brakePedalStatus", "released"), ("brakePedalForce", "brakePedalForce", 0.0),
     ("distanceToNextVehicle", "distanceToNextVehicle", 50.0), ("cruiseStatus", "cruiseStatus", "inactive"),
     ("destination", "destination", "None"),
     ("frontLeftTirePressure", "frontLeftTirePressure", 32.0),
@@ -37,6 +40,8 @@ SCENARIO_FIELDS = [
     ("rearLeftTirePressure", "rearLeftTirePressure", 30.0),
     ("rearRightTirePressure", "rearRightTirePressure", 30.0),
 ]
+#: Columns BFCL keeps in private attributes, which its state check does not compare.
+PRIVATE_COLUMNS = ("parkingBrakeForce", "slopeAngle", "brakePedalForce")
 DEFAULT_RANDOM_SEED = 141053
 # Symmetric city-pair distances in km, and city zip codes, as BFCL's class hard-codes them.
 DISTANCES = {
@@ -54,71 +59,103 @@ ZIPCODES = {
 
 
 
-class VehicleControlAPI(BfclAPI):
+class VehicleControlAPI(TableAPI):
     class_name = "VehicleControlAPI"
     doc_file = "vehicle_control"
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
-        self._random = random.Random(scenario.get("random_seed", DEFAULT_RANDOM_SEED))
-        for key, attribute, default in SCENARIO_FIELDS:
-            setattr(self, attribute, copy.deepcopy(scenario.get(key, default)))
-        self.remainingUnlockedDoors = 4 - sum(status == "locked" for status in self.doorStatus.values())
-        self.long_context = long_context
+        self._long_context = long_context
+        columns = {column: scenario.get(key, default) for key, column, default in SCENARIO_FIELDS
+                   if column != "doorStatus"}
+        doors = scenario.get("doorStatus", DOORS)
+        columns["remainingUnlockedDoors"] = 4 - sum(status == "locked" for status in doors.values())
+        columns["long_context"] = long_context
+        self._insert_all(Vehicle, [tuple(columns[c.name] for c in Vehicle.__table__.columns if c.name != "position")])
+        self._insert_all(Door, doors.items())
+        self._world.commit()
+        self._stream("sensors", scenario.get("random_seed", DEFAULT_RANDOM_SEED))
+
+    def state(self) -> dict[str, Any]:
+        car = self._car()
+        state = {column: value for column, value in car.items() if column not in ("position", *PRIVATE_COLUMNS)}
+        state["doorStatus"] = self._doors()
+        return state
+
+    def _car(self) -> dict[str, Any]:
+        """The vehicle row, column by column."""
+        columns = [c.name for c in Vehicle.__table__.columns]
+        return dict(zip(columns, self._rows(Vehicle)[0]))
+
+    def _get(self, name: str) -> Any:
+        return self._rows(Vehicle)[0][[c.name for c in Vehicle.__table__.columns].index(name)]
+
+    def _set(self, **values) -> None:
+        self._update(Vehicle, 1, **values)
+
+    def _doors(self) -> dict:
+        return {door: status for _, door, status in self._rows(Door)}
 
     def startEngine(self, ignitionMode: str) -> dict:
         """Starts the engine of the vehicle."""
         if ignitionMode == "STOP":
-            self.engine_state = "stopped"
-        if self.remainingUnlockedDoors > 0:
-            unlocked = ", ".join(door for door, status in self.doorStatus.items() if status == "unlocked")
+            self._set(engine_state="stopped")
+        car = self._car()
+        if car["remainingUnlockedDoors"] > 0:
+            unlocked = ", ".join(door for door, status in self._doors().items() if status == "unlocked")
             return {"error": "All doors must be locked before starting the engine. Here are the unlocked doors: "
                              + unlocked}
-        if self.brakePedalStatus != "pressed":
+        if car["brakePedalStatus"] != "pressed":
             return {"error": "Brake pedal needs to be pressed when starting the engine."}
-        if self._brakePedalForce != 1000.0:
+        if car["brakePedalForce"] != 1000.0:
             return {"error": "Must press the brake fully before starting the engine."}
-        if self.fuelLevel < MIN_FUEL_LEVEL:
+        if car["fuelLevel"] < MIN_FUEL_LEVEL:
             return {"error": "Fuel tank is empty."}
         if ignitionMode != "START":
             return {"error": "Invalid ignition mode."}
-        self.engine_state = "running"
-        return {"engineState": self.engine_state, "fuelLevel": self.fuelLevel, "batteryVoltage": self.batteryVoltage}
+        self._set(engine_state="running")
+        return {"engineState": "running", "fuelLevel": car["fuelLevel"], "batteryVoltage": car["batteryVoltage"]}
 
     def fillFuelTank(self, fuelAmount: float) -> dict:
         """Fills the fuel tank of the vehicle. The fuel tank can hold up to 50 gallons."""
         if fuelAmount < 0:
             return {"error": "Fuel amount cannot be negative."}
-        if self.fuelLevel + fuelAmount > MAX_FUEL_LEVEL:
+        fuel = self._get("fuelLevel")
+        if fuel + fuelAmount > MAX_FUEL_LEVEL:
             return {"error": "Cannot fill gas above the tank capacity."}
-        if self.fuelLevel + fuelAmount < MIN_FUEL_LEVEL:
+        if fuel + fuelAmount < MIN_FUEL_LEVEL:
             return {"error": "Fuel tank is empty. Min fuel level is 0 gallons."}
-        self.fuelLevel += fuelAmount
-        return {"fuelLevel": self.fuelLevel}
+        fuel += fuelAmount
+        self._set(fuelLevel=fuel)
+        return {"fuelLevel": fuel}
 
     def lockDoors(self, unlock: bool, door: list) -> dict:
         """Locks the doors of the vehicle."""
         wanted = "unlocked" if unlock else "locked"
+        remaining = self._get("remainingUnlockedDoors")
         for name in door:
-            if self.doorStatus[name] == wanted:
+            row = self._find(Door, "door", name)
+            if row is None:
+                raise KeyError(name)  # BFCL indexes its door dict; the doors before stay changed
+            if row[2] == wanted:
                 continue
-            self.doorStatus[name] = wanted
-            self.remainingUnlockedDoors += 1 if unlock else -1
-        return {"lockStatus": wanted, "remainingUnlockedDoors": self.remainingUnlockedDoors}
+            self._update(Door, row[0], status=wanted)
+            remaining += 1 if unlock else -1
+            self._set(remainingUnlockedDoors=remaining)
+        return {"lockStatus": wanted, "remainingUnlockedDoors": remaining}
 
     def adjustClimateControl(self, temperature: float, unit: str = "celsius", fanSpeed: int = 50,
                              mode: str = "auto") -> dict:
         """Adjusts the climate control of the vehicle."""
         if not (0 <= fanSpeed <= 100):
             return {"error": "Fan speed must be between 0 and 100."}
-        self.acTemperature = (temperature - 32) * 5 / 9 if unit == "fahrenheit" else temperature
-        self.fanSpeed = fanSpeed
-        self.acMode = mode
-        return {"currentACTemperature": temperature, "climateMode": mode, "humidityLevel": self.humidityLevel}
+        self._set(acTemperature=(temperature - 32) * 5 / 9 if unit == "fahrenheit" else temperature,
+                  fanSpeed=fanSpeed, acMode=mode)
+        return {"currentACTemperature": temperature, "climateMode": mode, "humidityLevel": self._get("humidityLevel")}
 
     def get_outside_temperature_from_google(self) -> dict:
         """Gets the outside temperature."""
-        temperature = self._random.uniform(-10.0, 40.0)
-        if self.long_context:
+        temperature = self._stream("sensors").uniform(-10.0, 40.0)
+        if self._long_context:
             # BFCL writes the temperature into its shared weather dict, which keeps its key order.
             return {**long_context_data()["LONG_WEATHER_EXTENSION"], "outsideTemperature": temperature}
         return {"outsideTemperature": temperature}
@@ -131,24 +168,26 @@ class VehicleControlAPI(BfclAPI):
         """Sets the headlights of the vehicle."""
         if mode not in ["on", "off", "auto"]:
             return {"error": "Invalid headlight mode."}
-        self.headLightStatus = "on" if mode == "on" else "off"
-        return {"headlightStatus": self.headLightStatus}
+        status = "on" if mode == "on" else "off"
+        self._set(headLightStatus=status)
+        return {"headlightStatus": status}
 
     def displayCarStatus(self, option: str) -> dict:
         """Displays the status of the vehicle based on the provided display option."""
         status = {}
-        if self.long_context:
+        if self._long_context:
             status["metadata"] = long_context_data()["CAR_STATUS_METADATA_EXTENSION"]
+        car = self._car()
         fields = {
-            "fuel": {"fuelLevel": self.fuelLevel}, "battery": {"batteryVoltage": self.batteryVoltage},
-            "doors": {"doorStatus": self.doorStatus},
-            "climate": {"currentACTemperature": self.acTemperature, "fanSpeed": self.fanSpeed,
-                        "climateMode": self.acMode, "humidityLevel": self.humidityLevel},
-            "headlights": {"headlightStatus": self.headLightStatus},
-            "parkingBrake": {"parkingBrakeStatus": self.parkingBrakeStatus,
-                             "parkingBrakeForce": self._parkingBrakeForce, "slopeAngle": self._slopeAngle},
-            "brakePedal": {"brakePedalStatus": self.brakePedalStatus, "brakePedalForce": self._brakePedalForce},
-            "engine": {"engineState": self.engine_state},
+            "fuel": {"fuelLevel": car["fuelLevel"]}, "battery": {"batteryVoltage": car["batteryVoltage"]},
+            "doors": {"doorStatus": self._doors()},
+            "climate": {"currentACTemperature": car["acTemperature"], "fanSpeed": car["fanSpeed"],
+                        "climateMode": car["acMode"], "humidityLevel": car["humidityLevel"]},
+            "headlights": {"headlightStatus": car["headLightStatus"]},
+            "parkingBrake": {"parkingBrakeStatus": car["parkingBrakeStatus"],
+                             "parkingBrakeForce": car["parkingBrakeForce"], "slopeAngle": car["slopeAngle"]},
+            "brakePedal": {"brakePedalStatus": car["brakePedalStatus"], "brakePedalForce": car["brakePedalForce"]},
+            "engine": {"engineState": car["engine_state"]},
         }
         # Compared by ==, as BFCL's if/elif chain does, so an unhashable option is just invalid.
         status.update(next((v for k, v in fields.items() if option == k), {"error": "Invalid option"}))
@@ -158,12 +197,10 @@ class VehicleControlAPI(BfclAPI):
         """Activates the parking brake of the vehicle."""
         if mode not in ["engage", "release"]:
             return {"error": "Invalid mode"}
-        self.parkingBrakeStatus = "engaged" if mode == "engage" else "released"
-        self._parkingBrakeForce = 500.0 if mode == "engage" else 0.0
-        self._slopeAngle = 10.0
-        result = {"parkingBrakeStatus": self.parkingBrakeStatus, "_parkingBrakeForce": self._parkingBrakeForce,
-                  "_slopeAngle": 10.0}
-        if self.long_context:
+        status, force = ("engaged", 500.0) if mode == "engage" else ("released", 0.0)
+        self._set(parkingBrakeStatus=status, parkingBrakeForce=force, slopeAngle=10.0)
+        result = {"parkingBrakeStatus": status, "_parkingBrakeForce": force, "_slopeAngle": 10.0}
+        if self._long_context:
             return {"parkingBrakeInstruction": long_context_data()["PARKING_BRAKE_INSTRUCTION"], **result}
         return result
 
@@ -172,39 +209,36 @@ class VehicleControlAPI(BfclAPI):
         if not (0 <= pedalPosition <= 1):
             return {"error": "Pedal position must be between 0 and 1."}
         if pedalPosition == 0:
-            self.brakePedalStatus = "released"
-            self._brakePedalForce = 0.0
+            self._set(brakePedalStatus="released", brakePedalForce=0.0)
             return {"brakePedalStatus": "released", "brakePedalForce": 0.0}
         force = pedalPosition * 1000
-        self.brakePedalStatus = "pressed"
-        self._brakePedalForce = force
+        self._set(brakePedalStatus="pressed", brakePedalForce=force)
         return {"brakePedalStatus": "pressed", "brakePedalForce": float(force)}
 
     def releaseBrakePedal(self) -> dict:
         """Releases the brake pedal of the vehicle."""
-        self.brakePedalStatus = "released"
-        self._brakePedalForce = 0.0
+        self._set(brakePedalStatus="released", brakePedalForce=0.0)
         return {"brakePedalStatus": "released", "brakePedalForce": 0.0}
 
     def setCruiseControl(self, speed: float, activate: bool, distanceToNextVehicle: float) -> dict:
         """Sets the cruise control of the vehicle."""
         distanceToNextVehicle = float(distanceToNextVehicle)
         speed = float(speed)
-        if self.engine_state == "stopped":
+        if self._get("engine_state") == "stopped":
             return {"error": "Start the engine before activating the cruise control."}
-        self.distanceToNextVehicle = distanceToNextVehicle
+        self._set(distanceToNextVehicle=distanceToNextVehicle)  # kept even when the speed is refused, as in BFCL
         if activate:
             if speed < 0 or speed > 120 or speed % 5 != 0:
                 return {"error": "Invalid speed"}
-            self.cruiseStatus = "active"
+            cruise = "active"
         else:
-            self.cruiseStatus = "inactive"
-        return {"cruiseStatus": self.cruiseStatus, "currentSpeed": speed,
-                "distanceToNextVehicle": distanceToNextVehicle}
+            cruise = "inactive"
+        self._set(cruiseStatus=cruise)
+        return {"cruiseStatus": cruise, "currentSpeed": speed, "distanceToNextVehicle": distanceToNextVehicle}
 
     def get_current_speed(self) -> dict:
         """Gets the current speed of the vehicle."""
-        return {"currentSpeed": self._random.uniform(0.0, 120.0)}
+        return {"currentSpeed": self._stream("sensors").uniform(0.0, 120.0)}
 
     def display_log(self, messages: list) -> dict:
         """Displays the log messages."""
@@ -212,7 +246,7 @@ class VehicleControlAPI(BfclAPI):
 
     def estimate_drive_feasibility_by_mileage(self, distance: float) -> dict:
         """Estimates the milage of the vehicle given the distance needed to drive."""
-        return {"canDrive": not self.fuelLevel * MILE_PER_GALLON < distance}
+        return {"canDrive": not self._get("fuelLevel") * MILE_PER_GALLON < distance}
 
     def liter_to_gallon(self, liter: float) -> dict:
         """Converts the liter to gallon."""
@@ -228,7 +262,7 @@ class VehicleControlAPI(BfclAPI):
         km = next((d for (a, b), d in DISTANCES.items() if (cityA == a and cityB == b) or (cityA == b and cityB == a)),
                   None)
         distance = {"distance": km} if km is not None else {"error": "distance not found in database."}
-        if self.long_context:
+        if self._long_context:
             distance["intermediaryCities"] = long_context_data()["INTERMEDIARY_CITIES"]
         return distance
 
@@ -238,17 +272,16 @@ class VehicleControlAPI(BfclAPI):
 
     def set_navigation(self, destination: str) -> dict:
         """Navigates to the destination."""
-        self.destination = destination
+        self._set(destination=destination)  # set before the message is built, which fails for a non-string
         return {"status": "Navigating to " + destination}
 
     def check_tire_pressure(self) -> dict:
         """Checks the tire pressure of the vehicle."""
-        pressures = {"frontLeftTirePressure": self.frontLeftTirePressure,
-                     "frontRightTirePressure": self.frontRightTirePressure,
-                     "rearLeftTirePressure": self.rearLeftTirePressure,
-                     "rearRightTirePressure": self.rearRightTirePressure}
+        car = self._car()
+        pressures = {name: car[name] for name in ("frontLeftTirePressure", "frontRightTirePressure",
+                                                  "rearLeftTirePressure", "rearRightTirePressure")}
         healthy = 30 <= sum(pressures.values()) / 4 <= 35
-        car_info = long_context_data()["CAR_STATUS_METADATA_EXTENSION"] if self.long_context else {}
+        car_info = long_context_data()["CAR_STATUS_METADATA_EXTENSION"] if self._long_context else {}
         return {**pressures, "healthy_tire_pressure": healthy, "car_info": car_info}
 
     def find_nearest_tire_shop(self) -> dict:
