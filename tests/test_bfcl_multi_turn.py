@@ -12,7 +12,7 @@ import pytest
 from toolgym.envs.bfcl.multi_turn import (MULTI_TURN_CATEGORIES, MultiTurnEpisode, MultiTurnTask,
                                           builtin_multi_turn_tasks, load_multi_turn_tasks,
                                           parse_ground_truth_call)
-from toolgym.worlds.bfcl.api import run_call
+from toolgym.worlds.bfcl.api import function_doc, run_call
 from toolgym.worlds.bfcl.apis import API_CLASSES, make_instances
 
 LOGIN = "ticket_login(username='alice', password='pw')"
@@ -54,6 +54,31 @@ def test_oracle_passes_every_builtin_task_and_tasks_are_seeded():
     for task in tasks:
         metrics = _oracle(task)
         assert metrics["success"] == 1 and metrics["turns_passed"] == len(task.turns), (task.id, metrics)
+
+
+def test_builtin_function_docs_describe_every_parameter_from_the_docstrings():
+    docs = {doc["name"]: doc for task in builtin_multi_turn_tasks(0) for doc in task.functions}
+    assert len(docs) == 49  # every function of TicketAPI, VehicleControlAPI and GorillaFileSystem
+    parameters = [(name, key, spec) for name, doc in docs.items()
+                  for key, spec in doc["parameters"]["properties"].items()]
+    assert len(parameters) == 60
+    for name, key, spec in parameters:
+        assert spec["description"] and spec["description"] != key and "\n" not in spec["description"], (name, key)
+    assert docs["lockDoors"]["parameters"]["properties"]["door"] == {
+        "type": "array",
+        "description": "The doors to lock or unlock, each one of driver, passenger, rear_left and rear_right."}
+    assert docs["wc"]["parameters"]["properties"]["mode"]["default"] == "l"
+    assert docs["wc"]["parameters"]["required"] == ["file_name"]
+    assert docs["get_ticket"]["description"] == "Get a specific ticket by its ID."
+
+
+def test_a_function_doc_refuses_an_undescribed_parameter():
+    class Undocumented(API_CLASSES["TicketAPI"]):
+        def reopen_ticket(self, ticket_id: int) -> dict:
+            """Reopen a ticket."""
+
+    with pytest.raises(ValueError, match="does not describe 'ticket_id'"):
+        function_doc(Undocumented, "reopen_ticket")
 
 
 # What BFCL's TicketAPI returns, read from ticket_api.py and its executor (json.dumps of a dict).

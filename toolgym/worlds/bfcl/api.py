@@ -24,7 +24,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from toolgym.worlds.tools import argument_problem
+from toolgym.worlds.tools import argument_problem, parse_docstring
 
 #: Function names BFCL's executor refuses before running anything.
 BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
@@ -118,19 +118,30 @@ _JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", d
 
 
 def function_doc(cls: type[BfclAPI], name: str) -> dict:
-    """A BFCL-style function doc derived from the method's signature and docstring."""
+    """A BFCL-style function doc derived from the method's signature and docstring.
+
+    The description is the docstring's; each parameter's text is its entry under ``Args:``
+    (read by ``docstring-parser``), and an optional parameter's default is given as BFCL's
+    docs give it. A parameter the docstring does not describe is a ``ValueError``: a doc
+    with a bare name tells a model nothing.
+    """
     method = getattr(cls, name)
+    description, texts = parse_docstring(inspect.getdoc(method) or "")
     hints = {key: value for key, value in inspect.get_annotations(method, eval_str=True).items()
              if key != "return"}
     properties, required = {}, []
     for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        if not texts.get(parameter.name):
+            raise ValueError(f"{cls.__name__}.{name}: the docstring does not describe {parameter.name!r} under Args:")
         annotation = hints.get(parameter.name, str)
         base = next((t for t in getattr(annotation, "__args__", (annotation,)) if t is not type(None)), str)
         base = getattr(base, "__origin__", base)
-        properties[parameter.name] = {"type": _JSON_TYPES.get(base, "string"), "description": parameter.name}
+        properties[parameter.name] = {"type": _JSON_TYPES.get(base, "string"), "description": texts[parameter.name]}
         if parameter.default is inspect.Parameter.empty:
             required.append(parameter.name)
-    return {"name": name, "description": (inspect.getdoc(method) or "").splitlines()[0],
+        elif type(parameter.default) in (str, int, float, bool):
+            properties[parameter.name]["default"] = parameter.default
+    return {"name": name, "description": description,
             "parameters": {"type": "dict", "properties": properties, "required": required}}
 
 

@@ -115,12 +115,20 @@ class GorillaFileSystem(BfclAPI):
         return {"current_working_directory": "/" + "/".join(reversed(names))}
 
     def ls(self, a: bool = False) -> dict:
-        """List the contents of the current directory."""
+        """List the contents of the current directory.
+
+        Args:
+            a: Also list hidden entries (names starting with a dot); False by default.
+        """
         names = list(self._cwd.contents)
         return {"current_directory_content": names if a else [n for n in names if not n.startswith(".")]}
 
     def cd(self, folder: str) -> dict:
-        """Change the current working directory to the specified folder."""
+        """Change the current working directory to the specified folder.
+
+        Args:
+            folder: The folder to enter, one level at a time: a subfolder's name, .. or /.
+        """
         folder = folder.rstrip("/") or "/"
         if folder not in {".", "..", "/"} and "/" in folder:
             return {"error": f"cd: {folder}: Unsupported path. Only one folder level at a time is supported."}
@@ -143,7 +151,11 @@ class GorillaFileSystem(BfclAPI):
         return not any(c in name for c in INVALID_NAME_CHARACTERS)
 
     def mkdir(self, dir_name: str) -> Optional[dict]:
-        """Create a new directory in the current directory."""
+        """Create a new directory in the current directory.
+
+        Args:
+            dir_name: Name of the new folder, made in the current directory (no path).
+        """
         if not self._valid(dir_name):
             return {"error": f"mkdir: cannot create directory '{dir_name}': Invalid character"}
         if dir_name in self._cwd.contents:
@@ -152,7 +164,11 @@ class GorillaFileSystem(BfclAPI):
         return None
 
     def touch(self, file_name: str) -> Optional[dict]:
-        """Create a new file of any extension in the current directory."""
+        """Create a new file of any extension in the current directory.
+
+        Args:
+            file_name: Name of the new file, made in the current directory (no path).
+        """
         if not self._valid(file_name):
             return {"error": f"touch: cannot touch '{file_name}': Invalid character"}
         if file_name in self._cwd.contents:
@@ -161,7 +177,12 @@ class GorillaFileSystem(BfclAPI):
         return None
 
     def echo(self, content: str, file_name: Optional[str] = None) -> Optional[dict]:
-        """Write content to a file at current directory or display it in the terminal."""
+        """Write content to a file at current directory or display it in the terminal.
+
+        Args:
+            content: The text to write or show.
+            file_name: A file in the current directory to write the text to; when None the text is shown in the terminal.
+        """
         if file_name is None:
             return {"terminal_output": content}
         if not self._valid(file_name):
@@ -174,7 +195,11 @@ class GorillaFileSystem(BfclAPI):
         return None
 
     def cat(self, file_name: str) -> dict:
-        """Display the contents of a file of any extension from currrent directory."""
+        """Display the contents of a file of any extension from currrent directory.
+
+        Args:
+            file_name: Name of a file in the current directory (no path).
+        """
         if not self._valid(file_name):
             return {"error": f"cat: '{file_name}': Invalid character"}
         if file_name not in self._cwd.contents:
@@ -185,7 +210,12 @@ class GorillaFileSystem(BfclAPI):
         return {"error": f"cat: '{file_name}': Is a directory"}
 
     def find(self, path: str = ".", name: Optional[str] = None) -> dict:
-        """Find any file or directories under specific path that contain name in its file name."""
+        """Find any file or directories under specific path that contain name in its file name.
+
+        Args:
+            path: The folder to search from; the current directory (.) by default.
+            name: Part of the names to look for; every entry when None.
+        """
         target = self._resolve(path)
         if isinstance(target, dict):
             message = target.get("error", "")
@@ -204,7 +234,12 @@ class GorillaFileSystem(BfclAPI):
         return {"matches": matches}
 
     def wc(self, file_name: str, mode: str = "l") -> dict:
-        """Count the number of lines, words, and characters in a file of any extension from current directory."""
+        """Count the number of lines, words, and characters in a file of any extension from current directory.
+
+        Args:
+            file_name: Name of a file in the current directory.
+            mode: What to count: l for lines (the default), w for words, c for characters.
+        """
         if mode not in ["l", "w", "c"]:
             return {"error": f"wc: invalid mode '{mode}'"}
         node = self._file(file_name)
@@ -217,21 +252,34 @@ class GorillaFileSystem(BfclAPI):
         return {"count": len(node.content), "type": "characters"}
 
     def sort(self, file_name: str) -> dict:
-        """Sort the contents of a file line by line."""
+        """Sort the contents of a file line by line.
+
+        Args:
+            file_name: Name of a file in the current directory.
+        """
         node = self._file(file_name)
         if node is None:
             return {"error": f"sort: {file_name}: No such file or directory"}
         return {"sorted_content": "\n".join(sorted(node.content.splitlines()))}
 
     def grep(self, file_name: str, pattern: str) -> dict:
-        """Search for lines in a file of any extension at current directory that contain the specified pattern."""
+        """Search for lines in a file of any extension at current directory that contain the specified pattern.
+
+        Args:
+            file_name: Name of a file in the current directory (no path).
+            pattern: The text the lines must contain.
+        """
         node = self._file(file_name)
         if node is None:
             return {"error": f"grep: {file_name}: No such file or directory"}
         return {"matching_lines": [line for line in node.content.splitlines() if pattern in line]}
 
     def du(self, human_readable: bool = False) -> dict:
-        """Estimate the disk usage of a directory and its contents."""
+        """Estimate the disk usage of a directory and its contents.
+
+        Args:
+            human_readable: Give the size in units such as KB and MB instead of bytes; False by default.
+        """
         def size(item) -> int:
             if isinstance(item, FileNode):
                 return len(item.content.encode("utf-8"))
@@ -249,7 +297,12 @@ class GorillaFileSystem(BfclAPI):
         return {"disk_usage": f"{total:.2f} PB"}
 
     def tail(self, file_name: str, lines: int = 10) -> dict:
-        """Display the last part of a file of any extension."""
+        """Display the last part of a file of any extension.
+
+        Args:
+            file_name: Name of a file in the current directory (no path).
+            lines: How many lines to show from the end of the file; 10 by default.
+        """
         node = self._file(file_name)
         if node is None:
             return {"error": f"tail: {file_name}: No such file or directory"}
@@ -259,7 +312,12 @@ class GorillaFileSystem(BfclAPI):
         return {"last_lines": "\n".join(content[-lines:])}
 
     def diff(self, file_name1: str, file_name2: str) -> dict:
-        """Compare two files of any extension line by line at the current directory."""
+        """Compare two files of any extension line by line at the current directory.
+
+        Args:
+            file_name1: Name of the first file, in the current directory.
+            file_name2: Name of the second file, in the current directory.
+        """
         first, second = self._file(file_name1), self._file(file_name2)
         if first is None or second is None:
             return {"error": f"diff: {file_name1} or {file_name2}: No such file or directory"}
@@ -267,7 +325,12 @@ class GorillaFileSystem(BfclAPI):
         return {"diff_lines": "\n".join(changed)}
 
     def mv(self, source: str, destination: str) -> dict:
-        """Move a file or directory from one location to another."""
+        """Move a file or directory from one location to another.
+
+        Args:
+            source: Name of the file or folder to move, in the current directory.
+            destination: A folder in the current directory to move it into, or else its new name (no path).
+        """
         if source not in self._cwd.contents:
             return {"error": f"mv: cannot move '{source}': No such file or directory"}
         item = self._cwd.item(source)
@@ -296,14 +359,22 @@ class GorillaFileSystem(BfclAPI):
             folder.contents[name].contents = item.contents if share else dict(item.contents)
 
     def rm(self, file_name: str) -> dict:
-        """Remove a file or directory."""
+        """Remove a file or directory.
+
+        Args:
+            file_name: Name of the file or folder to remove.
+        """
         if file_name not in self._cwd.contents:
             return {"error": f"rm: cannot remove '{file_name}': No such file or directory"}
         self._cwd.contents.pop(file_name)
         return {"result": f"'{file_name}' removed"}
 
     def rmdir(self, dir_name: str) -> dict:
-        """Remove a directory at current directory."""
+        """Remove a directory at current directory.
+
+        Args:
+            dir_name: Name of the empty folder to remove, in the current directory.
+        """
         if dir_name not in self._cwd.contents:
             return {"error": f"rmdir: cannot remove '{dir_name}': No such file or directory"}
         item = self._cwd.item(dir_name)
@@ -315,7 +386,12 @@ class GorillaFileSystem(BfclAPI):
         return {"result": f"'{dir_name}' removed"}
 
     def cp(self, source: str, destination: str) -> dict:
-        """Copy a file or directory from one location to another."""
+        """Copy a file or directory from one location to another.
+
+        Args:
+            source: Name of the file or folder to copy, in the current directory.
+            destination: A folder in the current directory to copy it into, or else the copy's name (no path).
+        """
         if source not in self._cwd.contents:
             return {"error": f"cp: cannot copy '{source}': No such file or directory"}
         item = self._cwd.item(source)

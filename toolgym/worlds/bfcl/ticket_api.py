@@ -43,7 +43,13 @@ class TicketAPI(TableAPI):
         self._update(Ticket, position, record={**ticket, **fields})  # keys keep their order, new ones last
 
     def create_ticket(self, title: str, description: str = "", priority: int = 1) -> dict:
-        """Create a ticket in the system and queue it."""
+        """Create a ticket in the system and queue it.
+
+        Args:
+            title: Title of the ticket.
+            description: Description of the ticket; empty by default.
+            priority: Priority from 1 to 5, 5 the highest; 1 by default.
+        """
         user = self._get("current_user")
         if not user:
             return {"error": "User not authenticated. Please log in to create a ticket."}
@@ -57,12 +63,20 @@ class TicketAPI(TableAPI):
         return ticket
 
     def get_ticket(self, ticket_id: int) -> dict:
-        """Get a specific ticket by its ID."""
+        """Get a specific ticket by its ID.
+
+        Args:
+            ticket_id: ID of the ticket to look up.
+        """
         row = self._ticket_row(ticket_id)
         return row[1] if row else {"error": f"Ticket with ID {ticket_id} not found."}
 
     def close_ticket(self, ticket_id: int) -> dict:
-        """Close a ticket."""
+        """Close a ticket.
+
+        Args:
+            ticket_id: ID of the ticket to close.
+        """
         row = self._ticket_row(ticket_id)
         if not row:
             return {"error": f"Ticket with ID {ticket_id} not found."}
@@ -72,7 +86,12 @@ class TicketAPI(TableAPI):
         return {"status": f"Ticket {ticket_id} has been closed successfully."}
 
     def resolve_ticket(self, ticket_id: int, resolution: str) -> dict:
-        """Resolve a ticket with a resolution."""
+        """Resolve a ticket with a resolution.
+
+        Args:
+            ticket_id: ID of the ticket to resolve.
+            resolution: How the ticket was resolved.
+        """
         row = self._ticket_row(ticket_id)
         if not row:
             return {"error": f"Ticket with ID {ticket_id} not found."}
@@ -82,7 +101,12 @@ class TicketAPI(TableAPI):
         return {"status": f"Ticket {ticket_id} has been resolved successfully."}
 
     def edit_ticket(self, ticket_id: int, updates: dict) -> dict:
-        """Modify the details of an existing ticket."""
+        """Modify the details of an existing ticket.
+
+        Args:
+            ticket_id: ID of the ticket to change.
+            updates: The fields to change and their new values: any of title, description, status and priority.
+        """
         row = self._ticket_row(ticket_id)
         if not row:
             return {"error": f"Ticket with ID {ticket_id} not found."}
@@ -94,7 +118,12 @@ class TicketAPI(TableAPI):
         return {"status": f"Ticket {ticket_id} has been updated successfully."}
 
     def ticket_login(self, username: str, password: str) -> dict:
-        """Authenticate a user for ticket system."""
+        """Authenticate a user for ticket system.
+
+        Args:
+            username: The user's name.
+            password: The user's password.
+        """
         if username and password:
             self._set("current_user", username)
             return {"success": True}
@@ -112,7 +141,11 @@ class TicketAPI(TableAPI):
         return {"success": False}
 
     def get_user_tickets(self, status: Optional[str] = None) -> list:
-        """Get all tickets created by the current user, optionally filtered by status."""
+        """Get all tickets created by the current user, optionally filtered by status.
+
+        Args:
+            status: Only tickets with this status; all of the user's tickets when None.
+        """
         user = self._get("current_user")
         if not user:
             return [{"error": "User not authenticated. Please log in to view tickets."}]

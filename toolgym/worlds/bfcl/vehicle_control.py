@@ -96,7 +96,11 @@ class VehicleControlAPI(TableAPI):
         return {door: status for _, door, status in self._rows(Door)}
 
     def startEngine(self, ignitionMode: str) -> dict:
-        """Starts the engine of the vehicle."""
+        """Starts the engine of the vehicle.
+
+        Args:
+            ignitionMode: The ignition mode: START or STOP.
+        """
         if ignitionMode == "STOP":
             self._set(engine_state="stopped")
         car = self._car()
@@ -116,7 +120,11 @@ class VehicleControlAPI(TableAPI):
         return {"engineState": "running", "fuelLevel": car["fuelLevel"], "batteryVoltage": car["batteryVoltage"]}
 
     def fillFuelTank(self, fuelAmount: float) -> dict:
-        """Fills the fuel tank of the vehicle. The fuel tank can hold up to 50 gallons."""
+        """Fills the fuel tank of the vehicle. The fuel tank can hold up to 50 gallons.
+
+        Args:
+            fuelAmount: Gallons of fuel to add to what the tank holds.
+        """
         if fuelAmount < 0:
             return {"error": "Fuel amount cannot be negative."}
         fuel = self._get("fuelLevel")
@@ -129,7 +137,12 @@ class VehicleControlAPI(TableAPI):
         return {"fuelLevel": fuel}
 
     def lockDoors(self, unlock: bool, door: list) -> dict:
-        """Locks the doors of the vehicle."""
+        """Locks the doors of the vehicle.
+
+        Args:
+            unlock: True to unlock the doors, False to lock them.
+            door: The doors to lock or unlock, each one of driver, passenger, rear_left and rear_right.
+        """
         wanted = "unlocked" if unlock else "locked"
         remaining = self._get("remainingUnlockedDoors")
         for name in door:
@@ -145,7 +158,14 @@ class VehicleControlAPI(TableAPI):
 
     def adjustClimateControl(self, temperature: float, unit: str = "celsius", fanSpeed: int = 50,
                              mode: str = "auto") -> dict:
-        """Adjusts the climate control of the vehicle."""
+        """Adjusts the climate control of the vehicle.
+
+        Args:
+            temperature: The temperature to set, in the given unit.
+            unit: The unit of the temperature: celsius (the default) or fahrenheit.
+            fanSpeed: The fan speed from 0 to 100; 50 by default.
+            mode: The climate mode: auto (the default), cool, heat or defrost.
+        """
         if not (0 <= fanSpeed <= 100):
             return {"error": "Fan speed must be between 0 and 100."}
         self._set(acTemperature=(temperature - 32) * 5 / 9 if unit == "fahrenheit" else temperature,
@@ -165,7 +185,11 @@ class VehicleControlAPI(TableAPI):
         return {"error": 404}
 
     def setHeadlights(self, mode: str) -> dict:
-        """Sets the headlights of the vehicle."""
+        """Sets the headlights of the vehicle.
+
+        Args:
+            mode: The headlight mode: on, off or auto.
+        """
         if mode not in ["on", "off", "auto"]:
             return {"error": "Invalid headlight mode."}
         status = "on" if mode == "on" else "off"
@@ -173,7 +197,11 @@ class VehicleControlAPI(TableAPI):
         return {"headlightStatus": status}
 
     def displayCarStatus(self, option: str) -> dict:
-        """Displays the status of the vehicle based on the provided display option."""
+        """Displays the status of the vehicle based on the provided display option.
+
+        Args:
+            option: What to show: fuel, battery, doors, climate, headlights, parkingBrake, brakePedal or engine.
+        """
         status = {}
         if self._long_context:
             status["metadata"] = long_context_data()["CAR_STATUS_METADATA_EXTENSION"]
@@ -194,7 +222,11 @@ class VehicleControlAPI(TableAPI):
         return status
 
     def activateParkingBrake(self, mode: str) -> dict:
-        """Activates the parking brake of the vehicle."""
+        """Activates the parking brake of the vehicle.
+
+        Args:
+            mode: engage or release.
+        """
         if mode not in ["engage", "release"]:
             return {"error": "Invalid mode"}
         status, force = ("engaged", 500.0) if mode == "engage" else ("released", 0.0)
@@ -205,7 +237,11 @@ class VehicleControlAPI(TableAPI):
         return result
 
     def pressBrakePedal(self, pedalPosition: float) -> dict:
-        """Presses the brake pedal based on pedal position. The brake pedal will be kept pressed until released."""
+        """Presses the brake pedal based on pedal position. The brake pedal will be kept pressed until released.
+
+        Args:
+            pedalPosition: How far the pedal is pressed, from 0 (released) to 1 (fully pressed).
+        """
         if not (0 <= pedalPosition <= 1):
             return {"error": "Pedal position must be between 0 and 1."}
         if pedalPosition == 0:
@@ -221,7 +257,13 @@ class VehicleControlAPI(TableAPI):
         return {"brakePedalStatus": "released", "brakePedalForce": 0.0}
 
     def setCruiseControl(self, speed: float, activate: bool, distanceToNextVehicle: float) -> dict:
-        """Sets the cruise control of the vehicle."""
+        """Sets the cruise control of the vehicle.
+
+        Args:
+            speed: The speed to hold in miles per hour, from 0 to 120 in steps of 5.
+            activate: True to turn cruise control on, False to turn it off.
+            distanceToNextVehicle: The distance to keep to the vehicle ahead, in meters.
+        """
         distanceToNextVehicle = float(distanceToNextVehicle)
         speed = float(speed)
         if self._get("engine_state") == "stopped":
@@ -241,23 +283,44 @@ class VehicleControlAPI(TableAPI):
         return {"currentSpeed": self._stream("sensors").uniform(0.0, 120.0)}
 
     def display_log(self, messages: list) -> dict:
-        """Displays the log messages."""
+        """Displays the log messages.
+
+        Args:
+            messages: The messages to show.
+        """
         return {"log": messages}
 
     def estimate_drive_feasibility_by_mileage(self, distance: float) -> dict:
-        """Estimates the milage of the vehicle given the distance needed to drive."""
+        """Estimates the milage of the vehicle given the distance needed to drive.
+
+        Args:
+            distance: The distance to drive, in miles.
+        """
         return {"canDrive": not self._get("fuelLevel") * MILE_PER_GALLON < distance}
 
     def liter_to_gallon(self, liter: float) -> dict:
-        """Converts the liter to gallon."""
+        """Converts the liter to gallon.
+
+        Args:
+            liter: The amount in liters.
+        """
         return {"gallon": liter * 0.264172}
 
     def gallon_to_liter(self, gallon: float) -> dict:
-        """Converts the gallon to liter."""
+        """Converts the gallon to liter.
+
+        Args:
+            gallon: The amount in gallons.
+        """
         return {"liter": gallon * 3.78541}
 
     def estimate_distance(self, cityA: str, cityB: str) -> dict:
-        """Estimates the distance between two cities."""
+        """Estimates the distance between two cities.
+
+        Args:
+            cityA: The zipcode of the first city.
+            cityB: The zipcode of the second city.
+        """
         # Compared by ==, as BFCL's if/elif chain does, so unhashable cities are just unknown.
         km = next((d for (a, b), d in DISTANCES.items() if (cityA == a and cityB == b) or (cityA == b and cityB == a)),
                   None)
@@ -267,11 +330,19 @@ class VehicleControlAPI(TableAPI):
         return distance
 
     def get_zipcode_based_on_city(self, city: str) -> dict:
-        """Gets the zipcode based on the city."""
+        """Gets the zipcode based on the city.
+
+        Args:
+            city: The name of the city.
+        """
         return {"zipcode": next((code for name, code in ZIPCODES.items() if city == name), "00000")}
 
     def set_navigation(self, destination: str) -> dict:
-        """Navigates to the destination."""
+        """Navigates to the destination.
+
+        Args:
+            destination: Where to go, written as street, city, state.
+        """
         self._set(destination=destination)  # set before the message is built, which fails for a non-string
         return {"status": "Navigating to " + destination}
 
