@@ -452,6 +452,8 @@ BFCL_FILE_SYSTEM_OUTPUTS = [
     ("cat(file_name='docs')", '{"error": "cat: \'docs\': Is a directory"}'),
     ("diff(file_name1='docs', file_name2='copy')", '{"error": "diff: docs or copy: No such file or directory"}'),
     ("find(path='nowhere')", "{\"error\": \"find: 'nowhere': No such file or directory\"}"),
+    # BFCL writes with the item's _write, which only its File class has.
+    ("echo(content='z', file_name='docs')", "Error during execution: 'Directory' object has no attribute '_write'"),
 ]
 
 
@@ -459,6 +461,24 @@ def test_file_system_outputs_equal_bfcls():
     instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
     for text, output in BFCL_FILE_SYSTEM_OUTPUTS:
         assert run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"])) == output, text
+
+
+def test_the_file_system_is_rows_that_keep_bfcls_shared_listings_and_files():
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
+    for text in ["cp(source='docs', destination='copy')", "cd(folder='copy')", "echo(content='new', file_name='a.txt')",
+                 "cd(folder='..')", "mv(source='docs', destination='empty')"]:
+        run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"]))
+    sql = instances["GorillaFileSystem"]._sql
+    assert sql.execute("SELECT COUNT(*) FROM files").fetchone() == (1,)  # the copy holds the same file
+    # empty/docs is a new folder showing the moved folder's very listing (BFCL's shared contents dict)
+    assert sql.execute("SELECT name, listing FROM folders ORDER BY position").fetchall() == [
+        ('"alex"', "1"), ('"docs"', "2"), ('"empty"', "3"), ('"copy"', "4"), ('"docs"', "2")]
+    root = instances["GorillaFileSystem"].state()["root"]
+    assert root.contents["empty"].contents["docs"].contents["a.txt"].content == "new"
+    assert repr(root) == ("<Directory: alex, Parent: None, Contents: {'empty': <Directory: empty, Parent: alex, "
+                          "Contents: {'docs': <Directory: docs, Parent: empty, Contents: {'a.txt': <<File: a.txt, "
+                          "Content: new>>}>}>, 'copy': <Directory: copy, Parent: alex, Contents: {'a.txt': <<File: "
+                          "a.txt, Content: new>>}>}>")
 
 
 def test_miss_func_reveals_held_out_functions_at_their_turn(official_data):

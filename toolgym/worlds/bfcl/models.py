@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Integer, String, Text
+from sqlalchemy import Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -268,3 +268,38 @@ class Door(Base):
     position: Mapped[int] = mapped_column(Integer, primary_key=True)
     door: Mapped[Any] = mapped_column(ExactJSON)
     status: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Folder(Base):
+    """GorillaFileSystem's directories: a name, the folder it was made in and the listing it shows.
+
+    A listing is BFCL's ``contents`` dict, named by the folder that made it; BFCL's ``mv`` gives
+    the moved folder's new node the very same dict, so two folders can show one listing.
+    """
+
+    __tablename__ = "folders"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)  # the folder's id
+    name: Mapped[Any] = mapped_column(ExactJSON)
+    parent: Mapped[Any] = mapped_column(ExactJSON)  # a folders position, None for the root
+    listing: Mapped[Any] = mapped_column(ExactJSON)  # a folders position: whose contents it shows
+
+
+class File(Base):
+    """GorillaFileSystem's files. A file can sit in two listings (``cp`` of a folder shares them)."""
+
+    __tablename__ = "files"
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)  # the file's id
+    name: Mapped[Any] = mapped_column(ExactJSON)
+    content: Mapped[Any] = mapped_column(ExactJSON)
+
+
+class Entry(Base):
+    """One name of a listing and the folder or file it holds, in the listing's order."""
+
+    __tablename__ = "entries"
+    __table_args__ = (Index("entries_by_name", "listing", "name"),)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    listing: Mapped[Any] = mapped_column(ExactJSON)
+    name: Mapped[Any] = mapped_column(ExactJSON)
+    folder: Mapped[Any] = mapped_column(ExactJSON)  # a folders position, or None
+    file: Mapped[Any] = mapped_column(ExactJSON)  # a files position, or None
