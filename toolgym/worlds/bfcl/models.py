@@ -67,7 +67,15 @@ def dump(value: Any) -> str:
 
 def load(text: str | None) -> Any:
     """The value :func:`dump` wrote."""
-    return None if text is None else decode(json.loads(text))
+    if text is None:
+        return None
+    # Most values are plain names and counters: read them without the JSON parser. A dumped
+    # string without a backslash is ASCII with nothing escaped; a run of digits is an integer.
+    if text[0] == '"' and "\\" not in text:
+        return text[1:-1]
+    if text.isdigit() and text.isascii():
+        return int(text)
+    return decode(json.loads(text))
 
 
 class ExactJSON(TypeDecorator):

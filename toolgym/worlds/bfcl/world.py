@@ -49,6 +49,10 @@ class TableAPI(BfclAPI):
                            if name not in self.settings})
         self._world.commit()
 
+    def _take_up(self, long_context: bool) -> None:
+        """Work on a scenario already in the world's tables (a restored snapshot of a loaded one)."""
+        self._long_context = long_context
+
     def _load_tables(self, values: dict[str, Any]) -> None:
         """Insert the rows of the non-scalar attributes (``values``: the scenario's, else the defaults)."""
 
