@@ -1,11 +1,11 @@
 """The shared base of BFCL's multi-turn APIs and BFCL's way of running one call on them.
 
 BFCL keeps each API's state in the public attributes of a Python object and grades a turn
-by comparing those attributes with the ground truth's (``state_checker``). :meth:`BfclAPI.state`
-gives exactly those attributes. The APIs in :mod:`toolgym.worlds.bfcl.world` (``TableAPI``)
-keep them as rows of SQLite tables and read them back into BFCL's shapes (key order, int
-against float and list order kept: :mod:`toolgym.worlds.bfcl.models`); an API still on this
-base keeps them as Python attributes. A call that raises leaves the state as it was unless the
+by comparing those attributes with the ground truth's (``state_checker``). Here the stateful
+APIs (:class:`~toolgym.worlds.bfcl.world.TableAPI`) keep that state in the tables of a
+:class:`~toolgym.worlds.bfcl.world.BfclWorld` and :meth:`BfclAPI.state` reads it back into
+BFCL's attributes (key order, int against float and list order kept:
+:mod:`toolgym.worlds.bfcl.models`). A call that raises leaves the state as it was unless the
 caller asks for BFCL's behaviour, which keeps a half-made change (see :func:`run_call`); the
 error text is the same either way.
 
@@ -31,36 +31,23 @@ BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", 
 
 
 class BfclAPI:
-    """One BFCL API: public attributes are its state; public methods are its functions."""
+    """One BFCL API: its public methods are its functions. This base holds no state (BFCL's
+    stateless MathAPI); the stateful APIs subclass :class:`~toolgym.worlds.bfcl.world.TableAPI`."""
 
     #: The BFCL class name (``TicketAPI``) and its function-doc file (``ticket_api``).
     class_name: str = ""
     doc_file: str = ""
-    #: The state a scenario starts from where the task's ``initial_config`` says nothing.
-    default_state: dict[str, Any] = {}
-    #: APIs without state are not loaded from the scenario (BFCL's STATELESS_CLASSES).
-    stateless: bool = False
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
-        defaults = copy.deepcopy(self.default_state)
-        for key, value in defaults.items():
-            setattr(self, key, copy.deepcopy(scenario[key]) if key in scenario else value)
-        self._long_context = long_context
+        """Set the state from the task's ``initial_config`` for this API: nothing without state."""
 
     def state(self) -> dict[str, Any]:
-        """The public attributes, as BFCL's state checker reads them."""
-        return {key: value for key, value in vars(self).items() if not key.startswith("_")}
+        """The attributes BFCL's state checker compares: none without state."""
+        return {}
 
     def _run(self, name: str, arguments: dict, rollback: bool) -> str:
         """``name(**arguments)`` as BFCL's result text; see :func:`run_call` for ``rollback``."""
-        saved = copy.deepcopy(vars(self)) if rollback else None
-        try:
-            return result_text(getattr(self, name)(**arguments))
-        except Exception:
-            if rollback:
-                vars(self).clear()
-                vars(self).update(saved)
-            raise
+        return result_text(getattr(self, name)(**arguments))
 
     @classmethod
     @functools.cache

@@ -57,10 +57,8 @@ def make_instances(involved_classes: list[str], initial_config: dict,
                 instance._take_up(long_context)
             else:
                 instance.load_scenario(initial_config.get(name, {}), long_context=long_context)
-        else:
+        else:  # without state: nothing to load (BFCL's STATELESS_CLASSES)
             instance = cls()
-            if not instance.stateless:
-                instance.load_scenario(initial_config.get(name, {}), long_context=long_context)
         instances[name] = instance
     if world is not None and key is not None:
         if loaded is not None:

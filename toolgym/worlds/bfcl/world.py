@@ -33,6 +33,8 @@ class TableAPI(BfclAPI):
     per step of a call: ORM objects cost more than the calls themselves here.
     """
 
+    #: BFCL's attributes and the values a scenario starts from where it says nothing.
+    default_state: dict[str, Any] = {}
     #: The scalar attributes, kept as :class:`Setting` rows.
     settings: tuple[str, ...] = ()
 
@@ -41,6 +43,8 @@ class TableAPI(BfclAPI):
         self._sql = world.sql()
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
+        """Fill the tables from the scenario (the task's ``initial_config`` for this API), as BFCL's
+        ``_load_scenario`` sets its attributes."""
         self._long_context = long_context
         self._sql.executemany("INSERT INTO settings (api, name, value) VALUES (?, ?, ?)",
                               [(self.class_name, name, dump(scenario.get(name, self.default_state[name])))
