@@ -14,6 +14,7 @@ from toolgym.envs.bfcl.multi_turn import (MULTI_TURN_CATEGORIES, MultiTurnEpisod
                                           parse_ground_truth_call)
 from toolgym.worlds.bfcl.api import function_doc, run_call
 from toolgym.worlds.bfcl.apis import API_CLASSES, make_instances
+from toolgym.worlds.bfcl.models import dump, load
 
 LOGIN = "ticket_login(username='alice', password='pw')"
 
@@ -557,3 +558,41 @@ def test_a_moved_folders_children_still_know_their_old_parent_as_in_bfcl():
         run_call(instances, name, arguments)
     # From BFCL's class: b's parent is the folder it was made in, which mv left detached.
     assert run_call(instances, "pwd", {}) == '{"current_working_directory": "/alex/a"}'
+
+
+def test_table_values_come_back_with_their_python_types_and_order():
+    values = [{"b": 1, "a": 1.0, 3: "int key", "3": "str key", (1, 2): [True, None]}, [1, 1.0, "1"], (1,), {2, 3},
+              frozenset({4}), ..., "é\n\"", -7, 10**30, 2.5e-300, {"l": [1]}, {"d": {}}, []]
+    for value in values:
+        back = load(dump(value))
+        assert back == value and repr(back) == repr(value), value
+        assert type(back) is type(value)
+
+
+def test_api_state_is_rows_and_a_failing_call_rolls_back_rows_and_random_stream_under_paper():
+    config = {"MessageAPI": {"current_user": "USR001", "user_map": {"Alice": "USR001", "Odd": ["USR9"]}}}
+    first_id = json.loads(run_call(make_instances(["MessageAPI"], config, long_context=False), "send_message",
+                                   {"receiver_id": "USR001", "message": "hi"}))["message_id"]
+    for rollback, drawn in ((True, 0), (False, 1)):
+        instances = make_instances(["MessageAPI"], config, long_context=False)
+        sql = instances["MessageAPI"]._sql
+        # BFCL draws the message id, then fails to use a list as a dict key
+        assert run_call(instances, "send_message", {"receiver_id": ["USR9"], "message": "hi"}, rollback=rollback) \
+            == "Error during execution: unhashable type: 'list'"
+        assert sql.execute("SELECT COUNT(*) FROM message_ids").fetchone() == (drawn,)
+        sent = json.loads(run_call(instances, "send_message", {"receiver_id": "USR001", "message": "hi"}))
+        assert (sent["message_id"] == first_id) == rollback  # the id stream was rolled back with the call
+    assert sql.execute("SELECT record FROM sent_messages ORDER BY position DESC LIMIT 1").fetchone() == \
+        ('{"d": [["USR001", "hi"]]}',)
+    assert instances["MessageAPI"].state()["inbox"][-1] == {"USR001": "hi"}
+    assert instances["MessageAPI"].state()["user_map"] == {"Alice": "USR001", "Odd": ["USR9"]}
+
+
+def test_worlds_of_one_scenario_are_copies_that_do_not_share_changes():
+    config = {"TicketAPI": {"ticket_queue": [{"id": 1, "status": "Open"}], "current_user": "alice"}}
+    first = make_instances(["TicketAPI"], config, long_context=False)
+    second = make_instances(["TicketAPI"], config, long_context=False)  # copied from the first's loaded image
+    run_call(first, "close_ticket", {"ticket_id": 1})
+    assert first["TicketAPI"].state()["ticket_queue"] == [{"id": 1, "status": "Closed"}]
+    assert second["TicketAPI"].state() == {"ticket_queue": [{"id": 1, "status": "Open"}], "ticket_counter": 1,
+                                           "current_user": "alice"}
