@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolgym.worlds.bfcl.api import long_context_data
-from toolgym.worlds.bfcl.models import Door, Vehicle
+from toolgym.worlds.bfcl.models import Door, Vehicle, load
 from toolgym.worlds.bfcl.world import TableAPI
 
 MAX_FUEL_LEVEL = 50
@@ -86,10 +86,13 @@ class VehicleControlAPI(TableAPI):
         columns = [c.name for c in Vehicle.__table__.columns]
         return dict(zip(columns, self._rows(Vehicle)[0]))
 
-    def _get(self, name: str) -> Any:
-        return self._rows(Vehicle)[0][[c.name for c in Vehicle.__table__.columns].index(name)]
+    def _gauge(self, name: str) -> Any:
+        """One column of the vehicle row."""
+        (value,) = self._sql.execute(f'SELECT "{Vehicle.__table__.c[name].name}" FROM vehicle').fetchone()
+        return load(value)
 
-    def _set(self, **values) -> None:
+    def _change(self, **values) -> None:
+        """Set columns of the vehicle row."""
         self._update(Vehicle, 1, **values)
 
     def _doors(self) -> dict:
@@ -102,7 +105,7 @@ class VehicleControlAPI(TableAPI):
             ignitionMode: The ignition mode: START or STOP.
         """
         if ignitionMode == "STOP":
-            self._set(engine_state="stopped")
+            self._change(engine_state="stopped")
         car = self._car()
         if car["remainingUnlockedDoors"] > 0:
             unlocked = ", ".join(door for door, status in self._doors().items() if status == "unlocked")
@@ -116,7 +119,7 @@ class VehicleControlAPI(TableAPI):
             return {"error": "Fuel tank is empty."}
         if ignitionMode != "START":
             return {"error": "Invalid ignition mode."}
-        self._set(engine_state="running")
+        self._change(engine_state="running")
         return {"engineState": "running", "fuelLevel": car["fuelLevel"], "batteryVoltage": car["batteryVoltage"]}
 
     def fillFuelTank(self, fuelAmount: float) -> dict:
@@ -127,13 +130,13 @@ class VehicleControlAPI(TableAPI):
         """
         if fuelAmount < 0:
             return {"error": "Fuel amount cannot be negative."}
-        fuel = self._get("fuelLevel")
+        fuel = self._gauge("fuelLevel")
         if fuel + fuelAmount > MAX_FUEL_LEVEL:
             return {"error": "Cannot fill gas above the tank capacity."}
         if fuel + fuelAmount < MIN_FUEL_LEVEL:
             return {"error": "Fuel tank is empty. Min fuel level is 0 gallons."}
         fuel += fuelAmount
-        self._set(fuelLevel=fuel)
+        self._change(fuelLevel=fuel)
         return {"fuelLevel": fuel}
 
     def lockDoors(self, unlock: bool, door: list) -> dict:
@@ -144,7 +147,7 @@ class VehicleControlAPI(TableAPI):
             door: The doors to lock or unlock, each one of driver, passenger, rear_left and rear_right.
         """
         wanted = "unlocked" if unlock else "locked"
-        remaining = self._get("remainingUnlockedDoors")
+        remaining = self._gauge("remainingUnlockedDoors")
         for name in door:
             row = self._find(Door, "door", name)
             if row is None:
@@ -153,7 +156,7 @@ class VehicleControlAPI(TableAPI):
                 continue
             self._update(Door, row[0], status=wanted)
             remaining += 1 if unlock else -1
-            self._set(remainingUnlockedDoors=remaining)
+            self._change(remainingUnlockedDoors=remaining)
         return {"lockStatus": wanted, "remainingUnlockedDoors": remaining}
 
     def adjustClimateControl(self, temperature: float, unit: str = "celsius", fanSpeed: int = 50,
@@ -168,9 +171,9 @@ class VehicleControlAPI(TableAPI):
         """
         if not (0 <= fanSpeed <= 100):
             return {"error": "Fan speed must be between 0 and 100."}
-        self._set(acTemperature=(temperature - 32) * 5 / 9 if unit == "fahrenheit" else temperature,
+        self._change(acTemperature=(temperature - 32) * 5 / 9 if unit == "fahrenheit" else temperature,
                   fanSpeed=fanSpeed, acMode=mode)
-        return {"currentACTemperature": temperature, "climateMode": mode, "humidityLevel": self._get("humidityLevel")}
+        return {"currentACTemperature": temperature, "climateMode": mode, "humidityLevel": self._gauge("humidityLevel")}
 
     def get_outside_temperature_from_google(self) -> dict:
         """Gets the outside temperature."""
@@ -193,7 +196,7 @@ class VehicleControlAPI(TableAPI):
         if mode not in ["on", "off", "auto"]:
             return {"error": "Invalid headlight mode."}
         status = "on" if mode == "on" else "off"
-        self._set(headLightStatus=status)
+        self._change(headLightStatus=status)
         return {"headlightStatus": status}
 
     def displayCarStatus(self, option: str) -> dict:
@@ -230,7 +233,7 @@ class VehicleControlAPI(TableAPI):
         if mode not in ["engage", "release"]:
             return {"error": "Invalid mode"}
         status, force = ("engaged", 500.0) if mode == "engage" else ("released", 0.0)
-        self._set(parkingBrakeStatus=status, parkingBrakeForce=force, slopeAngle=10.0)
+        self._change(parkingBrakeStatus=status, parkingBrakeForce=force, slopeAngle=10.0)
         result = {"parkingBrakeStatus": status, "_parkingBrakeForce": force, "_slopeAngle": 10.0}
         if self._long_context:
             return {"parkingBrakeInstruction": long_context_data()["PARKING_BRAKE_INSTRUCTION"], **result}
@@ -245,15 +248,15 @@ class VehicleControlAPI(TableAPI):
         if not (0 <= pedalPosition <= 1):
             return {"error": "Pedal position must be between 0 and 1."}
         if pedalPosition == 0:
-            self._set(brakePedalStatus="released", brakePedalForce=0.0)
+            self._change(brakePedalStatus="released", brakePedalForce=0.0)
             return {"brakePedalStatus": "released", "brakePedalForce": 0.0}
         force = pedalPosition * 1000
-        self._set(brakePedalStatus="pressed", brakePedalForce=force)
+        self._change(brakePedalStatus="pressed", brakePedalForce=force)
         return {"brakePedalStatus": "pressed", "brakePedalForce": float(force)}
 
     def releaseBrakePedal(self) -> dict:
         """Releases the brake pedal of the vehicle."""
-        self._set(brakePedalStatus="released", brakePedalForce=0.0)
+        self._change(brakePedalStatus="released", brakePedalForce=0.0)
         return {"brakePedalStatus": "released", "brakePedalForce": 0.0}
 
     def setCruiseControl(self, speed: float, activate: bool, distanceToNextVehicle: float) -> dict:
@@ -266,16 +269,16 @@ class VehicleControlAPI(TableAPI):
         """
         distanceToNextVehicle = float(distanceToNextVehicle)
         speed = float(speed)
-        if self._get("engine_state") == "stopped":
+        if self._gauge("engine_state") == "stopped":
             return {"error": "Start the engine before activating the cruise control."}
-        self._set(distanceToNextVehicle=distanceToNextVehicle)  # kept even when the speed is refused, as in BFCL
+        self._change(distanceToNextVehicle=distanceToNextVehicle)  # kept even when the speed is refused, as in BFCL
         if activate:
             if speed < 0 or speed > 120 or speed % 5 != 0:
                 return {"error": "Invalid speed"}
             cruise = "active"
         else:
             cruise = "inactive"
-        self._set(cruiseStatus=cruise)
+        self._change(cruiseStatus=cruise)
         return {"cruiseStatus": cruise, "currentSpeed": speed, "distanceToNextVehicle": distanceToNextVehicle}
 
     def get_current_speed(self) -> dict:
@@ -296,7 +299,7 @@ class VehicleControlAPI(TableAPI):
         Args:
             distance: The distance to drive, in miles.
         """
-        return {"canDrive": not self._get("fuelLevel") * MILE_PER_GALLON < distance}
+        return {"canDrive": not self._gauge("fuelLevel") * MILE_PER_GALLON < distance}
 
     def liter_to_gallon(self, liter: float) -> dict:
         """Converts the liter to gallon.
@@ -343,7 +346,7 @@ class VehicleControlAPI(TableAPI):
         Args:
             destination: Where to go, written as street, city, state.
         """
-        self._set(destination=destination)  # set before the message is built, which fails for a non-string
+        self._change(destination=destination)  # set before the message is built, which fails for a non-string
         return {"status": "Navigating to " + destination}
 
     def check_tire_pressure(self) -> dict:
