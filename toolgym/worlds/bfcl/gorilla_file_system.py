@@ -20,10 +20,13 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from toolgym.worlds.bfcl.api import long_context_data
-from toolgym.worlds.bfcl.models import Entry, File, Folder, dump
+from toolgym.worlds.bfcl.models import Entry, File, Folder, dump, load
 from toolgym.worlds.bfcl.world import TableAPI
 
 INVALID_NAME_CHARACTERS = '|/\\?%*:"><'
+# The entries of the listing a folder shows (its ``listing`` and theirs hold the same JSON text).
+LISTING_QUERY = ("SELECT e.position, e.name, e.folder, e.file FROM entries AS e "
+                 "JOIN folders AS f ON e.listing = f.listing WHERE f.position = ?")
 
 
 class FileView:
@@ -141,9 +144,8 @@ class GorillaFileSystem(TableAPI):
         hash(name)  # an unhashable name fails as a dict lookup fails
         if type(name) is not str:  # every name in the tree is a string
             return None
-        listing = self._folder(folder)[2]
-        rows = self._rows(Entry, "WHERE listing = ? AND name = ?", (dump(listing), dump(name)))
-        return (rows[0][0], *rows[0][2:]) if rows else None
+        row = self._sql.execute(LISTING_QUERY + " AND e.name = ?", (folder, dump(name))).fetchone()
+        return (row[0], *map(load, row[1:])) if row else None
 
     def _item(self, folder: int, name) -> tuple[str, int] | None:
         """``("folder", id)`` or ``("file", id)`` that ``name`` names in the folder (``.``: the folder)."""
@@ -156,8 +158,8 @@ class GorillaFileSystem(TableAPI):
 
     def _entries(self, folder: int) -> list[tuple]:
         """``(position, name, folder, file)`` of the folder's contents, in order."""
-        return [(position, *rest) for position, _, *rest in
-                self._rows(Entry, "WHERE listing = ?", (dump(self._folder(folder)[2]),))]
+        return [(row[0], *map(load, row[1:]))
+                for row in self._sql.execute(LISTING_QUERY + " ORDER BY e.position", (folder,))]
 
     def _add(self, folder: int, name, *, child: int | None = None, file: int | None = None) -> None:
         self._append(Entry, listing=self._folder(folder)[2], name=name, folder=child, file=file)
