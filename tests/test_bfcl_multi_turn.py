@@ -12,8 +12,9 @@ import pytest
 from toolgym.envs.bfcl.multi_turn import (MULTI_TURN_CATEGORIES, MultiTurnEpisode, MultiTurnTask,
                                           builtin_multi_turn_tasks, load_multi_turn_tasks,
                                           parse_ground_truth_call)
-from toolgym.worlds.bfcl.api import run_call
+from toolgym.worlds.bfcl.api import function_doc, run_call
 from toolgym.worlds.bfcl.apis import API_CLASSES, make_instances
+from toolgym.worlds.bfcl.models import dump, load
 
 LOGIN = "ticket_login(username='alice', password='pw')"
 
@@ -54,6 +55,31 @@ def test_oracle_passes_every_builtin_task_and_tasks_are_seeded():
     for task in tasks:
         metrics = _oracle(task)
         assert metrics["success"] == 1 and metrics["turns_passed"] == len(task.turns), (task.id, metrics)
+
+
+def test_builtin_function_docs_describe_every_parameter_from_the_docstrings():
+    docs = {doc["name"]: doc for task in builtin_multi_turn_tasks(0) for doc in task.functions}
+    assert len(docs) == 49  # every function of TicketAPI, VehicleControlAPI and GorillaFileSystem
+    parameters = [(name, key, spec) for name, doc in docs.items()
+                  for key, spec in doc["parameters"]["properties"].items()]
+    assert len(parameters) == 60
+    for name, key, spec in parameters:
+        assert spec["description"] and spec["description"] != key and "\n" not in spec["description"], (name, key)
+    assert docs["lockDoors"]["parameters"]["properties"]["door"] == {
+        "type": "array",
+        "description": "The doors to lock or unlock, each one of driver, passenger, rear_left and rear_right."}
+    assert docs["wc"]["parameters"]["properties"]["mode"]["default"] == "l"
+    assert docs["wc"]["parameters"]["required"] == ["file_name"]
+    assert docs["get_ticket"]["description"] == "Get a specific ticket by its ID."
+
+
+def test_a_function_doc_refuses_an_undescribed_parameter():
+    class Undocumented(API_CLASSES["TicketAPI"]):
+        def reopen_ticket(self, ticket_id: int) -> dict:
+            """Reopen a ticket."""
+
+    with pytest.raises(ValueError, match="does not describe 'ticket_id'"):
+        function_doc(Undocumented, "reopen_ticket")
 
 
 # What BFCL's TicketAPI returns, read from ticket_api.py and its executor (json.dumps of a dict).
@@ -395,7 +421,7 @@ def test_a_raising_call_rolls_back_under_paper_and_keeps_bfcls_half_change_under
         episode = MultiTurnEpisode(task, scoring=scoring)
         assert episode.execute("set_navigation", {"destination": 7}) == \
             'Error during execution: can only concatenate str (not "int") to str'
-        assert episode._model["VehicleControlAPI"].destination == destination
+        assert episode._model["VehicleControlAPI"].state()["destination"] == destination
 
 
 # From BFCL's GorillaFileSystem on this tree: mv keeps a folder's children (whose parent is still the
@@ -427,6 +453,8 @@ BFCL_FILE_SYSTEM_OUTPUTS = [
     ("cat(file_name='docs')", '{"error": "cat: \'docs\': Is a directory"}'),
     ("diff(file_name1='docs', file_name2='copy')", '{"error": "diff: docs or copy: No such file or directory"}'),
     ("find(path='nowhere')", "{\"error\": \"find: 'nowhere': No such file or directory\"}"),
+    # BFCL writes with the item's _write, which only its File class has.
+    ("echo(content='z', file_name='docs')", "Error during execution: 'Directory' object has no attribute '_write'"),
 ]
 
 
@@ -434,6 +462,24 @@ def test_file_system_outputs_equal_bfcls():
     instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
     for text, output in BFCL_FILE_SYSTEM_OUTPUTS:
         assert run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"])) == output, text
+
+
+def test_the_file_system_is_rows_that_keep_bfcls_shared_listings_and_files():
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": FILE_TREE}, long_context=False)
+    for text in ["cp(source='docs', destination='copy')", "cd(folder='copy')", "echo(content='new', file_name='a.txt')",
+                 "cd(folder='..')", "mv(source='docs', destination='empty')"]:
+        run_call(instances, *parse_ground_truth_call(text, ["GorillaFileSystem"]))
+    sql = instances["GorillaFileSystem"]._sql
+    assert sql.execute("SELECT COUNT(*) FROM files").fetchone() == (1,)  # the copy holds the same file
+    # empty/docs is a new folder showing the moved folder's very listing (BFCL's shared contents dict)
+    assert sql.execute("SELECT name, listing FROM folders ORDER BY position").fetchall() == [
+        ('"alex"', "1"), ('"docs"', "2"), ('"empty"', "3"), ('"copy"', "4"), ('"docs"', "2")]
+    root = instances["GorillaFileSystem"].state()["root"]
+    assert root.contents["empty"].contents["docs"].contents["a.txt"].content == "new"
+    assert repr(root) == ("<Directory: alex, Parent: None, Contents: {'empty': <Directory: empty, Parent: alex, "
+                          "Contents: {'docs': <Directory: docs, Parent: empty, Contents: {'a.txt': <<File: a.txt, "
+                          "Content: new>>}>}>, 'copy': <Directory: copy, Parent: alex, Contents: {'a.txt': <<File: "
+                          "a.txt, Content: new>>}>}>")
 
 
 def test_miss_func_reveals_held_out_functions_at_their_turn(official_data):
@@ -512,3 +558,41 @@ def test_a_moved_folders_children_still_know_their_old_parent_as_in_bfcl():
         run_call(instances, name, arguments)
     # From BFCL's class: b's parent is the folder it was made in, which mv left detached.
     assert run_call(instances, "pwd", {}) == '{"current_working_directory": "/alex/a"}'
+
+
+def test_table_values_come_back_with_their_python_types_and_order():
+    values = [{"b": 1, "a": 1.0, 3: "int key", "3": "str key", (1, 2): [True, None]}, [1, 1.0, "1"], (1,), {2, 3},
+              frozenset({4}), ..., "é\n\"", -7, 10**30, 2.5e-300, {"l": [1]}, {"d": {}}, []]
+    for value in values:
+        back = load(dump(value))
+        assert back == value and repr(back) == repr(value), value
+        assert type(back) is type(value)
+
+
+def test_api_state_is_rows_and_a_failing_call_rolls_back_rows_and_random_stream_under_paper():
+    config = {"MessageAPI": {"current_user": "USR001", "user_map": {"Alice": "USR001", "Odd": ["USR9"]}}}
+    first_id = json.loads(run_call(make_instances(["MessageAPI"], config, long_context=False), "send_message",
+                                   {"receiver_id": "USR001", "message": "hi"}))["message_id"]
+    for rollback, drawn in ((True, 0), (False, 1)):
+        instances = make_instances(["MessageAPI"], config, long_context=False)
+        sql = instances["MessageAPI"]._sql
+        # BFCL draws the message id, then fails to use a list as a dict key
+        assert run_call(instances, "send_message", {"receiver_id": ["USR9"], "message": "hi"}, rollback=rollback) \
+            == "Error during execution: unhashable type: 'list'"
+        assert sql.execute("SELECT COUNT(*) FROM message_ids").fetchone() == (drawn,)
+        sent = json.loads(run_call(instances, "send_message", {"receiver_id": "USR001", "message": "hi"}))
+        assert (sent["message_id"] == first_id) == rollback  # the id stream was rolled back with the call
+    assert sql.execute("SELECT record FROM sent_messages ORDER BY position DESC LIMIT 1").fetchone() == \
+        ('{"d": [["USR001", "hi"]]}',)
+    assert instances["MessageAPI"].state()["inbox"][-1] == {"USR001": "hi"}
+    assert instances["MessageAPI"].state()["user_map"] == {"Alice": "USR001", "Odd": ["USR9"]}
+
+
+def test_worlds_of_one_scenario_are_copies_that_do_not_share_changes():
+    config = {"TicketAPI": {"ticket_queue": [{"id": 1, "status": "Open"}], "current_user": "alice"}}
+    first = make_instances(["TicketAPI"], config, long_context=False)
+    second = make_instances(["TicketAPI"], config, long_context=False)  # copied from the first's loaded image
+    run_call(first, "close_ticket", {"ticket_id": 1})
+    assert first["TicketAPI"].state()["ticket_queue"] == [{"id": 1, "status": "Closed"}]
+    assert second["TicketAPI"].state() == {"ticket_queue": [{"id": 1, "status": "Open"}], "ticket_counter": 1,
+                                           "current_user": "alice"}

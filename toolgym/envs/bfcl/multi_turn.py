@@ -2,7 +2,8 @@
 
 A task is a conversation of user turns over one or more of BFCL's stateful APIs
 (:mod:`toolgym.worlds.bfcl`). :class:`MultiTurnEpisode` keeps two worlds made from the
-task's ``initial_config``: the model's, which :meth:`MultiTurnEpisode.execute` runs calls on,
+task's ``initial_config`` (each a :class:`~toolgym.worlds.bfcl.world.BfclWorld`, the APIs'
+state in its SQLite tables): the model's, which :meth:`MultiTurnEpisode.execute` runs calls on,
 and the ground truth's, which plays the turn's ground-truth calls when the turn ends. A turn
 then passes when
 

@@ -1,15 +1,13 @@
 """The shared base of BFCL's multi-turn APIs and BFCL's way of running one call on them.
 
 BFCL keeps each API's state in the public attributes of a Python object and grades a turn
-by comparing those attributes with the ground truth's (``state_checker``). Each API here
-keeps the same attributes (JSON-like values; the file system a tree of nodes), so
-:meth:`BfclAPI.state` is exactly what BFCL compares. They are not SQLAlchemy rows, unlike
-toolgym's other worlds: BFCL's verdicts and result texts depend on details a table would have
-to re-create by hand (dict key order, int against float, int against string keys, lists shared
-between tweets or folders), and any slip would change a verdict; keeping BFCL's shapes makes
-equality with its classes checkable call by call. A call that raises leaves the state as
-it was unless the caller asks for BFCL's behaviour, which keeps a half-made change (see
-:func:`run_call`); the error text is the same either way.
+by comparing those attributes with the ground truth's (``state_checker``). Here the stateful
+APIs (:class:`~toolgym.worlds.bfcl.world.TableAPI`) keep that state in the tables of a
+:class:`~toolgym.worlds.bfcl.world.BfclWorld` and :meth:`BfclAPI.state` reads it back into
+BFCL's attributes (key order, int against float and list order kept:
+:mod:`toolgym.worlds.bfcl.models`). A call that raises leaves the state as it was unless the
+caller asks for BFCL's behaviour, which keeps a half-made change (see :func:`run_call`); the
+error text is the same either way.
 
 :func:`run_call` dispatches a call by function name across the involved APIs as BFCL's
 executor does (a later class wins a shared name), and turns the return value into BFCL's
@@ -26,37 +24,37 @@ import json
 from importlib import resources
 from typing import Any
 
-from toolgym.worlds.tools import argument_problem
+from toolgym.worlds.tools import argument_problem, parse_docstring
 
 #: Function names BFCL's executor refuses before running anything.
 BLOCKED_NAMES = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
 
 
 class BfclAPI:
-    """One BFCL API: public attributes are its state; public methods are its functions."""
+    """One BFCL API: its public methods are its functions. This base holds no state (BFCL's
+    stateless MathAPI); the stateful APIs subclass :class:`~toolgym.worlds.bfcl.world.TableAPI`."""
 
     #: The BFCL class name (``TicketAPI``) and its function-doc file (``ticket_api``).
     class_name: str = ""
     doc_file: str = ""
-    #: The state a scenario starts from where the task's ``initial_config`` says nothing.
-    default_state: dict[str, Any] = {}
-    #: APIs without state are not loaded from the scenario (BFCL's STATELESS_CLASSES).
-    stateless: bool = False
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
-        defaults = copy.deepcopy(self.default_state)
-        for key, value in defaults.items():
-            setattr(self, key, copy.deepcopy(scenario[key]) if key in scenario else value)
-        self._long_context = long_context
+        """Set the state from the task's ``initial_config`` for this API: nothing without state."""
 
     def state(self) -> dict[str, Any]:
-        """The public attributes, as BFCL's state checker reads them."""
-        return {key: value for key, value in vars(self).items() if not key.startswith("_")}
+        """The attributes BFCL's state checker compares: none without state."""
+        return {}
+
+    def _run(self, name: str, arguments: dict, rollback: bool) -> str:
+        """``name(**arguments)`` as BFCL's result text; see :func:`run_call` for ``rollback``."""
+        return result_text(getattr(self, name)(**arguments))
 
     @classmethod
-    def function_names(cls) -> list[str]:
-        return [name for name, member in inspect.getmembers(cls, inspect.isfunction)
-                if not name.startswith("_") and name not in _BASE_METHODS]
+    @functools.cache
+    def function_names(cls) -> tuple[str, ...]:
+        """The API's functions, in name order (worked out once per class: calls look names up here)."""
+        return tuple(name for name, member in inspect.getmembers(cls, inspect.isfunction)
+                     if not name.startswith("_") and name not in _BASE_METHODS)
 
 
 _BASE_METHODS = frozenset(name for name, _ in inspect.getmembers(BfclAPI, inspect.isfunction))
@@ -97,35 +95,40 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
     problem = argument_problem(arguments)  # bounded work: nesting, size, non-finite numbers
     if problem:
         return f"Error during execution: {problem}"
-    saved = copy.deepcopy(vars(owner)) if rollback else None
     try:
-        value = getattr(owner, name)(**copy.deepcopy(arguments))
-        text = result_text(value)
+        return owner._run(name, copy.deepcopy(arguments), rollback)
     except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
-        if rollback:
-            vars(owner).clear()
-            vars(owner).update(saved)
         return f"Error during execution: {exc}"
-    return text
 
 
 _JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", dict: "dict", list: "array"}
 
 
 def function_doc(cls: type[BfclAPI], name: str) -> dict:
-    """A BFCL-style function doc derived from the method's signature and docstring."""
+    """A BFCL-style function doc derived from the method's signature and docstring.
+
+    The description is the docstring's; each parameter's text is its entry under ``Args:``
+    (read by ``docstring-parser``), and an optional parameter's default is given as BFCL's
+    docs give it. A parameter the docstring does not describe is a ``ValueError``: a doc
+    with a bare name tells a model nothing.
+    """
     method = getattr(cls, name)
+    description, texts = parse_docstring(inspect.getdoc(method) or "")
     hints = {key: value for key, value in inspect.get_annotations(method, eval_str=True).items()
              if key != "return"}
     properties, required = {}, []
     for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        if not texts.get(parameter.name):
+            raise ValueError(f"{cls.__name__}.{name}: the docstring does not describe {parameter.name!r} under Args:")
         annotation = hints.get(parameter.name, str)
         base = next((t for t in getattr(annotation, "__args__", (annotation,)) if t is not type(None)), str)
         base = getattr(base, "__origin__", base)
-        properties[parameter.name] = {"type": _JSON_TYPES.get(base, "string"), "description": parameter.name}
+        properties[parameter.name] = {"type": _JSON_TYPES.get(base, "string"), "description": texts[parameter.name]}
         if parameter.default is inspect.Parameter.empty:
             required.append(parameter.name)
-    return {"name": name, "description": (inspect.getdoc(method) or "").splitlines()[0],
+        elif type(parameter.default) in (str, int, float, bool):
+            properties[parameter.name]["default"] = parameter.default
+    return {"name": name, "description": description,
             "parameters": {"type": "dict", "properties": properties, "required": required}}
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
+
 from toolgym.worlds.bfcl.api import BfclAPI
 from toolgym.worlds.bfcl.gorilla_file_system import GorillaFileSystem
 from toolgym.worlds.bfcl.math_api import MathAPI
@@ -11,6 +14,8 @@ from toolgym.worlds.bfcl.ticket_api import TicketAPI
 from toolgym.worlds.bfcl.trading_bot import TradingBot
 from toolgym.worlds.bfcl.travel_booking import TravelAPI
 from toolgym.worlds.bfcl.vehicle_control import VehicleControlAPI
+from toolgym.worlds.base import Snapshot
+from toolgym.worlds.bfcl.world import BfclWorld, TableAPI
 
 #: BFCL class name -> implementation. Tasks naming a class outside it cannot run yet.
 API_CLASSES: dict[str, type[BfclAPI]] = {cls.class_name: cls for cls in (GorillaFileSystem, MathAPI, MessageAPI, TicketAPI, TradingBot, TravelAPI, TwitterAPI, VehicleControlAPI)}
@@ -23,13 +28,44 @@ DOC_FILES = {
 }
 
 
+#: The worlds of recently loaded scenarios, most recent last. An episode loads its task twice (the
+#: model's world and the ground truth's), and an evaluation often again under another scoring;
+#: copying a loaded database in is cheaper than inserting its rows again.
+_LOADED: OrderedDict[str, Snapshot] = OrderedDict()
+LOADED_SCENARIOS = 16
+
+
 def make_instances(involved_classes: list[str], initial_config: dict,
                    long_context: bool) -> dict[str, BfclAPI]:
-    """Fresh instances of the involved APIs loaded from ``initial_config`` (BFCL's _load_scenario)."""
+    """Fresh instances of the involved APIs loaded from ``initial_config`` (BFCL's _load_scenario).
+
+    Those that keep their state in tables share one new :class:`BfclWorld`.
+    """
+    try:
+        key = json.dumps([involved_classes, initial_config, long_context])
+    except (TypeError, ValueError):  # not JSON (a hand-made config): loaded every time
+        key = None
+    loaded = _LOADED.get(key) if key is not None else None
     instances = {}
+    world = None
     for name in involved_classes:
-        instance = API_CLASSES[name]()
-        if not instance.stateless:
-            instance.load_scenario(initial_config.get(name, {}), long_context=long_context)
+        cls = API_CLASSES[name]
+        if issubclass(cls, TableAPI):
+            world = world or BfclWorld()
+            instance = cls(world)
+            if loaded is not None:
+                instance._take_up(long_context)
+            else:
+                instance.load_scenario(initial_config.get(name, {}), long_context=long_context)
+        else:  # without state: nothing to load (BFCL's STATELESS_CLASSES)
+            instance = cls()
         instances[name] = instance
+    if world is not None and key is not None:
+        if loaded is not None:
+            world.restore(loaded)
+            _LOADED.move_to_end(key)
+        else:
+            _LOADED[key] = world.snapshot()
+            while len(_LOADED) > LOADED_SCENARIOS:
+                _LOADED.popitem(last=False)
     return instances

@@ -1,28 +1,38 @@
 """BFCL's GorillaFileSystem: a small Unix-like file tree driven by ls, cd, mv, cp, grep and friends.
 
-State: ``root``, the tree, and ``long_context``. The tree is a tree of :class:`Folder` and
-:class:`FileNode` objects rather than rows, because BFCL's behaviour depends on object
-identity that rows would lose: a moved folder keeps its children, whose parent is still the
-folder they were made in (so ``cd ..`` from one of them goes back there), and a copied folder
-shares its children with the original (writing to a file in one shows in both). Two folders
-are equal when their names and contents are (BFCL's ``Directory.__eq__``), which is what the
-state check compares; the working directory is private, as in BFCL. The long-context variant
-appends BFCL's long text to most files and fills every folder without subfolders with BFCL's
-thirty extra files. Outputs and errors word for word as BFCL's class returns them (``mkdir``,
-``touch`` and a successful ``echo`` to a file return ``None``, printed ``None``).
+State: ``root``, the tree, and ``long_context``. The tree is three tables (``folders``,
+``files`` and ``entries``: :mod:`toolgym.worlds.bfcl.models`) that keep the object identities
+BFCL's behaviour depends on. A folder's contents are a *listing*, and ``mv`` gives a moved
+folder's new node the very listing of the old one, whose subfolders still name the folder they
+were made in as their parent (so ``cd ..`` from one of them goes back there); ``cp`` of a folder
+makes a new listing holding the same files and folders (writing to a file in one shows in
+both). :meth:`GorillaFileSystem.state` reads the tables back into :class:`FolderView` and
+:class:`FileView` objects, equal when their names and contents are (BFCL's
+``Directory.__eq__``), which is what the state check compares; the working directory is a
+private setting, as in BFCL. The long-context variant appends BFCL's long text to most files
+and fills every folder without subfolders with BFCL's thirty extra files. Outputs and errors
+word for word as BFCL's class returns them (``mkdir``, ``touch`` and a successful ``echo`` to a
+file return ``None``, printed ``None``; ``echo`` onto a folder fails as BFCL's does).
 """
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
-from toolgym.worlds.bfcl.api import BfclAPI, long_context_data
+from toolgym.worlds.bfcl.api import long_context_data
+from toolgym.worlds.bfcl.models import Entry, File, Folder, dump, load
+from toolgym.worlds.bfcl.world import TableAPI
 
 INVALID_NAME_CHARACTERS = '|/\\?%*:"><'
+# The entries of the listing a folder shows (its ``listing`` and theirs hold the same JSON text).
+LISTING_QUERY = ("SELECT e.position, e.name, e.folder, e.file FROM entries AS e "
+                 "JOIN folders AS f ON e.listing = f.listing WHERE f.position = ?")
 
 
-class FileNode:
-    def __init__(self, name: str, content: str = "") -> None:
+class FileView:
+    """A file as the state check sees it (BFCL's ``File``)."""
+
+    def __init__(self, name: str, content: str) -> None:
         self.name = name
         self.content = content
 
@@ -30,216 +40,360 @@ class FileNode:
         return f"<<File: {self.name}, Content: {self.content}>>"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FileNode) and self.name == other.name and self.content == other.content
+        return isinstance(other, FileView) and self.name == other.name and self.content == other.content
 
 
-class Folder:
-    def __init__(self, name: str, parent: Optional["Folder"] = None) -> None:
+class FolderView:
+    """A folder as the state check sees it (BFCL's ``Directory``); ``contents`` is shared as the listing is."""
+
+    def __init__(self, name: str, parent: Optional["FolderView"]) -> None:
         self.name = name
         self.parent = parent
-        self.contents: dict[str, Union[FileNode, "Folder"]] = {}
-
-    def add_file(self, name: str, content: str = "") -> None:
-        if name in self.contents:
-            raise ValueError(f"File '{name}' already exists in directory '{self.name}'.")
-        self.contents[name] = FileNode(name, content)
-
-    def add_folder(self, name: str) -> None:
-        if name in self.contents:
-            raise ValueError(f"Directory '{name}' already exists in directory '{self.name}'.")
-        self.contents[name] = Folder(name, self)
-
-    def item(self, name: str) -> Union[FileNode, "Folder", None]:
-        return self if name == "." else self.contents.get(name)
+        self.contents: dict[str, Union[FileView, "FolderView"]] = {}
 
     def __repr__(self) -> str:
         return f"<Directory: {self.name}, Parent: {self.parent.name if self.parent else None}, Contents: {self.contents}>"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Folder) and self.name == other.name and self.contents == other.contents
+        return isinstance(other, FolderView) and self.name == other.name and self.contents == other.contents
 
 
-class GorillaFileSystem(BfclAPI):
+class GorillaFileSystem(TableAPI):
     class_name = "GorillaFileSystem"
     doc_file = "gorilla_file_system"
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
-        self.long_context = long_context
-        self.root = Folder("/", None)
+        self._long_context = long_context
+        folders, files, entries = [("/", None, 1)], [], []
         if "root" in scenario:
             root_name = next(iter(scenario["root"]))
-            self.root = self._load_folder(scenario["root"][root_name]["contents"], Folder(root_name, None))
-        self._cwd = self.root
+            folders = [(root_name, None, 1)]
+            self._load_folder(scenario["root"][root_name]["contents"], 1, folders, files, entries)
+        self._insert_all(Folder, folders)
+        self._insert_all(File, files)
+        self._insert_all(Entry, entries)
+        self._sql.executemany("INSERT INTO settings (api, name, value) VALUES (?, ?, ?)",
+                              [(self.class_name, name, dump(value))
+                               for name, value in (("root", 1), ("cwd", 1), ("long_context", long_context))])
+        self._world.commit()
 
-    def _load_folder(self, entries: dict, folder: Folder) -> Folder:
+    def _load_folder(self, items: dict, folder: int, folders: list, files: list, entries: list) -> None:
+        """Rows for the scenario's ``items`` inside ``folder`` (positions count from 1 in each list)."""
         leaf = True
-        extra = long_context_data() if self.long_context else None
-        for name, entry in entries.items():
-            if entry["type"] == "directory":
+        extra = long_context_data() if self._long_context else None
+        names = set()
+        for name, item in items.items():
+            if item["type"] == "directory":
                 leaf = False
-                folder.contents[name] = self._load_folder(entry["contents"], Folder(name, folder))
-            elif entry["type"] == "file":
-                content = entry["content"]
+                folders.append((name, folder, len(folders) + 1))
+                child = len(folders)
+                self._load_folder(item["contents"], child, folders, files, entries)
+                entries.append((folder, name, child, None))
+            elif item["type"] == "file":
+                content = item["content"]
                 if extra and name not in extra["FILES_TAIL_USED"]:
                     content += extra["FILE_CONTENT_EXTENSION"]
-                folder.contents[name] = FileNode(name, content)
+                files.append((name, content))
+                entries.append((folder, name, None, len(files)))
+            else:
+                continue
+            names.add(name)
         if leaf and extra:
             for name in extra["POPULATE_FILE_EXTENSION"]:
-                folder.add_file(name)
-        return folder
+                if name in names:
+                    raise ValueError(f"File '{name}' already exists in directory '{folders[folder - 1][0]}'.")
+                files.append((name, ""))
+                entries.append((folder, name, None, len(files)))
+                names.add(name)
 
-    def _resolve(self, path: Optional[str]) -> Union[Folder, dict]:
+    def state(self) -> dict[str, Any]:
+        folders = {position: (name, parent, listing) for position, name, parent, listing in self._rows(Folder)}
+        files = {position: (name, content) for position, name, content in self._rows(File)}
+        listings: dict[int, list] = {}
+        for _, listing, name, folder, file in self._rows(Entry):
+            listings.setdefault(listing, []).append((name, folder, file))
+        views: dict[int, FolderView] = {}
+        shown: dict[int, dict] = {}  # listing -> the one dict every folder showing it holds
+        file_views: dict[int, FileView] = {}
+
+        def view(folder: int) -> FolderView:
+            if folder not in views:
+                name, parent, listing = folders[folder]
+                views[folder] = FolderView(name, None if parent is None else view(parent))
+                if listing not in shown:
+                    shown[listing] = contents = {}
+                    for item_name, child, file in listings.get(listing, []):
+                        if child is not None:
+                            contents[item_name] = view(child)
+                        else:
+                            if file not in file_views:
+                                file_views[file] = FileView(*files[file])
+                            contents[item_name] = file_views[file]
+                views[folder].contents = shown[listing]
+            return views[folder]
+
+        return {"root": view(self._get("root")), "long_context": self._get("long_context")}
+
+    # -- the tree -------------------------------------------------------------------------
+    def _folder(self, folder: int) -> tuple[Any, Any, int]:
+        """``(name, parent, listing)`` of a folder."""
+        return self._rows(Folder, "WHERE position = ?", (folder,))[0][1:]
+
+    def _entry(self, folder: int, name) -> tuple | None:
+        """``(position, name, folder, file)`` of ``name`` in the folder's contents, as ``name in contents`` finds it."""
+        hash(name)  # an unhashable name fails as a dict lookup fails
+        if type(name) is not str:  # every name in the tree is a string
+            return None
+        row = self._sql.execute(LISTING_QUERY + " AND e.name = ?", (folder, dump(name))).fetchone()
+        return (row[0], *map(load, row[1:])) if row else None
+
+    def _item(self, folder: int, name) -> tuple[str, int] | None:
+        """``("folder", id)`` or ``("file", id)`` that ``name`` names in the folder (``.``: the folder)."""
+        if name == ".":
+            return "folder", folder
+        entry = self._entry(folder, name)
+        if entry is None:
+            return None
+        return ("folder", entry[2]) if entry[2] is not None else ("file", entry[3])
+
+    def _entries(self, folder: int) -> list[tuple]:
+        """``(position, name, folder, file)`` of the folder's contents, in order."""
+        return [(row[0], *map(load, row[1:]))
+                for row in self._sql.execute(LISTING_QUERY + " ORDER BY e.position", (folder,))]
+
+    def _add(self, folder: int, name, *, child: int | None = None, file: int | None = None) -> None:
+        self._append(Entry, listing=self._folder(folder)[2], name=name, folder=child, file=file)
+
+    def _add_file(self, folder: int, name, content="") -> None:
+        if self._entry(folder, name) is not None:
+            raise ValueError(f"File '{name}' already exists in directory '{self._folder(folder)[0]}'.")
+        self._add(folder, name, file=self._append(File, name=name, content=content))
+
+    def _add_folder(self, folder: int, name) -> int:
+        if self._entry(folder, name) is not None:
+            raise ValueError(f"Directory '{name}' already exists in directory '{self._folder(folder)[0]}'.")
+        child = self._append(Folder, name=name, parent=folder, listing=None)
+        self._update(Folder, child, listing=child)
+        self._add(folder, name, child=child)
+        return child
+
+    def _pop(self, folder: int, name) -> None:
+        self._delete(Entry, self._entry(folder, name)[0])
+
+    def _file_content(self, name) -> tuple[int, Any] | None:
+        """``(id, content)`` of the file ``name`` in the working directory (``None``: none, or a folder)."""
+        entry = self._entry(self._get("cwd"), name)
+        if entry is None or entry[3] is None:
+            return None
+        return entry[3], self._rows(File, "WHERE position = ?", (entry[3],))[0][2]
+
+    def _resolve(self, path: Optional[str]) -> Union[int, dict]:
+        cwd = self._get("cwd")
         if path is None or path == ".":
-            return self._cwd
+            return cwd
         if path == "/":
-            return self.root
+            return self._get("root")
         names = path.strip("/").split("/")
-        folder = self.root if path.startswith("/") else self._cwd
+        folder = self._get("root") if path.startswith("/") else cwd
         for name in names:
-            child = folder.item(name)
-            if not isinstance(child, Folder):
+            item = self._item(folder, name)
+            if item is None or item[0] != "folder":
                 return {"error": f"cd: '{path}': No such file or directory"}
-            folder = child
+            folder = item[1]
         return folder
 
-    def _file(self, name: str) -> Optional[FileNode]:
-        item = self._cwd.contents.get(name) if name in self._cwd.contents else None
-        return item if isinstance(item, FileNode) else None
-
+    # -- the functions --------------------------------------------------------------------
     def pwd(self) -> dict:
         """Return the current working directory path."""
-        names, folder = [], self._cwd
+        names, folder = [], self._get("cwd")
         while folder is not None:  # BFCL's loop also stops at a name equal to the root object: never
-            names.append(folder.name)
-            folder = folder.parent
+            name, folder, _ = self._folder(folder)
+            names.append(name)
         return {"current_working_directory": "/" + "/".join(reversed(names))}
 
     def ls(self, a: bool = False) -> dict:
-        """List the contents of the current directory."""
-        names = list(self._cwd.contents)
+        """List the contents of the current directory.
+
+        Args:
+            a: Also list hidden entries (names starting with a dot); False by default.
+        """
+        names = [name for _, name, _, _ in self._entries(self._get("cwd"))]
         return {"current_directory_content": names if a else [n for n in names if not n.startswith(".")]}
 
     def cd(self, folder: str) -> dict:
-        """Change the current working directory to the specified folder."""
+        """Change the current working directory to the specified folder.
+
+        Args:
+            folder: The folder to enter, one level at a time: a subfolder's name, .. or /.
+        """
         folder = folder.rstrip("/") or "/"
         if folder not in {".", "..", "/"} and "/" in folder:
             return {"error": f"cd: {folder}: Unsupported path. Only one folder level at a time is supported."}
         if folder == "..":
-            if self._cwd.parent:
-                self._cwd = self._cwd.parent
-            elif self.root == self._cwd:
+            parent = self._folder(self._get("cwd"))[1]
+            # Only the root has no parent, so BFCL's third case ("No such directory") never comes.
+            if parent is None:
                 return {"error": "Current directory is already the root. Cannot go back."}
-            else:
-                return {"error": "cd: ..: No such directory"}
+            self._set("cwd", parent)
             return {}
         target = self._resolve(folder)
         if isinstance(target, dict):
             return target
-        self._cwd = target
-        return {"current_working_directory": target.name}
+        self._set("cwd", target)
+        return {"current_working_directory": self._folder(target)[0]}
 
     @staticmethod
     def _valid(name: str) -> bool:
         return not any(c in name for c in INVALID_NAME_CHARACTERS)
 
     def mkdir(self, dir_name: str) -> Optional[dict]:
-        """Create a new directory in the current directory."""
+        """Create a new directory in the current directory.
+
+        Args:
+            dir_name: Name of the new folder, made in the current directory (no path).
+        """
         if not self._valid(dir_name):
             return {"error": f"mkdir: cannot create directory '{dir_name}': Invalid character"}
-        if dir_name in self._cwd.contents:
+        cwd = self._get("cwd")
+        if self._entry(cwd, dir_name) is not None:
             return {"error": f"mkdir: cannot create directory '{dir_name}': File exists"}
-        self._cwd.add_folder(dir_name)
+        self._add_folder(cwd, dir_name)
         return None
 
     def touch(self, file_name: str) -> Optional[dict]:
-        """Create a new file of any extension in the current directory."""
+        """Create a new file of any extension in the current directory.
+
+        Args:
+            file_name: Name of the new file, made in the current directory (no path).
+        """
         if not self._valid(file_name):
             return {"error": f"touch: cannot touch '{file_name}': Invalid character"}
-        if file_name in self._cwd.contents:
+        cwd = self._get("cwd")
+        if self._entry(cwd, file_name) is not None:
             return {"error": f"touch: cannot touch '{file_name}': File exists"}
-        self._cwd.add_file(file_name)
+        self._add_file(cwd, file_name)
         return None
 
     def echo(self, content: str, file_name: Optional[str] = None) -> Optional[dict]:
-        """Write content to a file at current directory or display it in the terminal."""
+        """Write content to a file at current directory or display it in the terminal.
+
+        Args:
+            content: The text to write or show.
+            file_name: A file in the current directory to write the text to; when None the text is shown in the terminal.
+        """
         if file_name is None:
             return {"terminal_output": content}
         if not self._valid(file_name):
             return {"error": f"echo: cannot write to '{file_name}': Invalid character"}
         if not file_name:
             return {"terminal_output": content}
-        if file_name not in self._cwd.contents:
+        cwd = self._get("cwd")
+        if self._entry(cwd, file_name) is None:
             return {"error": f"echo: cannot write to '{file_name}': No such file"}
-        self._cwd.item(file_name).content = content  # a folder gets a content attribute, as in BFCL's _write
+        kind, item = self._item(cwd, file_name)
+        if kind == "folder":  # BFCL calls the folder's _write, which folders lack
+            raise AttributeError("'Directory' object has no attribute '_write'")
+        self._update(File, item, content=content)
         return None
 
     def cat(self, file_name: str) -> dict:
-        """Display the contents of a file of any extension from currrent directory."""
+        """Display the contents of a file of any extension from currrent directory.
+
+        Args:
+            file_name: Name of a file in the current directory (no path).
+        """
         if not self._valid(file_name):
             return {"error": f"cat: '{file_name}': Invalid character"}
-        if file_name not in self._cwd.contents:
+        cwd = self._get("cwd")
+        if self._entry(cwd, file_name) is None:
             return {"error": f"cat: '{file_name}': No such file or directory"}
-        item = self._cwd.item(file_name)
-        if isinstance(item, FileNode):
-            return {"file_content": item.content}
+        kind, item = self._item(cwd, file_name)
+        if kind == "file":
+            return {"file_content": self._rows(File, "WHERE position = ?", (item,))[0][2]}
         return {"error": f"cat: '{file_name}': Is a directory"}
 
     def find(self, path: str = ".", name: Optional[str] = None) -> dict:
-        """Find any file or directories under specific path that contain name in its file name."""
+        """Find any file or directories under specific path that contain name in its file name.
+
+        Args:
+            path: The folder to search from; the current directory (.) by default.
+            name: Part of the names to look for; every entry when None.
+        """
         target = self._resolve(path)
         if isinstance(target, dict):
             message = target.get("error", "")
             return {"error": message.replace("cd:", "find:", 1)} if message.startswith("cd:") else target
         matches = []
 
-        def walk(folder: Folder, base: str) -> None:
-            for item_name, item in folder.contents.items():
+        def walk(folder: int, base: str) -> None:
+            for _, item_name, child, _ in self._entries(folder):
                 item_path = f"{base}/{item_name}"
                 if name is None or name in item_name:
                     matches.append(item_path)
-                if isinstance(item, Folder):
-                    walk(item, item_path)
+                if child is not None:
+                    walk(child, item_path)
 
         walk(target, path.rstrip("/"))
         return {"matches": matches}
 
     def wc(self, file_name: str, mode: str = "l") -> dict:
-        """Count the number of lines, words, and characters in a file of any extension from current directory."""
+        """Count the number of lines, words, and characters in a file of any extension from current directory.
+
+        Args:
+            file_name: Name of a file in the current directory.
+            mode: What to count: l for lines (the default), w for words, c for characters.
+        """
         if mode not in ["l", "w", "c"]:
             return {"error": f"wc: invalid mode '{mode}'"}
-        node = self._file(file_name)
-        if node is None:
+        found = self._file_content(file_name)
+        if found is None:
             return {"error": f"wc: {file_name}: No such file or directory"}
+        content = found[1]
         if mode == "l":
-            return {"count": len(node.content.splitlines()), "type": "lines"}
+            return {"count": len(content.splitlines()), "type": "lines"}
         if mode == "w":
-            return {"count": len(node.content.split()), "type": "words"}
-        return {"count": len(node.content), "type": "characters"}
+            return {"count": len(content.split()), "type": "words"}
+        return {"count": len(content), "type": "characters"}
 
     def sort(self, file_name: str) -> dict:
-        """Sort the contents of a file line by line."""
-        node = self._file(file_name)
-        if node is None:
+        """Sort the contents of a file line by line.
+
+        Args:
+            file_name: Name of a file in the current directory.
+        """
+        found = self._file_content(file_name)
+        if found is None:
             return {"error": f"sort: {file_name}: No such file or directory"}
-        return {"sorted_content": "\n".join(sorted(node.content.splitlines()))}
+        return {"sorted_content": "\n".join(sorted(found[1].splitlines()))}
 
     def grep(self, file_name: str, pattern: str) -> dict:
-        """Search for lines in a file of any extension at current directory that contain the specified pattern."""
-        node = self._file(file_name)
-        if node is None:
+        """Search for lines in a file of any extension at current directory that contain the specified pattern.
+
+        Args:
+            file_name: Name of a file in the current directory (no path).
+            pattern: The text the lines must contain.
+        """
+        found = self._file_content(file_name)
+        if found is None:
             return {"error": f"grep: {file_name}: No such file or directory"}
-        return {"matching_lines": [line for line in node.content.splitlines() if pattern in line]}
+        return {"matching_lines": [line for line in found[1].splitlines() if pattern in line]}
 
     def du(self, human_readable: bool = False) -> dict:
-        """Estimate the disk usage of a directory and its contents."""
-        def size(item) -> int:
-            if isinstance(item, FileNode):
-                return len(item.content.encode("utf-8"))
-            if isinstance(item, Folder):
-                return sum(size(child) for child in item.contents.values())
-            return 0
+        """Estimate the disk usage of a directory and its contents.
 
-        total = size(self._cwd)
+        Args:
+            human_readable: Give the size in units such as KB and MB instead of bytes; False by default.
+        """
+        def size(folder: int) -> int:
+            total = 0
+            for _, _, child, file in self._entries(folder):
+                if child is not None:
+                    total += size(child)
+                else:
+                    total += len(self._rows(File, "WHERE position = ?", (file,))[0][2].encode("utf-8"))
+            return total
+
+        total = size(self._get("cwd"))
         if not human_readable:
             return {"disk_usage": f"{total} bytes"}
         for unit in ["B", "KB", "MB", "GB", "TB"]:
@@ -249,85 +403,123 @@ class GorillaFileSystem(BfclAPI):
         return {"disk_usage": f"{total:.2f} PB"}
 
     def tail(self, file_name: str, lines: int = 10) -> dict:
-        """Display the last part of a file of any extension."""
-        node = self._file(file_name)
-        if node is None:
+        """Display the last part of a file of any extension.
+
+        Args:
+            file_name: Name of a file in the current directory (no path).
+            lines: How many lines to show from the end of the file; 10 by default.
+        """
+        found = self._file_content(file_name)
+        if found is None:
             return {"error": f"tail: {file_name}: No such file or directory"}
-        content = node.content.splitlines()
+        content = found[1].splitlines()
         if lines > len(content):
             lines = len(content)
         return {"last_lines": "\n".join(content[-lines:])}
 
     def diff(self, file_name1: str, file_name2: str) -> dict:
-        """Compare two files of any extension line by line at the current directory."""
-        first, second = self._file(file_name1), self._file(file_name2)
+        """Compare two files of any extension line by line at the current directory.
+
+        Args:
+            file_name1: Name of the first file, in the current directory.
+            file_name2: Name of the second file, in the current directory.
+        """
+        first, second = self._file_content(file_name1), self._file_content(file_name2)
         if first is None or second is None:
             return {"error": f"diff: {file_name1} or {file_name2}: No such file or directory"}
-        changed = [f"- {a}\n+ {b}" for a, b in zip(first.content.splitlines(), second.content.splitlines()) if a != b]
+        changed = [f"- {a}\n+ {b}" for a, b in zip(first[1].splitlines(), second[1].splitlines()) if a != b]
         return {"diff_lines": "\n".join(changed)}
 
     def mv(self, source: str, destination: str) -> dict:
-        """Move a file or directory from one location to another."""
-        if source not in self._cwd.contents:
+        """Move a file or directory from one location to another.
+
+        Args:
+            source: Name of the file or folder to move, in the current directory.
+            destination: A folder in the current directory to move it into, or else its new name (no path).
+        """
+        cwd = self._get("cwd")
+        if self._entry(cwd, source) is None:
             return {"error": f"mv: cannot move '{source}': No such file or directory"}
-        item = self._cwd.item(source)
+        item = self._item(cwd, source)
         if "/" in destination:
             return {"error": "mv: path not allowed in destination. Provide only a file or directory name."}
-        if destination in self._cwd.contents:
-            target = self._cwd.item(destination)
-            if not isinstance(target, Folder):
+        if self._entry(cwd, destination) is not None:
+            kind, target = self._item(cwd, destination)
+            if kind != "folder":
                 return {"error": f"mv: cannot move '{source}' to '{destination}': Not a directory"}
-            if source in target.contents:
+            if self._entry(target, source) is not None:
                 return {"error": f"mv: cannot move '{source}' to '{destination}/{source}': File exists"}
-            self._cwd.contents.pop(source)
+            self._pop(cwd, source)
             self._place(item, target, source, share=True)
             return {"result": f"'{source}' moved to '{destination}/{source}'"}
-        self._cwd.contents.pop(source)
-        self._place(item, self._cwd, destination, share=True)
+        self._pop(cwd, source)
+        self._place(item, cwd, destination, share=True)
         return {"result": f"'{source}' moved to '{destination}'"}
 
-    @staticmethod
-    def _place(item, folder: Folder, name: str, share: bool) -> None:
-        """A new node ``name`` in ``folder`` holding ``item``'s content (a folder: its very children)."""
-        if isinstance(item, FileNode):
-            folder.add_file(name, item.content)
+    def _place(self, item: tuple[str, int], folder: int, name, share: bool) -> None:
+        """A new node ``name`` in ``folder`` holding ``item``'s content (a folder: its very listing
+        with ``share``, else a new listing of the same files and folders)."""
+        kind, node = item
+        if kind == "file":
+            self._add_file(folder, name, self._rows(File, "WHERE position = ?", (node,))[0][2])
+            return
+        child = self._add_folder(folder, name)
+        listing = self._folder(node)[2]
+        if share:
+            self._update(Folder, child, listing=listing)
         else:
-            folder.add_folder(name)
-            folder.contents[name].contents = item.contents if share else dict(item.contents)
+            for _, item_name, grandchild, file in self._entries(node):
+                self._append(Entry, listing=child, name=item_name, folder=grandchild, file=file)
 
     def rm(self, file_name: str) -> dict:
-        """Remove a file or directory."""
-        if file_name not in self._cwd.contents:
+        """Remove a file or directory.
+
+        Args:
+            file_name: Name of the file or folder to remove.
+        """
+        cwd = self._get("cwd")
+        if self._entry(cwd, file_name) is None:
             return {"error": f"rm: cannot remove '{file_name}': No such file or directory"}
-        self._cwd.contents.pop(file_name)
+        self._pop(cwd, file_name)
         return {"result": f"'{file_name}' removed"}
 
     def rmdir(self, dir_name: str) -> dict:
-        """Remove a directory at current directory."""
-        if dir_name not in self._cwd.contents:
+        """Remove a directory at current directory.
+
+        Args:
+            dir_name: Name of the empty folder to remove, in the current directory.
+        """
+        cwd = self._get("cwd")
+        if self._entry(cwd, dir_name) is None:
             return {"error": f"rmdir: cannot remove '{dir_name}': No such file or directory"}
-        item = self._cwd.item(dir_name)
-        if not isinstance(item, Folder):
+        kind, item = self._item(cwd, dir_name)
+        if kind != "folder":
             return {"error": f"rmdir: cannot remove '{dir_name}': Not a directory"}
-        if item.contents:
+        if self._entries(item):
             return {"error": f"rmdir: cannot remove '{dir_name}': Directory not empty"}
-        self._cwd.contents.pop(dir_name)
+        self._pop(cwd, dir_name)
         return {"result": f"'{dir_name}' removed"}
 
     def cp(self, source: str, destination: str) -> dict:
-        """Copy a file or directory from one location to another."""
-        if source not in self._cwd.contents:
+        """Copy a file or directory from one location to another.
+
+        Args:
+            source: Name of the file or folder to copy, in the current directory.
+            destination: A folder in the current directory to copy it into, or else the copy's name (no path).
+        """
+        cwd = self._get("cwd")
+        if self._entry(cwd, source) is None:
             return {"error": f"cp: cannot copy '{source}': No such file or directory"}
-        item = self._cwd.item(source)
+        item = self._item(cwd, source)
         if "/" in destination:
             return {"error": "cp: path not allowed in destination. Provide only a file or directory name."}
-        if destination in self._cwd.contents:
-            target = self._cwd.item(destination)
-            if not isinstance(target, Folder):
+        if self._entry(cwd, destination) is not None:
+            kind, target = self._item(cwd, destination)
+            if kind != "folder":
                 return {"error": f"cp: cannot copy '{source}' to '{destination}': Not a directory"}
             # BFCL looks for "<destination>/<source>" among the folder's names, which never holds one,
             # so copying onto an existing name fails in add_file/add_folder instead.
             self._place(item, target, source, share=False)
             return {"result": f"'{source}' copied to '{destination}/{source}'"}
-        self._place(item, self._cwd, destination, share=False)
+        self._place(item, cwd, destination, share=False)
         return {"result": f"'{source}' copied to '{destination}'"}

@@ -49,7 +49,6 @@ class _Printed:
 class MathAPI(BfclAPI):
     class_name = "MathAPI"
     doc_file = "math_api"
-    stateless = True
 
     def logarithm(self, value: float, base: float, precision: int) -> dict:
         """Compute the logarithm of a number with adjustable precision using mpmath."""

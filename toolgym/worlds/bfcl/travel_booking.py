@@ -4,8 +4,10 @@ bookings, insurance and budget.
 State (BFCL's attributes): ``credit_card_list`` (card id -> card), ``booking_record``
 (booking id -> booking), the token fields (``access_token``, ``token_type``,
 ``token_expires_in``, ``token_scope``), the user's names, ``budget_limit`` and
-``long_context``. Tokens, card, booking, transaction and insurance ids come from a generator
-seeded by the scenario's ``random_seed`` (BFCL's default 141053), so they are BFCL's ids. The
+``long_context``. Tables: ``credit_cards`` and ``bookings``; the token, the names, the budget
+and the long-context flag are settings rows. Tokens, card, booking, transaction and insurance
+ids come from the world's random stream seeded by the scenario's ``random_seed`` (BFCL's
+default 141053), so they are BFCL's ids. The
 long-context variant adds BFCL's extra cards and bookings to the state and prices every route
 in ``get_flight_cost``. Outputs and errors word for word as BFCL's class returns them; two
 behaviours are BFCL's as well: ``verify_traveler_information`` computes the age from today's
@@ -16,12 +18,12 @@ them for every later instance in the process; here each world gets its own copy.
 
 from __future__ import annotations
 
-import copy
-import random
 from datetime import datetime
 from typing import Optional
 
-from toolgym.worlds.bfcl.api import BfclAPI, long_context_data
+from toolgym.worlds.bfcl.api import long_context_data
+from toolgym.worlds.bfcl.models import Booking, CreditCard
+from toolgym.worlds.bfcl.world import TableAPI
 
 DEFAULT_RANDOM_SEED = 141053
 CLASS_FACTORS = {"economy": 1, "business": 2, "first": 5}
@@ -69,28 +71,49 @@ SUPPORT_REPLY = ("Thank you for contacting customer support. Your message has be
                  "back to you shortly.")
 
 
-class TravelAPI(BfclAPI):
+class TravelAPI(TableAPI):
     class_name = "TravelAPI"
     doc_file = "travel_booking"
     default_state = {"credit_card_list": {}, "booking_record": {}, "access_token": None, "token_type": None,
                      "token_expires_in": None, "token_scope": None, "user_first_name": None,
-                     "user_last_name": None, "budget_limit": None}
+                     "user_last_name": None, "budget_limit": None, "long_context": False}
+    settings = ("access_token", "token_type", "token_expires_in", "token_scope", "user_first_name",
+                "user_last_name", "budget_limit", "long_context")
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
-        self._random = random.Random(scenario.get("random_seed", DEFAULT_RANDOM_SEED))
+        self._long_context = long_context  # _load_tables reads it
         super().load_scenario(scenario, long_context)
-        self.long_context = long_context
-        if long_context:
+        self._set("long_context", long_context)
+        self._world.commit()
+        self._stream("ids", scenario.get("random_seed", DEFAULT_RANDOM_SEED))
+
+    def _load_tables(self, values: dict) -> None:
+        cards, bookings = dict(values["credit_card_list"]), dict(values["booking_record"])
+        if self._long_context:
             extra = long_context_data()
             for card_id, card in extra["CREDIT_CARD_EXTENSION"].items():
-                self.credit_card_list.setdefault(card_id, copy.deepcopy(card))
+                cards.setdefault(card_id, card)
             for booking_id, booking in extra["BOOKING_RECORD_EXTENSION"].items():
-                self.booking_record.setdefault(booking_id, copy.deepcopy(booking))
+                bookings.setdefault(booking_id, booking)
+        self._insert_all(CreditCard, cards.items())
+        self._insert_all(Booking, bookings.items())
+
+    def _read_tables(self) -> dict:
+        return {"credit_card_list": self._cards(), "booking_record": self._bookings()}
+
+    def _cards(self) -> dict:
+        return {card_id: card for _, card_id, card in self._rows(CreditCard)}
+
+    def _bookings(self) -> dict:
+        return {booking_id: booking for _, booking_id, booking in self._rows(Booking)}
+
+    def _id(self, low: int, high: int) -> str:
+        return str(self._stream("ids").randint(low, high))
 
     def _token_problem(self, access_token: str) -> Optional[str]:
-        if self.token_expires_in == 0:
+        if self._get("token_expires_in") == 0:
             return "Token expired"
-        if access_token != self.access_token:
+        if access_token != self._get("access_token"):
             return "Invalid access token"
         return None
 
@@ -108,17 +131,17 @@ class TravelAPI(BfclAPI):
     def authenticate_travel(self, client_id: str, client_secret: str, refresh_token: str, grant_type: str,
                             user_first_name: str, user_last_name: str) -> dict:
         """Authenticate the user with the travel API."""
-        self.token_expires_in = 2
-        self.access_token = str(self._random.randint(100000, 999999))
-        self.token_type = "Bearer"
-        self.token_scope = grant_type
-        self.user_first_name = user_first_name
-        self.user_last_name = user_last_name
-        return {"expires_in": 2, "access_token": self.access_token, "token_type": "Bearer", "scope": grant_type}
+        access_token = self._id(100000, 999999)
+        for name, value in (("token_expires_in", 2), ("access_token", access_token), ("token_type", "Bearer"),
+                            ("token_scope", grant_type), ("user_first_name", user_first_name),
+                            ("user_last_name", user_last_name)):
+            self._set(name, value)
+        return {"expires_in": 2, "access_token": access_token, "token_type": "Bearer", "scope": grant_type}
 
     def travel_get_login_status(self) -> dict:
         """Get the status of the login."""
-        return {"status": not (self.token_expires_in is None or self.token_expires_in == 0)}
+        expires_in = self._get("token_expires_in")
+        return {"status": not (expires_in is None or expires_in == 0)}
 
     def get_budget_fiscal_year(self, lastModifiedAfter: Optional[str] = None,
                                includeRemoved: Optional[str] = None) -> dict:
@@ -128,23 +151,28 @@ class TravelAPI(BfclAPI):
     def register_credit_card(self, access_token: str, card_number: str, expiration_date: str,
                              cardholder_name: str, card_verification_number: int) -> dict:
         """Register a credit card."""
-        if self.token_expires_in is None:
+        if self._get("token_expires_in") is None:
             return {"error": "Token not initialized"}
         problem = self._token_problem(access_token)
         if problem:
             return {"error": problem}
-        if card_number in self.credit_card_list:
+        if self._find(CreditCard, "card_id", card_number):
             return {"error": "Card already registered"}
-        card_id = str(self._random.randint(100000000000, 999999999999))
-        self.credit_card_list[card_id] = {
-            "card_number": card_number, "expiration_date": expiration_date, "cardholder_name": cardholder_name,
-            "card_verification_number": card_verification_number, "balance": self._random.randint(10000, 99999)}
+        card_id = self._id(100000000000, 999999999999)
+        card = {"card_number": card_number, "expiration_date": expiration_date, "cardholder_name": cardholder_name,
+                "card_verification_number": card_verification_number,
+                "balance": self._stream("ids").randint(10000, 99999)}
+        existing = self._find(CreditCard, "card_id", card_id)
+        if existing:  # a dict keeps the key it had and its place, and takes the new value
+            self._update(CreditCard, existing[0], record=card)
+        else:
+            self._append(CreditCard, card_id=card_id, record=card)
         return {"card_id": card_id}
 
     def get_flight_cost(self, travel_from: str, travel_to: str, travel_date: str, travel_class: str) -> dict:
         """Get the list of cost of a flight in USD based on location, date, and class."""
         cost = self._fare(travel_from, travel_to, travel_date, travel_class)
-        if self.long_context:
+        if self._long_context:
             return {"travel_cost_list": [self._fare(a, b, travel_date, travel_class) for a, b in BASE_COSTS]}
         return {"travel_cost_list": [cost]}
 
@@ -153,10 +181,11 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"error": problem}
-        if card_id not in self.credit_card_list:
+        row = self._find(CreditCard, "card_id", card_id)
+        if row is None:
             return {"error": "Card not registered. Here are a list of card_id's: "
-                             + str(list(self.credit_card_list.keys()))}
-        return {"card_balance": self.credit_card_list[card_id]["balance"]}
+                             + str(list(self._cards().keys()))}
+        return {"card_balance": row[2]["balance"]}
 
     def book_flight(self, access_token: str, card_id: str, travel_date: str, travel_from: str, travel_to: str,
                     travel_class: str) -> dict:
@@ -164,9 +193,10 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"booking_status": False, "error": problem}
-        if card_id not in self.credit_card_list:
+        row = self._find(CreditCard, "card_id", card_id)
+        if row is None:
             return {"booking_status": False, "error": "Card not registered"}
-        card = self.credit_card_list[card_id]
+        card_position, _, card = row
         if "balance" not in card:
             return {"booking_status": False, "error": "Balance not found"}
         if travel_from not in AIRPORTS:
@@ -184,18 +214,24 @@ class TravelAPI(BfclAPI):
             cost = self._fare(travel_from, travel_to, travel_date, travel_class)
         except ValueError as exc:
             return {"booking_status": False, "error": str(exc)}
+        budget_limit = self._get("budget_limit")
         if card["balance"] < cost:
             return {"booking_status": False, "error": "Insufficient funds"}
-        if self.budget_limit is not None and card["balance"] < self.budget_limit:
+        if budget_limit is not None and card["balance"] < budget_limit:
             return {"booking_status": False, "error": "Balance is less than budget limit"}
         card["balance"] -= cost
-        booking_id = str(self._random.randint(1000000, 9999999))
-        transaction_id = str(self._random.randint(10000000, 99999999))
-        self.booking_record[booking_id] = {
-            "card_id": card_id, "travel_date": travel_date, "travel_from": travel_from, "travel_to": travel_to,
-            "travel_class": travel_class, "travel_cost": cost, "transaction_id": transaction_id}
+        self._update(CreditCard, card_position, record=card)
+        booking_id = self._id(1000000, 9999999)
+        transaction_id = self._id(10000000, 99999999)
+        booking = {"card_id": card_id, "travel_date": travel_date, "travel_from": travel_from, "travel_to": travel_to,
+                   "travel_class": travel_class, "travel_cost": cost, "transaction_id": transaction_id}
+        existing = self._find(Booking, "booking_id", booking_id)
+        if existing:
+            self._update(Booking, existing[0], record=booking)
+        else:
+            self._append(Booking, booking_id=booking_id, record=booking)
         return {"booking_id": booking_id, "transaction_id": transaction_id, "booking_status": True,
-                "booking_history": self.booking_record if self.long_context else {}}
+                "booking_history": self._bookings() if self._long_context else {}}
 
     def retrieve_invoice(self, access_token: str, booking_id: Optional[str] = None,
                          insurance_id: Optional[str] = None) -> dict:
@@ -203,9 +239,10 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"error": problem}
-        if booking_id not in self.booking_record:
+        row = self._find(Booking, "booking_id", booking_id)
+        if row is None:
             return {"error": "Booking not found"}
-        booking = self.booking_record[booking_id]
+        booking = row[2]
         fields = ["travel_date", "travel_from", "travel_to", "travel_class", "travel_cost", "transaction_id"]
         return {"invoice": {"booking_id": booking_id, **{key: booking[key] for key in fields}}}
 
@@ -214,7 +251,7 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"error": problem}
-        return {"booking_history": copy.deepcopy(self.booking_record)}
+        return {"booking_history": self._bookings()}
 
     def list_all_airports(self) -> list:
         """List all available airports."""
@@ -225,11 +262,17 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"cancel_status": False, "error": problem}
-        if booking_id not in self.booking_record:
+        row = self._find(Booking, "booking_id", booking_id)
+        if row is None:
             return {"cancel_status": False, "error": "Booking not found"}
-        booking = self.booking_record[booking_id]
-        self.credit_card_list[booking["card_id"]]["balance"] += booking["travel_cost"]
-        del self.booking_record[booking_id]
+        booking_position, _, booking = row
+        card_row = self._find(CreditCard, "card_id", booking["card_id"])
+        if card_row is None:
+            raise KeyError(booking["card_id"])  # BFCL indexes the card list
+        card_position, _, card = card_row
+        card["balance"] += booking["travel_cost"]
+        self._update(CreditCard, card_position, record=card)
+        self._delete(Booking, booking_position)
         return {"cancel_status": True}
 
     def compute_exchange_rate(self, base_currency: str, target_currency: str, value: float) -> dict:
@@ -244,10 +287,11 @@ class TravelAPI(BfclAPI):
     def verify_traveler_information(self, first_name: str, last_name: str, date_of_birth: str,
                                     passport_number: str) -> dict:
         """Verify the traveler information."""
-        if self.user_first_name != first_name or self.user_last_name != last_name:
+        user_first_name, user_last_name = self._get("user_first_name"), self._get("user_last_name")
+        if user_first_name != first_name or user_last_name != last_name:
             return {"verification_status": False,
                     "verification_failure": "Cannot book flight information for another user."
-                    + f"Expected {self.user_first_name} {self.user_last_name}, got {first_name} {last_name}"}
+                    + f"Expected {user_first_name} {user_last_name}, got {first_name} {last_name}"}
         try:
             born = datetime.strptime(date_of_birth, "%Y-%m-%d")
             today = datetime.today()
@@ -267,8 +311,8 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"error": problem}
-        self.budget_limit = float(budget_limit)
-        return {"budget_limit": self.budget_limit}
+        self._set("budget_limit", float(budget_limit))
+        return {"budget_limit": float(budget_limit)}
 
     def get_nearest_airport_by_city(self, location: str) -> dict:
         """Get the nearest airport to the given location."""
@@ -280,21 +324,25 @@ class TravelAPI(BfclAPI):
         problem = self._token_problem(access_token)
         if problem:
             return {"insurance_status": False, "error": problem}
-        if self.budget_limit is not None and self.budget_limit < insurance_cost:
+        budget_limit = self._get("budget_limit")
+        if budget_limit is not None and budget_limit < insurance_cost:
             return {"insurance_status": False, "error": "Exceeded budget limit"}
-        if booking_id not in self.booking_record:
+        if self._find(Booking, "booking_id", booking_id) is None:
             return {"insurance_status": False, "error": "Booking not found"}
-        if card_id not in self.credit_card_list:
+        row = self._find(CreditCard, "card_id", card_id)
+        if row is None:
             return {"insurance_status": False, "error": "Credit card not registered"}
-        self.credit_card_list[card_id]["balance"] -= insurance_cost
-        return {"insurance_id": str(self._random.randint(100000000, 999999999)), "insurance_status": True}
+        card_position, _, card = row
+        card["balance"] -= insurance_cost
+        self._update(CreditCard, card_position, record=card)
+        return {"insurance_id": self._id(100000000, 999999999), "insurance_status": True}
 
     def contact_customer_support(self, booking_id: str, message: str) -> dict:
         """Contact travel booking customer support, get immediate support on an issue with an online call."""
-        if booking_id not in self.booking_record:
+        if self._find(Booking, "booking_id", booking_id) is None:
             return {"error": "Booking not found"}
         return {"customer_support_message": SUPPORT_REPLY}
 
     def get_all_credit_cards(self) -> dict:
         """Get all registered credit cards."""
-        return {"credit_card_list": self.credit_card_list}
+        return {"credit_card_list": self._cards()}

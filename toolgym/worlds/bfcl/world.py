@@ -1,0 +1,151 @@
+"""The BFCL world: one SQLite database holding the state of a task's stateful APIs.
+
+A task's involved APIs share one :class:`BfclWorld` (the model's and the ground truth's are
+two worlds). Each :class:`TableAPI` fills its tables from the task's ``initial_config`` and its
+functions read and write rows; a call runs inside :meth:`World.atomic`, so a call that raises
+leaves the database and the random streams as they were (or, for BFCL's own behaviour, keeps
+what it changed: :meth:`TableAPI._run`). :meth:`TableAPI.state` reads the tables back into
+BFCL's attribute shapes, which is what the multi-turn checker compares.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from toolgym.worlds.base import World
+from toolgym.worlds.bfcl.api import BfclAPI, result_text
+from toolgym.worlds.bfcl.models import Base, dump, load
+
+
+class BfclWorld(World):
+    """The tables of every BFCL API (:mod:`toolgym.worlds.bfcl.models`), empty until a scenario loads."""
+
+    Base = Base
+
+
+class TableAPI(BfclAPI):
+    """A BFCL API whose state is rows of a :class:`BfclWorld`.
+
+    ``default_state`` names the attributes; those in ``settings`` are :class:`Setting` rows, the
+    others are the subclass's tables, written by :meth:`_load_tables` and read by :meth:`_read_tables`.
+    Rows are read and written with SQL on the world's connection (:meth:`World.sql`), a query
+    per step of a call: ORM objects cost more than the calls themselves here.
+    """
+
+    #: BFCL's attributes and the values a scenario starts from where it says nothing.
+    default_state: dict[str, Any] = {}
+    #: The scalar attributes, kept as :class:`Setting` rows.
+    settings: tuple[str, ...] = ()
+
+    def __init__(self, world: BfclWorld):
+        self._world = world
+        self._sql = world.sql()
+
+    def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
+        """Fill the tables from the scenario (the task's ``initial_config`` for this API), as BFCL's
+        ``_load_scenario`` sets its attributes."""
+        self._long_context = long_context
+        self._sql.executemany("INSERT INTO settings (api, name, value) VALUES (?, ?, ?)",
+                              [(self.class_name, name, dump(scenario.get(name, self.default_state[name])))
+                               for name in self.settings])
+        self._load_tables({name: scenario.get(name, default) for name, default in self.default_state.items()
+                           if name not in self.settings})
+        self._world.commit()
+
+    def _take_up(self, long_context: bool) -> None:
+        """Work on a scenario already in the world's tables (a restored snapshot of a loaded one)."""
+        self._long_context = long_context
+
+    def _load_tables(self, values: dict[str, Any]) -> None:
+        """Insert the rows of the non-scalar attributes (``values``: the scenario's, else the defaults)."""
+
+    def _read_tables(self) -> dict[str, Any]:
+        """The non-scalar attributes, in BFCL's shapes, read from the tables."""
+        return {}
+
+    def state(self) -> dict[str, Any]:
+        tables = self._read_tables()
+        return {name: self._get(name) if name in self.settings else tables[name] for name in self.default_state}
+
+    def _get(self, name: str) -> Any:
+        (value,) = self._sql.execute("SELECT value FROM settings WHERE api = ? AND name = ?",
+                                     (self.class_name, name)).fetchone()
+        return load(value)
+
+    def _set(self, name: str, value: Any) -> None:
+        self._sql.execute("UPDATE settings SET value = ? WHERE api = ? AND name = ?",
+                          (dump(value), self.class_name, name))
+
+    def _stream(self, name: str, seed: int | None = None) -> random.Random:
+        """A random stream of the world, made from ``seed`` at its first use; a failing call rolls it back."""
+        return self._world.rng(f"{self.class_name}.{name}", seed)
+
+    def _rows(self, model, where: str = "", parameters: tuple = ()) -> list[tuple]:
+        """``(position, *values)`` of a table's rows in ``position`` order (``where``: an SQL filter)."""
+        table = model.__table__
+        columns = [column.name for column in table.columns if column.name != "position"]
+        query = f"SELECT position, {', '.join(columns)} FROM {table.name} {where} ORDER BY position"
+        return [(row[0], *map(load, row[1:])) for row in self._sql.execute(query, parameters)]
+
+    def _find(self, model, column: str, key) -> tuple | None:
+        """The first row whose ``column`` equals ``key`` by Python's ``==``, as a dict or list finds it.
+
+        A string key is looked up by SQL: equal strings are equal texts, and a string equals no
+        other type. Any other key is compared in Python, row by row (``1 == 1.0 == True``).
+        """
+        hash(key)  # an unhashable key fails as a dict lookup fails
+        if type(key) is str:
+            rows = self._rows(model, f"WHERE {column} = ?", (dump(key),))
+            return rows[0] if rows else None
+        index = [c.name for c in model.__table__.columns].index(column)
+        return next((row for row in self._rows(model) if row[index] == key), None)
+
+    def _insert_all(self, model, rows) -> None:
+        """Rows (tuples of the columns after ``position``) as the table's rows, numbered from 1."""
+        table = model.__table__
+        columns = [column.name for column in table.columns if column.name != "position"]
+        self._sql.executemany(
+            f"INSERT INTO {table.name} (position, {', '.join(columns)}) VALUES (?{', ?' * len(columns)})",
+            [(position, *map(dump, row)) for position, row in enumerate(rows, 1)])
+
+    def _append(self, model, **values) -> int:
+        """A new last row of a table; its position."""
+        name = model.__table__.name
+        return self._sql.execute(
+            f"INSERT INTO {name} (position, {', '.join(values)}) "
+            f"VALUES ((SELECT COALESCE(MAX(position), 0) + 1 FROM {name}){', ?' * len(values)})",
+            tuple(map(dump, values.values()))).lastrowid  # position is the table's rowid
+
+    def _grouped(self, groups, members) -> dict:
+        """A dict of lists kept in two tables: ``groups`` ``(position, key)`` in the dict's order,
+        ``members`` ``(position, group, value)`` with ``group`` a position in ``groups``."""
+        lists = {position: [] for position, _ in self._rows(groups)}
+        for _, group, value in self._rows(members):
+            lists[group].append(value)
+        return {key: lists[position] for position, key in self._rows(groups)}
+
+    def _load_grouped(self, groups, members, values: dict) -> None:
+        self._insert_all(groups, [(key,) for key in values])
+        self._insert_all(members, [(group, value) for group, items in enumerate(values.values(), 1) for value in items])
+
+    def _group(self, groups, key) -> int | None:
+        """The position of ``key``'s group, found as a Python dict finds a key (``1 == 1.0``)."""
+        return {group_key: position for position, group_key in self._rows(groups)}.get(key)
+
+    def _update(self, model, position: int, **values) -> None:
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self._sql.execute(f"UPDATE {model.__table__.name} SET {assignments} WHERE position = ?",
+                          (*map(dump, values.values()), position))
+
+    def _delete(self, model, position: int) -> None:
+        self._sql.execute(f"DELETE FROM {model.__table__.name} WHERE position = ?", (position,))
+
+    def _run(self, name: str, arguments: dict, rollback: bool) -> str:
+        if rollback:
+            with self._world.atomic():
+                return result_text(getattr(self, name)(**arguments))
+        try:
+            return result_text(getattr(self, name)(**arguments))
+        finally:  # BFCL keeps what a raising call changed before it raised
+            self._world.commit()
