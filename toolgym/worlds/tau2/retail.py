@@ -155,9 +155,9 @@ class RetailRules:
                                          "amount": abs(difference), "payment_method_id": payment_method_id})
         if _is_gift_card(method):
             method["balance"] = round(method["balance"] - difference, 2)
-        for i, (item_id, new_item_id) in enumerate(zip(item_ids, new_item_ids)):
+        for position, (item_id, new_item_id) in enumerate(zip(item_ids, new_item_ids)):
             item = next(i for i in order["items"] if i["item_id"] == item_id)
-            variant = variants[-1] if self.LAST_VARIANT_FOR_EVERY_ITEM else variants[i]
+            variant = variants[-1] if self.LAST_VARIANT_FOR_EVERY_ITEM else variants[position]
             item.update(item_id=new_item_id, price=variant["price"], options=variant["options"])
         order["status"] = "pending (item modified)"
         self.world.put("users", order["user_id"], user)

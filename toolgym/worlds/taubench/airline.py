@@ -3,6 +3,9 @@
 Each tool answers with the text v1's returns: ``json.dumps`` of the records it read or wrote,
 or v1's error string (``Error: user not found``; v1's ``get_reservation_details`` says "user"
 for a missing reservation too). An error answer changes nothing, as in v1.
+The checks, arithmetic and changes of each write are τ²'s (:class:`AirlineRules` in
+``worlds/tau2/airline.py``); this module holds what v1 does otherwise: its records, words,
+output shapes and quirks.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 Each tool answers with the text v1's returns (``json.dumps`` of the record, or v1's error
 string such as ``Error: order not found``); an error answer changes nothing, as in v1.
+The checks, arithmetic and changes of each write are τ²'s (:class:`RetailRules` in
+``worlds/tau2/retail.py``); this module holds what v1 does otherwise: its records, words,
+output shapes and quirks.
 """
 
 from __future__ import annotations
