@@ -184,6 +184,33 @@ def test_retail_tool_outputs_are_v1s(official_data):
     assert list(cancelled)[-1] == "cancel_reason"  # v1 adds the key at the end of the record
 
 
+
+def test_refusals_of_the_rules_shared_with_tau2_are_worded_as_v1s_and_change_nothing():
+    """v1's tools run τ²'s rules (worlds/tau2) and answer a refusal as v1 words it."""
+    retail = make("retail")
+    retail.reset(options={"task_index": 0}, seed=0)
+    pending = next(o for o in retail.world.records("orders") if o["status"] == "pending")
+    item = pending["items"][0]["item_id"]
+    before = retail.world.state_hash()
+    assert call(retail, "modify_pending_order_items", order_id=pending["order_id"], item_ids=["AB12"],
+                new_item_ids=["1"], payment_method_id="x") == "Error: AB12 not found"  # an id keeps its case
+    assert call(retail, "exchange_delivered_order_items", order_id=pending["order_id"], item_ids=[item],
+                new_item_ids=[item], payment_method_id="x") == "Error: non-delivered order cannot be exchanged"
+    assert call(retail, "get_order_details", order_id="#W0") == "Error: order not found"
+    assert retail.world.state_hash() == before
+    airline = make("airline")
+    airline.reset(options={"task_index": 0}, seed=0)
+    reservation = next(airline.world.records("reservations"))
+    before = airline.world.state_hash()
+    flights = [{"flight_number": "HAT999", "date": "2024-05-20"}]
+    assert call(airline, "update_reservation_flights", reservation_id=reservation["reservation_id"],
+                cabin=reservation["cabin"], flights=flights, payment_id="x") == "Error: flight HAT999 not found"
+    assert call(airline, "update_reservation_baggages", reservation_id=reservation["reservation_id"],
+                total_baggages=9, nonfree_baggages=9, payment_id="x") == "Error: payment method not found"
+    assert call(airline, "update_reservation_passengers", reservation_id=reservation["reservation_id"],
+                passengers=[]) == "Error: number of passengers does not match"
+    assert airline.world.state_hash() == before
+
 def test_schemas_are_v1s():
     env = make("retail")
     schemas = {tool["function"]["name"]: tool["function"] for tool in env.tools}

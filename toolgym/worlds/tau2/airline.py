@@ -129,7 +129,160 @@ class AirlineWorld(DocumentWorld):
         super().load(data)
 
 
-class AirlineTools(Tau2Toolkit):
+class AirlineRules:
+    """What τ²'s and τ-bench v1's airline tools share: lookups, the checks of a booked flight and of
+    payments, the fare arithmetic, and the changes each write makes to its records.
+
+    A failure raises :class:`ToolError` in τ²'s words; v1's toolkit words it as v1 does. The
+    records are read through ``_user`` and ``_reservation``, which each toolkit defines (τ²'s
+    fill the fields its models default), and new flight segments are shaped by
+    ``_booked_segment`` and ``_kept_segment`` (τ²'s model order, or v1's arguments extended).
+    Every check comes before the first write, so a failed call writes nothing.
+    """
+
+    world: AirlineWorld
+    #: τ² changes a reservation's cabin with its flights; v1 keeps the old cabin.
+    CHANGES_CABIN = True
+
+    def _flight(self, flight_number: str) -> dict:
+        return self.world.get("flights", flight_number, f"Flight {flight_number} not found")
+
+    def _flight_date(self, flight: dict, date: str) -> dict:
+        if date not in flight["dates"]:
+            raise ToolError(f"Flight {flight['flight_number']} not found on date {date}")
+        return flight["dates"][date]
+
+    def _segment(self, info: dict, cabin: str, seats: int, loaded: dict) -> tuple[dict, int]:
+        """The flight record of segment ``info`` (read once per call into ``loaded``) and its fare
+        in ``cabin``, once the flight flies that day with ``seats`` seats free."""
+        number = info["flight_number"]
+        flight = loaded[number] if number in loaded else loaded.setdefault(number, self._flight(number))
+        status = self._flight_date(flight, info["date"])
+        if status["status"] != "available":
+            raise ToolError(f"Flight {number} not available on date {info['date']}")
+        if status["available_seats"][cabin] < seats:
+            raise ToolError(f"Not enough seats on flight {number}")
+        return flight, status["prices"][cabin]
+
+    def _price_booking(self, flights: list[dict], cabin: str, seats: int, insurance: str, nonfree_baggages: int,
+                       loaded: dict) -> tuple[list[dict], int]:
+        """(the new reservation's flight segments, its total price): fares, insurance and bags."""
+        segments, total_price = [], 0
+        for info in flights:
+            flight, price = self._segment(info, cabin, seats, loaded)
+            segments.append(self._booked_segment(info, flight, price))
+            total_price += price * seats
+        if insurance == "yes":
+            total_price += 30 * seats
+        total_price += 50 * nonfree_baggages  # augmented: a wrong type fails in the words it always has
+        return segments, total_price
+
+    def _pay(self, methods: dict, payments: list[dict], total_price: int) -> None:
+        """Check each payment against the user's ``methods`` and their sum against the price, then
+        take each: a gift card pays from its balance, a certificate is used up."""
+        for payment in payments:
+            method = methods.get(payment["payment_id"])
+            if method is None:
+                raise ToolError(f"Payment method {payment['payment_id']} not found")
+            if method["source"] in ("gift_card", "certificate") and method["amount"] < payment["amount"]:
+                raise ToolError(f"Not enough balance in payment method {payment['payment_id']}")
+        paid = sum(p["amount"] for p in payments)
+        if paid != total_price:
+            raise ToolError(f"Payment amount does not add up, total price is {total_price}, but paid {paid}")
+        for payment in payments:
+            method = methods.get(payment["payment_id"])
+            if method is None:
+                self._used_up(payment["payment_id"])
+                continue
+            if method["source"] == "gift_card":
+                method["amount"] -= payment["amount"]
+            elif method["source"] == "certificate":
+                del methods[payment["payment_id"]]
+
+    def _used_up(self, payment_id: str) -> None:
+        """A certificate listed again after its first entry used it up: τ² passes over it."""
+
+    def _charge_update(self, user: dict, payment_id: str, total_price: int) -> dict | None:
+        """Charge a change of ``total_price`` to one of the user's methods; the payment to record."""
+        method = user["payment_methods"].get(payment_id)
+        if method is None:
+            raise ToolError("Payment method not found")
+        if method["source"] == "certificate":
+            raise ToolError("Certificate cannot be used to update reservation")
+        if method["source"] == "gift_card" and method["amount"] < total_price:
+            raise ToolError("Gift card balance is not enough")
+        if method["source"] == "gift_card":
+            method["amount"] -= total_price
+        return {"payment_id": payment_id, "amount": total_price} if total_price != 0 else None
+
+    def _add_certificate(self, user_id: str, amount) -> str | None:
+        """The id of the certificate of ``amount`` given to the user (the first free of three), or None."""
+        user = self._user(user_id)
+        for payment_id in CERTIFICATE_IDS:
+            if payment_id not in user["payment_methods"]:
+                user["payment_methods"][payment_id] = {"source": "certificate", "amount": amount, "id": payment_id}
+                self.world.put("users", user_id, user)
+                return payment_id
+        return None
+
+    def _cancel(self, reservation_id: str) -> dict:
+        reservation = self._reservation(reservation_id)
+        reservation["payment_history"] += [{"payment_id": p["payment_id"], "amount": -p["amount"]}
+                                           for p in reservation["payment_history"]]
+        reservation["status"] = "cancelled"
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    def _update_baggages(self, reservation_id: str, total_baggages: int, nonfree_baggages: int,
+                         payment_id: str) -> dict:
+        reservation = self._reservation(reservation_id)
+        user = self._user(reservation["user_id"])
+        payment = self._charge_update(user, payment_id, 50 * max(0, nonfree_baggages - reservation["nonfree_baggages"]))
+        if payment is not None:
+            reservation["payment_history"].append(payment)
+        reservation["total_baggages"], reservation["nonfree_baggages"] = total_baggages, nonfree_baggages
+        self.world.put("users", reservation["user_id"], user)
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    def _update_flights(self, reservation_id: str, cabin: str, flights: list[dict], payment_id: str) -> dict:
+        """A segment kept (same flight, date and cabin) keeps the price paid; the others are priced
+        as booked; the difference is charged to ``payment_id``."""
+        reservation = self._reservation(reservation_id)
+        user = self._user(reservation["user_id"])
+        seats = len(reservation["passengers"])
+        total_price, new_flights, loaded = 0, [], {}
+        for info in flights:
+            kept = next((f for f in reservation["flights"] if f["flight_number"] == info["flight_number"]
+                         and f["date"] == info["date"] and cabin == reservation["cabin"]), None)
+            if kept is not None:
+                total_price += kept["price"] * seats
+                new_flights.append(self._kept_segment(info, kept))
+                continue
+            flight, price = self._segment(info, cabin, seats, loaded)
+            new_flights.append(self._booked_segment(info, flight, price))
+            total_price += price * seats
+        total_price -= sum(f["price"] for f in reservation["flights"]) * seats
+        payment = self._charge_update(user, payment_id, total_price)
+        if payment is not None:
+            reservation["payment_history"].append(payment)
+        reservation["flights"] = new_flights
+        if self.CHANGES_CABIN:
+            reservation["cabin"] = cabin
+        self.world.put("users", reservation["user_id"], user)
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+    def _update_passengers(self, reservation_id: str, passengers: list[dict]) -> dict:
+        reservation = self._reservation(reservation_id)
+        if len(passengers) != len(reservation["passengers"]):
+            raise ToolError("Number of passengers does not match")
+        reservation["passengers"] = [dict(p) for p in passengers]
+        self.world.put("reservations", reservation_id, reservation)
+        return reservation
+
+
+class AirlineTools(AirlineRules, Tau2Toolkit):
     """The airline agent's tools (τ²-bench's ``AirlineTools``)."""
 
     world: AirlineWorld
@@ -144,13 +297,14 @@ class AirlineTools(Tau2Toolkit):
         reservation.setdefault("status", None)  # τ²'s Reservation returns an unset status as null
         return reservation
 
-    def _flight(self, flight_number: str) -> dict:
-        return self.world.get("flights", flight_number, f"Flight {flight_number} not found")
+    @staticmethod
+    def _booked_segment(info: dict, flight: dict, price: int) -> dict:
+        return {"flight_number": info["flight_number"], "origin": flight["origin"],
+                "destination": flight["destination"], "date": info["date"], "price": price}
 
-    def _flight_date(self, flight: dict, date: str) -> dict:
-        if date not in flight["dates"]:
-            raise ToolError(f"Flight {flight['flight_number']} not found on date {date}")
-        return flight["dates"][date]
+    @staticmethod
+    def _kept_segment(info: dict, kept: dict) -> dict:
+        return kept
 
     def _direct(self, date: str, origin: str, destination: str | None, leave_after: str | None = None):
         """The flights available on ``date`` from ``origin`` (to ``destination``), in the table's order.
@@ -178,18 +332,6 @@ class AirlineTools(Tau2Toolkit):
                               "scheduled_departure_time_est": departure, "scheduled_arrival_time_est": arrival,
                               "date": None, "available_seats": status["available_seats"], "prices": status["prices"]})
         return found
-
-    def _charge_update(self, user: dict, payment_id: str, total_price: int) -> dict | None:
-        method = user["payment_methods"].get(payment_id)
-        if method is None:
-            raise ToolError("Payment method not found")
-        if method["source"] == "certificate":
-            raise ToolError("Certificate cannot be used to update reservation")
-        if method["source"] == "gift_card" and method["amount"] < total_price:
-            raise ToolError("Gift card balance is not enough")
-        if method["source"] == "gift_card":
-            method["amount"] -= total_price
-        return {"payment_id": payment_id, "amount": total_price} if total_price != 0 else None
 
     @tool(kind=ACTION, app="airline")
     def book_reservation(self, user_id: str, origin: str, destination: str,
@@ -223,39 +365,10 @@ class AirlineTools(Tau2Toolkit):
             "payment_history": [dict(p) for p in payment_methods], "created_at": NOW,
             "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages, "insurance": insurance,
             "status": None}])[0]
-        total_price, loaded = 0, {}  # flight number -> its record, changed once per booked segment
-        for info in flights:
-            number = info["flight_number"]
-            flight = loaded[number] if number in loaded else loaded.setdefault(number, self._flight(number))
-            status = self._flight_date(flight, info["date"])
-            if status["status"] != "available":
-                raise ToolError(f"Flight {number} not available on date {info['date']}")
-            if status["available_seats"][cabin] < len(passengers):
-                raise ToolError(f"Not enough seats on flight {number}")
-            price = status["prices"][cabin]
-            reservation["flights"].append({"flight_number": number, "origin": flight["origin"],
-                                           "destination": flight["destination"], "date": info["date"], "price": price})
-            total_price += price * len(passengers)
-        if insurance == "yes":
-            total_price += 30 * len(passengers)
-        total_price += 50 * nonfree_baggages
-        for payment in payment_methods:
-            method = user["payment_methods"].get(payment["payment_id"])
-            if method is None:
-                raise ToolError(f"Payment method {payment['payment_id']} not found")
-            if method["source"] in ("gift_card", "certificate") and method["amount"] < payment["amount"]:
-                raise ToolError(f"Not enough balance in payment method {payment['payment_id']}")
-        paid = sum(p["amount"] for p in payment_methods)
-        if paid != total_price:
-            raise ToolError(f"Payment amount does not add up, total price is {total_price}, but paid {paid}")
-        for payment in payment_methods:
-            method = user["payment_methods"].get(payment["payment_id"])
-            if method is None:
-                continue  # a certificate listed twice was used up by its first entry
-            if method["source"] == "gift_card":
-                method["amount"] -= payment["amount"]
-            elif method["source"] == "certificate":
-                del user["payment_methods"][payment["payment_id"]]
+        loaded = {}  # flight number -> its record, changed once per booked segment
+        reservation["flights"], total_price = self._price_booking(flights, cabin, len(passengers), insurance,
+                                                                  nonfree_baggages, loaded)
+        self._pay(user["payment_methods"], payment_methods, total_price)
         for info in flights:
             loaded[info["flight_number"]]["dates"][info["date"]]["available_seats"][cabin] -= len(passengers)
         for number, flight in loaded.items():
@@ -281,12 +394,7 @@ class AirlineTools(Tau2Toolkit):
         Args:
             reservation_id: The reservation ID, such as 'ZFA04Y'.
         """
-        reservation = self._reservation(reservation_id)
-        reservation["payment_history"] += [{"payment_id": p["payment_id"], "amount": -p["amount"]}
-                                           for p in reservation["payment_history"]]
-        reservation["status"] = "cancelled"
-        self.world.put("reservations", reservation_id, reservation)
-        return reservation
+        return self._cancel(reservation_id)
 
     @tool(kind=READ, app="airline")
     def get_reservation_details(self, reservation_id: str) -> dict:
@@ -350,13 +458,10 @@ class AirlineTools(Tau2Toolkit):
             user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
             amount: The amount of the certificate to send.
         """
-        user = self._user(user_id)
-        for payment_id in CERTIFICATE_IDS:
-            if payment_id not in user["payment_methods"]:
-                user["payment_methods"][payment_id] = {"source": "certificate", "amount": amount, "id": payment_id}
-                self.world.put("users", user_id, user)
-                return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
-        raise ToolError("Too many certificates")
+        payment_id = self._add_certificate(user_id, amount)
+        if payment_id is None:
+            raise ToolError("Too many certificates")
+        return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
 
     @tool(kind=READ, app="airline")
     def transfer_to_human_agents(self, summary: str) -> str:
@@ -381,15 +486,7 @@ class AirlineTools(Tau2Toolkit):
             nonfree_baggages: The updated number of non-free baggage items included in the reservation.
             payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
         """
-        reservation = self._reservation(reservation_id)
-        user = self._user(reservation["user_id"])
-        payment = self._charge_update(user, payment_id, 50 * max(0, nonfree_baggages - reservation["nonfree_baggages"]))
-        if payment is not None:
-            reservation["payment_history"].append(payment)
-        reservation["total_baggages"], reservation["nonfree_baggages"] = total_baggages, nonfree_baggages
-        self.world.put("users", reservation["user_id"], user)
-        self.world.put("reservations", reservation_id, reservation)
-        return reservation
+        return self._update_baggages(reservation_id, total_baggages, nonfree_baggages, payment_id)
 
     @tool(kind=ACTION, app="airline")
     def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo | dict],
@@ -402,36 +499,7 @@ class AirlineTools(Tau2Toolkit):
             flights: An array of objects containing details about each piece of flight in the ENTIRE new reservation. Even if the a flight segment is not changed, it should still be included in the array.
             payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
         """
-        flights = _items(FlightInfo, flights)
-        reservation = self._reservation(reservation_id)
-        user = self._user(reservation["user_id"])
-        passengers = len(reservation["passengers"])
-        total_price, new_flights = 0, []
-        for info in flights:
-            kept = next((f for f in reservation["flights"] if f["flight_number"] == info["flight_number"]
-                         and f["date"] == info["date"] and cabin == reservation["cabin"]), None)
-            if kept is not None:
-                total_price += kept["price"] * passengers
-                new_flights.append(kept)
-                continue
-            flight = self._flight(info["flight_number"])
-            status = self._flight_date(flight, info["date"])
-            if status["status"] != "available":
-                raise ToolError(f"Flight {info['flight_number']} not available on date {info['date']}")
-            if status["available_seats"][cabin] < passengers:
-                raise ToolError(f"Not enough seats on flight {info['flight_number']}")
-            new_flights.append({"flight_number": info["flight_number"], "origin": flight["origin"],
-                                "destination": flight["destination"], "date": info["date"],
-                                "price": status["prices"][cabin]})
-            total_price += status["prices"][cabin] * passengers
-        total_price -= sum(f["price"] for f in reservation["flights"]) * passengers
-        payment = self._charge_update(user, payment_id, total_price)
-        if payment is not None:
-            reservation["payment_history"].append(payment)
-        reservation["flights"], reservation["cabin"] = new_flights, cabin
-        self.world.put("users", reservation["user_id"], user)
-        self.world.put("reservations", reservation_id, reservation)
-        return reservation
+        return self._update_flights(reservation_id, cabin, _items(FlightInfo, flights), payment_id)
 
     @tool(kind=ACTION, app="airline")
     def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger | dict]) -> dict:
@@ -441,13 +509,7 @@ class AirlineTools(Tau2Toolkit):
             reservation_id: The reservation ID, such as 'ZFA04Y'.
             passengers: An array of objects containing details about each passenger.
         """
-        passengers = _items(Passenger, passengers)
-        reservation = self._reservation(reservation_id)
-        if len(passengers) != len(reservation["passengers"]):
-            raise ToolError("Number of passengers does not match")
-        reservation["passengers"] = [dict(p) for p in passengers]
-        self.world.put("reservations", reservation_id, reservation)
-        return reservation
+        return self._update_passengers(reservation_id, _items(Passenger, passengers))
 
     @tool(kind=READ, app="airline")
     def get_flight_status(self, flight_number: str, date: str) -> str:

@@ -40,6 +40,11 @@ class Tau2Toolkit(Toolkit):
         return str(exc)
 
 
+class ValueFirstError(ToolError):
+    """A failure whose text begins with a value of the call (``1008292230 not found``): τ-bench
+    v1 words it the same, where it begins τ²'s other sentences in lower case."""
+
+
 def calculate(expression: str) -> str:
     """τ²-bench's calculator: numbers, + - * / and parentheses, rounded to 2 decimals.
 

@@ -11,7 +11,7 @@ import json
 
 from sqlalchemy.orm import DeclarativeBase
 
-from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit, calculate
+from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit, ValueFirstError, calculate
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
 from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
@@ -54,7 +54,178 @@ def _is_gift_card(method: dict) -> bool:
     return method.get("source") == "gift_card"
 
 
-class RetailTools(Tau2Toolkit):
+class RetailRules:
+    """What τ²'s and τ-bench v1's retail tools share: the checks of each write, the price
+    differences and refunds, and the changes each write makes to its records.
+
+    A failure raises :class:`ToolError` in τ²'s words; v1's toolkit words it as v1 does. Where the
+    two benchmarks differ, the toolkit says how: its record lookups (``_order``, ``_user``,
+    ``_variant``), which methods are refunded at once (``_refund_method``), which orders may still be
+    changed (``_modifiable``), an address's key order (``_address``), and the texts and flags below.
+    Every check comes before the first write, so a failed call writes nothing.
+    """
+
+    world: RetailWorld
+    EXCHANGE_MISSING = "Number of {} not found."
+    EXCHANGE_COUNT = "The number of items to be exchanged should match."
+    RETURN_METHOD = "Payment method should be the original payment method"
+    #: τ²'s rule: every modified item gets the price and options of the last new item looked up.
+    LAST_VARIANT_FOR_EVERY_ITEM = True
+    #: τ² refuses to "modify" an item into itself.
+    NEW_ITEM_MUST_DIFFER = True
+
+    def _payment_method(self, user: dict, payment_method_id: str) -> dict:
+        if payment_method_id not in user["payment_methods"]:
+            raise ToolError("Payment method not found")
+        return user["payment_methods"][payment_method_id]
+
+    def _check_items(self, order: dict, item_ids: list[str], message: str) -> None:
+        """Each item id asked for at most as often as the order holds it, else ``message`` of the id."""
+        in_order = [item["item_id"] for item in order["items"]]
+        for item_id in item_ids:
+            if item_ids.count(item_id) > in_order.count(item_id):
+                raise (ValueFirstError if message.startswith("{}") else ToolError)(message.format(item_id))
+
+    def _price_swaps(self, order: dict, item_ids: list[str], new_item_ids: list[str],
+                     must_differ: bool = False) -> tuple[float, list[dict]]:
+        """(what the new items cost more than the old, the new items' variants in order)."""
+        difference, variants = 0, []
+        for item_id, new_item_id in zip(item_ids, new_item_ids):
+            if must_differ and item_id == new_item_id:
+                raise ToolError("The new item id should be different from the old item id")
+            item = next(i for i in order["items"] if i["item_id"] == item_id)
+            variant = self._variant(item["product_id"], new_item_id)
+            if not variant["available"]:
+                raise ToolError(f"New item {new_item_id} not found or available")
+            difference += variant["price"] - item["price"]
+            variants.append(variant)
+        return difference, variants
+
+    def _cancel(self, order_id: str, reason: str) -> dict:
+        order = self._order(order_id)
+        if order["status"] != "pending":
+            raise ToolError("Non-pending order cannot be cancelled")
+        if reason not in CANCEL_REASONS:
+            raise ToolError("Invalid reason")
+        user = self._user(order["user_id"])
+        refunds = []
+        for payment in order["payment_history"]:
+            method = self._refund_method(user, payment["payment_method_id"])
+            refunds.append({"transaction_type": "refund", "amount": payment["amount"],
+                            "payment_method_id": payment["payment_method_id"]})
+            if method is not None:
+                method["balance"] = round(method["balance"] + payment["amount"], 2)
+        order["status"], order["cancel_reason"] = "cancelled", reason
+        order["payment_history"] += refunds
+        self.world.put("users", order["user_id"], user)
+        self.world.put("orders", order_id, order)
+        return order
+
+    def _exchange(self, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str) -> dict:
+        order = self._order(order_id)
+        if order["status"] != "delivered":
+            raise ToolError("Non-delivered order cannot be exchanged")
+        self._check_items(order, item_ids, self.EXCHANGE_MISSING)
+        if len(item_ids) != len(new_item_ids):
+            raise ToolError(self.EXCHANGE_COUNT)
+        difference = round(self._price_swaps(order, item_ids, new_item_ids)[0], 2)
+        method = self._payment_method(self._user(order["user_id"]), payment_method_id)
+        if _is_gift_card(method) and method["balance"] < difference:
+            raise ToolError("Insufficient gift card balance to pay for the price difference")
+        order.update(status="exchange requested", exchange_items=sorted(item_ids),
+                     exchange_new_items=sorted(new_item_ids), exchange_payment_method_id=payment_method_id,
+                     exchange_price_difference=difference)
+        self.world.put("orders", order_id, order)
+        return order
+
+    def _modify_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
+                      payment_method_id: str) -> dict:
+        order = self._order(order_id)
+        if order["status"] != "pending":
+            raise ToolError("Non-pending order cannot be modified")
+        self._check_items(order, item_ids, "{} not found")
+        if len(item_ids) != len(new_item_ids):
+            raise ToolError("The number of items to be exchanged should match")
+        difference, variants = self._price_swaps(order, item_ids, new_item_ids, self.NEW_ITEM_MUST_DIFFER)
+        user = self._user(order["user_id"])
+        method = self._payment_method(user, payment_method_id)
+        if _is_gift_card(method) and method["balance"] < difference:
+            raise ToolError("Insufficient gift card balance to pay for the new item")
+        order["payment_history"].append({"transaction_type": "payment" if difference > 0 else "refund",
+                                         "amount": abs(difference), "payment_method_id": payment_method_id})
+        if _is_gift_card(method):
+            method["balance"] = round(method["balance"] - difference, 2)
+        for position, (item_id, new_item_id) in enumerate(zip(item_ids, new_item_ids)):
+            item = next(i for i in order["items"] if i["item_id"] == item_id)
+            variant = variants[-1] if self.LAST_VARIANT_FOR_EVERY_ITEM else variants[position]
+            item.update(item_id=new_item_id, price=variant["price"], options=variant["options"])
+        order["status"] = "pending (item modified)"
+        self.world.put("users", order["user_id"], user)
+        self.world.put("orders", order_id, order)
+        return order
+
+    def _modify_payment(self, order_id: str, payment_method_id: str) -> dict:
+        order = self._order(order_id)
+        if not self._modifiable(order["status"]):
+            raise ToolError("Non-pending order cannot be modified")
+        user = self._user(order["user_id"])
+        method = self._payment_method(user, payment_method_id)
+        history = order["payment_history"]
+        if len(history) != 1 or history[0]["transaction_type"] != "payment":
+            raise ToolError("There should be exactly one payment for a pending order")
+        old_id = history[0]["payment_method_id"]
+        if old_id == payment_method_id:
+            raise ToolError("The new payment method should be different from the current one")
+        amount = history[0]["amount"]
+        if _is_gift_card(method) and method["balance"] < amount:
+            raise ToolError("Insufficient gift card balance to pay for the order")
+        history += [{"transaction_type": "payment", "amount": amount, "payment_method_id": payment_method_id},
+                    {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id}]
+        if _is_gift_card(method):
+            method["balance"] = round(method["balance"] - amount, 2)
+        old_method = self._refund_method(user, old_id)
+        if old_method is not None:
+            old_method["balance"] = round(old_method["balance"] + amount, 2)
+        self.world.put("users", order["user_id"], user)
+        self.world.put("orders", order_id, order)
+        return order
+
+    def _modify_order_address(self, order_id: str, *address: str) -> dict:
+        order = self._order(order_id)
+        if not self._modifiable(order["status"]):
+            raise ToolError("Non-pending order cannot be modified")
+        order["address"] = self._address(*address)
+        self.world.put("orders", order_id, order)
+        return order
+
+    def _modify_user_address(self, user_id: str, *address: str) -> dict:
+        user = self._user(user_id)
+        user["address"] = self._address(*address)
+        self.world.put("users", user_id, user)
+        return user
+
+    def _return(self, order_id: str, item_ids: list[str], payment_method_id: str) -> dict:
+        order = self._order(order_id)
+        if order["status"] != "delivered":
+            raise ToolError("Non-delivered order cannot be returned")
+        user = self._user(order["user_id"])
+        self._payment_method(user, payment_method_id)
+        if (self._refund_method(user, payment_method_id) is None
+                and payment_method_id != order["payment_history"][0]["payment_method_id"]):
+            raise ToolError(self.RETURN_METHOD)
+        self._check_items(order, item_ids, "Some item not found")
+        order.update(status="return requested", return_items=sorted(item_ids),
+                     return_payment_method_id=payment_method_id)
+        self.world.put("orders", order_id, order)
+        return order
+
+    def _product_types(self) -> str:
+        """Each product's name and id, as JSON sorted by name."""
+        names = {name: product_id for _, name, product_id in self.world.fields("products", "$.name", "$.product_id")}
+        return json.dumps(dict(sorted(names.items())))
+
+
+class RetailTools(RetailRules, Tau2Toolkit):
     """The retail agent's tools (τ²-bench's ``RetailTools``)."""
 
     world: RetailWorld
@@ -74,16 +245,19 @@ class RetailTools(Tau2Toolkit):
             raise ToolError("Variant not found")
         return product["variants"][item_id]
 
-    def _payment_method(self, user: dict, payment_method_id: str) -> dict:
-        if payment_method_id not in user["payment_methods"]:
-            raise ToolError("Payment method not found")
-        return user["payment_methods"][payment_method_id]
+    def _refund_method(self, user: dict, payment_method_id: str) -> dict | None:
+        """The user's method that is refunded at once (a gift card), else None; the method must exist."""
+        method = self._payment_method(user, payment_method_id)
+        return method if _is_gift_card(method) else None
 
-    def _check_items(self, order: dict, item_ids: list[str], message) -> None:
-        in_order = [item["item_id"] for item in order["items"]]
-        for item_id in item_ids:
-            if item_ids.count(item_id) > in_order.count(item_id):
-                raise ToolError(message(item_id))
+    @staticmethod
+    def _modifiable(status: str) -> bool:
+        return "pending" in status
+
+    @staticmethod
+    def _address(address1: str, address2: str, city: str, state: str, country: str, zip: str) -> dict:
+        return {"address1": address1, "address2": address2, "city": city, "country": country, "state": state,
+                "zip": zip}  # τ²'s UserAddress order
 
     @tool(kind=READ, app="retail")
     def calculate(self, expression: str) -> str:
@@ -102,24 +276,7 @@ class RetailTools(Tau2Toolkit):
             order_id: The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.
             reason: The reason for cancellation, which should be either 'no longer needed' or 'ordered by mistake'.
         """
-        order = self._order(order_id)
-        if order["status"] != "pending":
-            raise ToolError("Non-pending order cannot be cancelled")
-        if reason not in CANCEL_REASONS:
-            raise ToolError("Invalid reason")
-        user = self._user(order["user_id"])
-        refunds = []
-        for payment in order["payment_history"]:
-            method = self._payment_method(user, payment["payment_method_id"])
-            refunds.append({"transaction_type": "refund", "amount": payment["amount"],
-                            "payment_method_id": payment["payment_method_id"]})
-            if _is_gift_card(method):
-                method["balance"] = round(method["balance"] + payment["amount"], 2)
-        order["status"], order["cancel_reason"] = "cancelled", reason
-        order["payment_history"] += refunds
-        self.world.put("users", user["user_id"], user)
-        self.world.put("orders", order_id, order)
-        return order
+        return self._cancel(order_id, reason)
 
     @tool(kind=ACTION, app="retail")
     def exchange_delivered_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
@@ -132,28 +289,7 @@ class RetailTools(Tau2Toolkit):
             new_item_ids: The item ids to be exchanged for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.
             payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.
         """
-        order = self._order(order_id)
-        if order["status"] != "delivered":
-            raise ToolError("Non-delivered order cannot be exchanged")
-        self._check_items(order, item_ids, lambda item_id: f"Number of {item_id} not found.")
-        if len(item_ids) != len(new_item_ids):
-            raise ToolError("The number of items to be exchanged should match.")
-        difference = 0
-        for item_id, new_item_id in zip(item_ids, new_item_ids):
-            item = next(i for i in order["items"] if i["item_id"] == item_id)
-            variant = self._variant(item["product_id"], new_item_id)
-            if not variant["available"]:
-                raise ToolError(f"New item {new_item_id} not found or available")
-            difference += variant["price"] - item["price"]
-        difference = round(difference, 2)
-        method = self._payment_method(self._user(order["user_id"]), payment_method_id)
-        if _is_gift_card(method) and method["balance"] < difference:
-            raise ToolError("Insufficient gift card balance to pay for the price difference")
-        order.update(status="exchange requested", exchange_items=sorted(item_ids),
-                     exchange_new_items=sorted(new_item_ids), exchange_payment_method_id=payment_method_id,
-                     exchange_price_difference=difference)
-        self.world.put("orders", order_id, order)
-        return order
+        return self._exchange(order_id, item_ids, new_item_ids, payment_method_id)
 
     @tool(kind=READ, app="retail")
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
@@ -224,7 +360,7 @@ class RetailTools(Tau2Toolkit):
     @tool(kind=READ, app="retail")
     def list_all_product_types(self) -> str:
         """List the name and product id of all product types. Each product type has a variety of different items with unique item ids and options. There are only 50 product types in the store."""
-        return json.dumps({p["name"]: p["product_id"] for p in self.world.records("products")}, sort_keys=True)
+        return self._product_types()
 
     @tool(kind=ACTION, app="retail")
     def modify_pending_order_address(self, order_id: str, address1: str, address2: str, city: str, state: str,
@@ -240,13 +376,7 @@ class RetailTools(Tau2Toolkit):
             country: The country, such as 'USA'.
             zip: The zip code, such as '12345'.
         """
-        order = self._order(order_id)
-        if "pending" not in order["status"]:
-            raise ToolError("Non-pending order cannot be modified")
-        order["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
-                            "state": state, "zip": zip}  # τ²'s UserAddress order
-        self.world.put("orders", order_id, order)
-        return order
+        return self._modify_order_address(order_id, address1, address2, city, state, country, zip)
 
     @tool(kind=ACTION, app="retail")
     def modify_pending_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
@@ -259,37 +389,7 @@ class RetailTools(Tau2Toolkit):
             new_item_ids: The item ids to be modified for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.
             payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.
         """
-        order = self._order(order_id)
-        if order["status"] != "pending":
-            raise ToolError("Non-pending order cannot be modified")
-        self._check_items(order, item_ids, lambda item_id: f"{item_id} not found")
-        if len(item_ids) != len(new_item_ids):
-            raise ToolError("The number of items to be exchanged should match")
-        difference, variant = 0, None
-        for item_id, new_item_id in zip(item_ids, new_item_ids):
-            if item_id == new_item_id:
-                raise ToolError("The new item id should be different from the old item id")
-            item = next(i for i in order["items"] if i["item_id"] == item_id)
-            variant = self._variant(item["product_id"], new_item_id)
-            if not variant["available"]:
-                raise ToolError(f"New item {new_item_id} not found or available")
-            difference += variant["price"] - item["price"]
-        user = self._user(order["user_id"])
-        method = self._payment_method(user, payment_method_id)
-        if _is_gift_card(method) and method["balance"] < difference:
-            raise ToolError("Insufficient gift card balance to pay for the new item")
-        order["payment_history"].append({"transaction_type": "payment" if difference > 0 else "refund",
-                                         "amount": abs(difference), "payment_method_id": payment_method_id})
-        if _is_gift_card(method):
-            method["balance"] = round(method["balance"] - difference, 2)
-        for item_id, new_item_id in zip(item_ids, new_item_ids):
-            item = next(i for i in order["items"] if i["item_id"] == item_id)
-            # τ²-bench's rule: price and options of the last new item looked up, for every item.
-            item.update(item_id=new_item_id, price=variant["price"], options=variant["options"])
-        order["status"] = "pending (item modified)"
-        self.world.put("users", user["user_id"], user)
-        self.world.put("orders", order_id, order)
-        return order
+        return self._modify_items(order_id, item_ids, new_item_ids, payment_method_id)
 
     @tool(kind=ACTION, app="retail")
     def modify_pending_order_payment(self, order_id: str, payment_method_id: str) -> dict:
@@ -299,30 +399,7 @@ class RetailTools(Tau2Toolkit):
             order_id: The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.
             payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.
         """
-        order = self._order(order_id)
-        if "pending" not in order["status"]:
-            raise ToolError("Non-pending order cannot be modified")
-        user = self._user(order["user_id"])
-        method = self._payment_method(user, payment_method_id)
-        history = order["payment_history"]
-        if len(history) != 1 or history[0]["transaction_type"] != "payment":
-            raise ToolError("There should be exactly one payment for a pending order")
-        old_id = history[0]["payment_method_id"]
-        if old_id == payment_method_id:
-            raise ToolError("The new payment method should be different from the current one")
-        amount = history[0]["amount"]
-        if _is_gift_card(method) and method["balance"] < amount:
-            raise ToolError("Insufficient gift card balance to pay for the order")
-        history += [{"transaction_type": "payment", "amount": amount, "payment_method_id": payment_method_id},
-                    {"transaction_type": "refund", "amount": amount, "payment_method_id": old_id}]
-        if _is_gift_card(method):
-            method["balance"] = round(method["balance"] - amount, 2)
-        old_method = self._payment_method(user, old_id)
-        if _is_gift_card(old_method):
-            old_method["balance"] = round(old_method["balance"] + amount, 2)
-        self.world.put("users", user["user_id"], user)
-        self.world.put("orders", order_id, order)
-        return order
+        return self._modify_payment(order_id, payment_method_id)
 
     @tool(kind=ACTION, app="retail")
     def modify_user_address(self, user_id: str, address1: str, address2: str, city: str, state: str, country: str,
@@ -338,11 +415,7 @@ class RetailTools(Tau2Toolkit):
             country: The country, such as 'USA'.
             zip: The zip code, such as '12345'.
         """
-        user = self._user(user_id)
-        user["address"] = {"address1": address1, "address2": address2, "city": city, "country": country,
-                           "state": state, "zip": zip}  # τ²'s UserAddress order
-        self.world.put("users", user_id, user)
-        return user
+        return self._modify_user_address(user_id, address1, address2, city, state, country, zip)
 
     @tool(kind=ACTION, app="retail")
     def return_delivered_order_items(self, order_id: str, item_ids: list[str], payment_method_id: str) -> dict:
@@ -353,17 +426,7 @@ class RetailTools(Tau2Toolkit):
             item_ids: The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list.
             payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.
         """
-        order = self._order(order_id)
-        if order["status"] != "delivered":
-            raise ToolError("Non-delivered order cannot be returned")
-        method = self._payment_method(self._user(order["user_id"]), payment_method_id)
-        if not _is_gift_card(method) and payment_method_id != order["payment_history"][0]["payment_method_id"]:
-            raise ToolError("Payment method should be the original payment method")
-        self._check_items(order, item_ids, lambda item_id: "Some item not found")
-        order.update(status="return requested", return_items=sorted(item_ids),
-                     return_payment_method_id=payment_method_id)
-        self.world.put("orders", order_id, order)
-        return order
+        return self._return(order_id, item_ids, payment_method_id)
 
     @tool(kind=READ, app="retail")
     def transfer_to_human_agents(self, summary: str) -> str:

@@ -3,23 +3,22 @@
 Each tool answers with the text v1's returns: ``json.dumps`` of the records it read or wrote,
 or v1's error string (``Error: user not found``; v1's ``get_reservation_details`` says "user"
 for a missing reservation too). An error answer changes nothing, as in v1.
+The checks, arithmetic and changes of each write are τ²'s (:class:`AirlineRules` in
+``worlds/tau2/airline.py``); this module holds what v1 does otherwise: its records, words,
+output shapes and quirks.
 """
 
 from __future__ import annotations
 
 import json
-from copy import deepcopy
 from typing import Literal
 
-from toolgym.worlds.tau2.airline import AIRPORTS, NOW, AirlineWorld, Cabin, FlightInfo, Passenger, Payment
+from toolgym.worlds.tau2.airline import (AIRPORTS, NOW, RESERVATION_IDS, AirlineRules, AirlineWorld, Cabin,
+                                         FlightInfo, Passenger, Payment)
+from toolgym.worlds.tau2.airline import AirlineTools as Tau2AirlineTools
 from toolgym.worlds.tau2.store import DocumentWorld
-from toolgym.worlds.taubench.common import V1Hash, calculate
-from toolgym.worlds.tools import ACTION, READ, Toolkit, tool
-
-RESERVATION_IDS = ("HATHAT", "HATHAU", "HATHAV")
-CERTIFICATE_NUMBERS = (3221322, 3221323, 3221324)
-PAYMENT_ID = ("The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', "
-              "'certificate_7815826'.")
+from toolgym.worlds.taubench.common import V1Hash, V1Toolkit, calculate, v1_tool
+from toolgym.worlds.tools import ACTION, READ, tool
 
 
 class TauBenchAirlineWorld(V1Hash, AirlineWorld):
@@ -35,13 +34,28 @@ class TauBenchAirlineWorld(V1Hash, AirlineWorld):
         DocumentWorld.load(self, data)
 
 
-class AirlineTools(Toolkit):
-    """The airline agent's tools (τ-bench v1's ``tau_bench/envs/airline/tools``)."""
+class AirlineTools(AirlineRules, V1Toolkit):
+    """The airline agent's tools (τ-bench v1's ``tau_bench/envs/airline/tools``): τ²'s rules
+    (:class:`AirlineRules`) with v1's records, words and quirks."""
 
     world: TauBenchAirlineWorld
+    CHANGES_CABIN = False  # v1's update_reservation_flights leaves the cabin as booked
 
-    def _doc(self, table: str, key: str) -> dict | None:
-        return self.world.get(table, key, "") if self.world.has(table, key) else None
+    def _user(self, user_id: str) -> dict:
+        return self.world.get("users", user_id, "User not found")
+
+    def _reservation(self, reservation_id: str) -> dict:
+        return self.world.get("reservations", reservation_id, "Reservation not found")
+
+    @staticmethod
+    def _booked_segment(info: dict, flight: dict, price: int) -> dict:
+        return {**info, "price": price, "origin": flight["origin"], "destination": flight["destination"]}
+
+    def _kept_segment(self, info: dict, kept: dict) -> dict:
+        return self._booked_segment(info, kept, kept["price"])
+
+    def _used_up(self, payment_id: str) -> None:
+        raise KeyError(payment_id)  # v1 reads the certificate its first entry deleted
 
     def _flights(self, **fields: str) -> list[dict]:
         """The flights whose top-level ``fields`` equal the values, in the table's order: SQLite reads
@@ -50,18 +64,23 @@ class AirlineTools(Toolkit):
         rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
         return [json.loads(doc) for (doc,) in rows.fetchall()]
 
-    def _update_payment(self, reservation: dict, payment_id: str, total_price: float) -> tuple[dict, str | None]:
-        user = self._doc("users", reservation["user_id"])
-        if payment_id not in user["payment_methods"]:
-            return user, "Error: payment method not found"
-        method = user["payment_methods"][payment_id]
-        if method["source"] == "certificate":
-            return user, "Error: certificate cannot be used to update reservation"
-        if method["source"] == "gift_card" and method["amount"] < total_price:
-            return user, "Error: gift card balance is not enough"
-        if method["source"] == "gift_card":
-            method["amount"] -= total_price
-        return user, None
+    def _book(self, user_id: str, origin: str, destination: str, flight_type: str, cabin: str, flights: list[dict],
+              passengers: list[dict], payment_methods: list[dict], total_baggages: int, nonfree_baggages: int,
+              insurance: str) -> dict:
+        user = self._user(user_id)
+        reservation_id = next((r for r in RESERVATION_IDS[:-1] if not self.world.has("reservations", r)),
+                              RESERVATION_IDS[-1])  # v1 assumes at most three new reservations per task
+        segments, total_price = self._price_booking(flights, cabin, len(passengers), insurance, nonfree_baggages, {})
+        self._pay(user["payment_methods"], payment_methods, total_price)
+        reservation = {"reservation_id": reservation_id, "user_id": user_id, "origin": origin,
+                       "destination": destination, "flight_type": flight_type, "cabin": cabin,
+                       "flights": segments, "passengers": passengers, "payment_history": payment_methods,
+                       "created_at": NOW, "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages,
+                       "insurance": insurance}
+        user["reservations"].append(reservation_id)
+        self.world.put("reservations", reservation_id, reservation)
+        self.world.put("users", user_id, user)
+        return reservation
 
     @tool(kind=ACTION, app="airline")
     def book_reservation(self, user_id: str, origin: str, destination: str,
@@ -80,81 +99,12 @@ class AirlineTools(Toolkit):
             total_baggages: The total number of baggage items included in the reservation.
             nonfree_baggages: The number of non-free baggage items included in the reservation.
         """
-        user = self._doc("users", user_id)
-        if user is None:
-            return "Error: user not found"
-        reservation_id = next((r for r in RESERVATION_IDS[:-1] if not self.world.has("reservations", r)),
-                              RESERVATION_IDS[-1])  # v1 assumes at most three new reservations per task
-        reservation = {"reservation_id": reservation_id, "user_id": user_id, "origin": origin,
-                       "destination": destination, "flight_type": flight_type, "cabin": cabin,
-                       "flights": deepcopy(flights), "passengers": passengers, "payment_history": payment_methods,
-                       "created_at": NOW, "total_baggages": total_baggages, "nonfree_baggages": nonfree_baggages,
-                       "insurance": insurance}
-        total_price = 0
-        for flight in reservation["flights"]:
-            number = flight["flight_number"]
-            record = self._doc("flights", number)
-            if record is None:
-                return f"Error: flight {number} not found"
-            if flight["date"] not in record["dates"]:
-                return f"Error: flight {number} not found on date {flight['date']}"
-            on_date = record["dates"][flight["date"]]
-            if on_date["status"] != "available":
-                return f"Error: flight {number} not available on date {flight['date']}"
-            if on_date["available_seats"][cabin] < len(passengers):
-                return f"Error: not enough seats on flight {number}"
-            flight["price"] = on_date["prices"][cabin]
-            flight["origin"] = record["origin"]
-            flight["destination"] = record["destination"]
-            total_price += flight["price"] * len(passengers)
-        if insurance == "yes":
-            total_price += 30 * len(passengers)
-        total_price += 50 * nonfree_baggages
-        methods = user["payment_methods"]
-        for payment in payment_methods:
-            payment_id = payment["payment_id"]
-            if payment_id not in methods:
-                return f"Error: payment method {payment_id} not found"
-            if methods[payment_id]["source"] in ("gift_card", "certificate") and methods[payment_id]["amount"] < payment["amount"]:
-                return f"Error: not enough balance in payment method {payment_id}"
-        paid = sum(payment["amount"] for payment in payment_methods)
-        if paid != total_price:
-            return f"Error: payment amount does not add up, total price is {total_price}, but paid {paid}"
-        for payment in payment_methods:
-            payment_id = payment["payment_id"]
-            if methods[payment_id]["source"] == "gift_card":
-                methods[payment_id]["amount"] -= payment["amount"]
-            elif methods[payment_id]["source"] == "certificate":
-                del methods[payment_id]
-        user["reservations"].append(reservation_id)
-        self.world.put("reservations", reservation_id, reservation)
-        self.world.put("users", user_id, user)
-        return json.dumps(reservation)
+        return self._answer(self._book, user_id, origin, destination, flight_type, cabin, flights, passengers,
+                            payment_methods, total_baggages, nonfree_baggages, insurance)
 
-    @tool(kind=READ, app="airline")
-    def calculate(self, expression: str) -> str:
-        """Calculate the result of a mathematical expression.
-
-        Args:
-            expression: The mathematical expression to calculate, such as '2 + 2'. The expression can contain numbers, operators (+, -, *, /), parentheses, and spaces.
-        """
-        return calculate(expression)
-
-    @tool(kind=ACTION, app="airline")
-    def cancel_reservation(self, reservation_id: str) -> str:
-        """Cancel the whole reservation.
-
-        Args:
-            reservation_id: The reservation ID, such as 'ZFA04Y'.
-        """
-        reservation = self._doc("reservations", reservation_id)
-        if reservation is None:
-            return "Error: reservation not found"
-        refunds = [{"payment_id": p["payment_id"], "amount": -p["amount"]} for p in reservation["payment_history"]]
-        reservation["payment_history"].extend(refunds)
-        reservation["status"] = "cancelled"
-        self.world.put("reservations", reservation_id, reservation)
-        return json.dumps(reservation)
+    # v1 declares these as τ² does: τ²'s tools, answering in v1's text (its calculator is its own)
+    calculate = v1_tool(Tau2AirlineTools.calculate, body=calculate)
+    cancel_reservation = v1_tool(Tau2AirlineTools.cancel_reservation)
 
     @tool(kind=READ, app="airline")
     def get_reservation_details(self, reservation_id: str) -> str:
@@ -240,18 +190,14 @@ class AirlineTools(Toolkit):
             user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
             amount: Certificate amount to send.
         """
-        user = self._doc("users", user_id)
-        if user is None:
+        if not self.world.has("users", user_id):
             return "Error: user not found"
         # v1 stores the number as given; the schema's float turns 100 into 100.0, so a whole amount goes back to int
         amount = int(amount) if amount.is_integer() else amount
-        for number in CERTIFICATE_NUMBERS:
-            payment_id = f"certificate_{number}"
-            if payment_id not in user["payment_methods"]:
-                user["payment_methods"][payment_id] = {"source": "certificate", "amount": amount, "id": payment_id}
-                self.world.put("users", user_id, user)
-                return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
-        return "None"  # v1's tool falls off its loop and returns None, which its env passes on as is
+        payment_id = self._add_certificate(user_id, amount)
+        if payment_id is None:
+            return "None"  # v1's tool falls off its loop and returns None, which its env passes on as is
+        return f"Certificate {payment_id} added to user {user_id} with amount {amount}."
 
     @tool(kind=READ, app="airline")
     def think(self, thought: str) -> str:
@@ -282,20 +228,7 @@ class AirlineTools(Toolkit):
             nonfree_baggages: The updated number of non-free baggage items included in the reservation.
             payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
         """
-        reservation = self._doc("reservations", reservation_id)
-        if reservation is None:
-            return "Error: reservation not found"
-        total_price = 50 * max(0, nonfree_baggages - reservation["nonfree_baggages"])
-        user, error = self._update_payment(reservation, payment_id, total_price)
-        if error:
-            return error
-        reservation["total_baggages"] = total_baggages
-        reservation["nonfree_baggages"] = nonfree_baggages
-        if total_price != 0:
-            reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
-        self.world.put("users", reservation["user_id"], user)
-        self.world.put("reservations", reservation_id, reservation)
-        return json.dumps(reservation)
+        return self._answer(self._update_baggages, reservation_id, total_baggages, nonfree_baggages, payment_id)
 
     @tool(kind=ACTION, app="airline")
     def update_reservation_flights(self, reservation_id: str, cabin: Cabin, flights: list[FlightInfo],
@@ -307,46 +240,7 @@ class AirlineTools(Toolkit):
             flights: An array of objects containing details about each piece of flight in the ENTIRE new reservation. Even if the a flight segment is not changed, it should still be included in the array.
             payment_id: The payment id stored in user profile, such as 'credit_card_7815826', 'gift_card_7815826', 'certificate_7815826'.
         """
-        reservation = self._doc("reservations", reservation_id)
-        if reservation is None:
-            return "Error: reservation not found"
-        passengers = len(reservation["passengers"])
-        total_price = 0
-        flights = deepcopy(flights)
-        for flight in flights:
-            kept = [f for f in reservation["flights"] if f["flight_number"] == flight["flight_number"]
-                    and f["date"] == flight["date"] and cabin == reservation["cabin"]]
-            if kept:  # an unchanged segment keeps the price paid
-                total_price += kept[0]["price"] * passengers
-                flight["price"] = kept[0]["price"]
-                flight["origin"] = kept[0]["origin"]
-                flight["destination"] = kept[0]["destination"]
-                continue
-            number = flight["flight_number"]
-            record = self._doc("flights", number)
-            if record is None:
-                return f"Error: flight {number} not found"
-            if flight["date"] not in record["dates"]:
-                return f"Error: flight {number} not found on date {flight['date']}"
-            on_date = record["dates"][flight["date"]]
-            if on_date["status"] != "available":
-                return f"Error: flight {number} not available on date {flight['date']}"
-            if on_date["available_seats"][cabin] < passengers:
-                return f"Error: not enough seats on flight {number}"
-            flight["price"] = on_date["prices"][cabin]
-            flight["origin"] = record["origin"]
-            flight["destination"] = record["destination"]
-            total_price += flight["price"] * passengers
-        total_price -= sum(flight["price"] for flight in reservation["flights"]) * passengers
-        user, error = self._update_payment(reservation, payment_id, total_price)
-        if error:
-            return error
-        reservation["flights"] = flights
-        if total_price != 0:
-            reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
-        self.world.put("users", reservation["user_id"], user)
-        self.world.put("reservations", reservation_id, reservation)
-        return json.dumps(reservation)
+        return self._answer(self._update_flights, reservation_id, cabin, flights, payment_id)
 
     @tool(kind=ACTION, app="airline")
     def update_reservation_passengers(self, reservation_id: str, passengers: list[Passenger]) -> str:
@@ -356,11 +250,4 @@ class AirlineTools(Toolkit):
             reservation_id: The reservation ID, such as 'ZFA04Y'.
             passengers: An array of objects containing details about each passenger.
         """
-        reservation = self._doc("reservations", reservation_id)
-        if reservation is None:
-            return "Error: reservation not found"
-        if len(passengers) != len(reservation["passengers"]):
-            return "Error: number of passengers does not match"
-        reservation["passengers"] = passengers
-        self.world.put("reservations", reservation_id, reservation)
-        return json.dumps(reservation)
+        return self._answer(self._update_passengers, reservation_id, passengers)

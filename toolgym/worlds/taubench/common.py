@@ -1,11 +1,17 @@
-"""What τ-bench v1's domains share: its database hash, calculator, think and transfer tools."""
+"""What τ-bench v1's domains share: its database hash, calculator, and tools that answer in v1's text."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import operator
+from collections.abc import Callable
+from typing import Any
+
+from toolgym.worlds.tau2.common import ValueFirstError
+from toolgym.worlds.tools import Toolkit, ToolError
 
 
 def to_hashable(item):
@@ -93,3 +99,41 @@ class V1Hash:
                     digest = digests[doc] = hashlib.sha256(canonical.encode()).digest()
                 total.update(f"{key}\0".encode() + digest)
         return total.hexdigest()
+
+
+def v1_error(error: ToolError) -> str:
+    """v1's words for a failure that τ²'s shared rules word as τ² does: ``Error:`` and the same
+    sentence begun in lower case (``Not enough seats on flight HAT001`` becomes
+    ``Error: not enough seats on flight HAT001``)."""
+    text = str(error)
+    return f"Error: {text}" if isinstance(error, ValueFirstError) else f"Error: {text[:1].lower()}{text[1:]}"
+
+
+class V1Toolkit(Toolkit):
+    """A v1 domain's tools: each answers with text, ``json.dumps`` of the record it read or wrote or
+    v1's error string; only an error of the data itself (v1's ``KeyError``) fails the call."""
+
+    def _answer(self, operation: Callable[..., Any], *arguments: Any, **keywords: Any) -> str:
+        """What v1's tool returns for ``operation(*arguments, **keywords)``, a rule of τ²'s; its
+        refusal (:class:`ToolError`) is v1's error answer, and the world is left as it was."""
+        try:
+            answer = operation(*arguments, **keywords)
+        except ToolError as error:
+            self.world.rollback()  # the call's own writes: each call starts on a committed world
+            return v1_error(error)
+        return answer if isinstance(answer, str) else json.dumps(answer)
+
+    def _doc(self, table: str, key: str) -> dict | None:
+        return self.world.get(table, key, "") if self.world.has(table, key) else None
+
+
+def v1_tool(tau2_tool: Callable[..., Any], body: Callable[..., str] | None = None) -> Callable[..., str]:
+    """τ²'s tool method as a v1 toolkit's: the same name, parameters and texts (v1 declares the
+    tool as τ² does), run on the v1 toolkit's records and answering in v1's text, or, where v1's
+    code differs, ``body`` called with the arguments."""
+
+    @functools.wraps(tau2_tool)
+    def answer(self: V1Toolkit, **arguments: Any) -> str:
+        return body(**arguments) if body is not None else self._answer(tau2_tool, self, **arguments)
+
+    return answer
