@@ -551,24 +551,28 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                                        f"it cannot be returned, you want nothing else done.", who(o["user_id"])),
                      [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]})], [o["status"]])
 
-    def change_items(task_id):
-        o = rng.choice(pending)
+    def swap_item(task_id, source, wording, tool):
+        """Swap one item of an order from ``source`` for another variant of its product."""
+        o = rng.choice(source)
         item = rng.choice(o["items"])
         new = other_variant(item)
         if new is None:
             return None
         difference = round(new["price"] - item["price"], 2)
         method = payer(o, difference)
-        return _task(task_id, scenario(f"You want to change the {item['name']} ({described(item['options'])}) of "
-                                       f"your pending order {o['order_id']} to the one with "
-                                       f"{described(new['options'])}, and to know the price difference.",
+        return _task(task_id, scenario(wording.format(item=f"{item['name']} ({described(item['options'])})",
+                                                      order=o["order_id"], new=described(new["options"])),
                                        f"{who(o['user_id'])} {paid_with(method)}"),
                      [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
                       ("get_product_details", {"product_id": item["product_id"]}),
-                      ("modify_pending_order_items", {"order_id": o["order_id"], "item_ids": [item["item_id"]],
-                                                      "new_item_ids": [new["item_id"]],
-                                                      "payment_method_id": method})],
+                      (tool, {"order_id": o["order_id"], "item_ids": [item["item_id"]],
+                              "new_item_ids": [new["item_id"]], "payment_method_id": method})],
                      [_money(abs(difference))])
+
+    def change_items(task_id):
+        return swap_item(task_id, pending, "You want to change the {item} of your pending order {order} to the one "
+                                           "with {new}, and to know the price difference.",
+                         "modify_pending_order_items")
 
     def ship_to(task_id):
         o = rng.choice(pending)
@@ -613,23 +617,9 @@ def retail_tasks(db: dict, seed: int, count: int = 240) -> list[dict]:
                                                         "payment_method_id": method})], [_money(refund)])
 
     def exchange(task_id):
-        o = rng.choice(delivered)
-        item = rng.choice(o["items"])
-        new = other_variant(item)
-        if new is None:
-            return None
-        difference = round(new["price"] - item["price"], 2)
-        method = payer(o, difference)
-        return _task(task_id, scenario(f"You want to exchange the {item['name']} ({described(item['options'])}) "
-                                       f"of your order {o['order_id']} for the one with {described(new['options'])}, "
-                                       f"and to know the price difference.", f"{who(o['user_id'])} "
-                                                                             f"{paid_with(method)}"),
-                     [find(o["user_id"]), ("get_order_details", {"order_id": o["order_id"]}),
-                      ("get_product_details", {"product_id": item["product_id"]}),
-                      ("exchange_delivered_order_items", {"order_id": o["order_id"], "item_ids": [item["item_id"]],
-                                                          "new_item_ids": [new["item_id"]],
-                                                          "payment_method_id": method})],
-                     [_money(abs(difference))])
+        return swap_item(task_id, delivered, "You want to exchange the {item} of your order {order} for the one "
+                                             "with {new}, and to know the price difference.",
+                         "exchange_delivered_order_items")
 
     def order_status(task_id):
         o = rng.choice(orders)
