@@ -31,17 +31,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 ENVS = ("ToolTalk-v0", "AppBench-v0", "OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0",
-        "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0", "Tau2-v0", "TauBench-v0",
-        *("BFCL-v0.single_turn.bfcl", "BFCL-v0.single_turn.chat", "BFCL-v0.multi_turn.bfcl", "BFCL-v0.multi_turn.chat"))
+        "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0", "Tau2-v0.max_steps_30",
+        "TauBench-v0", "BFCL-v0.single_turn.bfcl", "BFCL-v0.single_turn.chat", "BFCL-v0.multi_turn.bfcl",
+        "BFCL-v0.multi_turn.chat")
 FULL_TASKS = 100
 # Episodes of the multi-turn envs on a CPU (many long model turns per episode); a GPU runs FULL_TASKS.
-CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30, "Tau2-v0": 5,
+CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30, "Tau2-v0.max_steps_30": 5,
                 "TauBench-v0": 5, "BFCL-v0.multi_turn.bfcl": 5, "BFCL-v0.multi_turn.chat": 5}
 # Rows that run one env with keywords and a prompt format other than its default: the row's name is
 # ENV.PART.PART (its results file's name too), and a plain env id is a row of its defaults.
 # BFCL-v0 runs in both of BFCL's action modes: its prompting format (``bfcl``: calls as
 # ``[f(a=1)]`` text) and tool calls (``chat``: the tools in the chat template, JSON calls back).
 VARIANTS = {
+    # τ²'s 200 actions an episode are hours of a CPU for a model that never ends one (SmolLM2 ran
+    # 70 minutes on 4 episodes without finishing); a truncated episode scores 0 at any cap.
+    "Tau2-v0.max_steps_30": ("Tau2-v0", {"max_steps": 30}, None, None),
     "BFCL-v0.single_turn.bfcl": ("BFCL-v0", {"category": "single_turn"}, "bfcl", "bfcl"),
     "BFCL-v0.single_turn.chat": ("BFCL-v0", {"category": "single_turn"}, "chat", "tool_call"),
     "BFCL-v0.multi_turn.bfcl": ("BFCL-v0", {"category": "multi_turn"}, "bfcl", "bfcl"),
@@ -63,10 +67,10 @@ PUBLISHED = {
     "WebShop-v0": "reward per model (Xu et al. 2023, Table 2; Yao et al. 2022)",
     "VirtualHome-v0": "executability and LCS per model (Xu et al. 2023, Table 2)",
     "GoogleSheets-v0": "success rate per model (Xu et al. 2023, Table 2)",
-    "Tau2-v0": "pass^1 per domain and model (Barres et al. 2025, Table 2; the τ² leaderboard)",
+    "Tau2-v0.max_steps_30": "pass^1 per domain and model (Barres et al. 2025, Table 2; the τ² leaderboard)",
     "TauBench-v0": "pass^1 per domain and model, GPT-4o airline 42, retail 60 (Yao et al. 2024)",
-    "BFCL-v0.single_turn.bfcl": "overall and per-category accuracy per model, prompting and FC modes (the BFCL v4 leaderboard)",
-    "BFCL-v0.single_turn.chat": "overall and per-category accuracy per model, prompting and FC modes (the BFCL v4 leaderboard)",
+    "BFCL-v0.single_turn.bfcl": "accuracy per category and model, prompting and FC modes (BFCL v4 leaderboard)",
+    "BFCL-v0.single_turn.chat": "accuracy per category and model, prompting and FC modes (BFCL v4 leaderboard)",
     "BFCL-v0.multi_turn.bfcl": "multi-turn accuracy per model (the BFCL v4 leaderboard)",
     "BFCL-v0.multi_turn.chat": "multi-turn accuracy per model (the BFCL v4 leaderboard)",
 }
@@ -142,6 +146,16 @@ episodes), and the session's GPU time was spent before a rerun.
   message) instead of a call, malformed JSON the env refuses. ToolLLM: plain sentences at every
   one of its 12 steps (made-up answers, or code about the task), which its own *invalid calls*
   counts (12 of 12), never a call or `Finish`.
+- **BFCL** (built-in tasks; rows per action mode: `bfcl` is BFCL's prompting format, calls as
+  `[f(a=1)]` text; `chat` gives the tools to the chat template and reads JSON calls back, the
+  function-calling mode as far as SmolLM2's template goes, which has no `tools`, so they are text
+  in its system message). Single-turn: 6 of 42 in both modes, every one of them an `irrelevance`
+  task (no call is the right answer, and the model never made one); in the other six categories
+  it answered in prose (`The area of a circle is given by the formula πr^2...`) or wrote Python,
+  JavaScript or a JSON object of its own instead of a call, which BFCL's decoder refuses
+  (`Failed to decode AST: not a list of calls`). Multi-turn: no call in any turn of 3 episodes
+  per mode; each turn's answer is code that uses `requests` against a made-up ticket URL, so the
+  first turn whose ground truth changes state fails.
 - The parsers read what was there: every refused action above holds no call or program in the
   env's format. Gemma 3 270M (`hf:gemma3-270m`) is Google's pretrained model, not the instruct
   one, and without a chat template it continues the transcript with markup (`<h2><h2>...`):
