@@ -16,7 +16,8 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-CATEGORIES = SINGLE_TURN + MULTI_TURN
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
 #: Names for several categories at once (``category="non_live"``).
 GROUPS = {
     "non_live": ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
@@ -24,10 +25,23 @@ GROUPS = {
     "live": ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance",
              "live_relevance"),
     "multi_turn": MULTI_TURN,
+    "memory": MEMORY,
     "hallucination": ("irrelevance", "live_irrelevance", "live_relevance"),
     "single_turn": SINGLE_TURN,
     "all": CATEGORIES,
 }
+#: BFCL's categories toolgym does not run, and why (asking for one is an error that says so).
+NOT_SIMULATED = {
+    "web_search": "BFCL's web_search category searches the live web (DuckDuckGo through SerpAPI) and fetches "
+                  "real pages, which toolgym does not simulate; run category='memory' for the agentic "
+                  "categories that run offline",
+    "format_sensitivity": "BFCL's format_sensitivity is a non-scoring category that re-asks 200 single-turn "
+                          "items under 26 prompt configurations of prompting models (return format, tool-call "
+                          "tags, function-doc format, prompt format and style); toolgym offers one prompting "
+                          "configuration (the bfcl prompt format), so it does not run it",
+}
+NOT_SIMULATED.update({name: NOT_SIMULATED["web_search"] for name in ("web_search_base", "web_search_no_snippet",
+                                                                     "agentic")})
 #: BFCL's step limit per turn (constants/default_prompts.py MAXIMUM_STEP_LIMIT): a model that calls
 #: more often than this in one turn is forced to quit and the whole entry fails.
 MAXIMUM_STEP_LIMIT = 20
@@ -67,11 +81,18 @@ def _multi_turn():
     return importlib.import_module("toolgym.envs.bfcl.multi_turn")
 
 
+def _memory():
+    """The memory categories (``toolgym.envs.bfcl.memory``), imported when used."""
+    return importlib.import_module("toolgym.envs.bfcl.memory")
+
+
 def resolve_categories(category: str | Sequence[str]) -> tuple[str, ...]:
     """The categories ``category`` names: one, a group of :data:`GROUPS`, or a list of either."""
     names = [category] if isinstance(category, str) else list(category)
     resolved: list[str] = []
     for name in names:
+        if isinstance(name, str) and name in NOT_SIMULATED:
+            raise ValueError(f"BFCL-v0: category {name!r} is not supported: {NOT_SIMULATED[name]}")
         if not isinstance(name, str) or (name not in CATEGORIES and name not in GROUPS):
             raise ValueError(f"BFCL-v0: unknown category {name!r}; the categories are {', '.join(CATEGORIES)} "
                              f"and the groups {', '.join(GROUPS)}")
@@ -195,6 +216,7 @@ class BFCLEnv(ToolEnv):
         ("Multi-Turn", "unweighted", MULTI_TURN),
         ("Relevance", "unweighted", ("live_relevance",)),
         ("Irrelevance", "unweighted", ("irrelevance", "live_irrelevance")),
+        ("Memory", "unweighted", MEMORY),
     )
     max_action_chars: ClassVar[int] = 100_000
 
@@ -208,18 +230,24 @@ class BFCLEnv(ToolEnv):
         self._tasks: dict[str, Any] = {}
         if tasks == "official":
             layout = OfficialLayout(name="BFCL", benchmark="bfcl",
-                                    expected=tuple(f"BFCL_v4_{c}.json" for c in self.categories))
+                                    expected=tuple(dict.fromkeys(_official_file(c) for c in self.categories)))
             folder = layout.locate(self.env_id, data_dir)
             for name in self.categories:
-                loaded = (_multi_turn().load_multi_turn_tasks(folder, name) if name in MULTI_TURN
-                          else load_single_turn(folder, name))
+                if name in MULTI_TURN:
+                    loaded = _multi_turn().load_multi_turn_tasks(folder, name)
+                elif name in MEMORY:
+                    loaded = _memory().load_memory_tasks(folder, name)
+                else:
+                    loaded = load_single_turn(folder, name)
                 self._tasks.update((t.id, t) for t in loaded)
             layout.check_not_empty(self.env_id, folder, len(self._tasks))
         else:
             single = [t for t in builtin_single_turn(world_seed) if t.category in self.categories]
             multi = ([t for t in _multi_turn().builtin_multi_turn_tasks(world_seed) if t.category in self.categories]
                      if any(c in MULTI_TURN for c in self.categories) else [])
-            self._tasks = {t.id: t for t in [*single, *multi]}
+            memory = (_memory().builtin_memory_tasks(world_seed, self.categories)
+                      if any(c in MEMORY for c in self.categories) else [])
+            self._tasks = {t.id: t for t in [*single, *multi, *memory]}
             if not self._tasks:
                 raise ValueError(f"BFCL-v0: no built-in tasks in {', '.join(self.categories)}; "
                                  f"pass tasks='official' for these categories")
@@ -244,6 +272,10 @@ class BFCLEnv(ToolEnv):
         if isinstance(self.task, SingleTurnTask):
             self.episode = None
             self._messages = [dict(m) for turn in self.task.question for m in turn]
+        elif self.task.category in MEMORY:
+            memory = _memory()
+            self.episode = memory.MemoryEpisode(self.task, scoring=self.scoring, encoder=memory.minilm_encoder)
+            self._messages = self.episode.messages()
         else:
             self.episode = _multi_turn().MultiTurnEpisode(self.task, scoring=self.scoring)
             self._messages = [dict(m) for m in self.episode.user_messages()]
@@ -285,6 +317,8 @@ class BFCLEnv(ToolEnv):
                 for name, args in calls]
 
     def _act(self, action: Any) -> Outcome:
+        if self.task.category in MEMORY:
+            return self._act_memory(action)
         if self.episode is not None:
             return self._act_multi_turn(action)
         text = action if isinstance(action, str) else json.dumps(action, default=str)
@@ -349,6 +383,34 @@ class BFCLEnv(ToolEnv):
             return self._finish_multi_turn(forced=True)
         return Outcome(observation)
 
+    def _act_memory(self, action: Any) -> Outcome:
+        """A step of a memory entry: calls run on the memory; an answer without a call ends the
+        turn (a prerequisite turn, or the question, which is then graded)."""
+        episode = self.episode
+        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        try:
+            calls = self._decode(action)
+        except DecodeError:
+            calls = []  # BFCL: an undecodable answer is the turn's text answer
+        session = episode.session
+        if calls:
+            observation = "\n".join(episode.record_calls(text, calls))
+        else:
+            episode.record_answer(text)
+            observation = self._user_text()
+        if episode.session != session and not episode.done:
+            observation = self._user_text()  # a new conversation starts: its first user turn
+        self._messages = episode.messages()
+        if episode.done:
+            self._judged = episode.metrics()
+            passed = bool(self._judged["success"])
+            observation = "Correct." if passed else f"Incorrect ({self._judged['error_type']}): " \
+                                                    f"{self._judged['failing_detail']}"
+            self._last_observation = observation
+            return Outcome(observation, terminated=True, progress=int(passed))
+        self._last_observation = observation
+        return Outcome(observation)
+
     def _finish_multi_turn(self, forced: bool = False) -> Outcome:
         metrics = dict(self.episode.metrics())
         if forced:
@@ -371,6 +433,8 @@ class BFCLEnv(ToolEnv):
     def oracle_action(self) -> Any:
         """Native tool calls of the ground truth (names as ``info["tools"]`` offers them);
         ``[]`` (no call) for irrelevance and, in multi-turn, to end a turn whose calls are made."""
+        if self.task.category in MEMORY:
+            return self.episode.oracle_action()
         if self.episode is None:
             if self.task.category == "live_relevance":
                 doc = self.task.functions[0]
@@ -384,6 +448,11 @@ class BFCLEnv(ToolEnv):
 
     def render(self) -> str | None:
         return self._last_observation if self.render_mode == "ansi" else None
+
+
+def _official_file(category: str) -> str:
+    """The question file of a category: the three memory categories share ``BFCL_v4_memory.json``."""
+    return "BFCL_v4_memory.json" if category in MEMORY else f"BFCL_v4_{category}.json"
 
 
 def _looks_like_text(action: Any) -> bool:
