@@ -226,7 +226,8 @@ class BFCLEnv(ToolEnv):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         self.categories = resolve_categories(category)
-        self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds
+        self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds,
+        # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
         if tasks == "official":
             layout = OfficialLayout(name="BFCL", benchmark="bfcl",
@@ -266,6 +267,9 @@ class BFCLEnv(ToolEnv):
     # -- episode ----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        if self.world is not None:
+            self.world.close()  # the last memory episode's database
+            self.world = None
         self.task = self._tasks[self._choose_task(options)]
         self._judged: dict = {}
         self._turn_steps = 0
@@ -275,6 +279,7 @@ class BFCLEnv(ToolEnv):
         elif self.task.category in MEMORY:
             memory = _memory()
             self.episode = memory.MemoryEpisode(self.task, scoring=self.scoring, encoder=memory.minilm_encoder)
+            self.world = self.episode.world
             self._messages = self.episode.messages()
         else:
             self.episode = _multi_turn().MultiTurnEpisode(self.task, scoring=self.scoring)
