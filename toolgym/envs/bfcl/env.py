@@ -117,8 +117,24 @@ class BFCLEnv(ToolEnv):
     types with Java/JavaScript source conversion, every acceptable value, order-free matching of
     parallel calls); relevance and irrelevance by whether a call was produced. Multi-turn
     categories (``multi_turn_base``, ``_miss_func``, ``_miss_param``, ``_long_context``) run
-    BFCL's loop over stateful worlds of its eight APIs (``toolgym.envs.bfcl.multi_turn``). Memory
-    and ``web_search`` are not simulated.
+    BFCL's loop over stateful worlds of its eight APIs (``toolgym.envs.bfcl.multi_turn``).
+    Memory categories (``memory_kv``, ``memory_vector``, ``memory_rec_sum``: BFCL's agentic memory
+    over a key-value store, a vector store and a recursive summary; ``toolgym.envs.bfcl.memory``)
+    play the scenario's prerequisite conversations, in which the model may write memories, then
+    ask the question in a fresh conversation, graded by BFCL's agentic checker on the final
+    answer. The vector store embeds with the packaged all-MiniLM-L6-v2, the model BFCL loads
+    (``SentenceTransformer("all-MiniLM-L6-v2")``), so nothing is downloaded.
+
+    Not run: ``web_search`` (``web_search_base``, ``web_search_no_snippet``) queries the live web
+    through SerpAPI's DuckDuckGo engine and fetches real pages, which toolgym does not simulate;
+    asking for it (or for BFCL's ``agentic`` group) is a ``ValueError`` that says so.
+    ``format_sensitivity`` is in the data (``BFCL_v4_format_sensitivity.json``: ids of 200
+    single-turn items, from simple_python, multiple, parallel, parallel_multiple and four live
+    categories): BFCL's non-scoring category that re-asks them under 26 prompt configurations of
+    prompting models (return format, tool-call tags, function-doc format, prompt format and
+    style) and reports the spread of accuracy. toolgym offers one prompting configuration (the
+    ``bfcl`` prompt format), so asking for it is a ``ValueError`` too; the 200 items run in their
+    own categories.
 
     ## Action Space
     Both of BFCL's modes, in any step:
@@ -138,8 +154,11 @@ class BFCLEnv(ToolEnv):
     An answer with no call is plain text (or ``[]``).
 
     ## Observation Space
-    A string: the current user turn's text; after a multi-turn step the results of the calls
-    (one per line). ``info["messages"]`` holds the conversation (role/content dicts, tool results
+    A string: the current user turn's text; after a multi-turn or memory step the results of the
+    calls (one per line). In a memory entry each prerequisite conversation and the question is a
+    fresh chat: ``info["messages"]`` starts again with BFCL's memory system prompt (the
+    scenario's assistant role, the backend's instructions and the memory shown in context: the
+    core memory, or the whole summary for ``rec_sum``) and the chat's first user turn. ``info["messages"]`` holds the conversation (role/content dicts, tool results
     as ``tool`` messages), ``info["tools"]`` the OpenAI tool schemas of the offered functions
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models.
@@ -150,14 +169,20 @@ class BFCLEnv(ToolEnv):
     ``missing_required``, ``unexpected_param``, ``missing_optional``, ``wrong_count``,
     ``type_error``, ``value_error``, ``cannot_find_match``, ``decoder_failed``,
     ``decoder_wrong_output_format``, ``decoder_success`` for a call in irrelevance; multi-turn:
-    the episode's check), ``error_type`` (BFCL's full ``error_type``) and, for multi-turn, the
-    episode's ``turns_passed``, ``turns``, ``failing_turn``.
+    the episode's check; memory: ``answer_not_found``, or ``no_last_message`` when the question
+    gets no answer within the step limit), ``error_type`` (BFCL's full ``error_type``) and, for
+    multi-turn, the episode's ``turns_passed``, ``turns``, ``failing_turn``; for memory,
+    ``prereq_conversations``, ``memory_calls``, ``forced_quits`` and ``memory_entries`` (what the
+    memory holds when the question is answered).
 
     ``table_columns`` is the accuracy; ``table_groups`` adds BFCL's leaderboard columns as rows:
     Non-Live AST (unweighted mean of simple (itself the mean of Python, Java, JavaScript),
     multiple, parallel, parallel multiple), Live AST (weighted by item count), Multi-Turn
     (unweighted), Relevance (live_relevance), Irrelevance (unweighted mean of irrelevance and
-    live_irrelevance). The Overall column needs the agentic categories and is not computed.
+    live_irrelevance), Memory (unweighted mean of memory_kv, memory_vector, memory_rec_sum, as
+    the leaderboard's Memory column). The leaderboard's Agentic column is the unweighted mean of
+    Memory and Web Search; web_search is not run, so there is no Agentic row, and the Overall
+    column (which weighs Agentic at 40%) is not computed.
 
     Scorings: ``"paper"`` (default) accepts every released ground truth; ``"paper_compat"`` is
     the released checker, whose differences are:
@@ -180,6 +205,29 @@ class BFCLEnv(ToolEnv):
     (:data:`COMPAT_REJECTED`). Under both scorings toolgym's checker fails an item whose expected
     function has no doc, where the released checker raises.
 
+    Memory answers (``toolgym.envs.bfcl.memory.check_answer``, BFCL's ``agentic_checker``: a
+    possible answer in the last message without a call, after removing ``,./-_*^()``, lower
+    case, ``'`` as ``"``, as a whole word): under ``paper_compat`` "whole word" is the released
+    ``\\b`` on both sides, which cannot hold beside a non-word character, so a possible answer
+    that starts or ends with one (``$49.99``, one of the two accepted for memory_22-customer-22)
+    matches only glued to a letter or digit; under ``paper`` the answer must not touch a letter
+    or digit on either side. The checker's docstring says whitespace is ignored; its code keeps
+    it, and toolgym keeps it under both scorings. The oracle scores every official memory item
+    under both. Other differences from BFCL's memory runs, under both scorings:
+
+    - BFCL plays a scenario's prerequisite conversations once per backend and starts every
+      question of that scenario from the memory they left (its snapshot file); toolgym plays
+      them in every episode, so each question is an independent episode whose memory the model
+      wrote in that episode (the same inputs, sampled once per question instead of once per
+      scenario).
+    - The vector store ranks by exact inner products of unit embeddings in numpy, where BFCL
+      uses FAISS ``IndexFlatIP`` (the same ranking; scores equal to float32 rounding; ties keep
+      the older entry first). Embeddings are computed when the model retrieves, not when it adds.
+    - Arguments are read by the tools' types: a ``vec_id`` given as ``"3"`` is the id 3 (BFCL
+      would not find it); numbers given for kv keys and values and for summary texts become
+      text, as BFCL's ``str()`` makes them. Calls whose texts total over 100,000 characters are
+      refused before they run (no memory holds that much).
+
     ## Starting State
     The task's question (single-turn) or first user turn and the initial state of the involved
     APIs (multi-turn).
@@ -187,12 +235,15 @@ class BFCLEnv(ToolEnv):
     ## Episode End
     Single-turn: after the one step. Multi-turn: after the last turn ends (the model answers
     without a call), or when the model calls in more than ``MAXIMUM_STEP_LIMIT`` (20) steps of
-    one turn (BFCL's forced quit: the entry fails).
+    one turn (BFCL's forced quit: the entry fails). Memory: when the model answers the question
+    without a call, or calls in more than 20 steps of the question (the entry fails); more than
+    20 steps in a prerequisite turn end that conversation, as in BFCL, and the next one starts.
 
     ## Arguments
     - ``category``: a category, a group of :data:`GROUPS` (``non_live``, ``live``,
-      ``multi_turn``, ``hallucination``, ``single_turn``, ``all``), or a list of them; default
-      ``"simple_python"``. Task ids are BFCL's ids (``simple_python_0``, ``live_simple_3-2-1``).
+      ``multi_turn``, ``memory``, ``hallucination``, ``single_turn``, ``all``), or a list of them;
+      default ``"simple_python"``. Task ids are BFCL's ids (``simple_python_0``,
+      ``live_simple_3-2-1``; memory as BFCL renames them per backend, ``memory_kv_0-customer-0``).
     - ``tasks``: ``"built-in"`` (generated tasks: 6 per category for simple_python, simple_java,
       simple_javascript, multiple, parallel, parallel_multiple, irrelevance; multi-turn from the
       worlds' generator) or ``"official"`` (``BFCL_v4_<category>.json`` and

@@ -19,8 +19,8 @@ The answer is graded as BFCL's agentic checker grades it (:func:`check_answer`):
 message without a call must contain one of the possible answers, after both are standardised
 (``,./-_*^()`` removed, lower case, ``'`` read as ``"``) and as a whole word. Under
 ``paper_compat`` "whole word" is the released checker's ``\\b`` on both sides, which can never
-hold next to a non-word character: an answer that begins or ends with one (``$49.99``, asked
-in ``memory_22-customer-22``) matches only glued to a letter or digit. Under ``paper`` the
+hold next to a non-word character: an answer that begins or ends with one (``$49.99``, one of
+the two accepted for ``memory_22-customer-22``) matches only glued to a letter or digit. Under ``paper`` the
 answer must not be touched by a letter or digit on either side, which is what ``\\b`` means for
 answers that begin and end with a word character (all but that one). The checker's docstring
 also says whitespace is ignored; its code keeps whitespace, and so does toolgym under both

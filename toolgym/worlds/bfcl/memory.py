@@ -556,10 +556,11 @@ class MemoryWorld(World):
         """Cosine similarity of ``query`` to each text (inner products of unit embeddings, float32)."""
         if self._encoder is None:
             raise ToolError("this world has no sentence encoder; similarity search is unavailable")
-        missing = [t for t in dict.fromkeys([query, *texts]) if t not in self._embeddings]
-        if missing:
-            for text, vector in zip(missing, np.asarray(self._encoder(missing), dtype=np.float32)):
-                self._embeddings[text] = vector
+        for text in dict.fromkeys([query, *texts]):
+            if text not in self._embeddings:
+                # one text per call, as BFCL embeds each entry when it is added: a batch pads its
+                # texts to one length, which moves the embeddings in the 7th decimal
+                self._embeddings[text] = np.asarray(self._encoder([text]), dtype=np.float32)[0]
         matrix = np.stack([self._embeddings[t] for t in texts])
         return matrix @ self._embeddings[query]
 
