@@ -242,3 +242,15 @@ def test_episode_carries_no_state_between_episodes():
     first = MemoryEpisode(task)
     first.record_calls("", [("core_memory_add", {"key": "a", "value": "b"})])
     assert MemoryEpisode(task).world.export() == {"core_memory": {}, "archival_memory": {}}
+
+
+def test_bfcl_prompt_format_joins_its_system_prompt_to_the_memory_prompt():
+    from toolgym.agents.llm.prompts import prompt_formats
+
+    env = BFCLEnv(category="memory_vector")
+    _, info = env.reset(options={"task_id": env.task_ids()[0]})
+    messages, tools = prompt_formats()["bfcl"]().build(None, info)
+    assert tools is None and [m["role"] for m in messages] == ["system", "user"]
+    assert messages[0]["content"].startswith("You are an expert in composing functions.")
+    assert "archival_memory_retrieve" in messages[0]["content"]  # the memory tools' docs
+    assert "Here is the content of your Core Memory from previous interactions:\n{}" in messages[0]["content"]
