@@ -158,7 +158,8 @@ class BFCLEnv(ToolEnv):
     calls (one per line). In a memory entry each prerequisite conversation and the question is a
     fresh chat: ``info["messages"]`` starts again with BFCL's memory system prompt (the
     scenario's assistant role, the backend's instructions and the memory shown in context: the
-    core memory, or the whole summary for ``rec_sum``) and the chat's first user turn. ``info["messages"]`` holds the conversation (role/content dicts, tool results
+    core memory, or the whole summary for ``rec_sum``) and the chat's first user turn.
+    ``info["messages"]`` holds the conversation (role/content dicts, tool results
     as ``tool`` messages), ``info["tools"]`` the OpenAI tool schemas of the offered functions
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models.

@@ -33,17 +33,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolgym.envs.bfcl.multi_turn import MAXIMUM_STEP_LIMIT
 from toolgym.envs.common.official import OfficialDataError, read_jsonl
 from toolgym.worlds.bfcl.memory import BACKENDS, MemoryWorld, function_docs
 
 MEMORY_CATEGORIES = tuple(f"memory_{backend}" for backend in BACKENDS)
-SCENARIOS = ("student", "customer", "finance", "healthcare", "notetaker")
-#: BFCL's limit on model steps within one user turn.
-MAXIMUM_STEP_LIMIT = 20
 
 # BFCL's prompts (constants/default_prompts.py), as a model sees them.
 ANSWER_FORMAT_PROMPT = (
@@ -127,7 +125,6 @@ class MemoryTask:
     ground_truth: list[str]  # the possible answers
     functions: list[dict]
     source: str | None = None  # where the possible answer's file says the answer was told
-    extra: dict = field(default_factory=dict)
 
     @property
     def backend(self) -> str:

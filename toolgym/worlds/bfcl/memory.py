@@ -527,10 +527,6 @@ class MemoryWorld(World):
             self.session.add_all([VectorCounter(tier=tier, next_id=0) for tier in TIERS])
             self.session.add(Summary(id=1, text=""))
 
-    @classmethod
-    def function_names(cls, backend: str) -> list[str]:
-        return list(TOOLKITS[backend].specs)
-
     # -- calls ------------------------------------------------------------------------------
     def execute(self, name: str, arguments: Any) -> str:
         """Run one call; BFCL's result text. A failing call leaves the memory unchanged."""
