@@ -254,3 +254,32 @@ def test_bfcl_prompt_format_joins_its_system_prompt_to_the_memory_prompt():
     assert messages[0]["content"].startswith("You are an expert in composing functions.")
     assert "archival_memory_retrieve" in messages[0]["content"]  # the memory tools' docs
     assert "Here is the content of your Core Memory from previous interactions:\n{}" in messages[0]["content"]
+
+
+def test_once_plays_each_scenarios_conversations_once_as_bfcl_does(official_data):
+    env = BFCLEnv(category="memory_rec_sum", tasks="official", data_dir=str(official_data), memory_prereq="once")
+    ids = [i for i in env.task_ids() if "-notetaker-" in i]
+    assert len(ids) == 25
+    played = [_play(env, task_id) for task_id in ids]
+    assert all(m["success"] == 1 for m in played)
+    assert [m["prereq_conversations"] for m in played] == [5] + [0] * 24
+    # a later question starts at the question, from the memory the first episode left
+    observation, info = env.reset(options={"task_id": ids[3]})
+    assert env.episode.in_question and observation == env.task.question[0]["content"]
+    label = env.task.id.replace("-", "_")  # the oracle's note for this question, in the summary shown in context
+    assert f"{label}: {env.task.ground_truth[0]}" in info["messages"][0]["content"]
+
+
+def test_once_starts_later_episodes_from_the_models_own_memory():
+    env = BFCLEnv(category="memory_kv", memory_prereq="once")
+    task_id = env.task_ids()[0]
+    env.reset(options={"task_id": task_id})
+    env.step([{"name": "archival_memory_add", "arguments": {"key": "note", "value": "kept"}}])
+    while not env.episode.in_question:
+        env.step("ok")
+    env.step("{'answer': 'I do not know'}")
+    _, info = env.reset(options={"task_id": task_id})
+    assert env.episode.in_question and info["messages"][1]["role"] == "user"
+    assert env.episode.world.export()["archival_memory"] == {"note": "kept"}
+    with pytest.raises(ValueError, match="memory_prereq must be"):
+        BFCLEnv(category="memory_kv", memory_prereq="never")

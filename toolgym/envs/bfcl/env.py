@@ -217,10 +217,11 @@ class BFCLEnv(ToolEnv):
     under both. Other differences from BFCL's memory runs, under both scorings:
 
     - BFCL plays a scenario's prerequisite conversations once per backend and starts every
-      question of that scenario from the memory they left (its snapshot file); toolgym plays
-      them in every episode, so each question is an independent episode whose memory the model
-      wrote in that episode (the same inputs, sampled once per question instead of once per
-      scenario).
+      question of that scenario from the memory they left (its snapshot file); by default
+      toolgym plays them in every episode, so each question is an independent episode whose
+      memory the model wrote in that episode (the same inputs, sampled once per question
+      instead of once per scenario, at 35 times the prerequisite turns);
+      ``memory_prereq="once"`` runs BFCL's protocol.
     - The vector store ranks by exact inner products of unit embeddings in numpy, where BFCL
       uses FAISS ``IndexFlatIP`` (the same ranking; scores equal to float32 rounding; ties keep
       the older entry first). Embeddings are computed when the model retrieves, not when it adds.
@@ -251,6 +252,11 @@ class BFCLEnv(ToolEnv):
       ``possible_answer/`` from ``data_dir`` or ``$TOOLGYM_DATA``, the ``bfcl/`` folder).
     - ``scoring``: ``"paper"`` or ``"paper_compat"``.
     - ``world_seed``: seed of the built-in tasks.
+    - ``memory_prereq``: ``"each"`` (default): every memory episode plays its prerequisite
+      conversations, so episodes are independent; ``"once"``: BFCL's protocol, where the first
+      episode of a scenario (per backend) plays them and every later episode of that scenario,
+      in this env, starts at the question from the memory they left (323 prerequisite turns
+      per backend instead of 11,320). Episodes then depend on the order they run in.
 
     ## Version History
     - v0: initial version.
@@ -274,10 +280,16 @@ class BFCLEnv(ToolEnv):
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
-                 category: str | Sequence[str] = "simple_python", world_seed: int = 0):
+                 category: str | Sequence[str] = "simple_python", world_seed: int = 0,
+                 memory_prereq: str = "each"):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         self.categories = resolve_categories(category)
+        if memory_prereq not in ("each", "once"):
+            raise ValueError(f"BFCL-v0: memory_prereq must be 'each' or 'once', got {memory_prereq!r}")
+        self.memory_prereq = memory_prereq
+        # (category, prerequisite conversation ids) -> the memory they left ("once")
+        self._prereq_memories: dict[tuple, dict] = {}
         self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds,
         # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
@@ -330,7 +342,11 @@ class BFCLEnv(ToolEnv):
             self._messages = [dict(m) for turn in self.task.question for m in turn]
         elif self.task.category in MEMORY:
             memory = _memory()
-            self.episode = memory.MemoryEpisode(self.task, scoring=self.scoring, encoder=memory.minilm_encoder)
+            key = self._prereq_key(self.task)
+            answering = ([t for t in self._tasks.values() if t.category in MEMORY and self._prereq_key(t) == key]
+                         if self.memory_prereq == "once" else None)
+            self.episode = memory.MemoryEpisode(self.task, scoring=self.scoring, encoder=memory.minilm_encoder,
+                                                memory=self._prereq_memories.get(key), answering=answering)
             self.world = self.episode.world
             self._messages = self.episode.messages()
         else:
@@ -458,6 +474,8 @@ class BFCLEnv(ToolEnv):
         if episode.session != session and not episode.done:
             observation = self._user_text()  # a new conversation starts: its first user turn
         self._messages = episode.messages()
+        if self.memory_prereq == "once" and episode.prereq_memory is not None:
+            self._prereq_memories.setdefault(self._prereq_key(self.task), episode.prereq_memory)
         if episode.done:
             self._judged = episode.metrics()
             passed = bool(self._judged["success"])
@@ -467,6 +485,10 @@ class BFCLEnv(ToolEnv):
             return Outcome(observation, terminated=True, progress=int(passed))
         self._last_observation = observation
         return Outcome(observation)
+
+    @staticmethod
+    def _prereq_key(task: Any) -> tuple:
+        return (task.category, tuple(c.id for c in task.prereq))
 
     def _finish_multi_turn(self, forced: bool = False) -> Outcome:
         metrics = dict(self.episode.metrics())

@@ -210,12 +210,21 @@ class MemoryEpisode:
     :meth:`messages` is the current chat, which starts afresh with each.
     """
 
-    def __init__(self, task: MemoryTask, scoring: str = "paper", encoder: Any = None):
+    def __init__(self, task: MemoryTask, scoring: str = "paper", encoder: Any = None, memory: dict | None = None,
+                 answering: list[MemoryTask] | None = None):
         self.task = task
         self.scoring = scoring
         self.world = MemoryWorld(task.backend, encoder=encoder)
         self.chats: list[list[list[dict]]] = [c.turns for c in task.prereq] + [[task.question]]
+        #: The tasks whose answers the oracle writes during the prerequisite conversations.
+        self.answering = answering or [task]
+        #: The memory when the question's chat starts (BFCL's snapshot after the conversations).
+        self.prereq_memory: dict | None = None
         self.session = 0
+        self.prereq_played = memory is None
+        if memory is not None:  # the conversations were played in an earlier episode
+            self.world.load(memory)
+            self.session = len(self.chats) - 1
         self.turn = 0
         self.steps = 0  # model steps with calls in the current turn
         self.done = False
@@ -239,6 +248,8 @@ class MemoryEpisode:
         return f"{text}\n\n{ANSWER_FORMAT_PROMPT}" if self.in_question else text
 
     def _start_chat(self) -> None:
+        if self.in_question:
+            self.prereq_memory = self.world.export()
         self.turn = 0
         self.steps = 0
         self._messages = [{"role": "system", "content": self.system_prompt()}]
@@ -297,53 +308,75 @@ class MemoryEpisode:
         return {"success": int(verdict["valid"]),
                 "check": verdict["error_type"].split(":", 1)[1] if verdict["error_type"] else None,
                 "error_type": verdict["error_type"] or None, "failing_detail": verdict["error"] or None,
-                "prereq_conversations": len(self.task.prereq), "memory_calls": self.calls,
+                "prereq_conversations": len(self.task.prereq) if self.prereq_played else 0,
+                "memory_calls": self.calls,
                 "forced_quits": self.forced_quits, "memory_entries": self.world.entry_count()}
 
     # -- the oracle -------------------------------------------------------------------------
     @functools.cached_property
-    def store_point(self) -> tuple[int, int]:
-        """Where the oracle writes the answer to memory: the first prerequisite turn that says it
-        (one of the possible answers, as the checker reads it), else the turn sharing most words
-        with the possible answer's ``source``, else the last turn."""
-        turns = [(s, t, " ".join(m["content"] for m in turn))
-                 for s, chat in enumerate(self.chats[:-1]) for t, turn in enumerate(chat)]
-        for s, t, text in turns:
-            if check_answer(text, self.task.ground_truth)["valid"]:
-                return s, t
-        if self.task.source and turns:
-            words = set(re.findall(r"\w+", self.task.source.lower()))
-            return max(turns, key=lambda item: len(words & set(re.findall(r"\w+", item[2].lower()))))[:2]
-        return (len(self.chats) - 2, len(self.chats[-2]) - 1) if len(self.chats) > 1 else (0, 0)
+    def _notes(self) -> dict[tuple[int, int], list[tuple[str, str]]]:
+        """What the oracle writes at which prerequisite turn: (label, answer) of each question
+        it answers (this task's, or with ``memory_prereq="once"`` every question that starts from
+        these conversations), at :func:`store_point`."""
+        prereq = self.chats[:-1]
+        notes: dict[tuple[int, int], list[tuple[str, str]]] = {}
+        for task in self.answering:
+            point = store_point(prereq, task.ground_truth, task.source)
+            notes.setdefault(point, []).append((_label(task.id), task.ground_truth[0]))
+        return notes
 
     def oracle_action(self) -> list[dict] | str:
-        """Store the answer at :meth:`store_point`, end every other turn without a call, and at the
-        question read the memory back and answer in BFCL's format with what it holds."""
+        """Write each answer at its :func:`store_point`, end every other turn without a call,
+        and at the question read the memory back and answer in BFCL's format with what it holds."""
         backend = self.task.backend
+        label = _label(self.task.id)
         if self.in_question:
             if self.steps == 0:
-                name = {"kv": "archival_memory_retrieve", "vector": "archival_memory_retrieve_all",
-                        "rec_sum": "memory_retrieve"}[backend]
-                return [{"name": name, "arguments": {"key": "answer"} if backend == "kv" else {}}]
-            recalled = _recalled(backend, self._messages[-1].get("content", ""))
+                name, arguments = {"kv": ("archival_memory_retrieve", {"key": label}),
+                                   "vector": ("archival_memory_retrieve_all", {}),
+                                   "rec_sum": ("memory_retrieve", {})}[backend]
+                return [{"name": name, "arguments": arguments}]
+            recalled = _recalled(backend, self._messages[-1].get("content", ""), label)
             return str({"answer": recalled, "context": "Recalled from my memory of our earlier conversations."})
-        if self.steps == 0 and (self.session, self.turn) == self.store_point:
-            answer = self.task.ground_truth[0]
-            name, arguments = {"kv": ("archival_memory_add", {"key": "answer", "value": answer}),
-                               "vector": ("archival_memory_add", {"text": answer}),
-                               "rec_sum": ("memory_append", {"text": answer})}[backend]
-            return [{"name": name, "arguments": arguments}]
-        return "Noted."
+        notes = self._notes.get((self.session, self.turn)) if self.steps == 0 else None
+        if not notes:
+            return "Noted."
+        return [{"name": "archival_memory_add", "arguments": {"key": label, "value": answer}} if backend == "kv"
+                else {"name": "archival_memory_add", "arguments": {"text": f"{label}: {answer}"}} if backend == "vector"
+                else {"name": "memory_append", "arguments": {"text": f"{label}: {answer}\n"}}
+                for label, answer in notes]
 
 
-def _recalled(backend: str, result: str) -> str:
-    """The remembered text in a retrieval's result (empty when it holds none)."""
+def store_point(prereq: list[list[list[dict]]], ground_truth: list[str], source: str | None) -> tuple[int, int]:
+    """The (conversation, turn) where the oracle writes an answer to memory: the first
+    prerequisite turn that says it (one of the possible answers, as the checker reads it), else
+    the turn sharing most words with the possible answer's ``source``, else the last turn."""
+    turns = [(s, t, " ".join(m["content"] for m in turn))
+             for s, chat in enumerate(prereq) for t, turn in enumerate(chat)]
+    if not turns:
+        return (0, 0)
+    for s, t, text in turns:
+        if check_answer(text, ground_truth)["valid"]:
+            return s, t
+    if source:
+        words = set(re.findall(r"\w+", source.lower()))
+        return max(turns, key=lambda item: len(words & set(re.findall(r"\w+", item[2].lower()))))[:2]
+    return turns[-1][:2]
+
+
+def _label(task_id: str) -> str:
+    """A task id as a snake_case memory key (``memory_kv_0-customer-0`` -> ``memory_kv_0_customer_0``)."""
+    return re.sub(r"[^a-z0-9]+", "_", task_id.lower()).strip("_")
+
+
+def _recalled(backend: str, result: str, label: str) -> str:
+    """The answer remembered under ``label`` in a retrieval's result (empty when none is)."""
     try:
         value = json.loads(result)
     except ValueError:
         return ""
     if backend == "kv":
         return str(value.get("value", ""))
-    if backend == "vector":
-        return " ".join(str(item.get("text", "")) for item in value.get("result", []))
-    return str(value.get("memory_content", ""))
+    texts = ([str(item.get("text", "")) for item in value.get("result", [])] if backend == "vector"
+             else str(value.get("memory_content", "")).splitlines())
+    return next((text[len(label) + 2:] for text in texts if text.startswith(f"{label}: ")), "")

@@ -590,6 +590,24 @@ class MemoryWorld(World):
                                           "store": {str(vec_id): text for vec_id, text in entries}}
         return snapshot
 
+    def load(self, snapshot: dict) -> None:
+        """Replace the memory with a snapshot of :meth:`export`'s shape (BFCL's ``_load_scenario``)."""
+        with self.atomic():
+            self.session.execute(delete(KeyValueEntry))
+            self.session.execute(delete(VectorEntry))
+            if self.backend == "rec_sum":
+                self.session.get(Summary, 1).text = str(snapshot["memory"])
+            elif self.backend == "kv":
+                for tier in TIERS:
+                    self.session.add_all([KeyValueEntry(tier=tier, key=str(key), value=str(value))
+                                          for key, value in snapshot[f"{tier}_memory"].items()])
+            else:
+                for tier in TIERS:
+                    store = snapshot[f"{tier}_memory"]
+                    self.session.get(VectorCounter, tier).next_id = int(store["next_id"])
+                    self.session.add_all([VectorEntry(tier=tier, vec_id=int(vec_id), text=str(text))
+                                          for vec_id, text in store["store"].items()])
+
     def entry_count(self) -> int:
         """How many memories the backend holds (the summary counts as one when not empty)."""
         if self.backend == "rec_sum":
