@@ -16,8 +16,8 @@ that model, so both sides embed with the same weights and nothing is downloaded.
    text as BFCL's executor writes it) and on :class:`toolgym.worlds.bfcl.memory.MemoryWorld`;
    after every call the result texts, the snapshot (``_flush_memory_to_local_file``'s content)
    and the system-prompt text (``_dump_core_memory_to_context``) are compared. Similarity
-   scores may differ by 1e-6 (float32 sums in a different order), and entries of equal score
-   may come in either order, which FAISS leaves to its heap.
+   scores may differ by 1e-6 (float32 sums in a different order). The FAISS stand-in keeps,
+   of equal scores, the entry it scans first, as FAISS's heap does.
 2. Checker: for every official memory item, answers built from its possible answers (the
    oracle's, each one inside a sentence, glued to a letter, with a symbol before it, in upper
    case, with its spaces removed, and a wrong one) are judged by BFCL's ``agentic_checker`` and
@@ -174,21 +174,16 @@ def call_stream(backend: str, rng: random.Random, count: int) -> list[tuple[str,
 
 
 def _same_result(ours: str, theirs: str) -> bool:
-    """Equal, or the same retrieval up to float32 noise: scores rank by rank within 1e-6, the
-    same texts, and the same id for each text that occurs once (FAISS leaves the order of equal
-    scores to its heap, so which of two equal entries comes first is its heap's choice)."""
+    """Equal, or equal up to float32 noise: the same entries in the same order, scores within 1e-6."""
     if ours == theirs:
         return True
     try:
         results = [json.loads(text)["result"] for text in (ours, theirs)]
     except (ValueError, KeyError, TypeError):
         return False
-    if len(results[0]) != len(results[1]) or any(
-            abs(a["similarity_score"] - b["similarity_score"]) > 1e-6 for a, b in zip(*results)):
-        return False
-    texts = [sorted(r["text"] for r in result) for result in results]
-    ids = [{r["text"]: r["id"] for r in result if texts[0].count(r["text"]) == 1} for result in results]
-    return texts[0] == texts[1] and ids[0] == ids[1]
+    return len(results[0]) == len(results[1]) and all(
+        (a["id"], a["text"]) == (b["id"], b["text"]) and abs(a["similarity_score"] - b["similarity_score"]) <= 1e-6
+        for a, b in zip(*results))
 
 
 def compare_backends(classes: dict, calls_per_backend: int, seed: int) -> dict[str, tuple[int, list]]:

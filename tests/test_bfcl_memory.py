@@ -283,3 +283,20 @@ def test_once_starts_later_episodes_from_the_models_own_memory():
     assert env.episode.world.export()["archival_memory"] == {"note": "kept"}
     with pytest.raises(ValueError, match="memory_prereq must be"):
         BFCLEnv(category="memory_kv", memory_prereq="never")
+
+
+def test_vector_ties_keep_the_entry_earlier_in_faiss_index_and_an_update_moves_it_last():
+    def same_vector(texts):  # every text embeds alike: every retrieval is a tie
+        return [[1.0, 0.0] for _ in texts]
+
+    world = MemoryWorld("vector", encoder=same_vector)
+    for text in ("first", "second", "third"):
+        world.execute("archival_memory_add", {"text": text})
+    top = json.loads(world.execute("archival_memory_retrieve", {"query": "q", "top_k": 2}))["result"]
+    assert [r["id"] for r in top] == [0, 1] and top[0]["similarity_score"] == 1.0
+    world.execute("archival_memory_update", {"vec_id": 0, "new_text": "first, edited"})
+    top = json.loads(world.execute("archival_memory_retrieve", {"query": "q", "top_k": 2}))["result"]
+    assert [r["id"] for r in top] == [1, 2]
+    # listing keeps the store's order, where an update keeps its place
+    listed = json.loads(world.execute("archival_memory_retrieve_all", {}))["result"]
+    assert [r["id"] for r in listed] == [0, 1, 2]

@@ -70,6 +70,9 @@ class VectorEntry(Base):
     tier: Mapped[str] = mapped_column(ForeignKey("vector_counters.tier"))
     vec_id: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(String)
+    # Where the entry sits in BFCL's FAISS index: an update re-adds it at the end. Of entries of
+    # equal similarity the index keeps the one it scans first, so this breaks ties.
+    index_position: Mapped[int] = mapped_column(Integer)
 
 
 class Summary(Base):
@@ -285,8 +288,13 @@ class VectorMemoryTools(Toolkit):
         counter = self.world.session.get(VectorCounter, tier)
         vec_id = counter.next_id
         counter.next_id += 1
-        self.world.session.add(VectorEntry(tier=tier, vec_id=vec_id, text=text))
+        self.world.session.add(VectorEntry(tier=tier, vec_id=vec_id, text=text,
+                                           index_position=self._next_position(tier)))
         return {"id": vec_id}
+
+    def _next_position(self, tier: str) -> int:
+        last = self.world.session.scalar(select(func.max(VectorEntry.index_position)).where(VectorEntry.tier == tier))
+        return 0 if last is None else last + 1
 
     def _remove(self, tier: str, vec_id: int) -> dict:
         entry = self._entry(tier, vec_id)
@@ -302,6 +310,7 @@ class VectorMemoryTools(Toolkit):
         if len(text) > MAX_ENTRY_CHARS[tier]:
             return {"error": f"Entry length exceeds maximum length of {MAX_ENTRY_CHARS[tier]} characters."}
         entry.text = text
+        entry.index_position = self._next_position(tier)
         return {"status": f"ID {vec_id} updated."}
 
     def _clear(self, tier: str) -> dict:
@@ -316,8 +325,9 @@ class VectorMemoryTools(Toolkit):
         if top_k < 1:
             raise ToolError(f"top_k must be at least 1, got {top_k}")
         scores = self.world.similarities(query, [e.text for e in entries])
-        # Exact inner product on unit vectors (BFCL's FAISS IndexFlatIP); ties keep the older entry first.
-        order = sorted(range(len(entries)), key=lambda i: -scores[i])[:top_k]
+        # Exact inner product on unit vectors (BFCL's FAISS IndexFlatIP); of equal scores the one
+        # earlier in the index comes first.
+        order = sorted(range(len(entries)), key=lambda i: (-scores[i], entries[i].index_position))[:top_k]
         return {"result": [{"id": entries[i].vec_id, "similarity_score": float(scores[i]),
                             "text": entries[i].text} for i in order]}
 
@@ -605,7 +615,11 @@ class MemoryWorld(World):
                 for tier in TIERS:
                     store = snapshot[f"{tier}_memory"]
                     self.session.get(VectorCounter, tier).next_id = int(store["next_id"])
-                    self.session.add_all([VectorEntry(tier=tier, vec_id=int(vec_id), text=str(text))
+                    # BFCL's load_from_snapshot re-adds the entries to its index in id order
+                    by_id = sorted((int(vec_id), str(text)) for vec_id, text in store["store"].items())
+                    positions = {vec_id: position for position, (vec_id, _) in enumerate(by_id)}
+                    self.session.add_all([VectorEntry(tier=tier, vec_id=int(vec_id), text=str(text),
+                                                      index_position=positions[int(vec_id)])
                                           for vec_id, text in store["store"].items()])
 
     def entry_count(self) -> int:
