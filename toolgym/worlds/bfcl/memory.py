@@ -567,8 +567,10 @@ class MemoryWorld(World):
                 # one text per call, as BFCL embeds each entry when it is added: a batch pads its
                 # texts to one length, which moves the embeddings in the 7th decimal
                 self._embeddings[text] = np.asarray(self._encoder([text]), dtype=np.float32)[0]
-        matrix = np.stack([self._embeddings[t] for t in texts])
-        return matrix @ self._embeddings[query]
+        # In float64, so that equal texts score exactly alike (a float32 product's last bits depend
+        # on the row's place in the matrix) and ties fall to the index order.
+        matrix = np.stack([self._embeddings[t] for t in texts]).astype(np.float64)
+        return (matrix @ self._embeddings[query].astype(np.float64)).astype(np.float32)
 
     # -- what BFCL shows and saves ----------------------------------------------------------
     def context(self) -> str:
