@@ -16,9 +16,10 @@ that model, so both sides embed with the same weights and nothing is downloaded.
    text as BFCL's executor writes it) and on :class:`toolgym.worlds.bfcl.memory.MemoryWorld`;
    after every call the result texts, the snapshot (``_flush_memory_to_local_file``'s content)
    and the system-prompt text (``_dump_core_memory_to_context``) are compared. Similarity
-   scores may differ by 1e-6 (float32 sums in a different order), and two entries of equal
-   text may come in either order: BFCL's float32 scores of equal texts differ in their last
-   bits with the row's place in the index, which decides their order there.
+   scores may differ by 1e-6 (float32 sums in a different order), and entries of equal score
+   (equal texts, or texts the model reads alike once it cuts them at 256 tokens) may come in
+   another order or be cut at ``top_k`` differently: BFCL's float32 scores of those differ in
+   their last bits with their place in the index, which decides there.
 2. Checker: for every official memory item, answers built from its possible answers (the
    oracle's, each one inside a sentence, glued to a letter, with a symbol before it, in upper
    case, with its spaces removed, and a wrong one) are judged by BFCL's ``agentic_checker`` and
@@ -175,18 +176,26 @@ def call_stream(backend: str, rng: random.Random, count: int) -> list[tuple[str,
 
 
 def _same_result(ours: str, theirs: str) -> bool:
-    """Equal, or equal up to float32 noise: rank by rank the same text, scores within 1e-6 and the
-    same id, except that two entries of equal text may swap (BFCL's float32 scores of equal texts
-    differ in their last bits, with the row's place in the index, which orders them)."""
+    """Equal, or equal up to float32 noise: rank by rank scores within 1e-6 and the same entry,
+    except among entries of equal score (equal texts, or texts MiniLM reads alike once it cuts
+    them at 256 tokens): BFCL's float32 scores of those differ in their last bits with their
+    place in the index, which decides their order, and which of them a top_k cut keeps."""
     if ours == theirs:
         return True
     try:
         results = [json.loads(text)["result"] for text in (ours, theirs)]
     except (ValueError, KeyError, TypeError):
         return False
-    return len(results[0]) == len(results[1]) and all(
-        a["text"] == b["text"] and abs(a["similarity_score"] - b["similarity_score"]) <= 1e-6
-        for a, b in zip(*results))
+    if len(results[0]) != len(results[1]):
+        return False
+    scores = [r["similarity_score"] for r in results[0]]
+    for rank, (a, b) in enumerate(zip(*results)):
+        if abs(a["similarity_score"] - b["similarity_score"]) > 1e-6:
+            return False
+        tied = any(abs(score - scores[rank]) <= 1e-6 for other, score in enumerate(scores) if other != rank)
+        if (a["id"], a["text"]) != (b["id"], b["text"]) and not tied:
+            return False
+    return True
 
 
 def compare_backends(classes: dict, calls_per_backend: int, seed: int) -> dict[str, tuple[int, list]]:
