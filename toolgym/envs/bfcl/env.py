@@ -224,9 +224,10 @@ class BFCLEnv(ToolEnv):
       ``memory_prereq="once"`` runs BFCL's protocol.
     - The vector store ranks by exact inner products of unit embeddings in numpy, where BFCL
       uses FAISS ``IndexFlatIP`` (the same ranking; scores equal to float32 rounding). Entries
-      of equal text score exactly alike here and the one earlier in FAISS's index comes first
-      (an update moves an entry to the end); in BFCL their float32 scores differ in the last
-      bits with their place in the index, which orders them. Embeddings are computed when the
+      of equal embedding (equal texts, or texts alike up to MiniLM's 256-token cut) score
+      exactly alike here and the one earlier in FAISS's index comes first (an update moves an
+      entry to the end); in BFCL their float32 scores differ in the last bits with their place
+      in the index, which orders them and decides which a ``top_k`` cut keeps. Embeddings are computed when the
       model retrieves, one text at a time as BFCL embeds them, not when it adds.
     - Arguments are read by the tools' types: a ``vec_id`` given as ``"3"`` is the id 3 (BFCL
       would not find it); numbers given for kv keys and values and for summary texts become
