@@ -193,7 +193,7 @@ def _same_result(ours: str, theirs: str) -> bool:
         if abs(a["similarity_score"] - b["similarity_score"]) > 1e-6:
             return False
         tied = any(abs(score - scores[rank]) <= 1e-6 for other, score in enumerate(scores) if other != rank)
-        if (a["id"], a["text"]) != (b["id"], b["text"]) and not tied:
+        if (a["id"], a["text"]) != (b["id"], b["text"]) and not tied and a["text"] != b["text"]:
             return False
     return True
 
