@@ -28,6 +28,10 @@ that model, so both sides embed with the same weights and nothing is downloaded.
 Usage::
 
     python benchmarks/compare_bfcl_memory.py --original ~/gorilla --data-dir ../shared/data
+
+Measured (gorilla 6ea5797, 2026-03-23; faiss not installed, so its stand-in): 600 calls per
+backend, every result text, snapshot and system-prompt memory equal (kv, vector, rec_sum);
+1,552 answers over the 155 official memory items, every verdict equal.
 """
 
 from __future__ import annotations
