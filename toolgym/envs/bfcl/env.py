@@ -16,7 +16,8 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-CATEGORIES = SINGLE_TURN + MULTI_TURN
+MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
+CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
 #: Names for several categories at once (``category="non_live"``).
 GROUPS = {
     "non_live": ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
@@ -24,10 +25,23 @@ GROUPS = {
     "live": ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "live_irrelevance",
              "live_relevance"),
     "multi_turn": MULTI_TURN,
+    "memory": MEMORY,
     "hallucination": ("irrelevance", "live_irrelevance", "live_relevance"),
     "single_turn": SINGLE_TURN,
     "all": CATEGORIES,
 }
+#: BFCL's categories toolgym does not run, and why (asking for one is an error that says so).
+NOT_SIMULATED = {
+    "web_search": "BFCL's web_search category searches the live web (DuckDuckGo through SerpAPI) and fetches "
+                  "real pages, which toolgym does not simulate; run category='memory' for the agentic "
+                  "categories that run offline",
+    "format_sensitivity": "BFCL's format_sensitivity is a non-scoring category that re-asks 200 single-turn "
+                          "items under 26 prompt configurations of prompting models (return format, tool-call "
+                          "tags, function-doc format, prompt format and style); toolgym offers one prompting "
+                          "configuration (the bfcl prompt format), so it does not run it",
+}
+NOT_SIMULATED.update({name: NOT_SIMULATED["web_search"] for name in ("web_search_base", "web_search_no_snippet",
+                                                                     "agentic")})
 #: BFCL's step limit per turn (constants/default_prompts.py MAXIMUM_STEP_LIMIT): a model that calls
 #: more often than this in one turn is forced to quit and the whole entry fails.
 MAXIMUM_STEP_LIMIT = 20
@@ -68,12 +82,21 @@ def _multi_turn():
 
 
 def official_layout(categories: Sequence[str]) -> OfficialLayout:
-    """The files BFCL's ``categories`` are read from: questions, answers and the multi-turn APIs' docs."""
-    return OfficialLayout(name="BFCL", benchmark="bfcl", expected=tuple(f"BFCL_v4_{c}.json" for c in categories),
-                          also_reads=(*(f"possible_answer/BFCL_v4_{c}.json" for c in categories),
-                                      *(("multi_turn_func_doc/*.json",) if set(categories) & set(MULTI_TURN) else ())),
+    """The files BFCL's ``categories`` are read from: questions, answers, the multi-turn APIs' docs
+    and the memory scenarios' prerequisite conversations."""
+    files = tuple(dict.fromkeys(_official_file(c) for c in categories))
+    return OfficialLayout(name="BFCL", benchmark="bfcl", expected=files,
+                          also_reads=(*(f"possible_answer/{f}" for f in files),
+                                      *(("multi_turn_func_doc/*.json",) if set(categories) & set(MULTI_TURN) else ()),
+                                      *(("memory_prereq_conversation/*.json",) if set(categories) & set(MEMORY)
+                                        else ())),
                           source="the bfcl-eval package on PyPI (2026.3.23), bfcl_eval/data/; ShishirPatil/gorilla "
                                  "on GitHub (Apache-2.0), berkeley-function-call-leaderboard/bfcl_eval/data/")
+
+
+def _memory():
+    """The memory categories (``toolgym.envs.bfcl.memory``), imported when used."""
+    return importlib.import_module("toolgym.envs.bfcl.memory")
 
 
 def resolve_categories(category: str | Sequence[str]) -> tuple[str, ...]:
@@ -81,6 +104,8 @@ def resolve_categories(category: str | Sequence[str]) -> tuple[str, ...]:
     names = [category] if isinstance(category, str) else list(category)
     resolved: list[str] = []
     for name in names:
+        if isinstance(name, str) and name in NOT_SIMULATED:
+            raise ValueError(f"BFCL-v0: category {name!r} is not supported: {NOT_SIMULATED[name]}")
         if not isinstance(name, str) or (name not in CATEGORIES and name not in GROUPS):
             raise ValueError(f"BFCL-v0: unknown category {name!r}; the categories are {', '.join(CATEGORIES)} "
                              f"and the groups {', '.join(GROUPS)}")
@@ -105,8 +130,24 @@ class BFCLEnv(ToolEnv):
     types with Java/JavaScript source conversion, every acceptable value, order-free matching of
     parallel calls); relevance and irrelevance by whether a call was produced. Multi-turn
     categories (``multi_turn_base``, ``_miss_func``, ``_miss_param``, ``_long_context``) run
-    BFCL's loop over stateful worlds of its eight APIs (``toolgym.envs.bfcl.multi_turn``). Memory
-    and ``web_search`` are not simulated.
+    BFCL's loop over stateful worlds of its eight APIs (``toolgym.envs.bfcl.multi_turn``).
+    Memory categories (``memory_kv``, ``memory_vector``, ``memory_rec_sum``: BFCL's agentic memory
+    over a key-value store, a vector store and a recursive summary; ``toolgym.envs.bfcl.memory``)
+    play the scenario's prerequisite conversations, in which the model may write memories, then
+    ask the question in a fresh conversation, graded by BFCL's agentic checker on the final
+    answer. The vector store embeds with the packaged all-MiniLM-L6-v2, the model BFCL loads
+    (``SentenceTransformer("all-MiniLM-L6-v2")``), so nothing is downloaded.
+
+    Not run: ``web_search`` (``web_search_base``, ``web_search_no_snippet``) queries the live web
+    through SerpAPI's DuckDuckGo engine and fetches real pages, which toolgym does not simulate;
+    asking for it (or for BFCL's ``agentic`` group) is a ``ValueError`` that says so.
+    ``format_sensitivity`` is in the data (``BFCL_v4_format_sensitivity.json``: ids of 200
+    single-turn items, from simple_python, multiple, parallel, parallel_multiple and four live
+    categories): BFCL's non-scoring category that re-asks them under 26 prompt configurations of
+    prompting models (return format, tool-call tags, function-doc format, prompt format and
+    style) and reports the spread of accuracy. toolgym offers one prompting configuration (the
+    ``bfcl`` prompt format), so asking for it is a ``ValueError`` too; the 200 items run in their
+    own categories.
 
     ## Action Space
     Both of BFCL's modes, in any step:
@@ -126,8 +167,12 @@ class BFCLEnv(ToolEnv):
     An answer with no call is plain text (or ``[]``).
 
     ## Observation Space
-    A string: the current user turn's text; after a multi-turn step the results of the calls
-    (one per line). ``info["messages"]`` holds the conversation (role/content dicts, tool results
+    A string: the current user turn's text; after a multi-turn or memory step the results of the
+    calls (one per line). In a memory entry each prerequisite conversation and the question is a
+    fresh chat: ``info["messages"]`` starts again with BFCL's memory system prompt (the
+    scenario's assistant role, the backend's instructions and the memory shown in context: the
+    core memory, or the whole summary for ``rec_sum``) and the chat's first user turn.
+    ``info["messages"]`` holds the conversation (role/content dicts, tool results
     as ``tool`` messages), ``info["tools"]`` the OpenAI tool schemas of the offered functions
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models.
@@ -138,14 +183,20 @@ class BFCLEnv(ToolEnv):
     ``missing_required``, ``unexpected_param``, ``missing_optional``, ``wrong_count``,
     ``type_error``, ``value_error``, ``cannot_find_match``, ``decoder_failed``,
     ``decoder_wrong_output_format``, ``decoder_success`` for a call in irrelevance; multi-turn:
-    the episode's check), ``error_type`` (BFCL's full ``error_type``) and, for multi-turn, the
-    episode's ``turns_passed``, ``turns``, ``failing_turn``.
+    the episode's check; memory: ``answer_not_found``, or ``no_last_message`` when the question
+    gets no answer within the step limit), ``error_type`` (BFCL's full ``error_type``) and, for
+    multi-turn, the episode's ``turns_passed``, ``turns``, ``failing_turn``; for memory,
+    ``prereq_conversations``, ``memory_calls``, ``forced_quits`` and ``memory_entries`` (what the
+    memory holds when the question is answered).
 
     ``table_columns`` is the accuracy; ``table_groups`` adds BFCL's leaderboard columns as rows:
     Non-Live AST (unweighted mean of simple (itself the mean of Python, Java, JavaScript),
     multiple, parallel, parallel multiple), Live AST (weighted by item count), Multi-Turn
     (unweighted), Relevance (live_relevance), Irrelevance (unweighted mean of irrelevance and
-    live_irrelevance). The Overall column needs the agentic categories and is not computed.
+    live_irrelevance), Memory (unweighted mean of memory_kv, memory_vector, memory_rec_sum, as
+    the leaderboard's Memory column). The leaderboard's Agentic column is the unweighted mean of
+    Memory and Web Search; web_search is not run, so there is no Agentic row, and the Overall
+    column (which weighs Agentic at 40%) is not computed.
 
     Scorings: ``"paper"`` (default) accepts every released ground truth; ``"paper_compat"`` is
     the released checker, whose differences are:
@@ -168,6 +219,34 @@ class BFCLEnv(ToolEnv):
     (:data:`COMPAT_REJECTED`). Under both scorings toolgym's checker fails an item whose expected
     function has no doc, where the released checker raises.
 
+    Memory answers (``toolgym.envs.bfcl.memory.check_answer``, BFCL's ``agentic_checker``: a
+    possible answer in the last message without a call, after removing ``,./-_*^()``, lower
+    case, ``'`` as ``"``, as a whole word): under ``paper_compat`` "whole word" is the released
+    ``\\b`` on both sides, which cannot hold beside a non-word character, so a possible answer
+    that starts or ends with one (``$49.99``, one of the two accepted for memory_22-customer-22)
+    matches only glued to a letter or digit; under ``paper`` the answer must not touch a letter
+    or digit on either side. The checker's docstring says whitespace is ignored; its code keeps
+    it, and toolgym keeps it under both scorings. The oracle scores every official memory item
+    under both. Other differences from BFCL's memory runs, under both scorings:
+
+    - BFCL plays a scenario's prerequisite conversations once per backend and starts every
+      question of that scenario from the memory they left (its snapshot file); by default
+      toolgym plays them in every episode, so each question is an independent episode whose
+      memory the model wrote in that episode (the same inputs, sampled once per question
+      instead of once per scenario, at 35 times the prerequisite turns);
+      ``memory_prereq="once"`` runs BFCL's protocol.
+    - The vector store ranks by exact inner products of unit embeddings in numpy, where BFCL
+      uses FAISS ``IndexFlatIP`` (the same ranking; scores equal to float32 rounding). Entries
+      of equal embedding (equal texts, or texts alike up to MiniLM's 256-token cut) score
+      exactly alike here and the one earlier in FAISS's index comes first (an update moves an
+      entry to the end); in BFCL their float32 scores differ in the last bits with their place
+      in the index, which orders them and decides which a ``top_k`` cut keeps. Embeddings are computed when the
+      model retrieves, one text at a time as BFCL embeds them, not when it adds.
+    - Arguments are read by the tools' types: a ``vec_id`` given as ``"3"`` is the id 3 (BFCL
+      would not find it); numbers given for kv keys and values and for summary texts become
+      text, as BFCL's ``str()`` makes them. Calls whose texts total over 100,000 characters are
+      refused before they run (no memory holds that much).
+
     ## Starting State
     The task's question (single-turn) or first user turn and the initial state of the involved
     APIs (multi-turn).
@@ -175,18 +254,26 @@ class BFCLEnv(ToolEnv):
     ## Episode End
     Single-turn: after the one step. Multi-turn: after the last turn ends (the model answers
     without a call), or when the model calls in more than ``MAXIMUM_STEP_LIMIT`` (20) steps of
-    one turn (BFCL's forced quit: the entry fails).
+    one turn (BFCL's forced quit: the entry fails). Memory: when the model answers the question
+    without a call, or calls in more than 20 steps of the question (the entry fails); more than
+    20 steps in a prerequisite turn end that conversation, as in BFCL, and the next one starts.
 
     ## Arguments
     - ``category``: a category, a group of :data:`GROUPS` (``non_live``, ``live``,
-      ``multi_turn``, ``hallucination``, ``single_turn``, ``all``), or a list of them; default
-      ``"simple_python"``. Task ids are BFCL's ids (``simple_python_0``, ``live_simple_3-2-1``).
+      ``multi_turn``, ``memory``, ``hallucination``, ``single_turn``, ``all``), or a list of them;
+      default ``"simple_python"``. Task ids are BFCL's ids (``simple_python_0``,
+      ``live_simple_3-2-1``; memory as BFCL renames them per backend, ``memory_kv_0-customer-0``).
     - ``tasks``: ``"built-in"`` (generated tasks: 6 per category for simple_python, simple_java,
       simple_javascript, multiple, parallel, parallel_multiple, irrelevance; multi-turn from the
       worlds' generator) or ``"official"`` (``BFCL_v4_<category>.json`` and
       ``possible_answer/`` from ``data_dir`` or ``$TOOLGYM_DATA``, the ``bfcl/`` folder).
     - ``scoring``: ``"paper"`` or ``"paper_compat"``.
     - ``world_seed``: seed of the built-in tasks.
+    - ``memory_prereq``: ``"each"`` (default): every memory episode plays its prerequisite
+      conversations, so episodes are independent; ``"once"``: BFCL's protocol, where the first
+      episode of a scenario (per backend) plays them and every later episode of that scenario,
+      in this env, starts at the question from the memory they left (323 prerequisite turns
+      per backend instead of 11,320). Episodes then depend on the order they run in.
 
     ## Version History
     - v0: initial version.
@@ -204,30 +291,44 @@ class BFCLEnv(ToolEnv):
         ("Multi-Turn", "unweighted", MULTI_TURN),
         ("Relevance", "unweighted", ("live_relevance",)),
         ("Irrelevance", "unweighted", ("irrelevance", "live_irrelevance")),
+        ("Memory", "unweighted", MEMORY),
     )
     max_action_chars: ClassVar[int] = 100_000
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
-                 category: str | Sequence[str] = "simple_python", world_seed: int = 0):
+                 category: str | Sequence[str] = "simple_python", world_seed: int = 0,
+                 memory_prereq: str = "each"):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         self.categories = resolve_categories(category)
-        self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds
+        if memory_prereq not in ("each", "once"):
+            raise ValueError(f"BFCL-v0: memory_prereq must be 'each' or 'once', got {memory_prereq!r}")
+        self.memory_prereq = memory_prereq
+        # (category, prerequisite conversation ids) -> the memory they left ("once")
+        self._prereq_memories: dict[tuple, dict] = {}
+        self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds,
+        # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
         if tasks == "official":
             layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
             for name in self.categories:
-                loaded = (_multi_turn().load_multi_turn_tasks(folder, name) if name in MULTI_TURN
-                          else load_single_turn(folder, name))
+                if name in MULTI_TURN:
+                    loaded = _multi_turn().load_multi_turn_tasks(folder, name)
+                elif name in MEMORY:
+                    loaded = _memory().load_memory_tasks(folder, name)
+                else:
+                    loaded = load_single_turn(folder, name)
                 self._tasks.update((t.id, t) for t in loaded)
             layout.check_not_empty(self.env_id, folder, len(self._tasks))
         else:
             single = [t for t in builtin_single_turn(world_seed) if t.category in self.categories]
             multi = ([t for t in _multi_turn().builtin_multi_turn_tasks(world_seed) if t.category in self.categories]
                      if any(c in MULTI_TURN for c in self.categories) else [])
-            self._tasks = {t.id: t for t in [*single, *multi]}
+            memory = (_memory().builtin_memory_tasks(world_seed, self.categories)
+                      if any(c in MEMORY for c in self.categories) else [])
+            self._tasks = {t.id: t for t in [*single, *multi, *memory]}
             if not self._tasks:
                 raise ValueError(f"BFCL-v0: no built-in tasks in {', '.join(self.categories)}; "
                                  f"pass tasks='official' for these categories")
@@ -256,12 +357,24 @@ class BFCLEnv(ToolEnv):
     # -- episode ----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        if self.world is not None:
+            self.world.close()  # the last memory episode's database
+            self.world = None
         self.task = self._tasks[self._choose_task(options)]
         self._judged: dict = {}
         self._turn_steps = 0
         if isinstance(self.task, SingleTurnTask):
             self.episode = None
             self._messages = [dict(m) for turn in self.task.question for m in turn]
+        elif self.task.category in MEMORY:
+            memory = _memory()
+            key = self._prereq_key(self.task)
+            answering = ([t for t in self._tasks.values() if t.category in MEMORY and self._prereq_key(t) == key]
+                         if self.memory_prereq == "once" else None)
+            self.episode = memory.MemoryEpisode(self.task, scoring=self.scoring, encoder=memory.minilm_encoder,
+                                                memory=self._prereq_memories.get(key), answering=answering)
+            self.world = self.episode.world
+            self._messages = self.episode.messages()
         else:
             self.episode = _multi_turn().MultiTurnEpisode(self.task, scoring=self.scoring)
             self._messages = [dict(m) for m in self.episode.user_messages()]
@@ -303,6 +416,8 @@ class BFCLEnv(ToolEnv):
                 for name, args in calls]
 
     def _act(self, action: Any) -> Outcome:
+        if self.task.category in MEMORY:
+            return self._act_memory(action)
         if self.episode is not None:
             return self._act_multi_turn(action)
         text = action if isinstance(action, str) else json.dumps(action, default=str)
@@ -367,6 +482,40 @@ class BFCLEnv(ToolEnv):
             return self._finish_multi_turn(forced=True)
         return Outcome(observation)
 
+    def _act_memory(self, action: Any) -> Outcome:
+        """A step of a memory entry: calls run on the memory; an answer without a call ends the
+        turn (a prerequisite turn, or the question, which is then graded)."""
+        episode = self.episode
+        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        try:
+            calls = self._decode(action)
+        except DecodeError:
+            calls = []  # BFCL: an undecodable answer is the turn's text answer
+        session = episode.session
+        if calls:
+            observation = "\n".join(episode.record_calls(text, calls))
+        else:
+            episode.record_answer(text)
+            observation = self._user_text()
+        if episode.session != session and not episode.done:
+            observation = self._user_text()  # a new conversation starts: its first user turn
+        self._messages = episode.messages()
+        if self.memory_prereq == "once" and episode.prereq_memory is not None:
+            self._prereq_memories.setdefault(self._prereq_key(self.task), episode.prereq_memory)
+        if episode.done:
+            self._judged = episode.metrics()
+            passed = bool(self._judged["success"])
+            observation = "Correct." if passed else f"Incorrect ({self._judged['error_type']}): " \
+                                                    f"{self._judged['failing_detail']}"
+            self._last_observation = observation
+            return Outcome(observation, terminated=True, progress=int(passed))
+        self._last_observation = observation
+        return Outcome(observation)
+
+    @staticmethod
+    def _prereq_key(task: Any) -> tuple:
+        return (task.category, tuple(c.id for c in task.prereq))
+
     def _finish_multi_turn(self, forced: bool = False) -> Outcome:
         metrics = dict(self.episode.metrics())
         if forced:
@@ -389,6 +538,8 @@ class BFCLEnv(ToolEnv):
     def oracle_action(self) -> Any:
         """Native tool calls of the ground truth (names as ``info["tools"]`` offers them);
         ``[]`` (no call) for irrelevance and, in multi-turn, to end a turn whose calls are made."""
+        if self.task.category in MEMORY:
+            return self.episode.oracle_action()
         if self.episode is None:
             if self.task.category == "live_relevance":
                 doc = self.task.functions[0]
@@ -402,6 +553,11 @@ class BFCLEnv(ToolEnv):
 
     def render(self) -> str | None:
         return self._last_observation if self.render_mode == "ansi" else None
+
+
+def _official_file(category: str) -> str:
+    """The question file of a category: the three memory categories share ``BFCL_v4_memory.json``."""
+    return "BFCL_v4_memory.json" if category in MEMORY else f"BFCL_v4_{category}.json"
 
 
 def _looks_like_text(action: Any) -> bool:
