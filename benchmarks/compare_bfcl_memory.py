@@ -99,9 +99,9 @@ def import_original(path: Path) -> tuple[dict[str, type], object]:
     if importlib.util.find_spec("faiss") is None:
         sys.modules["faiss"] = types.SimpleNamespace(IndexFlatIP=_ExactIndex, IndexIDMap=lambda flat: _ExactIndex())
 
-    from toolgym.envs.common.text_similarity import _shared_sentence_model
+    from toolgym.envs.common.text_similarity import shared_sentence_model
 
-    packaged = _shared_sentence_model(None, "cpu")  # loaded before the loader is stood in for
+    packaged = shared_sentence_model(None, "cpu")  # loaded before the loader is stood in for
     original_loader = sentence_transformers.SentenceTransformer
     sentence_transformers.SentenceTransformer = lambda name, device="cpu": packaged
     try:

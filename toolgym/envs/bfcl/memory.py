@@ -196,9 +196,9 @@ def builtin_memory_tasks(seed: int, categories: tuple[str, ...] = MEMORY_CATEGOR
 def minilm_encoder(texts: list[str]) -> Any:
     """Unit-length embeddings by the packaged all-MiniLM-L6-v2 (BFCL's vector backend uses the
     same model), loaded once per process on the first similarity search."""
-    from toolgym.envs.common.text_similarity import _shared_sentence_model
+    from toolgym.envs.common.text_similarity import shared_sentence_model
 
-    model = _shared_sentence_model(None, "cpu")
+    model = shared_sentence_model(None, "cpu")
     return model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
 
 

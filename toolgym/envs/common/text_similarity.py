@@ -109,7 +109,7 @@ class SentenceEmbeddingSimilarity:
     def warm(self) -> None:
         """Load the model now (seconds, once per process), so that no step pays for it."""
         if self._model is None:
-            self._model = _shared_sentence_model(self.model_name, self.device)
+            self._model = shared_sentence_model(self.model_name, self.device)
 
     def _embed_uncached(self, text: str):
         self.warm()
@@ -171,7 +171,7 @@ def _load_sentence_model(model: str | None, device: str):
     return SentenceTransformer(model, device=device)
 
 
-def _shared_sentence_model(model: str | None, device: str):
+def shared_sentence_model(model: str | None, device: str):
     """One loaded model per process and (model, device): every env's comparator only reads it,
     so a server with many ToolTalk sessions holds one copy, not one per session."""
     with _MODEL_LOCK:
