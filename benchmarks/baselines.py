@@ -102,6 +102,10 @@ tokens; the model wrote no plan in any of its 30 answers, see below). The full r
 (`python benchmarks/baselines.py`: 100 tasks or all per env, 256 tokens, no CPU caps) is for a
 GPU.
 
+The TauBench-v0, Tau2-v0 and BFCL-v0 rows (2026-11-27 and 28) ran later, with float32 weights
+(no `--dtype`) and one or two threads on a machine other work kept busy (load 2 to 9), so their
+*s/ep* are slow by a factor of up to three.
+
 **GPU** (one H100, bfloat16, batch size 32, 256 tokens): only VirtualHome's 100 episodes
 finished (86 s for all of them). The other envs' runs, started at the same time as 19 other
 processes on the one GPU (tests, GRPO runs), ran out of GPU memory; the runner recorded each
@@ -146,6 +150,11 @@ episodes), and the session's GPU time was spent before a rerun.
   message) instead of a call, malformed JSON the env refuses. ToolLLM: plain sentences at every
   one of its 12 steps (made-up answers, or code about the task), which its own *invalid calls*
   counts (12 of 12), never a call or `Finish`.
+- **Tau2-v0** (4 built-in airline tasks, the scripted user, capped at 30 actions: τ²'s 200
+  were hours of CPU per episode, see `VARIANTS`): reward 0 in all 4, every episode ends at the
+  cap. No tool call in any of the 120 turns: the model answers the customer with Python that calls
+  a made-up URL with `requests`, or apologises that it cannot help ("as a tool, I don't have the
+  ability..."), and repeats that answer turn after turn while the customer repeats the request.
 - **BFCL** (built-in tasks; rows per action mode: `bfcl` is BFCL's prompting format, calls as
   `[f(a=1)]` text; `chat` gives the tools to the chat template and reads JSON calls back, the
   function-calling mode as far as SmolLM2's template goes, which has no `tools`, so they are text
@@ -324,7 +333,8 @@ def _device_section(args, folder: Path) -> list[str]:
     title = "GPU" if folder.name.endswith("-cuda") else "CPU"
     lines = [f"## {title}: {first.get('device', 'unknown device')}", ""]
     if first:
-        commands = list(dict.fromkeys(_without_envs(c) if not missing else c for t in settings for c in t["commands"]))
+        # Each command as run, with its --envs: the rows come from runs of different settings.
+        commands = list(dict.fromkeys(c for t in settings for c in t["commands"]))
         threads = sorted({n for t in settings for n in t["threads"]})
         lines += [f"{first['dtype']} weights, batch size {first['batch_size']}"
                   + (f", {' or '.join(map(str, threads))} torch thread" + "s" * (threads[-1] > 1) if threads else "")
@@ -363,11 +373,6 @@ def _command(args) -> str:
     if list(args.envs) != list(ENVS):
         parts.append("--envs " + " ".join(args.envs))
     return " ".join(parts)
-
-
-def _without_envs(command: str) -> str:
-    """A per-env command as the one that runs every env (envs run in parallel, one process each)."""
-    return command.split(" --envs ")[0]
 
 
 def _slug(model: str) -> str:
