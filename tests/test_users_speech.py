@@ -34,7 +34,10 @@ def test_the_scripted_user_speaks_as_the_customer_on_every_builtin_task(domain):
     for task_id in env.task_ids():
         total, info, _ = play_oracle(env, task_id)
         said = [m["content"] for m in info["messages"] if m["role"] == "user" and m.get("content")]
-        assert total == 1.0 and said[-1] in (STOP, TRANSFER)  # telecom's locked SIM: a human agent's case
+        criteria = env.task_data.tasks[task_id].get("evaluation_criteria") or {}
+        gold = [action["name"] for action in criteria.get("actions") or ()]
+        # a case for a human agent (telecom's locked SIM, an ended contract) ends in a transfer
+        assert total == 1.0 and said[-1] == (TRANSFER if "transfer_to_human_agents" in gold else STOP), task_id
         own = [text for text in said if not text.startswith("I did that. The phone says:")]  # the phone's words
         assert not [text for text in own if re.search(r"\b(you|your|yours)\b", text, re.I)], task_id
 
