@@ -18,8 +18,8 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import (MAX_STEPS, episode_usage, open_results, record_world_diff, reset_prompt, run_header,
-                                 select_tasks, world_image, write_record)
+from toolgym.eval.runner import (MAX_STEPS, episode_usage, open_results, record_conversation, record_world_diff,
+                                 reset_prompt, run_header, select_tasks, world_image, write_record)
 from toolgym.registry import make_env
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
@@ -232,6 +232,7 @@ def _step(slot: _Slot, step, max_steps: int) -> bool:
     slot.steps += 1
     if terminated or truncated:
         record["metrics"] = slot.info.get("metrics")
+        record_conversation(record, slot.info)
         if record["metrics"] is None:
             record["error"] = "episode ended without metrics"
         return True

@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "(refused if --out is from other settings)")
     existing.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--save-as", action="append", metavar="FORMAT:PATH",
+                    help="after the run, export --out as the original's results (tau2, tau-bench or bfcl; see "
+                         "`toolgym export`) to PATH (repeatable)")
     ev.add_argument("--trials", type=int, default=1, metavar="K",
                     help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
                          "τ-bench's reliability estimate (default 1)")
@@ -199,6 +202,18 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
+    ex = _subparser(sub, "export", "write a toolgym results file (eval --out) as the original harness's results: "
+                                   "τ²-bench's results JSON, τ-bench's results list or BFCL's result and score files")
+    ex.add_argument("file", metavar="RUN.jsonl", help="a results file written by toolgym eval --out")
+    ex.add_argument("--format", required=True, choices=["tau2", "tau-bench", "bfcl"], dest="file_format",
+                    help="tau2: for tau2 view / evaluate-trajs (Tau2-v0 runs); tau-bench: v1's results list "
+                         "(TauBench-v0); bfcl: result/<model>/... for bfcl evaluate, and score/<model>/ (BFCL-v0)")
+    ex.add_argument("--out", required=True, help="the file to write (bfcl: the folder)")
+    ex.add_argument("--data-dir", dest="data_dir", help="folder of the official data (default: $TOOLGYM_DATA)")
+    ex.add_argument("--bfcl-model", metavar="NAME",
+                    help="bfcl: the BFCL model whose handler decodes the results (a name ending in -FC: function "
+                         "calling; default gpt-4.1-2025-04-14-FC)")
+
     dt = _subparser(sub, "data", "official data folders")
     data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
     dc = data_sub.add_parser("check", help=DATA_CHECK_HELP, description=DATA_CHECK_HELP)
@@ -263,10 +278,32 @@ def list_envs(args) -> int:
 
 
 def eval_command(args) -> int:
-    """``toolgym eval``: the sequential runner, or the batched one for LLM agents."""
-    from toolgym.eval.runner import check_out_options, evaluate
+    """``toolgym eval``: the sequential runner, or the batched one for LLM agents; then ``--save-as``."""
+    from toolgym.eval.runner import check_out_options
 
     check_out_options(args.out, args.resume, args.overwrite)  # before a model is loaded
+    save_as = _save_as(args)
+    code = _run_eval(args)
+    from toolgym.eval.export import export_file
+
+    for file_format, path in save_as if code == 0 else ():
+        print(export_file(args.out, file_format, path, data_dir=args.data_dir))
+    return code
+
+
+def _save_as(args) -> list[tuple[str, str]]:
+    """``eval --save-as``'s exports, checked before the run (they export --out)."""
+    from toolgym.eval.export import parse_save_as
+
+    exports = [parse_save_as(text) for text in args.save_as or ()]
+    if exports and not args.out:
+        raise ValueError("--save-as exports the run's results file: give --out too")
+    return exports
+
+
+def _run_eval(args) -> int:
+    from toolgym.eval.runner import evaluate
+
     if args.env_url is not None:
         return eval_remote(args)
     if args.trials != 1:
@@ -855,6 +892,14 @@ def rescore_command(args) -> int:
     return 0
 
 
+def export_command(args) -> int:
+    """``toolgym export``: see :mod:`toolgym.eval.export`."""
+    from toolgym.eval.export import export_file
+
+    print(export_file(args.file, args.file_format, args.out, data_dir=args.data_dir, bfcl_model=args.bfcl_model))
+    return 0
+
+
 def data_command(args) -> int:
     """``toolgym data check ENV``: whether a folder holds ENV's official data (exit code 0) or
     not (1, naming each missing file and where it comes from).
@@ -924,7 +969,7 @@ def _check_part(env_id: str, root, part: str, layouts) -> bool:
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
             "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command,
-            "data": data_command}
+            "export": export_command, "data": data_command}
 
 
 if __name__ == "__main__":

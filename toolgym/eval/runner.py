@@ -316,6 +316,15 @@ def record_world_diff(env: gym.Env, record: dict, start: bytes | None) -> None:
         record["world_diff"] = env.unwrapped.world.diff(start)
 
 
+def record_conversation(record: dict, info: dict) -> None:
+    """Put in ``record["conversation"]`` the episode's conversation as the env graded it, both
+    sides (``info["trajectory"]`` at the end: τ-bench's and τ²'s messages, the user's own tool
+    calls included), which the originals' result files hold (``toolgym export``)."""
+    conversation = info.get("trajectory")
+    if isinstance(conversation, list):
+        record["conversation"] = conversation
+
+
 def reset_prompt(observation: Any, info: dict) -> dict[str, list]:
     """The record's ``prompt``: what the env gave at reset. ``messages`` are its
     ``info["messages"]`` (system prompt, instructions, first user turn) or, for an env without
@@ -351,6 +360,7 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
         if terminated or truncated:
             break
     record["metrics"] = info.get("metrics")
+    record_conversation(record, info)
     if record["metrics"] is None:
         record["error"] = f"episode did not end within {max_steps} steps"
     if (usage := episode_usage(record["trajectory"])) is not None:
