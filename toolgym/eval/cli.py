@@ -199,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--data-dir", dest="data_dir", help="folder of the official data (default: $TOOLGYM_DATA)")
     rs.add_argument("--judge", metavar="hf:MODEL|openai:URL#MODEL",
                     help="tau2: a model to judge NL assertions (default: the verdicts the file recorded)")
+    rs.add_argument("--fresh-tasks", action="store_true",
+                    help="tau2: grade against today's tasks of the runs' ids (default: the tasks the file holds, "
+                         "as tau2 evaluate-trajs does)")
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
@@ -874,7 +877,7 @@ def rescore_command(args) -> int:
     if args.judge and args.file_format != "tau2":
         raise ValueError("--judge scores τ²'s NL assertions; τ-bench runs have none")
     records, runs = rescore(args.file, args.file_format, domain=args.domain, split=args.split, data_dir=args.data_dir,
-                            judge=args.judge)
+                            judge=args.judge, fresh_tasks=args.fresh_tasks)
     print(format_rescore_table(args.file, args.file_format, records, runs))
     if args.out:
         toolgym_rows, recorded_rows = pass_hat_rows(records, runs)

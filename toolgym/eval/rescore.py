@@ -126,6 +126,8 @@ class RecordedRun:
     components: dict[str, float]  # toolgym's metric names -> the recorded values
     termination: str | None = None
     env_kwargs: dict = field(default_factory=dict)
+    file_task: dict | None = None  # τ²: the task record the file holds for the run's id
+    recorded_actions: list | None = None  # τ²: the ground-truth actions its reward_info checked, (name, arguments)
 
 
 class _Fields(BaseModel):
@@ -163,6 +165,8 @@ class _Tau2InitialState(_Fields):
 
 class _Tau2Task(_Fields):
     id: str | int
+    user_scenario: dict[str, Any] | None = None
+    evaluation_criteria: dict[str, Any] | None = None
     initial_state: _Tau2InitialState | None = None
 
 
@@ -218,7 +222,8 @@ def read_runs(path: str | Path, file_format: str, domain: str | None = None,
         if not isinstance(data, dict):
             raise ValueError(f"{path}: not τ²-bench results: a JSON object with 'simulations', got a JSON "
                              f"{_json_kind(data)}")
-        return _tau2_runs(path, _validated(path, _Tau2Results, data, "τ²-bench results", ""), domain)
+        return _tau2_runs(path, _validated(path, _Tau2Results, data, "τ²-bench results", ""), domain,
+                          data.get("tasks") or [])
     if not isinstance(data, list):
         raise ValueError(f"{path}: not τ-bench results: a JSON list of runs, got a JSON {_json_kind(data)}")
     return [_tau_bench_run(path, n, _validated(path, _TauBenchRun, run, "τ-bench results", f"{n}."), domain,
@@ -271,7 +276,7 @@ def _checked_domain(path, env_id: str, domain: Any, how: str) -> str:
 
 
 # -- τ²-bench --------------------------------------------------------------------------------
-def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[RecordedRun]:
+def _tau2_runs(path, results: _Tau2Results, domain: str | None, raw_tasks: list) -> list[RecordedRun]:
     if domain is None:
         environment = (results.info or {}).get("environment_info")
         named = environment.get("domain_name") if isinstance(environment, Mapping) else None
@@ -281,6 +286,7 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[Recorded
         domain = _checked_domain(path, "Tau2-v0", domain, "--domain is")
     histories = {str(task.id): len(task.initial_state.message_history or ()) if task.initial_state else 0
                  for task in results.tasks}
+    file_tasks = {str(task.id): raw for task, raw in zip(results.tasks, raw_tasks) if task.user_scenario is not None}
     runs = []
     for simulation in results.simulations:
         task_id = str(simulation.task_id)
@@ -288,21 +294,22 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[Recorded
         start = histories.get(task_id, 0)
         if start == 0 and messages and messages[0].role == "assistant" and not messages[0].tool_calls:
             start = 1  # τ²'s greeting, which the env says itself
-        outputs = {m.id: m.content for m in messages if m.role == "tool" and m.id}
         steps: list[ToolStep | TextStep] = []
         turns: list[str | dict] = []
         user_outputs: list[str | None] = []
+        paired: set[int] = set()  # tool messages already paired with a call
         for n, message in enumerate(messages[start:], start):
             if message.role == "assistant":
                 if message.tool_calls:
-                    steps += [ToolStep(c.name, c.arguments, outputs.get(c.id), n) for c in message.tool_calls]
+                    steps += [ToolStep(c.name, c.arguments, _tau2_output(messages, n, c.id, paired), n)
+                              for c in message.tool_calls]
                 else:
                     steps.append(TextStep(message.content or "", n))
             elif message.role == "user":
                 if message.tool_calls:
                     for call in message.tool_calls:
                         turns.append({"name": call.name, "arguments": call.arguments})
-                        user_outputs.append(outputs.get(call.id))
+                        user_outputs.append(_tau2_output(messages, n, call.id, paired))
                 else:
                     turns.append(message.content or "")
         reward_info = simulation.reward_info or {}
@@ -311,8 +318,66 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None) -> list[Recorded
             reset_options={"task_id": task_id}, steps=steps, user_turns=turns, user_call_outputs=user_outputs,
             reward=_number(reward_info.get("reward"), 0.0), components=_tau2_components(reward_info),
             termination=simulation.termination_reason,
-            env_kwargs={"domain": domain, "tasks": "official"}))
+            env_kwargs={"domain": domain, "tasks": "official"}, file_task=file_tasks.get(task_id),
+            recorded_actions=_recorded_actions(reward_info)))
     return runs
+
+
+def _tau2_output(messages: Sequence[_Tau2Message], at: int, call_id: str, paired: set[int]) -> str | None:
+    """The recorded output of a call made in message ``at``: the first tool message with its id
+    among the tool messages that follow, not yet paired with an earlier call. Agents reuse call
+    ids (within a run, and within one message), so an id alone can name several outputs."""
+    for n in range(at + 1, len(messages)):
+        message = messages[n]
+        if message.role != "tool":
+            return None
+        if message.id == call_id and n not in paired:
+            paired.add(n)
+            return message.content
+    return None
+
+
+def _recorded_actions(reward_info: Mapping) -> list | None:
+    """The ground-truth actions a τ² run's ``reward_info`` checked, as ``(name, arguments)``; None
+    when it checked none (nothing then tells which task the run was graded against)."""
+    checks = reward_info.get("action_checks")
+    if not isinstance(checks, list) or not checks:
+        return None
+    actions = [check.get("action") for check in checks if isinstance(check, Mapping)]
+    if not all(isinstance(a, Mapping) and isinstance(a.get("name"), str) for a in actions) or not actions:
+        return None
+    return [(a["name"], a.get("arguments") or {}) for a in actions]
+
+
+def task_actions(task: Mapping | None) -> list | None:
+    """A τ² task's ground-truth actions as ``(name, arguments)``."""
+    criteria = (task or {}).get("evaluation_criteria") if isinstance(task, Mapping) else None
+    actions = (criteria or {}).get("actions") if isinstance(criteria, Mapping) else None
+    if not isinstance(actions, list):
+        return []
+    return [(a.get("name"), a.get("arguments") or {}) for a in actions if isinstance(a, Mapping)]
+
+
+def grading_task(run: RecordedRun, today: Mapping[str, dict], fresh_tasks: bool = False) -> tuple[dict | None, str]:
+    """The task a τ² run is graded against, and where it comes from.
+
+    τ²'s ``evaluate-trajs`` grades against the task the file holds (``fresh_tasks``: today's task
+    of the run's id). Where the file's ``reward_info`` checked ground-truth actions that are not
+    that task's, the run's id was renumbered since: the task whose actions it checked is used, the
+    file's when it has it, else today's one task with those actions.
+    """
+    own, held = today.get(run.task_id), run.file_task
+    first, second = ((own, "today's"), (held, "the file's")) if fresh_tasks else ((held, "the file's"), (own, "today's"))
+    candidates = [(task, source) for task, source in (first, second) if task is not None]
+    if run.recorded_actions is None or any(task_actions(t) == run.recorded_actions for t, _ in candidates[:1]):
+        return candidates[0] if candidates else (None, "none")
+    for task, source in candidates[1:]:
+        if task_actions(task) == run.recorded_actions:
+            return task, f"{source} (renumbered: its reward_info checked that task's actions)"
+    matches = [task for task in today.values() if task_actions(task) == run.recorded_actions]
+    if len(matches) == 1:
+        return matches[0], f"today's {matches[0].get('id')} (renumbered: its reward_info checked that task's actions)"
+    return candidates[0] if candidates else (None, "none")
 
 
 def _tau2_components(reward_info: Mapping) -> dict[str, float]:
@@ -395,6 +460,10 @@ def _output_of(traj: Sequence[_TauBenchMessage], at: int, call_id: str | None) -
 
 
 API_OUTPUT = "API output: "
+#: What the agent says to replay a run whose user stopped before the agent acted: the env grades a
+#: conversation when it ends, and a reset cannot end one, so the run ends with one stop of the
+#: agent's, which adds no fact, call or database change to grade (τ² grades such a run as it stands).
+AGENT_STOP = "###STOP###"
 
 
 def _react_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
@@ -450,7 +519,8 @@ def replay_run(env, user, run: RecordedRun) -> dict:
     and the first step whose tool output differs from the recorded one."""
     base = env.unwrapped
     user.play(run.user_turns)
-    base.max_steps = max(1, len(run.steps))  # the run's own length: a run that did not stop ends here
+    steps = run.steps or [TextStep(AGENT_STOP, -1)]  # a user that stopped at once: see AGENT_STOP
+    base.max_steps = len(steps)  # the run's own length: a run that did not stop ends here
     observation, info = env.reset(seed=0, options=run.reset_options)  # the replay draws nothing at random
     record: dict[str, Any] = {"task_id": info.get("task_id", run.task_id), "split": info.get("split"),
                               "trial": run.trial, "metrics": None, "trajectory": [], "return": 0.0}
@@ -458,7 +528,7 @@ def replay_run(env, user, run: RecordedRun) -> dict:
     user_calls_seen = 0
     outputs = {"compared": 0, "equal": 0}  # recorded tool outputs compared with the replayed ones
     user_calls = [turn for turn in run.user_turns if isinstance(turn, dict)]
-    for number, step in enumerate(run.steps, 1):
+    for number, step in enumerate(steps, 1):
         action = ({"name": step.name, "arguments": step.arguments} if isinstance(step, ToolStep) else step.text)
         observation, reward, terminated, truncated, info = env.step(action)
         record["trajectory"].append({"action": action, "observation": observation, "reward": reward})
@@ -483,7 +553,7 @@ def replay_run(env, user, run: RecordedRun) -> dict:
             break
     record["metrics"] = info.get("metrics")
     replayed_steps = len(record["trajectory"])
-    record["rescore"] = _comparison(run, record["metrics"], first_difference, len(run.steps) - replayed_steps)
+    record["rescore"] = _comparison(run, record["metrics"], first_difference, len(steps) - replayed_steps)
     record["rescore"]["tool_outputs"] = outputs
     return record
 
@@ -495,6 +565,8 @@ def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dic
                  for key, value in run.components.items()
                  if _number(metrics.get(key)) is not None and float(metrics[key]) != value]
     termination = metrics.get("termination")
+    if not run.steps and termination == "agent_stop":
+        termination = run.termination  # the user stopped at once (AGENT_STOP): its stop
     if run.termination in TERMINATIONS and termination in TERMINATIONS and termination != run.termination:
         differing.append(f"termination (toolgym {termination}, recorded {run.termination})")
     unscored = [c for c in metrics.get("unscored") or () if isinstance(c, str)]
@@ -530,11 +602,13 @@ def pass_hat_by_domain(rows: Sequence[tuple[str, str, float]]) -> dict[str, dict
 
 
 def rescore(path: str | Path, file_format: str, domain: str | None = None, split: str | None = None,
-            data_dir: str | None = None, judge: str | None = None) -> tuple[list[dict], list[RecordedRun]]:
+            data_dir: str | None = None, judge: str | None = None,
+            fresh_tasks: bool = False) -> tuple[list[dict], list[RecordedRun]]:
     """Replay every run of a results file; the toolgym records (one per run, in the file's order,
     with ``rescore`` fields; a run that could not be replayed has ``error``) and the runs.
     ``judge`` (``hf:MODEL`` or ``openai:URL#MODEL``, from the command line, never the file)
-    scores Tau2-v0's NL assertions.
+    scores Tau2-v0's NL assertions. τ² runs are graded against the task the file holds, or with
+    ``fresh_tasks`` today's (:func:`grading_task`).
 
     Raises:
         ValueError: for a file that cannot be read (``PATH: ...``) or an env that cannot be made.
@@ -542,11 +616,11 @@ def rescore(path: str | Path, file_format: str, domain: str | None = None, split
     runs = read_runs(path, file_format, domain, split)
     if not runs:
         raise ValueError(f"{path}: holds no runs")
-    return rescore_runs(runs, str(path), data_dir, judge), runs
+    return rescore_runs(runs, str(path), data_dir, judge, fresh_tasks), runs
 
 
 def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None = None,
-                 judge: str | None = None) -> list[dict]:
+                 judge: str | None = None, fresh_tasks: bool = False) -> list[dict]:
     """The toolgym records of ``runs`` (see :func:`rescore`), read from the file ``source``."""
     envs: dict[tuple, tuple[Any, ReplayUser, dict]] = {}
     records = []
@@ -568,12 +642,17 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
         env, user, header = envs[key]
         record = {**header, "task_id": run.task_id, "trial": run.trial,
                   "trials": trials[run.domain, run.task_id], "domain": run.domain}
-        if not run.steps:
+        if run.env_id == FORMAT_ENVS["tau2"]:
+            task, graded_against = grading_task(run, env.unwrapped.task_data.tasks, fresh_tasks)
+            if task is not None:
+                run.reset_options = {"task": task}
+            record["graded_against"] = graded_against
+        if not run.steps and run.env_id != FORMAT_ENVS["tau2"]:
             record.update(metrics=None, error="the run has no action of the agent to replay")
         else:
             try:
                 record.update(replay_run(env, user, run))
-            except (ValueError, KeyError, TypeError) as exc:  # an unknown task id, a turn the env refuses
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # an unknown task, a turn refused
                 record.update(metrics=None, error=str(exc.args[0] if exc.args else exc))
         records.append(record)
     return records
@@ -595,6 +674,8 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
             toolgym_reward = f"{comparison['reward']:g}" + (" (NL as recorded)" if comparison.get(
                 "nl_assertion_as_recorded") else "")
             differing = "; ".join(comparison["differing"]) or "-"
+            if "renumbered" in record.get("graded_against", ""):
+                differing = f"graded against {record['graded_against']}; {differing}"
             found = comparison["first_tool_difference"]
             first = (f"step {found['step']} ({found['tool']}, called in message {found['message']})" if found else "-")
         counts[verdict] = counts.get(verdict, 0) + 1
@@ -611,10 +692,12 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
 
 def pass_hat_rows(records: Sequence[dict], runs: Sequence[RecordedRun]) -> tuple[list, list]:
     """``(domain, task_id, reward)`` rows of toolgym and of the recording, over the runs toolgym
-    scored (τ²'s infrastructure failures left out, as its metrics do)."""
+    scored (τ²'s infrastructure failures left out, as its metrics do; so are runs toolgym cannot
+    score without a judge: they are no failures)."""
     toolgym_rows, recorded_rows = [], []
     for record, run in zip(records, runs):
-        if record.get("rescore") is None or run.termination in EXCLUDED_TERMINATIONS:
+        comparison = record.get("rescore")
+        if comparison is None or comparison["verdict"] == "unscored" or run.termination in EXCLUDED_TERMINATIONS:
             continue
         toolgym_rows.append((run.domain, run.task_id, record["rescore"]["reward"]))
         recorded_rows.append((run.domain, run.task_id, run.reward))

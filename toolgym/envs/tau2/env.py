@@ -95,7 +95,10 @@ class Tau2Env(ToolEnv):
     v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
     schema), with the task's ``initial_state`` applied: its
     initialization data merged, its initialization functions run (telecom: the phone's faults),
-    and the tool calls of its message history replayed.
+    and the tool calls of its message history replayed. ``reset(options={"task": record})`` plays a
+    task record given whole, in τ²'s format, instead of one of the set's (whatever its split):
+    ``rescore`` grades a results file's runs against the tasks the file holds, as τ²'s
+    ``evaluate-trajs`` does.
 
     ## Episode End
     Terminated when the user's reply holds ``###STOP###``, ``###TRANSFER###`` or
@@ -234,8 +237,18 @@ class Tau2Env(ToolEnv):
     # -- episode ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        self.task_id = self._choose_task(options)
-        self.task = self.task_data.tasks[self.task_id]
+        options = dict(options) if isinstance(options, Mapping) else options
+        task = options.pop("task", None) if isinstance(options, Mapping) else None
+        if task is not None:  # a task record of τ²'s format given whole (rescore: the one a results file holds)
+            if not isinstance(task, Mapping) or not isinstance(task.get("user_scenario"), Mapping):
+                raise ValueError(f"{self.env_id}: reset option 'task' must be a τ² task record (an object with "
+                                 f"'id' and 'user_scenario')")
+            self.task_id, self.task = str(task.get("id")), copy.deepcopy(dict(task))
+            self._gold_key = "given:" + json.dumps(self.task, sort_keys=True, default=str)
+        else:
+            self.task_id = self._choose_task(options)
+            self.task = self.task_data.tasks[self.task_id]
+            self._gold_key = self.task_id
         start_task(self.world, self.task_data.initial_state, self.task)
         self._messages = [{"role": "system", "content": self.task_data.policy}]
         self._messages += self._history()
@@ -406,16 +419,16 @@ class Tau2Env(ToolEnv):
         The gold run happens on the env's own world, after the episode's final hash has been
         taken (``_end`` compares first): the episode is over, so nothing reads the world again.
         """
-        if self.task_id not in self._gold_hashes:
+        if self._gold_key not in self._gold_hashes:
             final = self.world.snapshot()
             start_task(self.world, self.task_data.initial_state, self.task)
             for action in (self.task.get("evaluation_criteria") or {}).get("actions") or ():
                 # τ²-bench runs the ground truth without syncing between its actions
                 call_tool(self.world, action.get("requestor", "assistant"), action["name"],
                           action.get("arguments") or {}, sync=False)
-            self._gold_hashes[self.task_id] = self.world.state_hash()
+            self._gold_hashes[self._gold_key] = self.world.state_hash()
             self.world.restore(final)
-        return self._gold_hashes[self.task_id]
+        return self._gold_hashes[self._gold_key]
 
     def _run_assertion(self, assertion: dict) -> bool:
         try:
