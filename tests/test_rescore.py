@@ -305,3 +305,92 @@ def test_a_tau_bench_run_replays_through_a_stand_in_env(official_data, tmp_path)
     assert [r["rescore"]["verdict"] for r in records] == ["agree", "agree"]
     assert records[0]["rescore"]["tool_outputs"] == {"compared": 1, "equal": 1}
     assert records[0]["agent"] == "recorded:tau_bench.json" and records[0]["trials"] == 2
+
+
+def _mock_file(tmp_path, results: dict, name: str = "edited.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(results))
+    return path
+
+
+def test_runs_are_graded_against_the_files_task_unless_fresh_tasks(official_data, tmp_path):
+    # τ²'s evaluate-trajs grades against the task the file holds; --fresh-tasks against today's.
+    results = json.loads(TAU2_FILE.read_text())
+    criteria = results["tasks"][0]["evaluation_criteria"]  # create_task_1, graded on DB and COMMUNICATE
+    criteria["communicate_info"] = ["a fact the agent never said"]
+    path = _mock_file(tmp_path, results)
+    records, _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))
+    assert [r["rescore"]["verdict"] for r in records] == ["differ", "agree", "agree", "agree"]
+    assert records[0]["metrics"]["communicate"] == 0.0 and records[0]["graded_against"] == "the file's"
+    records, _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data), fresh_tasks=True)
+    assert [r["rescore"]["verdict"] for r in records] == ["agree"] * 4 and records[0]["graded_against"] == "today's"
+
+
+def test_a_renumbered_task_is_found_from_the_files_reward_info(official_data, tmp_path, capsys):
+    # The file's τ² called create_task_1 "update_task_1": its reward_info checked create_task's action.
+    results = json.loads(TAU2_FILE.read_text())
+    results["tasks"] = [dict(results["tasks"][0], id="update_task_1")]
+    results["simulations"] = results["simulations"][:2]
+    for simulation in results["simulations"]:
+        simulation["task_id"] = "update_task_1"
+    path = _mock_file(tmp_path, results)
+    code, table, _ = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data, "--fresh-tasks")
+    assert code == 0 and ": 2 agree;" in table
+    assert "graded against the file's (renumbered: its reward_info checked that task's actions)" in table
+    today = {"a": {"id": "a", "evaluation_criteria": {"actions": [{"name": "x", "arguments": {"k": 1}}]}},
+             "b": {"id": "b", "evaluation_criteria": {"actions": [{"name": "y", "arguments": {}}]}}}
+    run = rescore_module.RecordedRun("Tau2-v0", "mock", "a", 0, {}, [], [], [], 1.0, {},
+                                     recorded_actions=[("y", {})])
+    assert rescore_module.grading_task(run, today) == (today["b"], "today's b (renumbered: its reward_info "
+                                                                     "checked that task's actions)")
+    run.recorded_actions = [("x", {"k": 1})]
+    assert rescore_module.grading_task(run, today) == (today["a"], "today's")
+
+
+def test_a_task_in_no_split_of_today_replays_from_the_file(official_data, tmp_path):
+    # A telecom `small` file, or any task the default split lacks: the file's task is played whole.
+    results = json.loads(TAU2_FILE.read_text())
+    results["tasks"][1]["id"] = "only_in_this_file"
+    for simulation in results["simulations"][2:]:
+        simulation["task_id"] = "only_in_this_file"
+    records, _ = rescore_module.rescore(_mock_file(tmp_path, results), "tau2", data_dir=str(official_data))
+    assert [r["rescore"]["verdict"] for r in records] == ["agree"] * 4 and records[2]["task_id"] == "only_in_this_file"
+
+
+def test_tau2_outputs_pair_with_the_call_before_them_when_ids_repeat(tmp_path):
+    messages = [{"role": "assistant", "content": "Hi! How can I help you today?"},
+                {"role": "user", "content": "Two tasks, please."},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "name": "get_users", "arguments": {}},
+                    {"id": "call_1", "name": "create_task", "arguments": {"user_id": "user_1", "title": "A"}}]},
+                {"role": "tool", "id": "call_1", "content": "users"},
+                {"role": "tool", "id": "call_1", "content": "task A"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "name": "create_task", "arguments": {"user_id": "user_1", "title": "B"}}]},
+                {"role": "tool", "id": "call_1", "content": "task B"},
+                {"role": "assistant", "content": "Done."}]
+    path = _mock_file(tmp_path, {"info": {"environment_info": {"domain_name": "mock"}},
+                                 "simulations": [{"task_id": "create_task_1", "messages": messages}]})
+    (run,) = read_runs(path, "tau2")
+    assert [(s.name, s.output) for s in run.steps if isinstance(s, ToolStep)] == [
+        ("get_users", "users"), ("create_task", "task A"), ("create_task", "task B")]
+
+
+def test_a_run_whose_user_stopped_at_once_is_scored(official_data, tmp_path):
+    messages = [{"role": "assistant", "content": "Hi! How can I help you today?"},
+                {"role": "user", "content": "###STOP###"}]
+    simulations = [{"task_id": "create_task_1", "messages": messages, "termination_reason": "user_stop",
+                    "reward_info": {"reward": 0.0, "reward_breakdown": {"DB": 0.0, "COMMUNICATE": 1.0}}}]
+    path = _mock_file(tmp_path, {"info": {"environment_info": {"domain_name": "mock"}}, "simulations": simulations})
+    (record,), _ = rescore_module.rescore(path, "tau2", data_dir=str(official_data))
+    comparison = record["rescore"]
+    assert comparison["verdict"] == "agree" and comparison["differing"] == [] and comparison["reward"] == 0.0
+    assert record["metrics"]["db"] == 0.0 and comparison["termination"] == "user_stop"
+
+
+def test_unscored_runs_are_left_out_of_pass_k():
+    runs = [rescore_module.RecordedRun("Tau2-v0", "retail", task, 0, {}, [], [], [], 1.0, {})
+            for task in ("1", "2")]
+    records = [{"rescore": {"verdict": "unscored", "reward": 0.0}}, {"rescore": {"verdict": "agree", "reward": 1.0}}]
+    ours, recorded = rescore_module.pass_hat_rows(records, runs)
+    assert ours == [("retail", "2", 1.0)] and recorded == [("retail", "2", 1.0)]
