@@ -1,0 +1,167 @@
+"""``toolgym export`` / ``eval --save-as``: the originals' result files, and rescore reading them back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolgym.eval import rescore as rescore_module
+from toolgym.eval.cli import main
+from toolgym.eval.export import bfcl_leaderboard, export_records, tau2_messages
+from toolgym.eval.runner import evaluate, read_results
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main([*map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def oracle_run(tmp_path, capsys, official_data, env_id: str, *flags) -> Path:
+    out = tmp_path / "run.jsonl"
+    code, _, err = run(capsys, "eval", env_id, "--tasks", "official", "--data-dir", official_data, "--agent", "oracle",
+                       "--out", out, "--no-progress", *flags)
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.parametrize("domain, flags", [("mock", ("--trials", "2")),
+                                           ("telecom", ("--split", "small", "--episodes", "3"))])
+def test_a_tau2_export_is_taus_results_and_rescores_to_the_runs_rewards(domain, flags, official_data, tmp_path,
+                                                                        capsys):
+    out = tmp_path / "tau2.json"
+    results_file = oracle_run(tmp_path, capsys, official_data, "Tau2-v0", "--env-kwarg", f"domain={domain}",
+                              "--save-as", f"tau2:{out}", *flags)
+    records = read_results(results_file)
+    results = json.loads(out.read_text())
+    assert results["info"]["environment_info"]["domain_name"] == domain
+    assert results["info"]["max_steps"] == 200 and results["info"]["max_errors"] == 10
+    assert [t["id"] for t in results["tasks"]] == list(dict.fromkeys(r["task_id"] for r in records))
+    simulations = results["simulations"]
+    assert [(s["task_id"], s["trial"], s["reward_info"]["reward"]) for s in simulations] == [
+        (r["task_id"], r.get("trial", 0), r["metrics"]["reward"]) for r in records]
+    assert all(s["termination_reason"] == r["metrics"]["termination"] for s, r in zip(simulations, records))
+    assert simulations[0]["messages"][0] == {"role": "assistant", "content": "Hi! How can I help you today?",
+                                             "tool_calls": None, "turn_idx": 0}
+    if domain == "telecom":  # the user's own calls and their results, as τ² writes them
+        user_calls = [m for s in simulations for m in s["messages"] if m["role"] == "user" and m["tool_calls"]]
+        assert user_calls and all(c["requestor"] == "user" for m in user_calls for c in m["tool_calls"])
+        assert any(m["role"] == "tool" and m["requestor"] == "user" for s in simulations for m in s["messages"])
+    rescored, _ = rescore_module.rescore(out, "tau2", data_dir=str(official_data))
+    assert [r["rescore"]["verdict"] for r in rescored] == ["agree"] * len(records)
+    assert [r["rescore"]["reward"] for r in rescored] == [r["metrics"]["reward"] for r in records]
+    assert all(r["rescore"]["first_tool_difference"] is None for r in rescored)
+
+
+def test_tau2_messages_and_reward_info_are_taus_shapes():
+    conversation = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_users", "arguments": "{\"k\": 1}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "get_users", "content": "Error: no such user",
+         "requestor": "assistant"}]
+    assert tau2_messages(conversation) == [
+        {"role": "assistant", "content": None, "turn_idx": 0,
+         "tool_calls": [{"id": "call_1", "name": "get_users", "arguments": {"k": 1}, "requestor": "assistant"}]},
+        {"id": "call_1", "role": "tool", "content": "Error: no such user", "requestor": "assistant", "error": True,
+         "turn_idx": 1}]
+    from toolgym.eval.export import tau2_reward_info
+
+    metrics = {"db": 1.0, "communicate": 0.0, "action": 1.0, "reward": 0.0, "basis": ["DB", "COMMUNICATE"]}
+    assert tau2_reward_info(metrics) == {"reward": 0.0, "reward_basis": ["DB", "COMMUNICATE"],
+                                         "reward_breakdown": {"DB": 1.0, "COMMUNICATE": 0.0},
+                                         "db_check": {"db_match": True, "db_reward": 1.0}}
+
+
+def test_a_tau_bench_export_is_v1s_results_list_and_rescores_to_the_runs_rewards(official_data, tmp_path, capsys):
+    results_file = oracle_run(tmp_path, capsys, official_data, "TauBench-v0", "--env-kwarg", "domain=retail",
+                              "--episodes", "3")
+    out = tmp_path / "tau_bench.json"
+    code, printed, _ = run(capsys, "export", results_file, "--format", "tau-bench", "--out", out,
+                           "--data-dir", official_data)
+    assert code == 0 and printed == f"{out}: τ-bench results, 3 run(s) of retail's test split\n"
+    runs = json.loads(out.read_text())
+    assert [(r["task_id"], r["trial"], r["reward"]) for r in runs] == [(0, 0, 1.0), (1, 0, 1.0), (2, 0, 1.0)]
+    first = runs[0]
+    assert first["traj"][0]["role"] == "system" and first["traj"][0]["content"].startswith("# Retail agent policy")
+    assert first["traj"][1]["role"] == "user"  # v1 has no greeting
+    assert set(first["info"]["task"]) == {"user_id", "actions", "instruction", "outputs"}
+    part = "r_outputs" if first["info"]["task"]["outputs"] else "r_actions"
+    assert first["info"]["reward_info"]["info"] == {part: 1.0}
+    rescored, _ = rescore_module.rescore(out, "tau-bench", data_dir=str(official_data))
+    assert [r["rescore"]["verdict"] for r in rescored] == ["agree"] * 3
+    assert sum(r["rescore"]["tool_outputs"]["compared"] for r in rescored) > 0
+
+
+def test_a_bfcl_export_is_bfcls_layout_in_both_modes(official_data, tmp_path):
+    records = []
+    for category, episodes in (("simple_python", 2), ("multi_turn_miss_func", 1), ("irrelevance", 1)):
+        kept, _ = evaluate("BFCL-v0", "oracle", {"tasks": "official", "category": category,
+                                                  "data_dir": str(official_data)}, episodes=episodes, progress=False)
+        records += kept
+    out = tmp_path / "bfcl"
+    message = export_records(records, "bfcl", out)
+    assert message.splitlines()[0].startswith(f"{out}: BFCL result files of 3 categories for model "
+                                              f"gpt-4.1-2025-04-14-FC (score with: bfcl evaluate")
+    result = out / "result" / "gpt-4.1-2025-04-14-FC"
+    single = [json.loads(line) for line in (result / "non_live" / "BFCL_v4_simple_python_result.json").open()]
+    assert single[0] == {"id": "simple_python_0", "result": [
+        {"calculate_triangle_area": '{"base": 10, "height": 5, "unit": "units"}'}]}
+    (multi,) = [json.loads(line) for line in (result / "multi_turn" / "BFCL_v4_multi_turn_miss_func_result.json").open()]
+    turns = multi["result"]
+    assert len(turns) == 5 and all(turn[-1] == "" for turn in turns)  # each turn ends with an answer of no call
+    assert turns[0][0][0] == {"cd": '{"folder": "document"}'}
+    score = (out / "score" / "gpt-4.1-2025-04-14-FC" / "non_live" / "BFCL_v4_simple_python_score.json").read_text()
+    assert json.loads(score.splitlines()[0]) == {"accuracy": 1.0, "correct_count": 2, "total_count": 2}
+    overall = json.loads((out / "score" / "gpt-4.1-2025-04-14-FC" / "data_overall.json").read_text())
+    assert overall["leaderboard"]["Multi-Turn"] == "N/A" and overall["leaderboard"]["Overall"] == pytest.approx(
+        (10 * (1 / 3) / 4 + 10 * 0.5 + 30 * 0.25) / 100)
+    export_records(records, "bfcl", tmp_path / "prompting", bfcl_model="gpt-4.1-2025-04-14")
+    prompted = tmp_path / "prompting" / "result" / "gpt-4.1-2025-04-14" / "non_live"
+    line = json.loads((prompted / "BFCL_v4_simple_python_result.json").open().readline())
+    assert line["result"] == "[calculate_triangle_area(base=10, height=5, unit='units')]"
+
+
+def test_bfcls_leaderboard_columns_are_computed_as_bfcl_evaluate_does():
+    def acc(accuracy, total):
+        return {"accuracy": accuracy, "total_count": total}
+
+    categories = {"simple_python": acc(0.9, 400), "simple_java": acc(0.6, 100), "simple_javascript": acc(0.3, 50),
+                  "multiple": acc(0.8, 200), "parallel": acc(0.7, 200), "parallel_multiple": acc(0.6, 200),
+                  "live_simple": acc(0.5, 258), "live_multiple": acc(0.4, 1053), "live_parallel": acc(0.5, 16),
+                  "live_parallel_multiple": acc(0.25, 24), "irrelevance": acc(0.8, 240),
+                  "live_irrelevance": acc(0.6, 884), "live_relevance": acc(0.9, 16),
+                  "multi_turn_base": acc(0.4, 200), "multi_turn_miss_func": acc(0.3, 200),
+                  "multi_turn_miss_param": acc(0.2, 200), "multi_turn_long_context": acc(0.1, 200),
+                  "memory_kv": acc(0.3, 155), "memory_vector": acc(0.2, 155), "memory_rec_sum": acc(0.1, 155)}
+    board = bfcl_leaderboard(categories)
+    non_live = ((0.9 + 0.6 + 0.3) / 3 + 0.8 + 0.7 + 0.6) / 4
+    live = (0.5 * 258 + 0.4 * 1053 + 0.5 * 16 + 0.25 * 24) / (258 + 1053 + 16 + 24)
+    agentic = (0.0 + 0.2) / 2  # web search not run: 0, as BFCL counts a missing category
+    assert board["Non-Live"] == pytest.approx(non_live) and board["Live"] == pytest.approx(live)
+    assert board["Irrelevance"] == pytest.approx(0.7) and board["Multi-Turn"] == pytest.approx(0.25)
+    assert board["Memory"] == pytest.approx(0.2) and board["Web Search"] == board["Agentic"] == "N/A"
+    assert board["Overall"] == pytest.approx((10 * non_live + 10 * live + 10 * 0.7 + 30 * 0.25 + 40 * agentic) / 100)
+
+
+def test_what_cannot_be_exported_is_one_error_line(official_data, tmp_path, capsys):
+    builtin = tmp_path / "builtin.jsonl"
+    assert run(capsys, "eval", "Tau2-v0", "--env-kwarg", "domain=mock", "--agent", "oracle", "--out", builtin,
+               "--no-progress")[0] == 0
+    code, _, err = run(capsys, "export", builtin, "--format", "tau2", "--out", tmp_path / "x.json")
+    assert code == 2 and err == (f"toolgym: error: {builtin}: only runs of official tasks (--tasks official) can be "
+                                 f"exported: the original's tools grade against its own task files\n")
+    code, _, err = run(capsys, "export", builtin, "--format", "bfcl", "--out", tmp_path / "x")
+    assert code == 2 and err == f"toolgym: error: {builtin}: the bfcl format holds BFCL-v0 runs, not Tau2-v0\n"
+    code, _, err = run(capsys, "eval", "Tau2-v0", "--agent", "oracle", "--save-as", "tau2:x.json")
+    assert code == 2 and err == "toolgym: error: --save-as exports the run's results file: give --out too\n"
+    code, _, err = run(capsys, "eval", "Tau2-v0", "--agent", "oracle", "--out", tmp_path / "o.jsonl",
+                       "--save-as", "csv:x")
+    assert code == 2 and "give FORMAT:PATH with FORMAT one of tau2, tau-bench, bfcl" in err
+    official = oracle_run(tmp_path, capsys, official_data, "Tau2-v0", "--env-kwarg", "domain=mock", "--episodes", "1",
+                          "--overwrite")
+    (record,) = read_results(official)
+    del record["conversation"]  # a record written before records kept the conversation
+    official.write_text(json.dumps(record) + "\n")
+    code, _, err = run(capsys, "export", official, "--format", "tau2", "--out", tmp_path / "x.json")
+    assert code == 2 and "record has no 'conversation'" in err
