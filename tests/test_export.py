@@ -116,6 +116,16 @@ def test_a_bfcl_export_is_bfcls_layout_in_both_modes(official_data, tmp_path):
     overall = json.loads((out / "score" / "gpt-4.1-2025-04-14-FC" / "data_overall.json").read_text())
     assert overall["leaderboard"]["Multi-Turn"] == "N/A" and overall["leaderboard"]["Overall"] == pytest.approx(
         (10 * (1 / 3) / 4 + 10 * 0.5 + 30 * 0.25) / 100)
+    rescored, runs = rescore_module.rescore(out, "bfcl", data_dir=str(official_data))
+    assert [(r.domain, r.task_id, r.reward) for r in runs] == [
+        ("multi_turn_miss_func", "multi_turn_miss_func_0", 1.0), ("irrelevance", "irrelevance_0", 1.0),
+        ("simple_python", "simple_python_0", 1.0), ("simple_python", "simple_python_1", 1.0)]
+    assert [r["rescore"]["verdict"] for r in rescored] == ["agree"] * 4 and rescored[0]["scoring"] == "paper_compat"
+    score_file = out / "score" / "gpt-4.1-2025-04-14-FC" / "non_live" / "BFCL_v4_simple_python_score.json"
+    with score_file.open("a") as failed:
+        failed.write(json.dumps({"id": "simple_python_1", "valid": False}) + "\n")  # BFCL's verdict: failed
+    rescored, _ = rescore_module.rescore(out, "bfcl", data_dir=str(official_data))
+    assert [r["rescore"]["verdict"] for r in rescored] == ["agree", "agree", "agree", "differ"]
     export_records(records, "bfcl", tmp_path / "prompting", bfcl_model="gpt-4.1-2025-04-14")
     prompted = tmp_path / "prompting" / "result" / "gpt-4.1-2025-04-14" / "non_live"
     line = json.loads((prompted / "BFCL_v4_simple_python_result.json").open().readline())
@@ -165,3 +175,23 @@ def test_what_cannot_be_exported_is_one_error_line(official_data, tmp_path, caps
     official.write_text(json.dumps(record) + "\n")
     code, _, err = run(capsys, "export", official, "--format", "tau2", "--out", tmp_path / "x.json")
     assert code == 2 and "record has no 'conversation'" in err
+
+
+def test_a_bfcl_folder_rescore_cannot_read_is_one_error_line(tmp_path, capsys):
+    code, _, err = run(capsys, "rescore", tmp_path, "--format", "bfcl")
+    assert code == 2 and err == (f"toolgym: error: {tmp_path}: expected BFCL's result/<model>/ with one model, "
+                                 f"found none\n")
+    results = tmp_path / "result" / "some-model-FC" / "non_live"
+    results.mkdir(parents=True)
+    (results / "BFCL_v4_simple_python_result.json").write_text('{"id": "simple_python_0", "result": []}\n')
+    code, _, err = run(capsys, "rescore", tmp_path, "--format", "bfcl")
+    assert code == 2 and "no score file" in err and err.count("\n") == 1
+    scores = tmp_path / "score" / "some-model-FC" / "non_live"
+    scores.mkdir(parents=True)
+    (scores / "BFCL_v4_simple_python_score.json").write_text('{"accuracy": 0.0}\n')
+    (results / "BFCL_v4_simple_python_result.json").write_text('{"id": "simple_python_0", "result": [}\n')
+    code, _, err = run(capsys, "rescore", tmp_path, "--format", "bfcl")
+    assert code == 2 and err.endswith("BFCL_v4_simple_python_result.json: line 1 is not JSON\n")
+    (results / "BFCL_v4_simple_python_result.json").write_text('{"result": []}\n')
+    code, _, err = run(capsys, "rescore", tmp_path, "--format", "bfcl")
+    assert code == 2 and "not a BFCL result file: line 1: id: Field required" in err

@@ -190,10 +190,13 @@ def build_parser() -> argparse.ArgumentParser:
     rs = _subparser(sub, "rescore", "replay the runs of a τ-bench or τ²-bench results file (the original harness's "
                                     "trajectories) through toolgym's env and compare each run's reward with the "
                                     "recorded one; pass^k per domain from both")
-    rs.add_argument("file", metavar="FILE", help="a results file written by τ-bench (run.py) or τ²-bench (tau2 run)")
-    rs.add_argument("--format", required=True, choices=["tau-bench", "tau2"], dest="file_format",
+    rs.add_argument("file", metavar="FILE", help="a results file written by τ-bench (run.py) or τ²-bench (tau2 run), "
+                                                 "or a folder of BFCL's result/ and score/ files (or toolgym export's)")
+    rs.add_argument("--format", required=True, choices=["tau-bench", "tau2", "bfcl"], dest="file_format",
                     help="tau-bench: a JSON list of {task_id, trial, reward, info, traj}, replayed in TauBench-v0; "
-                         "tau2: τ²'s results JSON with simulations[], replayed in Tau2-v0")
+                         "tau2: τ²'s results JSON with simulations[], replayed in Tau2-v0; bfcl: a folder with "
+                         "result/<model>/ and score/<model>/, each entry replayed in BFCL-v0 and compared with "
+                         "BFCL's verdict")
     rs.add_argument("--domain", help="the domain (default: the file's; τ-bench files say it only in their policy)")
     rs.add_argument("--split", help="tau-bench: the task split the runs used (default test)")
     rs.add_argument("--data-dir", dest="data_dir", help="folder of the official data (default: $TOOLGYM_DATA)")

@@ -63,9 +63,9 @@ from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, run_header
 from toolgym.eval.tables import text_table
 from toolgym.registry import make_env
 
-FORMATS = ("tau-bench", "tau2")
+FORMATS = ("tau-bench", "tau2", "bfcl")
 #: The env each format's runs are replayed in.
-FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0"}
+FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0", "bfcl": "BFCL-v0"}
 #: The domains each env has (a results file may name only these).
 DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": ("airline", "retail", "telecom", "mock")}
 #: τ² domains that are another's with a different agent policy: tools, tasks and grading are the other's,
@@ -103,6 +103,14 @@ class ToolStep:
 
 
 @dataclass
+class AnswerStep:
+    """A model's answer as the env takes it (BFCL: a step's calls, or its text)."""
+
+    action: Any
+    message: int  # BFCL: the step's number in the entry's result
+
+
+@dataclass
 class TextStep:
     """A message of the agent to the user."""
 
@@ -119,7 +127,7 @@ class RecordedRun:
     task_id: str
     trial: int
     reset_options: dict
-    steps: list[ToolStep | TextStep]
+    steps: list[ToolStep | TextStep | AnswerStep]
     user_turns: list[str | dict]
     user_call_outputs: list[str | None]
     reward: float
@@ -217,6 +225,8 @@ def read_runs(path: str | Path, file_format: str, domain: str | None = None,
     """
     if file_format not in FORMATS:
         raise ValueError(f"{path}: unknown format {file_format!r}; use one of {', '.join(FORMATS)}")
+    if file_format == "bfcl":
+        return _bfcl_runs(Path(path))
     data = _load_json(Path(path))
     if file_format == "tau2":
         if not isinstance(data, dict):
@@ -247,6 +257,15 @@ def _validated(path, model: type[BaseModel], value: Any, what: str, prefix: str)
 
 
 def _load_json(path: Path) -> Any:
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+
+
+def _read_text(path: Path) -> str:
+    """A results file's text, bounded in bytes and nesting (ValueError naming the file)."""
     try:
         with path.open("rb") as stream:
             raw = stream.read(MAX_FILE_BYTES + 1)
@@ -261,10 +280,7 @@ def _load_json(path: Path) -> Any:
     # The records rescore writes must stay readable by report (results lines nest at most MAX_RECORD_DEPTH).
     if text.count("[") + text.count("{") > MAX_RECORD_DEPTH and _text_depth_over(text, MAX_RECORD_DEPTH):
         raise ValueError(f"{path}: nested deeper than {MAX_RECORD_DEPTH} levels; not a results file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    return text
 
 
 def _checked_domain(path, env_id: str, domain: Any, how: str) -> str:
@@ -502,6 +518,74 @@ def _arguments(arguments: str | dict) -> Any:
         return arguments  # replayed as recorded: the env reports arguments it cannot read
 
 
+# -- BFCL ------------------------------------------------------------------------------------
+BFCL_RESULT_FILE = re.compile(r"BFCL_v4_(\w+)_result\.json")
+
+
+class _BFCLEntry(_Fields):
+    id: str
+    result: Any = None
+
+
+def _bfcl_runs(folder: Path) -> list[RecordedRun]:
+    """The entries of BFCL's result files under ``folder`` (``result/<model>/...``, as ``toolgym
+    export`` and BFCL's generation write them), each with BFCL's verdict from the score file
+    ``bfcl evaluate`` (or ``export``) wrote next to them (``score/<model>/...``): an entry listed
+    there failed, every other entry of a scored category passed."""
+    from toolgym.envs.bfcl.env import CATEGORIES, MULTI_TURN
+
+    models = sorted(p.name for p in (folder / "result").glob("*") if p.is_dir())
+    if len(models) != 1:
+        raise ValueError(f"{folder}: expected BFCL's result/<model>/ with one model, found "
+                         f"{', '.join(models) or 'none'}")
+    runs = []
+    for result_file in sorted((folder / "result" / models[0]).rglob("BFCL_v4_*_result.json")):
+        category = BFCL_RESULT_FILE.fullmatch(result_file.name).group(1)
+        if category not in CATEGORIES:
+            raise ValueError(f"{result_file}: {category!r} is not a BFCL category toolgym runs")
+        score_file = folder / "score" / models[0] / result_file.parent.relative_to(folder / "result" / models[0]) / (
+            f"BFCL_v4_{category}_score.json")
+        if not score_file.is_file():
+            raise ValueError(f"{result_file}: no score file {score_file} (bfcl evaluate writes it) to compare with")
+        failed = {line.get("id") for line in _json_lines(score_file)[1:] if isinstance(line, dict)}
+        for n, line in enumerate(_json_lines(result_file)):
+            entry = _validated(result_file, _BFCLEntry, line, "a BFCL result file", f"line {n + 1}: ")
+            answers = entry.result if category in MULTI_TURN else [[entry.result]]
+            if not isinstance(answers, list) or not all(isinstance(turn, list) for turn in answers):
+                raise ValueError(f"{result_file}: line {n + 1}: a multi-turn result is a list of turns, each a list "
+                                 f"of steps")
+            steps = [AnswerStep(_bfcl_action(answer), i) for i, answer in enumerate(a for t in answers for a in t)]
+            runs.append(RecordedRun(env_id=FORMAT_ENVS["bfcl"], domain=category, task_id=entry.id, trial=0,
+                                    reset_options={"task_id": entry.id}, steps=steps, user_turns=[],
+                                    user_call_outputs=[], reward=float(entry.id not in failed), components={},
+                                    env_kwargs={"tasks": "official", "category": category,
+                                                "scoring": "paper_compat"}))  # BFCL's checker, as released
+    if not runs:
+        raise ValueError(f"{folder}: holds no BFCL_v4_<category>_result.json under result/{models[0]}/")
+    return runs
+
+
+def _bfcl_action(answer: Any) -> Any:
+    """A step's stored answer as the env's action: a function-calling model's ``[{name: "<json
+    arguments>"}]`` as tool calls, anything else (a prompting model's text) as it is."""
+    if isinstance(answer, list) and answer and all(isinstance(c, dict) and len(c) == 1 for c in answer):
+        return [{"name": name, "arguments": _arguments(arguments) if isinstance(arguments, str) else arguments}
+                for call in answer for name, arguments in call.items()]
+    return answer
+
+
+def _json_lines(path: Path) -> list[Any]:
+    """The JSON values of a JSONL file, one a line (blank lines left out)."""
+    values = []
+    for n, line in enumerate(_read_text(path).splitlines(), 1):
+        if line.strip():
+            try:
+                values.append(json.loads(line))
+            except (ValueError, RecursionError):
+                raise ValueError(f"{path}: line {n} is not JSON") from None
+    return values
+
+
 # -- replay ----------------------------------------------------------------------------------
 def same_output(recorded: str | None, replayed: str) -> bool:
     """Whether a replayed tool output says what the recorded one does: equal text, or equal JSON."""
@@ -529,7 +613,8 @@ def replay_run(env, user, run: RecordedRun) -> dict:
     outputs = {"compared": 0, "equal": 0}  # recorded tool outputs compared with the replayed ones
     user_calls = [turn for turn in run.user_turns if isinstance(turn, dict)]
     for number, step in enumerate(steps, 1):
-        action = ({"name": step.name, "arguments": step.arguments} if isinstance(step, ToolStep) else step.text)
+        action = ({"name": step.name, "arguments": step.arguments} if isinstance(step, ToolStep)
+                  else step.action if isinstance(step, AnswerStep) else step.text)
         observation, reward, terminated, truncated, info = env.step(action)
         record["trajectory"].append({"action": action, "observation": observation, "reward": reward})
         record["return"] += reward
@@ -560,7 +645,7 @@ def replay_run(env, user, run: RecordedRun) -> dict:
 
 def _comparison(run: RecordedRun, metrics: Mapping | None, first_difference: dict | None, unreplayed: int) -> dict:
     metrics = metrics or {}
-    reward = _number(metrics.get("reward"), 0.0)
+    reward = _number(metrics.get("reward"), _number(metrics.get("success"), 0.0))  # BFCL-v0's is its success
     differing = [f"{key} (toolgym {float(metrics[key]):g}, recorded {value:g})"
                  for key, value in run.components.items()
                  if _number(metrics.get(key)) is not None and float(metrics[key]) != value]
@@ -635,8 +720,9 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
             user = ReplayUser()
             kwargs = {**run.env_kwargs, **({"data_dir": data_dir} if data_dir else {}),
                       **({"judge": judge} if judge else {})}
-            env = make_env(run.env_id, {**kwargs, "user": user})
+            env = make_env(run.env_id, kwargs if run.env_id == FORMAT_ENVS["bfcl"] else {**kwargs, "user": user})
             header = run_header(run.env_id, env, f"recorded:{Path(source).name}", 0,
+                                run.env_kwargs if run.env_id == FORMAT_ENVS["bfcl"] else
                                 {**run.env_kwargs, "user": "replay"}, None)
             envs[key] = (env, user, header)
         env, user, header = envs[key]
