@@ -1,4 +1,4 @@
-"""``toolgym rescore``: score the trajectory files that τ-bench and τ²-bench write, with toolgym's envs.
+"""``toolgym rescore``: score the result files that τ-bench, τ²-bench and BFCL write, with toolgym's envs.
 
 Researchers check published numbers by scoring the recorded conversations again (τ²-bench ships
 ``tau2 evaluate-trajs`` for this). ``rescore`` reads a file in the original harness's own format,
@@ -9,7 +9,7 @@ reward toolgym gives with the recorded one.
 Without a judge (``--judge``) Tau2-v0 does not score NL assertions; where a run's recorded
 ``reward_info`` has the judge's verdict, toolgym's reward for the comparison and pass^k is its
 reward without the judge times that verdict (marked "NL as recorded"), else the run is
-``unscored``.
+``unscored`` (and left out of pass^k, not counted as a failure).
 
 Formats:
 
@@ -19,13 +19,22 @@ Formats:
   ``reward_info`` (``reward``, ``reward_breakdown``, ``db_check``, ``action_checks``,
   ``communicate_checks``, ``env_assertions``, ``nl_assertions``) and ``termination_reason``.
   Env ``Tau2-v0``, official tasks; the domain is ``info.environment_info.domain_name``
-  (``telecom-workflow``, telecom with another agent policy, replays in telecom).
+  (``telecom-workflow``, telecom with another agent policy, replays in telecom). Each run is graded
+  as ``tau2 evaluate-trajs`` grades it: against the task the file holds, played whole whatever its
+  split (``fresh_tasks``: today's task of the run's id), unless its ``reward_info`` checked
+  another task's actions (the task was renumbered; :func:`grading_task`).
 - ``tau-bench``: τ-bench's (v1) results, a JSON list of ``{task_id, trial, reward, info, traj}``
   with ``traj`` the agent's messages: OpenAI tool calls (the tool-calling agent; v1 runs the
   first call of a message, and keeps only it) or ReAct text (``Action: {"name", "arguments"}``,
   the result in the next user message after ``API output:``). Env ``TauBench-v0``, official
   tasks of ``split``, v1's ``task_id`` the task's index; the domain is read from the policy
   (the system message) unless given.
+- ``bfcl``: a folder of BFCL's result files (``result/<model>/<group>/BFCL_v4_<category>_result.json``,
+  ``{id, result}`` a line, as BFCL's generation and ``toolgym export`` write them) and score files
+  (``score/<model>/...``, ``bfcl evaluate``'s: the accuracy line, then the failed entries). Env
+  ``BFCL-v0`` with ``scoring="paper_compat"`` (BFCL's released checker), official tasks; each
+  step of a result is one action (a function-calling model's ``[{name: "<json arguments>"}]``
+  as tool calls, a prompting model's text as it is), and BFCL's verdict is the recorded reward.
 
 How a run is replayed: the messages before the user's first turn (τ²'s greeting, or the task's
 message history, counted from the file's ``tasks``) are the env's own start. Each tool call of
@@ -33,7 +42,8 @@ the agent is one step and its output is compared with the recorded one (equal te
 JSON); each text message is one step, which the replay user answers with the user's next
 recorded turns (its own tool calls included, dual control). The env is given as many steps
 as the run has, so a run that ended without a stop (τ²'s ``max_steps``, ``too_many_errors``)
-ends by truncation there and scores 0, as in the original. A message with both text and tool
+ends by truncation there and scores 0, as in the original; a run whose user stopped before the
+agent acted ends with one stop of the agent's (:data:`AGENT_STOP`) and is scored. A message with both text and tool
 calls is replayed as its tool calls: τ-bench ignores such text; τ²'s COMMUNICATE check reads it,
 and Tau2-v0 takes text or calls in one step, so such a τ² run may differ there (the table names
 the component).
