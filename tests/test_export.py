@@ -86,8 +86,9 @@ def test_a_tau_bench_export_is_v1s_results_list_and_rescores_to_the_runs_rewards
     assert first["traj"][0]["role"] == "system" and first["traj"][0]["content"].startswith("# Retail agent policy")
     assert first["traj"][1]["role"] == "user"  # v1 has no greeting
     assert set(first["info"]["task"]) == {"user_id", "actions", "instruction", "outputs"}
-    part = "r_outputs" if first["info"]["task"]["outputs"] else "r_actions"
-    assert first["info"]["reward_info"]["info"] == {part: 1.0}
+    assert [r["info"]["reward_info"]["info"] for r in runs] == [
+        {"r_outputs": 1.0, "outputs": {output: True for output in r["info"]["task"]["outputs"]}}
+        if r["info"]["task"]["outputs"] else {"r_actions": 1.0, "gt_data_hash": ""} for r in runs]
     rescored, _ = rescore_module.rescore(out, "tau-bench", data_dir=str(official_data))
     assert [r["rescore"]["verdict"] for r in rescored] == ["agree"] * 3
     assert sum(r["rescore"]["tool_outputs"]["compared"] for r in rescored) > 0

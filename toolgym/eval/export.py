@@ -15,7 +15,8 @@ for the originals' own tools and leaderboards:
 - ``tau-bench``: τ-bench's (v1) results list, ``{task_id, trial, reward, info, traj}`` per
   episode, ``traj`` the agent's messages (the policy as the system message, then the
   conversation without toolgym's greeting, which v1 does not have) and ``info`` the task,
-  ``reward_info`` (``r_outputs`` for a task with outputs, else ``r_actions``, as v1 reports).
+  ``reward_info`` (``r_outputs`` and each output found for a task with outputs, else ``r_actions``
+  with an empty ``gt_data_hash``: v1 hashes its own data, toolgym's hash is another).
   v1's ``task_id`` is the index in the run's split (``rescore --split`` reads other splits).
 - ``bfcl``: BFCL's result files, ``result/<model>/<group>/BFCL_v4_<category>_result.json``
   (one line per entry: ``id`` and ``result``), in the form BFCL's handler for ``model``
@@ -276,12 +277,17 @@ def _write_tau_bench(records: Sequence[dict], out: Path, data_dir: str | None, s
                 message.setdefault("content", None)
             traj.append(message)
         outputs = task.get("outputs") or []
-        part = "r_outputs" if outputs else "r_actions"
+        if outputs:  # v1's RewardOutputInfo: each output said (in lower case, commas removed) in a reply
+            replies = [m["content"].lower().replace(",", "") for m in conversation
+                       if m["role"] == "assistant" and m.get("content") and not m.get("tool_calls")]
+            part = {"r_outputs": float(metrics.get("r_outputs") or 0.0),
+                    "outputs": {o: any(o.lower() in reply for reply in replies) for o in outputs}}
+        else:  # v1's RewardActionInfo; v1's data hash is its own, toolgym's database hash is not it
+            part = {"r_actions": float(metrics.get("r_actions") or 0.0), "gt_data_hash": ""}
         reward = float(metrics.get("reward") or 0.0)
         runs.append({"task_id": int(task_id.rsplit("_", 1)[1]), "reward": reward,
                      "info": {"task": {k: task.get(k) for k in V1_TASK_FIELDS}, "source": "user",
-                              "reward_info": {"reward": reward, "info": {part: float(metrics.get(part) or 0.0)},
-                                              "actions": task.get("actions") or []}},
+                              "reward_info": {"reward": reward, "info": part, "actions": task.get("actions") or []}},
                      "traj": traj, "trial": int(record.get("trial") or 0)})
     _write_json(out, runs)
     split = (records[0].get("env_kwargs") or {}).get("split") or "test"
