@@ -127,10 +127,11 @@ def test_a_bfcl_export_is_bfcls_layout_in_both_modes(official_data, tmp_path):
         failed.write(json.dumps({"id": "simple_python_1", "valid": False}) + "\n")  # BFCL's verdict: failed
     rescored, _ = rescore_module.rescore(out, "bfcl", data_dir=str(official_data))
     assert [r["rescore"]["verdict"] for r in rescored] == ["agree", "agree", "agree", "differ"]
-    export_records(records, "bfcl", tmp_path / "prompting", bfcl_model="gpt-4.1-2025-04-14")
+    export_records(records, "bfcl", tmp_path / "prompting", str(official_data), bfcl_model="gpt-4.1-2025-04-14")
     prompted = tmp_path / "prompting" / "result" / "gpt-4.1-2025-04-14" / "non_live"
-    line = json.loads((prompted / "BFCL_v4_simple_python_result.json").open().readline())
-    assert line["result"] == "[calculate_triangle_area(base=10, height=5, unit='units')]"
+    lines = [json.loads(line)["result"] for line in (prompted / "BFCL_v4_simple_python_result.json").open()]
+    assert lines == ["[calculate_triangle_area(base=10, height=5, unit='units')]",
+                     "[math.factorial(number=5)]"]  # BFCL's own name, with its dot
 
 
 def test_bfcls_leaderboard_columns_are_computed_as_bfcl_evaluate_does():

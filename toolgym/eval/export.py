@@ -22,7 +22,8 @@ for the originals' own tools and leaderboards:
   (one line per entry: ``id`` and ``result``), in the form BFCL's handler for ``model``
   decodes: a function-calling model's (a name ending in ``-FC``) ``[{name: "<json arguments>"}]``
   per step, or the text where a step has no call; a prompting model's answer text (native calls
-  written as ``[name(key=value)]`` with Python literals). Multi-turn results are a list of
+  written as ``[name(key=value)]`` with BFCL's function names: Python literals, Java and
+  JavaScript values as their source text). Multi-turn results are a list of
   turns, each the list of its steps (a turn ends with a step that makes no call, as in BFCL's
   inference loop). Next to them, ``score/<model>/BFCL_v4_<category>_score.json`` (BFCL's
   score files: the accuracy line, then each failed entry) and ``score/<model>/data_overall.json``:
@@ -118,7 +119,7 @@ def export_records(records: Sequence[dict], file_format: str, out: str | Path, d
         return _write_tau2(records, out, data_dir, source)
     if file_format == "tau-bench":
         return _write_tau_bench(records, out, data_dir, source)
-    return _write_bfcl(records, out, bfcl_model or BFCL_DEFAULT_MODEL)
+    return _write_bfcl(records, out, bfcl_model or BFCL_DEFAULT_MODEL, data_dir)
 
 
 def parse_save_as(text: str) -> tuple[str, str]:
@@ -304,14 +305,25 @@ def bfcl_group(category: str) -> str:
     return "live" if category.startswith("live") else "non_live"
 
 
-def _python_call(name: str, arguments: dict) -> str:
-    return f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+def _source_call(name: str, arguments: dict, language: str, function: dict | None) -> str:
+    """A call as a prompting model writes it: Python literals, or for Java and JavaScript each
+    value's source text (toolgym's native Java / JavaScript values are source text, a string
+    parameter's without its quotes, which are put back)."""
+    types = {k: str(v.get("type", "")).lower() for k, v in
+             ((function or {}).get("parameters") or {}).get("properties", {}).items() if isinstance(v, dict)}
+
+    def text(key: str, value: Any) -> str:
+        if language == "python" or not isinstance(value, str):
+            return repr(value)
+        return json.dumps(value, ensure_ascii=False) if types.get(key) == "string" else value
+    return f"{name}({', '.join(f'{k}={text(k, v)}' for k, v in arguments.items())})"
 
 
-def bfcl_step(action: Any, function_calling: bool) -> Any:
+def bfcl_step(action: Any, function_calling: bool, task: Any = None) -> Any:
     """One step's answer as BFCL's handler stores it: a function-calling model's calls as
     ``[{name: "<json arguments>"}]`` (names as the tools offer them, dots as underscores), else
-    the text; a prompting model's text, native calls written as ``[name(key=value)]``."""
+    the text; a prompting model's text, native calls written as ``[name(key=value)]`` with the
+    entry's function names (``task``: BFCL-v0's task, its ``functions`` and ``language``)."""
     from toolgym.envs.bfcl.actions import DecodeError, read_calls
     from toolgym.envs.bfcl.tasks import openai_name
 
@@ -324,7 +336,10 @@ def bfcl_step(action: Any, function_calling: bool) -> Any:
             return [{openai_name(name): json.dumps(arguments, ensure_ascii=False)} for name, arguments in calls]
         return action if isinstance(action, str) else ""
     if calls is not None:
-        return "[" + ", ".join(_python_call(name, arguments) for name, arguments in calls) + "]"
+        functions = {openai_name(f["name"]): f for f in getattr(task, "functions", None) or ()}
+        language = getattr(task, "language", "python")
+        return "[" + ", ".join(_source_call(functions[name]["name"] if name in functions else name, arguments,
+                                            language, functions.get(name)) for name, arguments in calls) + "]"
     return action if isinstance(action, str) else json.dumps(action)
 
 
@@ -339,14 +354,14 @@ def _ends_turn(action: Any) -> bool:
         return True
 
 
-def bfcl_result(record: dict, function_calling: bool) -> Any:
+def bfcl_result(record: dict, function_calling: bool, task: Any = None) -> Any:
     """An entry's ``result``: the single step's answer, or the multi-turn list of turns of steps."""
     actions = [step.get("action") for step in record.get("trajectory") or () if isinstance(step, dict)]
     if not (record.get("split") or "").startswith("multi_turn"):
-        return bfcl_step(actions[0] if actions else "", function_calling)
+        return bfcl_step(actions[0] if actions else "", function_calling, task)
     turns: list[list] = [[]]
     for action in actions:
-        turns[-1].append(bfcl_step(action, function_calling))
+        turns[-1].append(bfcl_step(action, function_calling, task))
         if _ends_turn(action):
             turns.append([])
     if not turns[-1]:
@@ -380,7 +395,7 @@ def bfcl_leaderboard(categories: dict[str, dict]) -> dict[str, Any]:
     return columns
 
 
-def _write_bfcl(records: Sequence[dict], out: Path, model: str) -> str:
+def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | None) -> str:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", model):
         raise ValueError(f"--bfcl-model {model!r}: not a BFCL model name")
     function_calling = model.endswith("-FC")
@@ -389,13 +404,19 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str) -> str:
     for record in records:
         by_category.setdefault(record.get("split") or "", []).append(record)
     left_out = sorted(c for c in by_category if c in BFCL_MEMORY or not c)
+    tasks: dict[str, Any] = {}
+    if not function_calling:  # a prompting model writes BFCL's own function names (with their dots)
+        exported = sorted(c for c in by_category if c not in left_out)
+        env = make_env("BFCL-v0", {"tasks": "official", "category": exported, **({"data_dir": data_dir} if data_dir
+                                                                                   else {})})
+        tasks = env.unwrapped.task_records()
     scores: dict[str, dict] = {}
     for category, entries in by_category.items():
         if category in left_out:
             continue
         group = bfcl_group(category)
-        lines = [json.dumps({"id": r["task_id"], "result": bfcl_result(r, function_calling)}, ensure_ascii=False)
-                 for r in entries]
+        lines = [json.dumps({"id": r["task_id"], "result": bfcl_result(r, function_calling, tasks.get(r["task_id"]))},
+                            ensure_ascii=False) for r in entries]
         result_file = out / "result" / folder / group / f"BFCL_v4_{category}_result.json"
         result_file.parent.mkdir(parents=True, exist_ok=True)
         result_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
