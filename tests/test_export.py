@@ -169,7 +169,7 @@ def test_what_cannot_be_exported_is_one_error_line(official_data, tmp_path, caps
     assert code == 2 and err == "toolgym: error: --save-as exports the run's results file: give --out too\n"
     code, _, err = run(capsys, "eval", "Tau2-v0", "--agent", "oracle", "--out", tmp_path / "o.jsonl",
                        "--save-as", "csv:x")
-    assert code == 2 and "give FORMAT:PATH with FORMAT one of tau2, tau-bench, bfcl" in err
+    assert code == 2 and "give FORMAT:PATH with FORMAT one of tau-bench, tau2, bfcl" in err
     official = oracle_run(tmp_path, capsys, official_data, "Tau2-v0", "--env-kwarg", "domain=mock", "--episodes", "1",
                           "--overwrite")
     (record,) = read_results(official)

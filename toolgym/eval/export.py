@@ -44,12 +44,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from toolgym.eval.rescore import FORMAT_ENVS, FORMATS, TAU2_COMPONENTS, call_arguments
 from toolgym.eval.runner import read_results
 from toolgym.registry import make_env
 
-FORMATS = ("tau2", "tau-bench", "bfcl")
-#: The env each format exports.
-FORMAT_ENVS = {"tau2": "Tau2-v0", "tau-bench": "TauBench-v0", "bfcl": "BFCL-v0"}
 #: The BFCL model whose handler decodes the exported results when none is named: an OpenAI
 #: function-calling entry (BFCL needs a name it knows; the folder may be renamed for a submission).
 BFCL_DEFAULT_MODEL = "gpt-4.1-2025-04-14-FC"
@@ -71,11 +69,17 @@ BFCL_OVERALL_WEIGHTS = {"Non-Live": 10, "Live": 10, "Irrelevance": 10, "Multi-Tu
 BFCL_MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 
 
+class _Function(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str
+    arguments: str | dict[str, Any] = "{}"
+
+
 class _Call(BaseModel):
     model_config = ConfigDict(extra="ignore")
     id: str = ""
     type: str = "function"
-    function: dict[str, Any]
+    function: _Function
 
 
 class _Message(BaseModel):
@@ -158,15 +162,6 @@ def _conversation(record: dict, source: str) -> list[dict]:
                          f"({str(exc).splitlines()[0]})") from None
 
 
-def _arguments(text: Any) -> Any:
-    if isinstance(text, dict):
-        return text
-    try:
-        return json.loads(text) if isinstance(text, str) and text.strip() else {}
-    except ValueError:
-        return text
-
-
 def _system(record: dict) -> str:
     messages = (record.get("prompt") or {}).get("messages") or []
     first = messages[0] if messages and isinstance(messages[0], dict) else {}
@@ -179,11 +174,6 @@ def _write_json(out: Path, value: Any) -> None:
 
 
 # -- τ²-bench --------------------------------------------------------------------------------
-#: toolgym's metric names of τ²'s reward types.
-TAU2_METRICS = {"DB": "db", "ACTION": "action", "COMMUNICATE": "communicate", "ENV_ASSERTION": "env_assertion",
-                "NL_ASSERTION": "nl_assertion"}
-
-
 def tau2_messages(conversation: Iterable[dict]) -> list[dict]:
     """A conversation (toolgym's chat messages) as τ²'s messages: calls with their arguments as
     objects and their requestor, tool results with the call's id, requestor and error flag."""
@@ -196,8 +186,8 @@ def tau2_messages(conversation: Iterable[dict]) -> list[dict]:
                              "requestor": message.get("requestor") or "assistant",
                              "error": content.startswith("Error"), "turn_idx": n})
         else:
-            calls = [{"id": c["id"], "name": c["function"].get("name", ""),
-                      "arguments": _arguments(c["function"].get("arguments")), "requestor": role}
+            calls = [{"id": c["id"], "name": c["function"]["name"],
+                      "arguments": call_arguments(c["function"]["arguments"]), "requestor": role}
                      for c in message.get("tool_calls") or ()]
             messages.append({"role": role, "content": message.get("content"), "tool_calls": calls or None,
                              "turn_idx": n})
@@ -208,9 +198,9 @@ def tau2_reward_info(metrics: dict | None) -> dict:
     """τ²'s ``reward_info`` from Tau2-v0's metrics."""
     if not metrics:
         return {"reward": 0.0, "reward_basis": None}
-    basis = [kind for kind in metrics.get("basis") or () if kind in TAU2_METRICS]
-    breakdown = {kind: float(metrics[TAU2_METRICS[kind]]) for kind in basis
-                 if isinstance(metrics.get(TAU2_METRICS[kind]), int | float)}
+    basis = [kind for kind in metrics.get("basis") or () if kind in TAU2_COMPONENTS]
+    breakdown = {kind: float(metrics[TAU2_COMPONENTS[kind]]) for kind in basis
+                 if isinstance(metrics.get(TAU2_COMPONENTS[kind]), int | float)}
     info: dict[str, Any] = {"reward": float(metrics.get("reward") or 0.0), "reward_basis": basis,
                             "reward_breakdown": breakdown or None}
     if "DB" in basis and isinstance(metrics.get("db"), int | float):

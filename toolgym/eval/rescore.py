@@ -468,7 +468,7 @@ def _tool_calling_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
             continue
         if message.tool_calls:
             call = message.tool_calls[0]
-            steps.append(ToolStep(call.function.name, _arguments(call.function.arguments),
+            steps.append(ToolStep(call.function.name, call_arguments(call.function.arguments),
                                   _output_of(traj, n, call.id), n))
         else:
             steps.append(TextStep(message.content or "", n))
@@ -519,7 +519,8 @@ def _react_steps(traj: Sequence[_TauBenchMessage]) -> tuple[list, list]:
     return steps, turns
 
 
-def _arguments(arguments: str | dict) -> Any:
+def call_arguments(arguments: str | dict) -> Any:
+    """A call's arguments as recorded: an object, or JSON text read (text that is no JSON stays as it is)."""
     if isinstance(arguments, dict):
         return arguments
     try:
@@ -579,7 +580,7 @@ def _bfcl_action(answer: Any) -> Any:
     """A step's stored answer as the env's action: a function-calling model's ``[{name: "<json
     arguments>"}]`` as tool calls, anything else (a prompting model's text) as it is."""
     if isinstance(answer, list) and answer and all(isinstance(c, dict) and len(c) == 1 for c in answer):
-        return [{"name": name, "arguments": _arguments(arguments) if isinstance(arguments, str) else arguments}
+        return [{"name": name, "arguments": call_arguments(arguments) if isinstance(arguments, str) else arguments}
                 for call in answer for name, arguments in call.items()]
     return answer
 
