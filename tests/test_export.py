@@ -173,10 +173,14 @@ def test_what_cannot_be_exported_is_one_error_line(official_data, tmp_path, caps
     official = oracle_run(tmp_path, capsys, official_data, "Tau2-v0", "--env-kwarg", "domain=mock", "--episodes", "1",
                           "--overwrite")
     (record,) = read_results(official)
+    record["conversation"] = [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": 5}}]}]
+    official.write_text(json.dumps(record) + "\n")
+    code, _, err = run(capsys, "export", official, "--format", "tau2", "--out", tmp_path / "x.json")
+    assert code == 2 and err.count("\n") == 1 and "create_task_1: conversation is not a list of chat messages" in err
     del record["conversation"]  # a record written before records kept the conversation
     official.write_text(json.dumps(record) + "\n")
     code, _, err = run(capsys, "export", official, "--format", "tau2", "--out", tmp_path / "x.json")
-    assert code == 2 and "record has no 'conversation'" in err
+    assert code == 2 and "record has no 'conversation'" in err and not (tmp_path / "x.json").exists()
 
 
 def test_a_bfcl_folder_rescore_cannot_read_is_one_error_line(tmp_path, capsys):
