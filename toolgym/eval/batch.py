@@ -59,8 +59,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
 
     With ``trials`` K every task is played K times in the same batches (trial t reset with
     ``seed`` + t; each record has ``trial``, ``trials`` and ``episode_seed``), the records in
-    task order and then trial order; such a run is not written to ``out`` here (``eval
-    --trials`` writes it with its pass^k line) and cannot be resumed.
+    task order and then trial order; a resumed run plays only the (task, trial) pairs ``out``
+    lacks.
 
     An exception while stepping (the model failing inside transformers, a prompt that cannot
     be built) ends only its episode, recorded with an ``error`` that names the env, the task,
@@ -77,12 +77,13 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     envs = [make_env(env_id, env_kwargs)]
     task_ids = select_tasks(envs[0], episodes)
     header = run_header(env_id, envs[0], agent_spec, seed, env_kwargs, agent)
+    if trials:
+        header["trials"] = trials
     finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
-                                  columns=envs[0].unwrapped.table_columns)
-    if trials is not None and (out or resume):
-        raise ValueError("a run of trials is written by eval --trials and cannot be resumed")
+                                  columns=envs[0].unwrapped.table_columns, trials=trials)
     # (task, trial) jobs, each task's trials together: they share their prompts' prefixes
-    todo = [(t, trial) for t in task_ids if t not in finished for trial in range(trials or 1)]
+    todo = [(t, trial) for t in task_ids for trial in range(trials or 1)
+            if ((t, trial) if trials else t) not in finished]
     stop_after = min(FAILURES_BEFORE_STOP, len(todo))
     envs += [make_env(env_id, env_kwargs) for _ in range(min(batch_size, len(todo)) - 1)]
     stats = {"episodes": 0, "steps": 0, "generate_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
@@ -208,7 +209,7 @@ def _start(slot: _Slot, task_id: str, trial: int, agent, header: dict, seed: int
     slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"),
                    "prompt": reset_prompt(slot.observation, slot.info), "metrics": None, "trajectory": [], "return": 0.0}
     if trials:
-        slot.record.update(episode_seed=seed + trial, trial=trial, trials=trials)
+        slot.record.update(episode_seed=seed + trial, trial=trial)
 
 
 def _advance(slot: _Slot, step, max_steps: int) -> bool:

@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.add_argument("--trials", type=int, default=1, metavar="K",
                     help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
-                         "τ-bench's reliability estimate (default 1)")
+                         "τ-bench's reliability estimate (default 1); with --resume, only the (task, trial) pairs "
+                         "--out lacks are played")
     ev.add_argument("--env-url", metavar="URL",
                     help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
                          "arguments are checked against these); the oracle needs the server's --oracle")
@@ -310,40 +311,32 @@ def eval_remote(args) -> int:
 def eval_trials(args) -> int:
     """``eval --trials K``: every task K times, trial t reset with seed ``--seed`` + t (an LLM
     agent plays every trial in the same batches, its sampling one stream from ``--seed``); the
-    table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``) and a
-    last line with the pass^k values per subset."""
-    from pathlib import Path
-
+    table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``, written
+    as it ends) and, once the run is over, a last line with the pass^k values per subset.
+    ``--resume`` plays only the (task, trial) pairs the file lacks."""
     from toolgym.eval.passk import pass_hat_table
-    from toolgym.eval.runner import SUMMARY_KEY, evaluate, write_record
+    from toolgym.eval.runner import SUMMARY_KEY, evaluate, read_results, rewrite_results
 
     if args.trials < 1:
         raise ValueError(f"--trials must be 1 or more, got {args.trials}")
-    if args.resume or args.strategy is not None or args.ray is not None:
-        raise ValueError("--trials runs the plain and LLM runners; it does not combine with --resume, --strategy "
-                         "or --ray")
-    if args.out and Path(args.out).is_file() and Path(args.out).stat().st_size > 0 and not args.overwrite:
-        raise ValueError(f"{args.out} already holds results: pass --overwrite to replace the file, or another --out")
+    if args.strategy is not None or args.ray is not None:
+        raise ValueError("--trials runs the plain and LLM runners; it does not combine with --strategy or --ray")
+    options = {"seed": args.seed, "episodes": args.episodes, "out": args.out, "progress": not args.no_progress,
+               "resume": args.resume, "overwrite": args.overwrite, "trials": args.trials}
     if args.agent.partition(":")[0] in LLM_PREFIXES:  # every trial of every task in the same batches
         from toolgym.eval.batch import evaluate_batched
 
         records, env, _ = evaluate_batched(args.env_id, _llm_agent(args), args.agent, _env_kwargs(args),
-                                           seed=args.seed, episodes=args.episodes, progress=not args.no_progress,
-                                           batch_size=args.batch_size, trials=args.trials)
+                                           batch_size=args.batch_size, **options)
     else:
-        records, env = [], None
-        for trial in range(args.trials):
-            seed = args.seed + trial
-            run, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=seed, episodes=args.episodes,
-                                progress=not args.no_progress)
-            records += [{**record, "seed": args.seed, "episode_seed": seed, "trial": trial, "trials": args.trials}
-                        for record in run]
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as sink:
-            for record in records:
-                write_record(sink, record)
-            write_record(sink, {"env": args.env_id, "agent": args.agent, "seed": args.seed, "trials": args.trials,
-                                SUMMARY_KEY: "pass^k", "pass^k": pass_hat_table(records)})
+        records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), **options)
+    if args.out:  # records of other tasks the file kept, this run's in its order (a resumed run appended
+        # its new ones), then pass^k
+        ours = {(r["task_id"], r["trial"]) for r in records}
+        others = [r for r in read_results(args.out) if (r["task_id"], r.get("trial")) not in ours]
+        rewrite_results(args.out, [*others, *records, {"env": args.env_id, "agent": args.agent, "seed": args.seed,
+                                                       "trials": args.trials, SUMMARY_KEY: "pass^k",
+                                                       "pass^k": pass_hat_table(records)}])
         print(f"{args.out}: {len(records)} episode(s) of this run ({args.trials} trials per task)")
     return print_results(env, records)
 

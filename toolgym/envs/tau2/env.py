@@ -113,8 +113,8 @@ class Tau2Env(ToolEnv):
       (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in:
       ``"base"`` (the default: every task), ``"train"`` and ``"test"``, disjoint, held out per
       template (the 2nd, 7th, 12th, ... task of each template, about a fifth: 52, 49 and 48 of
-      airline's, retail's and telecom's 240, 1 of mock's 3). A run with no split names the built-in tasks' subset
-      ``base``, as before the splits.
+      airline's, retail's and telecom's 240, 1 of mock's 3). A run with no split names its subset
+      after the split it runs: ``base`` (telecom's ``small`` when only ``tasks_small.json`` is there).
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
@@ -224,12 +224,10 @@ class Tau2Env(ToolEnv):
         return {t: self.task_data.tasks[t] for t in self._task_ids}
 
     def task_split(self, task_id: str) -> str:
-        if self.split is not None:
-            return self.split
-        if self.task_set == "built-in":  # every built-in task is in base, the split run when none is named
-            return "base"
-        splits = self.task_data.splits.get(task_id, ())
-        return next((s for s in ("test", "train") if s in splits), splits[0] if splits else "base")
+        # the split run: the one named, else the task set's default (official: base, or telecom's small;
+        # built-in: every task, which is base)
+        split = self.split if self.split is not None else self.task_data.default_split
+        return split if split is not None else "base"
 
     # -- episode ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
