@@ -144,3 +144,92 @@ def test_tau2_official_tasks_are_the_base_subset(official_data):
 
     env = gym.make("Tau2-v0", domain="retail", tasks="official", data_dir=str(official_data)).unwrapped
     assert {env.task_split(t) for t in env.task_ids()} == {"base"} and len(env.task_ids()) == 114
+
+
+def _bfcl_records(outcomes: dict[str, list[int]], agent: str = "openai:URL#m") -> list[dict]:
+    """Records of one run of BFCL-v0's built-in tasks over the categories of ``outcomes``."""
+    return [{"env": "BFCL-v0", "task_id": f"{category}_{i}", "split": category, "task_set": "built-in",
+             "agent": agent, "model": "m", "prompt_format": "bfcl-fc", "scoring": "paper_compat", "seed": 0,
+             "env_kwargs": {"category": list(outcomes), "scoring": "paper_compat"}, "metrics": {"success": ok}}
+            for category, results in outcomes.items() for i, ok in enumerate(results)]
+
+
+# Two files of one model: BFCL's columns over both, categories not run counted 0 with their full item count.
+FILE_A = {"simple_python": [1, 1, 1, 0], "simple_java": [1, 0], "multiple": [1]}
+FILE_B = {"live_simple": [1, 0], "live_multiple": [1, 1, 1], "irrelevance": [1], "multi_turn_base": [1, 0],
+          "simple_python": []}  # a category with built-in tasks, for report to make the env
+
+
+def test_bfcl_overall_is_computed_as_the_leaderboard_computes_it():
+    from toolgym.envs.bfcl.leaderboard import category_counts, leaderboard_columns
+
+    columns = leaderboard_columns(category_counts(_bfcl_records(FILE_A) + _bfcl_records(FILE_B)))
+    simple = (0.75 + 0.5 + 0) / 3
+    non_live = (simple + 1.0 + 0 + 0) / 4
+    live = (0.5 * 2 + 1.0 * 3 + 0 * 16 + 0 * 24) / (2 + 3 + 16 + 24)  # weighted by items
+    multi_turn, irrelevance = 0.5 / 4, (1.0 + 0) / 2
+    assert columns["Non-Live Simple AST"].accuracy == pytest.approx(simple)
+    assert columns["Live Acc"].accuracy == pytest.approx(live) and columns["Live Acc"].shown is not None
+    assert columns["Non-Live AST Acc"].accuracy == pytest.approx(non_live)
+    assert columns["Non-Live AST Acc"].shown is None  # BFCL's overall table shows N/A for it
+    assert columns["Multi Turn Acc"].shown == pytest.approx(multi_turn)
+    assert columns["Irrelevance Detection"].accuracy == 0.5 and columns["Relevance Detection"].shown is None
+    assert columns["Agentic Acc"].shown == 0.0
+    overall = (10 * non_live + 10 * live + 10 * irrelevance + 30 * multi_turn + 40 * 0) / 100
+    assert columns["Overall Acc"].shown == pytest.approx(overall)
+    perfect = leaderboard_columns({c: (n, n) for c, n in __import__(
+        "toolgym.envs.bfcl.leaderboard", fromlist=["ENTRY_COUNTS"]).ENTRY_COUNTS.items()})
+    assert {c: s.shown for c, s in perfect.items()} == {c: 1.0 for c in perfect}
+
+
+def test_report_prints_bfcl_columns_across_files(tmp_path, capsys):
+    paths = []
+    for name, outcomes in (("a", FILE_A), ("b", FILE_B)):
+        paths.append(tmp_path / f"{name}.jsonl")
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in _bfcl_records(outcomes)))
+    assert main(["report", *map(str, paths)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    start = printed.index(next(line for line in printed if line.startswith("BFCL leaderboard columns")))
+    head, _, row, verdict = printed[start + 1:start + 5]
+    assert head.split()[:4] == ["agent", "n", "categories", "Overall"]
+    assert row.split() == ["openai:URL#m", "15", "7", "13.18", "N/A", "8.89", "12.50", "0.00", "N/A", "N/A", "N/A"]
+    assert verdict.startswith("openai:URL#m: leaderboard-comparable: no: built-in tasks")
+    assert verdict.endswith("15 of 22 leaderboard categories not run (Overall counts them 0): simple_javascript, "
+                            "parallel, parallel_multiple, live_parallel, ...")
+
+
+def test_tau_tables_per_domain(tmp_path, capsys):
+    paths = []
+    for domain, successes in (("airline", [1, 1, 0, 1]), ("retail", [0, 0, 1, 1])):
+        records = [_tau2_record(task_id=str(i // 2), trial=i % 2, trials=2, env_kwargs={"domain": domain},
+                                metrics={"reward": float(ok), "reward_without_judge": float(ok), "success": ok})
+                   for i, ok in enumerate(successes)]
+        for record in records:
+            record["env_kwargs"] = {"domain": domain, "scoring": "paper_compat"}
+        paths.append(tmp_path / f"{domain}.jsonl")
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["report", *map(str, paths)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    start = printed.index("τ per domain")
+    assert printed[start + 1].split() == ["env", "domain", "agent", "tasks", "reward", "pass^1", "pass^2"]
+    # airline: task 0 passes twice, task 1 once; retail: task 0 never, task 1 twice
+    assert printed[start + 3].split() == ["Tau2-v0", "airline", "openai:URL#m", "2", "75.0", "75.0", "50.0"]
+    assert printed[start + 4].split() == ["Tau2-v0", "retail", "openai:URL#m", "2", "50.0", "50.0", "50.0"]
+
+
+def test_report_data_dir_replaces_the_files_folder(official_data, tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(["eval", "OpenWeather-v0", "--tasks", "official", "--data-dir", str(official_data), "--agent",
+                 "oracle", "--episodes", "3", "--no-progress", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 2
+    assert "pass --data-dir DIR, or --trust-env-kwargs" in capsys.readouterr().err
+    assert main(["report", str(out), "--data-dir", str(official_data)]) == 0
+    captured = capsys.readouterr()
+    assert "OpenWeather-v0 (official tasks, scoring=paper)" in captured.out and not captured.err
+    assert "3 of 100 tasks run" in captured.out  # the table counts the folder's tasks
+    record = json.loads(out.read_text().splitlines()[0])
+    record["provenance"]["tasks_digest"] = "sha256:other"
+    out.write_text(json.dumps(record) + "\n")
+    assert main(["report", str(out), "--data-dir", str(official_data)]) == 0
+    assert "the run's tasks have digest sha256:other, the data in --data-dir sha256:" in capsys.readouterr().err

@@ -142,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("results", metavar="RESULTS.jsonl", nargs="+", help="results files written by toolgym eval --out")
     rp.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens: report the cost")
     rp.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
+    rp.add_argument("--data-dir", dest="data_dir", metavar="DIR",
+                    help="the official data to make the envs of official runs with, in place of the folder the file "
+                         "names (a warning when its tasks' digest differs from the run's; default: the file's "
+                         "folder with --trust-env-kwargs, else $TOOLGYM_DATA)")
     rp.add_argument("--trust-env-kwargs", action="store_true",
                     help="make the envs with the file's env ids and env_kwargs as they are (user=, judge=, "
                          "data_dir=, db_url=, module:Env ids ...); without it a results file, which may come from "
@@ -491,9 +495,13 @@ def report(args) -> int:
 
     Runs of one env, in several files or resumed within one, whose records' ``provenance``
     differs get a warning per differing key on stderr (:func:`~toolgym.eval.provenance.provenance_warnings`).
+    ``--data-dir`` replaces the data folder a file names (so such a file needs no
+    ``--trust-env-kwargs``). After the files' tables come the tables across them
+    (:mod:`toolgym.eval.summary`): BFCL's leaderboard columns and τ's pass^k per domain.
     """
     from toolgym.eval.provenance import provenance_warnings
     from toolgym.eval.runner import read_numbered_results
+    from toolgym.eval.summary import bfcl_summary, tau_domain_summary
 
     files = [(path, read_numbered_results(path)) for path in args.results]
     for warning in provenance_warnings(_runs_by_provenance(files)):
@@ -501,6 +509,10 @@ def report(args) -> int:
     code = 0
     for path, numbered in files:
         code = max(code, _report_file(path, numbered, args))
+    every = [record for _, numbered in files for _, record in numbered]
+    for lines in (bfcl_summary(every), tau_domain_summary(every)):
+        if lines:
+            print("\n".join(lines) + "\n")
     return code
 
 
@@ -529,6 +541,8 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
     runs: dict[tuple, list[tuple[int, dict]]] = {}
     for n, record in numbered_records:
         kwargs = record.get("env_kwargs") or {}
+        if args.data_dir is not None and "data_dir" in kwargs:  # the command line's folder, not the file's
+            kwargs = {k: v for k, v in kwargs.items() if k != "data_dir"}
         named = untrusted_env_args(record["env"], kwargs)
         if named and not args.trust_env_kwargs:
             paths = [k for k in named
@@ -537,12 +551,19 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
                     "does not make an env that reads or writes where it says" if paths else
                     f"{'env' if named == ['env'] else 'env_kwargs'} may name code ({', '.join(named)}); a results "
                     "file may come from anyone, so report takes only toolgym's env ids and plain values from it")
-            raise ValueError(f"{path}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
+            fix = "pass --data-dir DIR, or --trust-env-kwargs if you trust this file" if paths == ["data_dir"] else \
+                "pass --trust-env-kwargs if you trust this file"
+            raise ValueError(f"{path}:{n}: {what}: {fix}")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
         runs.setdefault(key, []).append((n, record))
     code = 0
-    for (env_id, _, agent, seed), numbered in runs.items():
-        env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
+    for (env_id, kwargs, agent, seed), numbered in runs.items():
+        kwargs = json.loads(kwargs)
+        if args.data_dir is not None and kwargs.get("tasks") == "official":
+            kwargs["data_dir"] = args.data_dir
+        env = make_env(env_id, kwargs)
+        if args.data_dir is not None:
+            _warn_if_other_tasks(path, numbered[0][1], env)
         for n, record in numbered:
             if record.get("metrics") is not None:
                 check_metrics(env_id, record["metrics"], f"{path}:{n}", env.unwrapped.table_columns)
@@ -552,6 +573,20 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
         print(usage_line(records, args.price_in, args.price_out) or "", end="")
         print()
     return code
+
+
+def _warn_if_other_tasks(path: str, record: dict, env: gym.Env) -> None:
+    """A warning on stderr when ``report --data-dir``'s tasks are not the ones the run had (their
+    digests differ): the table shows the file's scores, which other tasks might not give."""
+    from toolgym.eval.provenance import run_provenance
+    from toolgym.eval.runcard import printable_line
+
+    ran = (record.get("provenance") or {}).get("tasks_digest")
+    now = run_provenance(env).get("tasks_digest")
+    if ran and now and ran != now:
+        print(printable_line(f"warning: {path}: the run's tasks have digest {str(ran)[:80]}, the data in "
+                             f"--data-dir {now}: the table shows the file's scores, graded on the run's tasks"),
+              file=sys.stderr)
 
 
 def usage_line(records: list[dict], price_in: float | None = None, price_out: float | None = None) -> str | None:
