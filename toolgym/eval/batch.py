@@ -10,6 +10,7 @@ interrupted run continues with ``resume=True`` (finished episodes are kept, the 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from toolgym.registry import make_env
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
 FAILURES_BEFORE_STOP = 3
+# Seconds between two looks at a server backend's requests (in flight, retries, last error).
+WATCH_INTERVAL_S = 1.0
 
 
 class BackendUnavailable(RuntimeError):
@@ -119,6 +122,10 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     backend = getattr(agent, "backend", None)
     if progress and hasattr(backend, "on_tokens"):
         backend.on_tokens = on_tokens
+    stop_watching = threading.Event()
+    if callable(getattr(backend, "progress", None)):
+        threading.Thread(target=_watch_requests, args=(backend, bar, stats, stop_watching), daemon=True,
+                         name="toolgym-requests").start()
     try:
         for slot in slots:
             _start(slot, *queue.pop(0), agent, header, seed, trials)
@@ -155,9 +162,11 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
             generated["tokens"] = 0  # now counted in stats["completion_tokens"]
             elapsed = time.perf_counter() - start
             # steps, not only episodes: a lockstep batch of long episodes finishes all at once
+            requests = f", {requests_text(backend.progress())}" if callable(getattr(backend, "progress", None)) else ""
             bar.set_postfix_str(f"{stats['steps']} steps, {len(live)} live, "
-                                f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s")
+                                f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s{requests}")
     finally:
+        stop_watching.set()
         if hasattr(backend, "on_tokens"):
             backend.on_tokens = None
         bar.close()
@@ -166,6 +175,37 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     stats["seconds"] = time.perf_counter() - start
     keys = [(t, trial) for t in task_ids for trial in range(trials)] if trials else task_ids
     return [finished[k] for k in keys if k in finished], envs[0], stats
+
+
+def requests_text(counters: dict) -> str:
+    """A server backend's requests in a few words: in flight, answered, retries, the last error."""
+    text = (f"{counters['in_flight']} request(s) in flight, {counters['answered']} answered, "
+            f"{counters['retries']} retries")
+    if counters.get("last_error"):
+        error = "".join(c if c.isprintable() else "?" for c in counters["last_error"])
+        text += f", last error: {error[:120]}"
+    return text
+
+
+def slow_server_text(backend, waiting_s: float) -> str:
+    """What to say when the first request has outlived the backend's timeout."""
+    return (f"toolgym: no answer from {backend.base_url} after {waiting_s:.0f}s: the first request outlived the "
+            f"timeout ({backend.timeout:g}s) and is retried. The server may be slow (a model on a CPU, a cold "
+            f"start): raise the timeout with --backend-kwarg timeout=SECONDS")
+
+
+def _watch_requests(backend, bar, stats: dict, stop: threading.Event) -> None:
+    """Until ``stop``: the backend's requests on the progress bar every :data:`WATCH_INTERVAL_S`
+    (a run waiting on a server shows what it waits for), and once, on stderr even without a
+    bar, that the server is slow when the first request outlives the timeout."""
+    warned = False
+    while not stop.wait(WATCH_INTERVAL_S):
+        counters = backend.progress()
+        bar.set_postfix_str(f"{stats['steps']} steps, {requests_text(counters)}")
+        waiting = counters.get("waiting_s")
+        if not warned and waiting is not None and waiting > backend.timeout:
+            tqdm.write(slow_server_text(backend, waiting), file=sys.stderr)
+            warned = True
 
 
 def _step_batch(agent, live: list[_Slot], env_id: str) -> list:

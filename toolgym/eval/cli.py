@@ -247,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ntoolgym: interrupted{hint}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BackendUnavailable as exc:
-        print(f"toolgym: error: every request to the backend failed: {exc}", file=sys.stderr)
+        slow = " (a slow server needs a longer timeout: --backend-kwarg timeout=SECONDS)" if "timed out" in str(exc) \
+            else ""
+        print(f"toolgym: error: every request to the backend failed: {exc}{slow}", file=sys.stderr)
         return 1
     except EpisodesFailed as exc:
         print(f"toolgym: error: {exc}", file=sys.stderr)
