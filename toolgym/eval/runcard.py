@@ -78,25 +78,27 @@ def _defaults(env_id: str) -> tuple[dict, tuple[str, ...]]:
             tuple(getattr(cls, "scorings", ())))
 
 
-def run_card(records: Sequence[dict]) -> RunCard:
-    """The card of one run's records (those of one env and env arguments, as the tables group them)."""
+def run_card(records: Sequence[dict], env_id: str | None = None) -> RunCard:
+    """The card of one run's records (those of one env and env arguments, as the tables group
+    them); ``env_id`` names the env when the records do not."""
     first = records[0]
+    env_id = first.get("env", env_id)
     kwargs = first.get("env_kwargs") if isinstance(first.get("env_kwargs"), dict) else {}
-    defaults, scorings = _defaults(first["env"])
+    defaults, scorings = _defaults(env_id) if isinstance(env_id, str) else ({}, ())
     setting = {**defaults, **kwargs}
     provenance = first.get("provenance") if isinstance(first.get("provenance"), dict) else {}
     subsets = tuple(dict.fromkeys(str(r["split"]) for r in records if r.get("split") is not None))
     user = setting.get("user") if "user" in defaults or "user" in kwargs else None
     trials = max((r["trials"] for r in records if isinstance(r.get("trials"), int)), default=1)
     return RunCard(
-        env=first["env"], domain=_text(setting.get("domain")), split=_text(kwargs.get("split")), subsets=subsets,
+        env=str(env_id), domain=_text(setting.get("domain")), split=_text(kwargs.get("split")), subsets=subsets,
         tasks_source=_text(provenance.get("tasks_source") or first.get("task_set")),
         tasks_digest=_text(provenance.get("tasks_digest")),
         user=user if isinstance(user, str) or user is None else "custom",
         agent=_text(first.get("agent")), model=_text(first.get("model")), profile=_text(first.get("prompt_format")),
         scoring=_text(first.get("scoring")), trials=trials,
         caps={k: setting[k] for k in CAP_ARGUMENTS if isinstance(setting.get(k), int)},
-        tasks=len({r["task_id"] for r in records}), episodes=len(records),
+        tasks=len({r.get("task_id") for r in records}), episodes=len(records),
         errors=sum(1 for r in records if r.get("error")),
         unscored=sum(1 for r in records if isinstance(r.get("metrics"), dict) and r["metrics"].get("unscored")),
         scorings=scorings)

@@ -472,7 +472,7 @@ def format_table(env: gym.Env, records: Iterable[dict]) -> str:
     groups = getattr(base, "table_groups", ())  # a remote env has none
     head, body = table_rows(base.table_columns, groups, records)
     task_ids = getattr(base, "task_ids", None)
-    card = run_card(records) if records else None
+    card = run_card(records, base.env_id) if records else None
     lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",
              *(header_lines(card, len(task_ids()) if callable(task_ids) else None) if card else ()),
              *text_table(head, body)]
