@@ -131,3 +131,17 @@ def test_a_failed_request_is_the_backends_last_error(slow_server):
     assert counters["last_error"] == completion.error and "HTTP 500: injected failure" in completion.error
     assert (counters["in_flight"], counters["answered"], counters["retries"]) == (0, 0, 1)
     assert counters["waiting_s"] is not None  # still no answer
+
+
+def test_the_users_and_the_judges_requests_count_too(slow_server):
+    import gymnasium as gym
+
+    url = f"http://127.0.0.1:{slow_server.server_address[1]}/v1"
+    envs = [gym.make("Tau2-v0", domain="mock", user=f"llm:openai:{url}#user", judge=f"openai:{url}#judge")
+            for _ in range(2)]
+    agent = make_agent(f"openai:{url}#m", env_class("Tau2-v0"))
+    backends = batch.request_backends(agent, envs)
+    assert [b.model for b in backends] == ["m", "user", "judge", "user", "judge"]
+    backends[1].in_flight, backends[3].retries, backends[4].last_error = 2, 1, "BackendError: judge down"
+    assert requests_text(batch._counters(backends)) == ("2 request(s) in flight, 0 answered, 1 retries, "
+                                                       "last error: BackendError: judge down")

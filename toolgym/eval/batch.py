@@ -123,8 +123,9 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     if progress and hasattr(backend, "on_tokens"):
         backend.on_tokens = on_tokens
     stop_watching = threading.Event()
-    if callable(getattr(backend, "progress", None)):
-        threading.Thread(target=_watch_requests, args=(backend, bar, stats, stop_watching), daemon=True,
+    servers = request_backends(agent, envs)
+    if servers:
+        threading.Thread(target=_watch_requests, args=(servers, bar, stats, stop_watching), daemon=True,
                          name="toolgym-requests").start()
     try:
         for slot in slots:
@@ -162,7 +163,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
             generated["tokens"] = 0  # now counted in stats["completion_tokens"]
             elapsed = time.perf_counter() - start
             # steps, not only episodes: a lockstep batch of long episodes finishes all at once
-            requests = f", {requests_text(backend.progress())}" if callable(getattr(backend, "progress", None)) else ""
+            requests = f", {requests_text(_counters(servers))}" if servers else ""
             bar.set_postfix_str(f"{stats['steps']} steps, {len(live)} live, "
                                 f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s{requests}")
     finally:
@@ -175,6 +176,27 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     stats["seconds"] = time.perf_counter() - start
     keys = [(t, trial) for t in task_ids for trial in range(trials)] if trials else task_ids
     return [finished[k] for k in keys if k in finished], envs[0], stats
+
+
+def request_backends(agent, envs: list[gym.Env]) -> list:
+    """The server backends a run waits on (those with ``progress()``): the agent's, and each
+    env's LLM user's and judge's."""
+    found = {}
+    for env in envs:
+        base = env.unwrapped
+        for backend in (getattr(agent, "backend", None), getattr(getattr(base, "user", None), "backend", None),
+                        getattr(base, "judge", None)):
+            if callable(getattr(backend, "progress", None)):
+                found[id(backend)] = backend
+    return list(found.values())
+
+
+def _counters(backends: list) -> dict:
+    """The backends' :meth:`progress` summed (the first last error, the agent's before the users')."""
+    each = [b.progress() for b in backends]
+    return {"in_flight": sum(c["in_flight"] for c in each), "answered": sum(c["answered"] for c in each),
+            "retries": sum(c["retries"] for c in each),
+            "last_error": next((c["last_error"] for c in each if c.get("last_error")), None)}
 
 
 def requests_text(counters: dict) -> str:
@@ -194,18 +216,18 @@ def slow_server_text(backend, waiting_s: float) -> str:
             f"start): raise the timeout with --backend-kwarg timeout=SECONDS")
 
 
-def _watch_requests(backend, bar, stats: dict, stop: threading.Event) -> None:
-    """Until ``stop``: the backend's requests on the progress bar every :data:`WATCH_INTERVAL_S`
-    (a run waiting on a server shows what it waits for), and once, on stderr even without a
-    bar, that the server is slow when the first request outlives the timeout."""
-    warned = False
+def _watch_requests(backends: list, bar, stats: dict, stop: threading.Event) -> None:
+    """Until ``stop``: the backends' requests on the progress bar every :data:`WATCH_INTERVAL_S`
+    (a run waiting on a server shows what it waits for), and once per server, on stderr even
+    without a bar, that it is slow when its first request outlives the timeout."""
+    warned: set[str] = set()
     while not stop.wait(WATCH_INTERVAL_S):
-        counters = backend.progress()
-        bar.set_postfix_str(f"{stats['steps']} steps, {requests_text(counters)}")
-        waiting = counters.get("waiting_s")
-        if not warned and waiting is not None and waiting > backend.timeout:
-            tqdm.write(slow_server_text(backend, waiting), file=sys.stderr)
-            warned = True
+        bar.set_postfix_str(f"{stats['steps']} steps, {requests_text(_counters(backends))}")
+        for backend in backends:
+            waiting = backend.progress().get("waiting_s")
+            if backend.base_url not in warned and waiting is not None and waiting > backend.timeout:
+                tqdm.write(slow_server_text(backend, waiting), file=sys.stderr)
+                warned.add(backend.base_url)
 
 
 def _step_batch(agent, live: list[_Slot], env_id: str) -> list:
