@@ -136,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hf: CPU threads for torch (default: the cores not busy now, at least 1; more threads "
                           "than free cores is slower)")
 
-    rp = _subparser(sub, "report", "reprint the paper's table of each results file; a warning (on stderr) for "
+    rp = _subparser(sub, "report", "reprint the paper's table of each results file, with the run's settings and "
+                                   "whether it is leaderboard-comparable, then the tables across the files (BFCL's "
+                                   "leaderboard columns, τ's pass^k per domain); a warning (on stderr) for "
                                    "each provenance key (toolgym version and commit, task data source, digest "
                                    "and folder) in which runs of one env differ")
     rp.add_argument("results", metavar="RESULTS.jsonl", nargs="+", help="results files written by toolgym eval --out")
