@@ -124,9 +124,10 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
         backend.on_tokens = on_tokens
     stop_watching = threading.Event()
     servers = request_backends(agent, envs)
+    watcher = threading.Thread(target=_watch_requests, args=(servers, bar, stats, stop_watching), daemon=True,
+                               name="toolgym-requests")
     if servers:
-        threading.Thread(target=_watch_requests, args=(servers, bar, stats, stop_watching), daemon=True,
-                         name="toolgym-requests").start()
+        watcher.start()
     try:
         for slot in slots:
             _start(slot, *queue.pop(0), agent, header, seed, trials)
@@ -168,6 +169,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                                 f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s{requests}")
     finally:
         stop_watching.set()
+        if watcher.is_alive():
+            watcher.join()  # before the bar closes: a last postfix would print it again
         if hasattr(backend, "on_tokens"):
             backend.on_tokens = None
         bar.close()
