@@ -65,10 +65,11 @@ def test_a_subset_of_the_tasks_is_a_reason():
 
 
 def test_a_results_file_cannot_break_the_header_lines():
-    card = run_card([_tau2_record(agent="x\x1b[2Jy", model={"a": 1}, trials="4",
+    card = run_card([_tau2_record(agent="x\x1b[2Jy", model={"a": 1}, trials="4", env_kwargs={"domain": "d" * 10_000},
                                   provenance={"tasks_source": "official", "tasks_digest": ["not", "text"]})])
     run, verdict = header_lines(card)
     assert "x?[2Jy" in run and "\x1b" not in run + verdict and 'model {"a": 1}' in run
+    assert f"domain {'d' * 200}..., split" in run  # a setting is cut to 200 characters
     assert "1 trial(s) per task" in verdict  # a trials field that is not a number counts as none
 
 

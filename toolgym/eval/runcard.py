@@ -58,7 +58,6 @@ class RunCard:
     trials: int
     caps: dict[str, int]
     tasks: int  # distinct tasks run
-    episodes: int
     errors: int
     unscored: int  # episodes with a component no one graded (Tau2's NL assertions without a judge)
     scorings: tuple[str, ...] = ()  # the env's scorings (paper_compat: the released evaluator's)
@@ -87,26 +86,33 @@ def run_card(records: Sequence[dict], env_id: str | None = None) -> RunCard:
     defaults, scorings = _defaults(env_id) if isinstance(env_id, str) else ({}, ())
     setting = {**defaults, **kwargs}
     provenance = first.get("provenance") if isinstance(first.get("provenance"), dict) else {}
-    subsets = tuple(dict.fromkeys(str(r["split"]) for r in records if r.get("split") is not None))
+    subsets = tuple(dict.fromkeys(_text(r["split"]) for r in records if r.get("split") is not None))
     user = setting.get("user") if "user" in defaults or "user" in kwargs else None
     trials = max((r["trials"] for r in records if isinstance(r.get("trials"), int)), default=1)
     return RunCard(
         env=str(env_id), domain=_text(setting.get("domain")), split=_text(kwargs.get("split")), subsets=subsets,
         tasks_source=_text(provenance.get("tasks_source") or first.get("task_set")),
         tasks_digest=_text(provenance.get("tasks_digest")),
-        user=user if isinstance(user, str) or user is None else "custom",
+        user=_text(user) if isinstance(user, str) or user is None else "custom",
         agent=_text(first.get("agent")), model=_text(first.get("model")), profile=_text(first.get("prompt_format")),
         scoring=_text(first.get("scoring")), trials=trials,
         caps={k: setting[k] for k in CAP_ARGUMENTS if isinstance(setting.get(k), int)},
-        tasks=len({r.get("task_id") for r in records}), episodes=len(records),
+        tasks=len({r.get("task_id") for r in records}),
         errors=sum(1 for r in records if r.get("error")),
         unscored=sum(1 for r in records if isinstance(r.get("metrics"), dict) and r["metrics"].get("unscored")),
         scorings=scorings)
 
 
+#: The most characters of one setting a header shows (a results file may hold anything there).
+MAX_SETTING_CHARS = 200
+
+
 def _text(value) -> str | None:
-    """A setting as text (None stays None): a results file may put any JSON value anywhere."""
-    return value if isinstance(value, str) or value is None else json.dumps(value, default=str)
+    """A setting as text, cut to :data:`MAX_SETTING_CHARS` (None stays None)."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= MAX_SETTING_CHARS else text[:MAX_SETTING_CHARS] + "..."
 
 
 def user_text(user: str | None) -> str:
@@ -123,7 +129,7 @@ def comparability(card: RunCard, tasks_total: int | None = None) -> list[str]:
     """Why the run's number is not the leaderboard's: one reason per difference from the original
     harness's run; an empty list when there is none. ``tasks_total`` is the task set's size (a run
     of fewer tasks is a subset)."""
-    from toolgym.envs.bfcl.leaderboard import LEADERBOARD_CATEGORIES
+    from toolgym.envs.bfcl.leaderboard import LEADERBOARD_CATEGORIES  # here: the BFCL package imports its env
 
     board = LEADERBOARDS.get(card.env)
     reasons = []
