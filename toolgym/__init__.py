@@ -24,6 +24,7 @@ _ENTRY_POINTS = {
     "ToolLLM-v0": "toolgym.envs.toolllm:ToolLLMEnv",
     "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
     "Tau2-v0": "toolgym.envs.tau2:Tau2Env",
+    "Tau2User-v0": "toolgym.envs.tau2:Tau2UserEnv",
     "TauBench-v0": "toolgym.envs.taubench:TauBenchEnv",
     "BFCL-v0": "toolgym.envs.bfcl:BFCLEnv",
     # The example env of docs/adding-an-env.md: a small complete env to copy.
