@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 # Envs evaluated by `make eval`, each with the oracle on its built-in tasks.
-EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0 Tau2-v0 TauBench-v0 BFCL-v0
+EVAL_ENVS ?= ToolTalk-v0 AppBench-v0 OpenWeather-v0 CatAPI-v0 HomeSearch-v0 TripBooking-v0 Tabletop-v0 ToolLLM-v0 WebShop-v0 VirtualHome-v0 GoogleSheets-v0 Tau2-v0 Tau2User-v0 TauBench-v0 BFCL-v0
 
 .PHONY: venv eval test bench baselines clean
 

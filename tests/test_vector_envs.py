@@ -1,7 +1,8 @@
 """Vector envs: async (shared memory) must give exactly what sync gives, for every env.
 
-``gym.make_vec(id, num_envs=N)`` with no mode is toolgym's async vector env, whose workers
-send ``info`` as deltas (``toolgym.envs.common.vector``); "async" is gymnasium's own.
+``gym.make_vec(id, num_envs=N)`` with no mode is toolgym's vector env: one process when a step is
+cheap, else toolgym's async vector env, whose workers send ``info`` as deltas
+(``toolgym.envs.common.vector``); "async" is gymnasium's own.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pytest
 
 import toolgym
 from toolgym.envs.common.spaces import SharedTextBatch, TextSpace
-from toolgym.envs.common.vector import InfoDeltas, ToolAsyncVectorEnv
+from toolgym.envs.common.vector import (CHEAP_STEP_SECONDS, InfoDeltas, ToolAsyncVectorEnv, ToolSyncVectorEnv,
+                                        choose_vectorization, probe_step_seconds)
 from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 # Small task sets where the env has a size knob, so that four makes stay quick.
@@ -29,8 +31,10 @@ def _plain(infos: dict) -> dict:
 
 
 def _rollout(env_id: str, mode: str | None) -> list:
-    """Observations, rewards, terminations and infos of a few oracle steps of two envs."""
-    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode, **ENV_KWARGS.get(env_id, {}))
+    """Observations, rewards, terminations and infos of a few oracle steps of two envs (``mode`` None:
+    toolgym's async vector env)."""
+    kwargs = {"vectorization": "async"} if mode is None else {}
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode, **kwargs, **ENV_KWARGS.get(env_id, {}))
     try:
         obs, infos = envs.reset(seed=7)
         trace = [(tuple(obs), _plain(infos))]
@@ -52,12 +56,41 @@ def test_async_vector_env_equals_sync(env_id):
 
 
 def test_default_vector_env_is_toolgyms_and_gymnasiums_async_still_works():
-    envs = gym.make_vec("HomeSearch-v0", num_envs=2)
+    envs = gym.make_vec("HomeSearch-v0", num_envs=2, vectorization="async")
     try:
-        assert type(envs) is ToolAsyncVectorEnv
+        assert type(envs) is ToolAsyncVectorEnv and envs.vectorization == "async"
+    finally:
+        envs.close()
+    envs = gym.make_vec("HomeSearch-v0", num_envs=2)  # auto: which ran, and why, is on the vector env
+    try:
+        assert isinstance(envs, (ToolSyncVectorEnv, ToolAsyncVectorEnv))
+        assert envs.vectorization in ("sync", "async") and "a step costs" in envs.vectorization_reason
     finally:
         envs.close()
     assert _rollout("HomeSearch-v0", "async") == _rollout("HomeSearch-v0", "sync")
+
+
+def test_the_default_picks_one_process_for_cheap_steps_and_workers_for_dear_ones():
+    assert choose_vectorization(CHEAP_STEP_SECONDS / 10, 4, 2)[0] == "sync"
+    assert choose_vectorization(CHEAP_STEP_SECONDS * 3, 4, 2) == ("async", "a step costs 6.00 ms of CPU, at least 2 ms")
+    assert choose_vectorization(1.0, 1, 2) == ("sync", "one env")
+    assert choose_vectorization(1.0, 4, 1) == ("sync", "one CPU")
+    assert choose_vectorization(None, 4, 2)[0] == "async"
+    with pytest.raises(ValueError, match="vectorization must be one of"):
+        gym.make_vec("ToolTalk-v0", num_envs=2, vectorization="threads")
+
+
+def test_the_probe_times_oracle_steps_and_the_sync_env_keeps_the_probe():
+    env = gym.make("ToolTalk-v0")
+    cost = probe_step_seconds(env, steps=5)
+    assert isinstance(cost, float) and cost >= 0.0
+    envs = gym.make_vec("ToolTalk-v0", num_envs=2, vectorization="sync")
+    try:
+        assert type(envs) is ToolSyncVectorEnv and envs.vectorization_reason == "asked for"
+        observations, _ = envs.reset(seed=7)
+        assert all(isinstance(o, str) and o for o in observations)
+    finally:
+        envs.close()
 
 
 def test_tooltalk_steps_send_under_a_kilobyte_and_tools_only_at_the_start():

@@ -24,6 +24,7 @@ _ENTRY_POINTS = {
     "ToolLLM-v0": "toolgym.envs.toolllm:ToolLLMEnv",
     "WebShop-v0": "toolgym.envs.webshop:WebShopEnv",
     "Tau2-v0": "toolgym.envs.tau2:Tau2Env",
+    "Tau2User-v0": "toolgym.envs.tau2:Tau2UserEnv",
     "TauBench-v0": "toolgym.envs.taubench:TauBenchEnv",
     "BFCL-v0": "toolgym.envs.bfcl:BFCLEnv",
     # The example env of docs/adding-an-env.md: a small complete env to copy.
@@ -35,7 +36,7 @@ ENV_IDS = tuple(_ENTRY_POINTS)
 # Every env answers a step before reset (or after the end) with an observation saying so;
 # gymnasium's OrderEnforcing wrapper would raise ResetNeeded instead.
 for _env_id, _entry in _ENTRY_POINTS.items():
-    # ``gym.make_vec(env_id, num_envs=N)``: toolgym's async vector env, named by a string (one
+    # ``gym.make_vec(env_id, num_envs=N)``: toolgym's vector env, named by a string (one
     # attribute of the vector module per id) so that the spec serialises (``spec.to_json()``).
     register(id=_env_id, entry_point=_entry, vector_entry_point=f"toolgym.envs.common.vector:{_env_id}",
              disable_env_checker=True, order_enforce=False)

@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "`toolgym export`) to PATH (repeatable)")
     ev.add_argument("--trials", type=int, default=1, metavar="K",
                     help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
-                         "τ-bench's reliability estimate (default 1)")
+                         "τ-bench's reliability estimate (default 1); with --resume, only the (task, trial) pairs "
+                         "--out lacks are played")
     ev.add_argument("--env-url", metavar="URL",
                     help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
                          "arguments are checked against these); the oracle needs the server's --oracle")
@@ -138,12 +139,18 @@ def build_parser() -> argparse.ArgumentParser:
                      help="hf: CPU threads for torch (default: the cores not busy now, at least 1; more threads "
                           "than free cores is slower)")
 
-    rp = _subparser(sub, "report", "reprint the paper's table of each results file; a warning (on stderr) for "
+    rp = _subparser(sub, "report", "reprint the paper's table of each results file, with the run's settings and "
+                                   "whether it is leaderboard-comparable, then the tables across the files (BFCL's "
+                                   "leaderboard columns, τ's pass^k per domain); a warning (on stderr) for "
                                    "each provenance key (toolgym version and commit, task data source, digest "
                                    "and folder) in which runs of one env differ")
     rp.add_argument("results", metavar="RESULTS.jsonl", nargs="+", help="results files written by toolgym eval --out")
     rp.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens: report the cost")
     rp.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
+    rp.add_argument("--data-dir", dest="data_dir", metavar="DIR",
+                    help="the official data to make the envs of official runs with, in place of the folder the file "
+                         "names (a warning when its tasks' digest differs from the run's; default: the file's "
+                         "folder with --trust-env-kwargs, else $TOOLGYM_DATA)")
     rp.add_argument("--trust-env-kwargs", action="store_true",
                     help="make the envs with the file's env ids and env_kwargs as they are (user=, judge=, "
                          "data_dir=, db_url=, module:Env ids ...); without it a results file, which may come from "
@@ -263,7 +270,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ntoolgym: interrupted{hint}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BackendUnavailable as exc:
-        print(f"toolgym: error: every request to the backend failed: {exc}", file=sys.stderr)
+        slow = " (a slow server needs a longer timeout: --backend-kwarg timeout=SECONDS)" if "timed out" in str(exc) \
+            else ""
+        print(f"toolgym: error: every request to the backend failed: {exc}{slow}", file=sys.stderr)
         return 1
     except EpisodesFailed as exc:
         print(f"toolgym: error: {exc}", file=sys.stderr)
@@ -353,40 +362,32 @@ def eval_remote(args) -> int:
 def eval_trials(args) -> int:
     """``eval --trials K``: every task K times, trial t reset with seed ``--seed`` + t (an LLM
     agent plays every trial in the same batches, its sampling one stream from ``--seed``); the
-    table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``) and a
-    last line with the pass^k values per subset."""
-    from pathlib import Path
-
+    table gains pass^1..pass^K, and ``--out`` gets the episodes (each with its ``trial``, written
+    as it ends) and, once the run is over, a last line with the pass^k values per subset.
+    ``--resume`` plays only the (task, trial) pairs the file lacks."""
     from toolgym.eval.passk import pass_hat_table
-    from toolgym.eval.runner import SUMMARY_KEY, evaluate, write_record
+    from toolgym.eval.runner import SUMMARY_KEY, evaluate, read_results, rewrite_results
 
     if args.trials < 1:
         raise ValueError(f"--trials must be 1 or more, got {args.trials}")
-    if args.resume or args.strategy is not None or args.ray is not None:
-        raise ValueError("--trials runs the plain and LLM runners; it does not combine with --resume, --strategy "
-                         "or --ray")
-    if args.out and Path(args.out).is_file() and Path(args.out).stat().st_size > 0 and not args.overwrite:
-        raise ValueError(f"{args.out} already holds results: pass --overwrite to replace the file, or another --out")
+    if args.strategy is not None or args.ray is not None:
+        raise ValueError("--trials runs the plain and LLM runners; it does not combine with --strategy or --ray")
+    options = {"seed": args.seed, "episodes": args.episodes, "out": args.out, "progress": not args.no_progress,
+               "resume": args.resume, "overwrite": args.overwrite, "trials": args.trials}
     if args.agent.partition(":")[0] in LLM_PREFIXES:  # every trial of every task in the same batches
         from toolgym.eval.batch import evaluate_batched
 
         records, env, _ = evaluate_batched(args.env_id, _llm_agent(args), args.agent, _env_kwargs(args),
-                                           seed=args.seed, episodes=args.episodes, progress=not args.no_progress,
-                                           batch_size=args.batch_size, trials=args.trials)
+                                           batch_size=args.batch_size, **options)
     else:
-        records, env = [], None
-        for trial in range(args.trials):
-            seed = args.seed + trial
-            run, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=seed, episodes=args.episodes,
-                                progress=not args.no_progress)
-            records += [{**record, "seed": args.seed, "episode_seed": seed, "trial": trial, "trials": args.trials}
-                        for record in run]
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as sink:
-            for record in records:
-                write_record(sink, record)
-            write_record(sink, {"env": args.env_id, "agent": args.agent, "seed": args.seed, "trials": args.trials,
-                                SUMMARY_KEY: "pass^k", "pass^k": pass_hat_table(records)})
+        records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), **options)
+    if args.out:  # records of other tasks the file kept, this run's in its order (a resumed run appended
+        # its new ones), then pass^k
+        ours = {(r["task_id"], r["trial"]) for r in records}
+        others = [r for r in read_results(args.out) if (r["task_id"], r.get("trial")) not in ours]
+        rewrite_results(args.out, [*others, *records, {"env": args.env_id, "agent": args.agent, "seed": args.seed,
+                                                       "trials": args.trials, SUMMARY_KEY: "pass^k",
+                                                       "pass^k": pass_hat_table(records)}])
         print(f"{args.out}: {len(records)} episode(s) of this run ({args.trials} trials per task)")
     return print_results(env, records)
 
@@ -541,9 +542,13 @@ def report(args) -> int:
 
     Runs of one env, in several files or resumed within one, whose records' ``provenance``
     differs get a warning per differing key on stderr (:func:`~toolgym.eval.provenance.provenance_warnings`).
+    ``--data-dir`` replaces the data folder a file names (so such a file needs no
+    ``--trust-env-kwargs``). After the files' tables come the tables across them
+    (:mod:`toolgym.eval.summary`): BFCL's leaderboard columns and τ's pass^k per domain.
     """
     from toolgym.eval.provenance import provenance_warnings
     from toolgym.eval.runner import read_numbered_results
+    from toolgym.eval.summary import bfcl_summary, tau_domain_summary
 
     files = [(path, read_numbered_results(path)) for path in args.results]
     for warning in provenance_warnings(_runs_by_provenance(files)):
@@ -551,6 +556,10 @@ def report(args) -> int:
     code = 0
     for path, numbered in files:
         code = max(code, _report_file(path, numbered, args))
+    every = [record for _, numbered in files for _, record in numbered]
+    for lines in (bfcl_summary(every), tau_domain_summary(every)):
+        if lines:
+            print("\n".join(lines) + "\n")
     return code
 
 
@@ -579,6 +588,8 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
     runs: dict[tuple, list[tuple[int, dict]]] = {}
     for n, record in numbered_records:
         kwargs = record.get("env_kwargs") or {}
+        if args.data_dir is not None and "data_dir" in kwargs:  # the command line's folder, not the file's
+            kwargs = {k: v for k, v in kwargs.items() if k != "data_dir"}
         named = untrusted_env_args(record["env"], kwargs)
         if named and not args.trust_env_kwargs:
             paths = [k for k in named
@@ -587,12 +598,19 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
                     "does not make an env that reads or writes where it says" if paths else
                     f"{'env' if named == ['env'] else 'env_kwargs'} may name code ({', '.join(named)}); a results "
                     "file may come from anyone, so report takes only toolgym's env ids and plain values from it")
-            raise ValueError(f"{path}:{n}: {what}: pass --trust-env-kwargs if you trust this file")
+            fix = "pass --data-dir DIR, or --trust-env-kwargs if you trust this file" if paths == ["data_dir"] else \
+                "pass --trust-env-kwargs if you trust this file"
+            raise ValueError(f"{path}:{n}: {what}: {fix}")
         key = (record["env"], json.dumps(kwargs, sort_keys=True), record.get("agent"), record.get("seed"))
         runs.setdefault(key, []).append((n, record))
     code = 0
-    for (env_id, _, agent, seed), numbered in runs.items():
-        env = make_env(env_id, numbered[0][1].get("env_kwargs") or {})
+    for (env_id, kwargs, agent, seed), numbered in runs.items():
+        kwargs = json.loads(kwargs)
+        if args.data_dir is not None and kwargs.get("tasks") == "official":
+            kwargs["data_dir"] = args.data_dir
+        env = make_env(env_id, kwargs)
+        if args.data_dir is not None:
+            _warn_if_other_tasks(path, numbered[0][1], env)
         for n, record in numbered:
             if record.get("metrics") is not None:
                 check_metrics(env_id, record["metrics"], f"{path}:{n}", env.unwrapped.table_columns)
@@ -602,6 +620,20 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
         print(usage_line(records, args.price_in, args.price_out) or "", end="")
         print()
     return code
+
+
+def _warn_if_other_tasks(path: str, record: dict, env: gym.Env) -> None:
+    """A warning on stderr when ``report --data-dir``'s tasks are not the ones the run had (their
+    digests differ): the table shows the file's scores, which other tasks might not give."""
+    from toolgym.eval.provenance import run_provenance
+    from toolgym.eval.runcard import printable_line
+
+    ran = (record.get("provenance") or {}).get("tasks_digest")
+    now = run_provenance(env).get("tasks_digest")
+    if ran and now and ran != now:
+        print(printable_line(f"warning: {path}: the run's tasks have digest {str(ran)[:80]}, the data in "
+                             f"--data-dir {now}: the table shows the file's scores, graded on the run's tasks"),
+              file=sys.stderr)
 
 
 def usage_line(records: list[dict], price_in: float | None = None, price_out: float | None = None) -> str | None:

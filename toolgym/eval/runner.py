@@ -25,6 +25,7 @@ import toolgym
 from toolgym.agents import MissingReplay, ReplayAgent, make_agent
 from toolgym.eval.passk import pass_hat_table, trials_of
 from toolgym.eval.provenance import run_provenance
+from toolgym.eval.runcard import header_lines, run_card
 from toolgym.eval.tables import text_table
 from toolgym.registry import env_class, make_env, untrusted_env_args
 
@@ -38,7 +39,7 @@ MAX_RECORD_DEPTH = 400
 
 # Record fields that must be equal for a results file to be continued with resume=True.
 RUN_KEYS = ("env", "task_set", "agent", "seed", "env_kwargs", "scoring", "mode", "backend", "model",
-            "prompt_format", "parser", "decoding")
+            "prompt_format", "parser", "decoding", "trials")
 
 
 def select_tasks(env: gym.Env, episodes: int | None = None) -> list[str]:
@@ -217,18 +218,20 @@ def check_out_options(out: str | Path | None, resume: bool, overwrite: bool) -> 
 
 
 def open_results(out: str | Path | None, header: dict, task_ids: list[str], resume: bool = False,
-                 overwrite: bool = False, columns=None) -> tuple[dict[str, dict], IO[str] | None]:
+                 overwrite: bool = False, columns=None, trials: int | None = None) -> tuple[dict, IO[str] | None]:
     """Apply the results-file rule of every runner and open ``out`` for the run's new records.
 
     An existing non-empty ``out`` is continued (``resume``: its scored episodes of this run are
     kept and skipped, episodes that ended with an error are run again and replaced, records of
     other tasks stay), replaced (``overwrite``) or refused. Resuming a file written with other
-    settings (:data:`RUN_KEYS`) is refused, and so is a kept record whose metrics do not fill
-    ``columns`` (the env's ``table_columns``), which the run's table will average.
+    settings (:data:`RUN_KEYS`; a run of ``trials`` and one without are other settings) is
+    refused, and so is a kept record whose metrics do not fill ``columns`` (the env's
+    ``table_columns``), which the run's table will average. With ``trials`` K an episode is a
+    (task, trial) pair, trial 0 to K-1.
 
     Returns:
-        The kept records of this run's tasks by task id, and the file to append new records to
-        (None without ``out``).
+        The kept records of this run's episodes by task id (with ``trials``: by ``(task_id,
+        trial)``), and the file to append new records to (None without ``out``).
 
     Raises:
         ValueError: for a refused file or contradictory options, with the fix.
@@ -250,23 +253,24 @@ def open_results(out: str | Path | None, header: dict, task_ids: list[str], resu
             if columns is not None and record.get("metrics") is not None and record["env"] == header["env"]:
                 check_metrics(record["env"], record["metrics"], f"{path}:{line}", columns)
         for n, record in enumerate(records, 1):
-            differing = [k for k in RUN_KEYS if k in header and k in record and record[k] != header[k]]
+            differing = [k for k in RUN_KEYS if (k in header and k in record or k == "trials")
+                         and record.get(k) != header.get(k)]
             if differing:
                 k = differing[0]
                 raise ValueError(f"{path}: record {n} ({record['task_id']}) is from a run with other settings "
-                                 f"({', '.join(differing)}; {k}: {_short(record[k])} there, {_short(header[k])} "
-                                 f"now): run with those settings, pass --overwrite to replace the file, "
-                                 f"or use another --out")
-        wanted = set(task_ids)
+                                 f"({', '.join(differing)}; {k}: {_short(record.get(k))} there, "
+                                 f"{_short(header.get(k))} now): run with those settings, pass --overwrite to "
+                                 f"replace the file, or use another --out")
+        wanted = {(t, trial) for t in task_ids for trial in range(trials)} if trials else set(task_ids)
         kept = []
         for record in records:
-            task_id = record["task_id"]
-            if task_id in wanted and (not is_scored(record) or task_id in finished):
+            key = (record["task_id"], record.get("trial")) if trials else record["task_id"]
+            if key in wanted and (not is_scored(record) or key in finished):
                 continue  # run again (an error) or a duplicate of a kept episode
             kept.append(record)
-            if task_id in wanted:
-                finished[task_id] = record
-        _rewrite(path, kept)  # also drops a torn last line, so appended records start on a line of their own
+            if key in wanted:
+                finished[key] = record
+        rewrite_results(path, kept)  # also drops a torn last line, so appended records start on a line of their own
     sink = open(path, "a", encoding="utf-8")
     return finished, sink
 
@@ -276,8 +280,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _rewrite(path: Path, records: list[dict]) -> None:
+def rewrite_results(path: str | Path, records: list[dict]) -> None:
     """Replace the file with ``records`` atomically (an interrupted rewrite loses nothing)."""
+    path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("".join(json.dumps(r, default=str) + "\n" for r in records), encoding="utf-8")
     os.replace(tmp, path)
@@ -372,36 +377,51 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
 def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,
              episodes: int | None = None, out: str | Path | None = None, progress: bool = True,
              agent_options: dict | None = None, resume: bool = False,
-             overwrite: bool = False, env: gym.Env | None = None) -> tuple[list[dict], gym.Env]:
+             overwrite: bool = False, env: gym.Env | None = None,
+             trials: int | None = None) -> tuple[list[dict], gym.Env]:
     """Evaluate ``agent_spec`` on every task of the env's task set (or the first ``episodes``).
 
     ``out``, ``resume`` and ``overwrite`` follow :func:`open_results`. ``env``, when given, is
     used instead of making ``env_id`` (a :mod:`toolgym.remote` env). Returns the records of the
     run's tasks in task order (kept and new) and the env.
+
+    With ``trials`` K every task is played K times, trial t with the agent and the resets seeded
+    ``seed`` + t (each record has ``trial``, ``trials`` and ``episode_seed``); the records come
+    trial by trial, each in task order, and a resumed run plays only the (task, trial) pairs the
+    file lacks.
     """
     env = make_env(env_id, env_kwargs) if env is None else env
     task_ids = select_tasks(env, episodes)
     agent = make_agent(agent_spec, env, seed=seed, **(agent_options or {}))
     header = run_header(env_id, env, agent_spec, seed, env_kwargs, agent)
+    if trials:
+        header["trials"] = trials
     finished, sink = open_results(out, header, task_ids, resume=resume, overwrite=overwrite,
-                                  columns=env.unwrapped.table_columns)
-    todo = [t for t in task_ids if t not in finished]
+                                  columns=env.unwrapped.table_columns, trials=trials)
+    keys = [(t, trial) for trial in range(trials) for t in task_ids] if trials else task_ids
+    todo = [k for k in keys if k not in finished]
     try:
         bar = tqdm(todo, desc=env_id, disable=not progress, file=sys.stderr, unit="ep", initial=len(finished),
-                   total=len(task_ids))
-        for task_id in bar:
-            record = {**header, **run_episode(env, agent, task_id, seed)}
-            finished[task_id] = record
+                   total=len(keys))
+        playing = 0  # the trial the agent is seeded for
+        for key in bar:
+            task_id, trial = key if trials else (key, 0)
+            if trial != playing:
+                agent, playing = make_agent(agent_spec, env, seed=seed + trial, **(agent_options or {})), trial
+            record = {**header, **run_episode(env, agent, task_id, seed + trial)}
+            if trials:
+                record.update(episode_seed=seed + trial, trial=trial)
+            finished[key] = record
             write_record(sink, record)
     finally:
         if sink:
             sink.close()
     if isinstance(agent, ReplayAgent):
-        missing = [t for t in todo if "no replay actions" in str(finished[t].get("error"))]
+        missing = [k for k in todo if "no replay actions" in str(finished[k].get("error"))]
         if missing:
-            print(f"warning: {len(missing)} task(s) had no replay line: {', '.join(missing[:10])}",
+            print(f"warning: {len(missing)} task(s) had no replay line: {', '.join(map(str, missing[:10]))}",
                   file=sys.stderr)
-    return [finished[t] for t in task_ids], env
+    return [finished[k] for k in keys], env
 
 
 def _group_rows(groups, splits: dict[str, list[dict]], columns, width: int) -> list[list[str]]:
@@ -454,12 +474,18 @@ def table_rows(columns, groups, records: Iterable[dict]) -> tuple[list[str], lis
 
 
 def format_table(env: gym.Env, records: Iterable[dict]) -> str:
-    """The paper's table: one row per split plus an overall row, columns from the env."""
+    """The paper's table: the title, the run's settings and whether it is leaderboard-comparable
+    (:func:`~toolgym.eval.runcard.header_lines`), one row per split plus an overall row, columns
+    from the env."""
     base = env.unwrapped
     records = list(records)
     groups = getattr(base, "table_groups", ())  # a remote env has none
     head, body = table_rows(base.table_columns, groups, records)
-    lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})", *text_table(head, body)]
+    task_ids = getattr(base, "task_ids", None)
+    card = run_card(records, base.env_id) if records else None
+    lines = [f"{base.env_id} ({base.task_set} tasks, scoring={base.scoring})",
+             *(header_lines(card, len(task_ids()) if callable(task_ids) else None) if card else ()),
+             *text_table(head, body)]
     errors = sum(1 for r in records if r.get("error"))
     if errors:
         lines.append(f"({errors} episode(s) ended with an error and are not in the table)")

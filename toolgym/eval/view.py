@@ -42,6 +42,7 @@ from pathlib import Path
 
 from toolgym.eval.passk import pass_hat_table, trials_of
 from toolgym.eval.provenance import provenance_warnings as report_warnings
+from toolgym.eval.runcard import header_lines, run_card
 from toolgym.eval.runner import read_numbered_results, table_rows
 from toolgym.registry import env_class, untrusted_env_args
 from toolgym.templating import render
@@ -199,8 +200,9 @@ def run_summary(records: list[dict]) -> dict:
 
 def paper_tables(records: list[dict]) -> list[dict]:
     """The paper table of each run in ``records`` (grouped as ``report`` groups them: env,
-    env_kwargs, agent, seed) as ``{"title", "head", "body", "note"}``: the note says why a
-    table is missing or what it leaves out."""
+    env_kwargs, agent, seed) as ``{"title", "card", "head", "body", "note"}``: the card is the
+    lines ``report`` prints under the title (the run's settings, whether it is
+    leaderboard-comparable); the note says why a table is missing or what it leaves out."""
     runs: dict[tuple, list[dict]] = {}
     for record in records:
         key = (record["env"], json.dumps(record.get("env_kwargs") or {}, sort_keys=True), record.get("agent"),
@@ -211,7 +213,7 @@ def paper_tables(records: list[dict]) -> list[dict]:
         first = group[0]
         title = (f"{env_id} ({first.get('task_set', '?')} tasks, scoring={first.get('scoring', '?')}), "
                  f"agent {agent}, seed {seed}")
-        table = {"title": title, "head": [], "body": [], "note": ""}
+        table = {"title": title, "card": header_lines(run_card(group)), "head": [], "body": [], "note": ""}
         tables.append(table)
         errors = sum(1 for r in group if r.get("error"))
         if errors:

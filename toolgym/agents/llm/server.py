@@ -28,7 +28,13 @@ Limits (each refusal is an OpenAI-shaped error, ``{"error": {"message", "type", 
   not loopback: the server refuses to start without one.
 
 A request that fails inside the generator (its batch raised) is answered with a 500; the
-generator goes on with the next batch.
+generator goes on with the next batch. A request whose client hangs up while it waits (a client
+that timed out and will retry) is dropped before it is generated, so that a slow server's
+retried requests do not pile up behind the abandoned ones.
+
+``main`` logs each request on stderr (``--quiet`` silences it): a line when it arrives (how many
+wait before it) and one when it is answered or dropped (status, seconds, tokens). ``--threads``
+sets torch's CPU threads (on a busy machine fewer threads than cores is faster).
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ import hmac
 import json
 import os
 import queue
+import select
+import socket
 import sys
 import threading
 import time
@@ -58,6 +66,7 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 DEFAULT_MAX_TOKENS_LIMIT = 4096
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_MAX_QUEUE = 64
+CLIENT_CHECK_S = 0.5  # how often a waiting request checks whether its client hung up
 MAX_STOP_CHARS = 256  # longer stop strings make transformers' stop-string tables needlessly large
 ERROR_MESSAGE_CHARS = 500
 
@@ -249,8 +258,14 @@ class BatchingGenerator:
                 for item in items:
                     _fail(item.future, exc)
 
+    def waiting(self) -> int:
+        """Requests queued for the generator now (those of the batch being generated left out)."""
+        return self._queue.qsize()
+
     def _run(self, items: list[_Pending]) -> None:
         groups: dict[SamplingParams, list[_Pending]] = {}
+        # a request whose client hung up while it waited was cancelled: it is not generated
+        items = [item for item in items if item.future.set_running_or_notify_cancel()]
         for item in items:
             try:
                 item.prompt_ids = self._measure(item)
@@ -300,13 +315,27 @@ class ChatServer(BoundedHTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: type[BoundedHandler],
                  generator: BatchingGenerator, model_name: str, api_key: str | None, max_body_bytes: int,
-                 max_tokens_limit: int, max_connections: int):
+                 max_tokens_limit: int, max_connections: int, log=None):
         self.generator = generator
+        self.log_file = log  # a text stream for one line per request arriving and answered; None: quiet
+        self._log_lock = threading.Lock()
+        self._requests = 0
         self.model_name = model_name
         self.api_key = api_key
         self.max_body_bytes = max_body_bytes
         self.max_tokens_limit = max_tokens_limit
         super().__init__(address, handler, max_connections)
+
+    def log(self, text: str) -> None:
+        """One line on the log stream, with the time (nothing without one)."""
+        if self.log_file is not None:
+            with self._log_lock:
+                print(f"{time.strftime('%H:%M:%S')} {text}", file=self.log_file, flush=True)
+
+    def next_request_number(self) -> int:
+        with self._log_lock:
+            self._requests += 1
+            return self._requests
 
 
 class ChatHandler(BoundedHandler):
@@ -317,7 +346,7 @@ class ChatHandler(BoundedHandler):
     linger_s = 5.0  # seconds spent draining a refused body before closing the connection
     server: ChatServer
 
-    def log_message(self, format, *args):  # quiet: one line per request would drown the output
+    def log_message(self, format, *args):  # http.server's lines: the server logs chat requests itself (log=)
         pass
 
     def _reply(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
@@ -432,16 +461,50 @@ class ChatHandler(BoundedHandler):
         except ConnectionError:
             self.close_connection = True
 
-    def complete(self, request: ChatCompletionRequest) -> dict:
-        """The chat completion for a validated request (ApiError when it cannot be made)."""
-        chat = request.chat_request()
-        future = self.server.generator.submit(chat, request.sampling(DEFAULT_MAX_TOKENS))
+    def _wait(self, future: Future):
+        """The future's completion; ConnectionError when the client hangs up before the generator
+        takes the request (the request is then cancelled and never generated). A request already
+        being generated is waited for: its batch goes on for the other clients."""
+        while True:
+            try:
+                return future.result(timeout=CLIENT_CHECK_S)
+            except TimeoutError:
+                if self._client_gone() and future.cancel():
+                    raise ConnectionError("the client hung up") from None
+
+    def _client_gone(self) -> bool:
+        """Whether the client closed its connection (readable with nothing to read)."""
         try:
-            result = future.result()
-        except ApiError:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def complete(self, request: ChatCompletionRequest) -> dict:
+        """The chat completion for a validated request (ApiError when it cannot be made; a
+        ConnectionError when the client hung up before it was generated)."""
+        chat = request.chat_request()
+        sampling = request.sampling(DEFAULT_MAX_TOKENS)
+        number, started = self.server.next_request_number(), time.monotonic()
+        self.server.log(f"request {number} from {self.client_address[0]}: {len(chat.messages)} message(s), "
+                        f"max_tokens {sampling.max_new_tokens}, {self.server.generator.waiting()} waiting before it")
+        future = self.server.generator.submit(chat, sampling)
+        try:
+            result = self._wait(future)
+        except ConnectionError:
+            self.server.log(f"request {number} dropped after {time.monotonic() - started:.1f}s: the client hung up "
+                            f"before it was generated")
+            raise
+        except ApiError as exc:
+            self.server.log(f"request {number} answered {exc.status} after {time.monotonic() - started:.1f}s: "
+                            f"{exc.message[:200]}")
             raise
         except Exception as exc:  # noqa: BLE001 - the batch failed: a 500 that says why
+            self.server.log(f"request {number} answered 500 after {time.monotonic() - started:.1f}s: "
+                            f"{type(exc).__name__}")
             raise ApiError(500, f"generation failed: {type(exc).__name__}: {exc}") from None
+        self.server.log(f"request {number} answered 200 after {time.monotonic() - started:.1f}s: "
+                        f"{result.prompt_tokens} prompt + {result.completion_tokens} completion tokens")
         message: dict = {"role": "assistant", "content": result.text}
         if chat.tools:
             names = [t["function"]["name"] for t in chat.tools]
@@ -464,18 +527,19 @@ class ChatHandler(BoundedHandler):
 def make_server(backend, host: str = "127.0.0.1", port: int = 0, max_batch: int = 8, model_name: str | None = None,
                 handler: type[BoundedHandler] = ChatHandler, api_key: str | None = None,
                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, max_tokens_limit: int = DEFAULT_MAX_TOKENS_LIMIT,
-                max_queue: int = DEFAULT_MAX_QUEUE, max_connections: int | None = None) -> ChatServer:
+                max_queue: int = DEFAULT_MAX_QUEUE, max_connections: int | None = None, log=None) -> ChatServer:
     """A bound server (call ``serve_forever``). Without ``api_key``, ``host`` must be loopback (ValueError).
 
     ``max_connections`` (default ``max_queue + max_batch + 16``: every waiting and generating
-    request, and room for ``/health``) is also the listen backlog."""
+    request, and room for ``/health``) is also the listen backlog. ``log`` (a text stream) gets
+    a line per chat request arriving and answered."""
     if not api_key and not is_loopback(host):
         raise ValueError(f"serving on {host or 'every address'!r} needs an API key: pass --api-key or set "
                          f"${API_KEY_ENV} (without one, only a loopback address such as 127.0.0.1)")
     generator = BatchingGenerator(backend, max_batch=max_batch, max_queue=max_queue)
     return ChatServer((host, port), handler, generator, model_name or getattr(backend, "model_id", "model"),
                       api_key or None, max_body_bytes, max_tokens_limit,
-                      max_connections or max_queue + max_batch + 16)
+                      max_connections or max_queue + max_batch + 16, log)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -485,6 +549,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     parser.add_argument("--max-batch", type=int, default=8)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="CPU threads for torch (default: torch's, every core; on a busy machine fewer is faster)")
+    parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--api-key", default=os.environ.get(API_KEY_ENV),
                         help=f"clients must send it as a bearer token (default: ${API_KEY_ENV})")
@@ -502,13 +569,14 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     try:
-        backend = TransformersBackend(args.model, device=args.device, dtype=args.dtype)
+        backend = TransformersBackend(args.model, device=args.device, dtype=args.dtype, threads=args.threads)
     except BackendError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     server = make_server(backend, args.host, args.port, args.max_batch, api_key=args.api_key,
                          max_body_bytes=args.max_body_bytes, max_tokens_limit=args.max_tokens_limit,
-                         max_queue=args.max_queue, max_connections=args.max_connections)
+                         max_queue=args.max_queue, max_connections=args.max_connections,
+                         log=None if args.quiet else sys.stderr)
     print(f"serving {server.model_name} on http://{args.host}:{server.server_address[1]}/v1", flush=True)
     server.serve_forever()
     return 0

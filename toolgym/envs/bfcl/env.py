@@ -195,8 +195,9 @@ class BFCLEnv(ToolEnv):
     (unweighted), Relevance (live_relevance), Irrelevance (unweighted mean of irrelevance and
     live_irrelevance), Memory (unweighted mean of memory_kv, memory_vector, memory_rec_sum, as
     the leaderboard's Memory column). The leaderboard's Agentic column is the unweighted mean of
-    Memory and Web Search; web_search is not run, so there is no Agentic row, and the Overall
-    column (which weighs Agentic at 40%) is not computed.
+    Memory and Web Search; web_search is not run, so there is no Agentic row. The Overall column
+    (which weighs Agentic at 40%) is computed across results files by ``toolgym report``
+    (:mod:`toolgym.envs.bfcl.leaderboard`), with web search at 0 as BFCL counts a category not run.
 
     Scorings: ``"paper"`` (default) accepts every released ground truth; ``"paper_compat"`` is
     the released checker, whose differences are:

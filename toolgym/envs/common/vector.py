@@ -14,19 +14,35 @@ A value is "the one sent last time" when it is the same object and not a list or
 list whose items are those sent last time (compared with ``==``, which checks identity
 first): envs build a fresh value when it changes (the base env's contract), so nothing is
 missed, and a list the env appends to in place is still caught because its length changed.
+
+Worker processes pay off only when a step costs more than the trip to the worker and back (about
+a millisecond a step, with the oracle's ``call`` too): most tool envs step in a fraction of that,
+where one process stepping every env is faster. So ``make_vec``'s default (``vectorization="auto"``)
+times a few oracle steps of one env in this process (CPU time, the median) and takes
+:class:`ToolSyncVectorEnv` below :data:`CHEAP_STEP_SECONDS` a step, with one env or one CPU, else
+:class:`ToolAsyncVectorEnv`; ``vectorization="sync"`` or ``"async"`` picks one. The vector env says
+which ran and why (``envs.vectorization``, ``envs.vectorization_reason``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import os
+import statistics
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.vector import AsyncVectorEnv
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from gymnasium.vector.async_vector_env import _async_worker
 
 DELTA = "_toolgym_info_delta"  # the one key of a sent info
+#: Below this much CPU per step (the median of the probe's), one process steps every env.
+CHEAP_STEP_SECONDS = 0.002
+#: Oracle steps the probe times (fewer when its episodes end first, then it resets).
+PROBE_STEPS = 12
+VECTORIZATIONS = ("auto", "sync", "async")
 _MUTABLE = (dict, list, set, bytearray)
 _MISSING = object()
 
@@ -92,6 +108,9 @@ def _delta_worker(index: int, env_fn: Callable[[], gym.Env], *args) -> None:
 class ToolAsyncVectorEnv(AsyncVectorEnv):
     """gymnasium's ``AsyncVectorEnv`` with workers that send ``info`` as deltas (see the module)."""
 
+    vectorization = "async"
+    vectorization_reason = "asked for"
+
     def __init__(self, env_fns, **kwargs):
         if "worker" in kwargs:
             raise TypeError("ToolAsyncVectorEnv brings its own worker")
@@ -121,9 +140,72 @@ class ToolAsyncVectorEnv(AsyncVectorEnv):
 
 
 
-def make_vector_env(env_id: str, num_envs: int = 1, **env_kwargs) -> ToolAsyncVectorEnv:
-    """``num_envs`` copies of ``gym.make(env_id, **env_kwargs)`` in a :class:`ToolAsyncVectorEnv`."""
-    return ToolAsyncVectorEnv([lambda: gym.make(env_id, **env_kwargs) for _ in range(num_envs)])
+class ToolSyncVectorEnv(SyncVectorEnv):
+    """gymnasium's ``SyncVectorEnv``, saying why it was chosen (:attr:`vectorization_reason`)."""
+
+    vectorization = "sync"
+
+    def __init__(self, env_fns, reason: str = "asked for", **kwargs):
+        super().__init__(env_fns, **kwargs)
+        self.vectorization_reason = reason
+
+
+def probe_step_seconds(env: gym.Env, steps: int = PROBE_STEPS) -> float | None:
+    """The median CPU seconds of ``steps`` oracle steps of ``env`` (resetting when an episode ends),
+    or None for an env without an oracle."""
+    base = env.unwrapped
+    if not callable(getattr(base, "oracle_action", None)):
+        return None
+    env.reset(seed=0)
+    costs = []
+    for _ in range(steps):
+        action = base.oracle_action()
+        start = time.process_time()
+        _, _, terminated, truncated, _ = env.step(action if action is not None else "")
+        costs.append(time.process_time() - start)
+        if terminated or truncated:
+            env.reset()
+    return statistics.median(costs)
+
+
+def choose_vectorization(step_seconds: float | None, num_envs: int, cpus: int) -> tuple[str, str]:
+    """``("sync" | "async", why)`` for envs whose step costs ``step_seconds`` of CPU (None: unknown)."""
+    if num_envs == 1:
+        return "sync", "one env"
+    if cpus <= 1:
+        return "sync", "one CPU"
+    if step_seconds is None:
+        return "async", "step cost unknown (no oracle to time)"
+    if step_seconds < CHEAP_STEP_SECONDS:
+        return "sync", f"a step costs {step_seconds * 1000:.2f} ms of CPU, under {CHEAP_STEP_SECONDS * 1000:g} ms"
+    return "async", f"a step costs {step_seconds * 1000:.2f} ms of CPU, at least {CHEAP_STEP_SECONDS * 1000:g} ms"
+
+
+def vector_env_from_fns(env_fns: Sequence[Callable[[], gym.Env]], vectorization: str = "auto") -> gym.vector.VectorEnv:
+    """A :class:`ToolSyncVectorEnv` or :class:`ToolAsyncVectorEnv` of ``env_fns`` (see the module)."""
+    if vectorization not in VECTORIZATIONS:
+        raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got {vectorization!r}")
+    env_fns = list(env_fns)
+    if vectorization == "async":
+        envs = ToolAsyncVectorEnv(env_fns)
+        envs.vectorization_reason = "asked for"
+        return envs
+    if vectorization == "sync":
+        return ToolSyncVectorEnv(env_fns)
+    probe = env_fns[0]()
+    mode, reason = choose_vectorization(probe_step_seconds(probe), len(env_fns), os.cpu_count() or 1)
+    if mode == "sync":  # the probe is the first env: the vector env resets it
+        return ToolSyncVectorEnv([lambda: probe] + env_fns[1:], reason=reason)
+    probe.close()
+    envs = ToolAsyncVectorEnv(env_fns)
+    envs.vectorization_reason = reason
+    return envs
+
+
+def make_vector_env(env_id: str, num_envs: int = 1, vectorization: str = "auto",
+                    **env_kwargs) -> gym.vector.VectorEnv:
+    """``num_envs`` copies of ``gym.make(env_id, **env_kwargs)``, in one process or one each (see the module)."""
+    return vector_env_from_fns([lambda: gym.make(env_id, **env_kwargs) for _ in range(num_envs)], vectorization)
 
 
 def __getattr__(name: str):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
@@ -12,9 +13,10 @@ from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.common.official import OfficialLayout
-from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, layouts, official_task_set,
-                                     run_function, start_task)
+from toolgym.envs.tau2.tasks import (DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
+                                     official_task_set, run_function, solo_ready, start_task)
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
+from toolgym.worlds.tau2.common import SOLO_STOP_TOKEN, SoloStopTools
 from toolgym.worlds.tools import ToolResult
 
 #: What the agent writes to end the conversation itself (τ²-bench's agent stop).
@@ -23,6 +25,12 @@ AGENT_STOP = STOP
 MAX_USER_CALLS = 10
 #: How the oracle asks the user to run one of the user's tools (the scripted user reads the JSON after it).
 USER_ACTION_PREFIX = "Please do this on your phone:"
+#: τ³'s solo agent's tool that ends the ticket.
+SOLO_STOP_TOOL = "done"
+#: τ³'s solo agent's system prompt (``SYSTEM_PROMPT_SOLO`` with ``AGENT_SOLO_INSTRUCTION``), with the
+#: domain's solo policy and the task's ticket.
+SOLO_SYSTEM_PROMPT = (Path(__file__).resolve().parents[2] / "assets" / "tau2" / "solo_system_prompt.txt").read_text(
+    encoding="utf-8")
 
 
 class Tau2Env(ToolEnv):
@@ -105,6 +113,23 @@ class Tau2Env(ToolEnv):
     ``###OUT-OF-SCOPE###``, or the agent sends ``###STOP###``. Truncated after ``max_steps``
     actions, and terminated after ``max_errors`` failed tool calls of either side; both score 0
     (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS). ``info["metrics"]["termination"]`` says which.
+    In solo mode the agent ends the ticket with a ``done`` call (or a text holding ``###STOP###``);
+    any other text ends the episode as ``agent_error``, scored 0, as τ³'s orchestrator ends it.
+
+    ## Solo Mode
+    ``solo_mode=True`` is τ³-bench's solo mode (``llm_agent_solo`` with its ``DummyUser``): no user;
+    the agent works the task's ticket alone under the domain's solo policy (official telecom:
+    ``main_policy_solo.md`` with the tech-support manual; mock: ``policy_solo.md``; built-in:
+    ``assets/tau2/<domain>_policy_solo.md``). The conversation starts with τ³'s solo system prompt
+    (instructions, ``<policy>``, ``<ticket>``) and no other message; the first observation is the
+    ticket. The tools are the agent's, then the user's (telecom's phone, mock's inbox: the agent runs
+    them itself), then ``done``; a turn holding ``done`` runs none of its calls and ends the ticket
+    (τ³'s ``_check_if_stop_toolcall``). Only the tasks τ³'s solo agent takes are run (its
+    ``check_valid_task``: a history of tool calls only, or a ticket and ground-truth actions):
+    official telecom all 2,285, mock 7 of 10; built-in telecom all, mock 2 of 3 (``mock_create``
+    must tell the user a task id). Airline, retail and banking_knowledge refuse it with τ³'s words.
+    Grading is τ²'s, as in a conversation; a fact to communicate cannot be said without a user, so
+    such a task (mock's ``update_task_with_initialization_data``) scores 0 in τ³ and here alike.
 
     ## Arguments
     - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
@@ -116,8 +141,8 @@ class Tau2Env(ToolEnv):
       (20) and ``"full"`` (2,285); without telecom's ``tasks.json``, ``"small"``. Built-in:
       ``"base"`` (the default: every task), ``"train"`` and ``"test"``, disjoint, held out per
       template (the 2nd, 7th, 12th, ... task of each template, about a fifth: 52, 49 and 48 of
-      airline's, retail's and telecom's 240, 1 of mock's 3). A run with no split names the built-in tasks' subset
-      ``base``, as before the splits.
+      airline's, retail's and telecom's 240, 1 of mock's 3). A run with no split names its subset
+      after the split it runs: ``base`` (telecom's ``small`` when only ``tasks_small.json`` is there).
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
       its sampling settings.
@@ -125,6 +150,7 @@ class Tau2Env(ToolEnv):
     - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
       tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
     - ``world_seed``: seed of the built-in database and tasks.
+    - ``solo_mode``: τ³'s solo mode (see above); telecom and mock only.
 
     ## Built-in Tasks
     240 each in airline, retail and telecom (3 in mock), generated from seeded templates over the
@@ -168,7 +194,7 @@ class Tau2Env(ToolEnv):
     ## Version History
     - v0: initial version. Since issue 39: 240 built-in tasks per domain (were 12 airline, 12
       retail, 4 telecom) with ``train``/``test`` splits; the default run is still every built-in
-      task (``base``).
+      task (``base``). Since issue 50: ``solo_mode`` (τ³'s solo agent: telecom and mock).
     """
 
     env_id = "Tau2-v0"
@@ -182,13 +208,19 @@ class Tau2Env(ToolEnv):
     def __init__(self, domain: str = "airline", tasks: str = "built-in", split: str | None = None,
                  data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
                  render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
-                 judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0):
+                 judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0,
+                 solo_mode: bool = False):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if domain not in DOMAINS:
             raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}")
         if max_steps < 1 or max_errors < 1:
             raise ValueError(f"{self.env_id}: max_steps and max_errors must be at least 1")
+        if solo_mode and domain in SOLO_REFUSALS:
+            raise ValueError(f"{self.env_id}: {SOLO_REFUSALS[domain]}")
+        if solo_mode and user != "scripted":
+            raise ValueError(f"{self.env_id}: solo mode has no user (τ³'s DummyUser): leave user= out")
+        self.solo_mode = bool(solo_mode)
         self.max_errors = max_errors
         self.domain = domain
         self.max_steps = max_steps
@@ -197,6 +229,11 @@ class Tau2Env(ToolEnv):
         split = split if split is not None else self.task_data.default_split
         self._task_ids = [t for t, splits in self.task_data.splits.items()
                           if split is None or split in splits or (split == "base" and not splits)]
+        if self.solo_mode:
+            if self.task_data.solo_policy is None:
+                raise ValueError(f"{self.env_id}: the {domain} data has no solo policy (τ³'s main_policy_solo.md "
+                                 f"or policy_solo.md)")
+            self._task_ids = [t for t in self._task_ids if solo_ready(self.task_data.tasks[t])]
         if not self._task_ids:
             raise ValueError(f"{self.env_id}: domain {domain!r} has no tasks in split {split!r}")
         self.world = WORLDS[domain](seed=world_seed)
@@ -206,8 +243,17 @@ class Tau2Env(ToolEnv):
         user_tools = getattr(self.world, "user_tools", None)
         #: The user's own tools (telecom's phone): schemas the user sees, None in single-control domains.
         self.user_tools = [spec.schema() for spec in user_tools.specs.values()] if user_tools is not None else None
-        self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
-                              tools=self.user_tools, **(user_options or {}))
+        #: Solo mode: the names of the user's tools, which the agent runs itself.
+        self._solo_user_tools = set(user_tools.specs) if self.solo_mode and user_tools is not None else set()
+        if self.solo_mode:  # τ³'s solo agent's tools: the agent's, the user's, then done
+            self.tools = self.tools + (self.user_tools or []) + [SoloStopTools.specs[SOLO_STOP_TOOL].schema()]
+            self._signatures.update({name: list(spec.parameters) for name, spec in user_tools.specs.items()}
+                                    if user_tools is not None else {})
+            self._signatures[SOLO_STOP_TOOL] = []
+            self.user = None
+        else:
+            self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
+                                  tools=self.user_tools, **(user_options or {}))
         self.judge = _make_judge(judge)
         self._gold_hashes: dict[str, str] = {}
         self.task: dict | None = None
@@ -227,12 +273,10 @@ class Tau2Env(ToolEnv):
         return {t: self.task_data.tasks[t] for t in self._task_ids}
 
     def task_split(self, task_id: str) -> str:
-        if self.split is not None:
-            return self.split
-        if self.task_set == "built-in":  # every built-in task is in base, the split run when none is named
-            return "base"
-        splits = self.task_data.splits.get(task_id, ())
-        return next((s for s in ("test", "train") if s in splits), splits[0] if splits else "base")
+        # the split run: the one named, else the task set's default (official: base, or telecom's small;
+        # built-in: every task, which is base)
+        split = self.split if self.split is not None else self.task_data.default_split
+        return split if split is not None else "base"
 
     # -- episode ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -250,18 +294,30 @@ class Tau2Env(ToolEnv):
             self.task = self.task_data.tasks[self.task_id]
             self._gold_key = self.task_id
         start_task(self.world, self.task_data.initial_state, self.task)
+        self._errors = 0
+        self._done = False
+        self._final_metrics = None
+        if self.solo_mode:
+            return self._reset_solo()
         self._messages = [{"role": "system", "content": self.task_data.policy}]
         self._messages += self._history()
         if len(self._messages) == 1:
             self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
-        self._errors = 0
-        self._done = False
-        self._final_metrics = None
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
         opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
         self._messages.append({"role": "user", "content": opening})
         self._episode_start = len(self._messages)
         return opening, self._info()
+
+    def _reset_solo(self):
+        """τ³'s solo start: its system prompt with the solo policy and the ticket, the task's history, no
+        user; the observation is the ticket."""
+        ticket = self.task.get("ticket")
+        prompt = SOLO_SYSTEM_PROMPT.format(stop_function_name=SOLO_STOP_TOOL, domain_policy=self.task_data.solo_policy,
+                                           ticket=ticket)
+        self._messages = [{"role": "system", "content": prompt}] + self._history()
+        self._episode_start = len(self._messages)
+        return (ticket if isinstance(ticket, str) else ""), self._info()
 
     def _history(self) -> list[dict]:
         history = []
@@ -278,8 +334,14 @@ class Tau2Env(ToolEnv):
 
     def _act(self, action: Any) -> Outcome:
         if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
+            if self.solo_mode and any(isinstance(c, Mapping) and SOLO_STOP_TOOL in (c.get("name"), (
+                    c.get("function") or {}).get("name") if isinstance(c.get("function"), Mapping) else None)
+                                      for c in action["tool_calls"]):
+                return self._solo_stop()
             return self._continue(self._message_with_calls(action))
         parsed = parse_action(action, self._signatures)
+        if self.solo_mode and isinstance(parsed, ToolCall) and parsed.name == SOLO_STOP_TOOL:
+            return self._solo_stop()
         if isinstance(parsed, Unparseable) and isinstance(action, str) and action.lstrip().startswith(("{", "[")):
             # Not a tool call: τ²'s agent said it to the user. Still counted as an unreadable
             # action: most such texts are tool calls gone wrong.
@@ -290,6 +352,8 @@ class Tau2Env(ToolEnv):
             self._messages.append({"role": "assistant", "content": text})
             if AGENT_STOP in text:
                 return self._end("", "agent_stop")
+            if self.solo_mode:  # τ³: a solo agent's text that is no stop ends the simulation as an agent error
+                return self._end("Error: in solo mode the agent can only make tool calls", "agent_error")
             reply = self._user_turn(text)
             if is_stop(reply):
                 return self._end(reply, "user_stop")
@@ -302,6 +366,11 @@ class Tau2Env(ToolEnv):
             self._messages.append({"role": "assistant", "content": parsed.text})
             self._messages.append({"role": "user", "content": observation})
         return self._continue(observation)
+
+    def _solo_stop(self) -> Outcome:
+        """A solo turn with a ``done`` call: τ³ replaces it with ``###STOP###`` and runs none of its calls."""
+        self._messages.append({"role": "assistant", "content": SOLO_STOP_TOKEN})
+        return self._end("", "agent_stop")
 
     def _continue(self, observation: str) -> Outcome:
         """The step's result, or the end of the episode at ``max_steps`` actions or ``max_errors``
@@ -362,8 +431,9 @@ class Tau2Env(ToolEnv):
         for call in calls:
             if requestor == "user" and self.user_tools is None:
                 results.append(ToolResult(name=call.name, arguments={}, error="User tools not available", known=False))
-            else:
-                results.append(call_tool(self.world, requestor, call.name, call.arguments, sync=True))
+            else:  # solo: the user's tools are the agent's too (τ³'s environment routes them by name)
+                side = "user" if call.name in self._solo_user_tools else requestor
+                results.append(call_tool(self.world, side, call.name, call.arguments, sync=True))
         tool_calls = []
         for i, result in enumerate(results):
             try:
@@ -444,11 +514,14 @@ class Tau2Env(ToolEnv):
         messages = [dict(m) for m in self._messages if m.get("requestor") != "user"
                     and not (m["role"] == "user" and m.get("tool_calls"))]
         info.update(tools=self.tools, messages=messages, domain=self.domain, steps=self._steps)
+        if self.solo_mode:
+            info.update(solo_mode=True, ticket=self.task.get("ticket"))
         return info
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> Any:
-        """The next ground-truth action, then one message with every fact to communicate."""
+        """The next ground-truth action, then one message with every fact to communicate (solo mode:
+        every action the agent's own, then ``done``)."""
         criteria = self.task.get("evaluation_criteria") or {}
         actions = criteria.get("actions") or []
         episode = self._messages[self._episode_start:]
@@ -456,9 +529,11 @@ class Tau2Env(ToolEnv):
         if calls < len(actions):
             action = actions[calls]
             call = {"name": action["name"], "arguments": copy.deepcopy(action.get("arguments") or {})}
-            if action.get("requestor", "assistant") == "user":  # dual control: the user does it on its phone
+            if action.get("requestor", "assistant") == "user" and not self.solo_mode:  # the user does it on its phone
                 return f"{USER_ACTION_PREFIX} {json.dumps(call)}"
             return call
+        if self.solo_mode:
+            return {"name": SOLO_STOP_TOOL, "arguments": {}}
         if not any(m["role"] == "assistant" and m.get("content") and not m["content"].startswith(USER_ACTION_PREFIX)
                    for m in episode):
             infos = criteria.get("communicate_info") or []

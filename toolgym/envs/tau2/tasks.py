@@ -34,6 +34,10 @@ BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks
 BUILTIN_DATABASES = {"airline": builtin_tasks.airline_database, "retail": builtin_tasks.retail_database,
                      "telecom": builtin_tasks.telecom_database, "mock": builtin_tasks.mock_database}
 TELECOM_FILES = ("db.toml", "user_db.toml", "main_policy.md", "tech_support_manual.md")
+#: Why τ³ refuses solo mode in a domain (its ``get_environment(solo_mode=True)`` words).
+SOLO_REFUSALS = {"airline": "Airline domain does not support solo mode",
+                 "retail": "Retail domain does not support solo mode",
+                 "banking_knowledge": "banking_knowledge domain does not support solo mode"}
 AIRLINE_TABLES = ("flights", "reservations", "users")
 #: The split of official runs when none is named: τ²'s ``base`` (the paper's tasks; every task of
 #: airline, retail and mock, telecom's 114 of 2,285).
@@ -53,7 +57,8 @@ def layouts(domain: str) -> list[OfficialLayout]:
         if domain == "airline":
             files.append(files[0][:2] + [f"{AIRLINE_V1}/{table}.json" for table in AIRLINE_TABLES])
     also_reads = tuple(f"{folder}/{name}" for name in ("split_tasks.json", "policy.md", "main_policy.md",
-                                                       "tech_support_manual.md", "user_db.json"))
+                                                       "tech_support_manual.md", "user_db.json", "policy_solo.md",
+                                                       "main_policy_solo.md"))
     source = f"sierra-research/tau2-bench on GitHub (MIT): data/tau2/domains/{domain}/"
     if domain == "airline":
         source += f"; the fallback's tables from sierra-research/tau-bench's {AIRLINE_V1}/"
@@ -72,6 +77,8 @@ class TaskSet:
     initial_state: Snapshot
     #: The split run when none is named (None: every task).
     default_split: str | None = None
+    #: The policy of solo mode (τ³: the agent works a ticket without a user); None where the domain has none.
+    solo_policy: str | None = None
 
 
 def official_task_set(env_id: str, domain: str, data_dir: str | os.PathLike | None) -> TaskSet:
@@ -135,13 +142,32 @@ def _read_official(domain: str, folder: str) -> TaskSet:
             if str(task_id) in splits:
                 splits[str(task_id)] += (split,)
     if domain == "telecom":  # τ²-bench's telecom policy: the main policy and the tech-support manual
-        policy = (f"<main_policy>\n{(domain_folder / 'main_policy.md').read_text(encoding='utf-8')}\n</main_policy>\n"
-                  f"<tech_support_policy>\n{(domain_folder / 'tech_support_manual.md').read_text(encoding='utf-8')}"
-                  f"\n</tech_support_policy>")
+        policy = _telecom_policy(domain_folder / "main_policy.md", domain_folder / "tech_support_manual.md")
+        # τ³'s solo policy keeps the manual ("manual" policy type, the default) with the solo main policy
+        solo = domain_folder / "main_policy_solo.md"
+        solo_policy = _telecom_policy(solo, domain_folder / "tech_support_manual.md") if solo.is_file() else None
     else:
         policy = (domain_folder / "policy.md").read_text(encoding="utf-8")
+        solo = domain_folder / "policy_solo.md"
+        solo_policy = solo.read_text(encoding="utf-8") if domain not in SOLO_REFUSALS and solo.is_file() else None
     default_split = "small" if task_file.name == "tasks_small.json" else DEFAULT_OFFICIAL_SPLIT
-    return TaskSet(by_id, splits, policy, world.snapshot(), default_split)
+    return TaskSet(by_id, splits, policy, world.snapshot(), default_split, solo_policy)
+
+
+def _telecom_policy(main: Path, tech_support: Path) -> str:
+    return (f"<main_policy>\n{main.read_text(encoding='utf-8')}\n</main_policy>\n"
+            f"<tech_support_policy>\n{tech_support.read_text(encoding='utf-8')}\n</tech_support_policy>")
+
+
+def solo_ready(task: dict) -> bool:
+    """Whether τ³'s solo agent takes ``task`` (its ``LLMSoloAgent.check_valid_task``): a task whose
+    history holds only tool calls and their results, or one with a ticket and ground-truth actions."""
+    state = task.get("initial_state")
+    if state is not None:
+        return all(message.get("role") != "user" and (message.get("role") != "assistant" or message.get("tool_calls"))
+                   for message in state.get("message_history") or ())
+    criteria = task.get("evaluation_criteria")
+    return bool(task.get("ticket")) and criteria is not None and bool(criteria.get("actions"))
 
 
 #: Of each template's built-in tasks, in the order generated, the 2nd, 7th, 12th, ... are held out in the
@@ -173,7 +199,8 @@ def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
     rules = _ASSETS / f"{domain}_rules.md"  # what the built-in tasks' refusals rest on (not TauBench-v0's wiki)
     if rules.is_file():
         policy += rules.read_text(encoding="utf-8")
-    return TaskSet(tasks, splits, policy, initial)
+    solo = _ASSETS / f"{domain}_policy_solo.md"
+    return TaskSet(tasks, splits, policy, initial, solo_policy=solo.read_text(encoding="utf-8") if solo.is_file() else None)
 
 
 def _solved_by_ground_truth(world, initial, task: dict) -> bool:

@@ -9,6 +9,7 @@ import os
 import re
 import socket
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from collections.abc import Sequence
@@ -84,6 +85,10 @@ class OpenAICompatibleBackend:
         self._lock = threading.Lock()
         self._attempts = threading.local()  # the SDK sends each attempt from the caller's thread
         self.retries = 0  # retried attempts so far, for reports and tests
+        self.in_flight = 0  # requests sent and not yet answered or failed for good
+        self.answered = 0  # requests answered with a chat completion
+        self.last_error: str | None = None  # the last request's failure, for the progress display
+        self.first_sent: float | None = None  # time.monotonic() when the first request was sent
         transport = BoundedTransport(self.max_answer_bytes, self.timeout, self.max_concurrency)
         http_client = httpx2.Client(transport=transport, follow_redirects=False, timeout=self.timeout,
                                     event_hooks={"request": [self._count_attempt]})
@@ -210,7 +215,34 @@ class OpenAICompatibleBackend:
         raw = self._client.chat.completions.with_raw_response.create(**params, extra_headers=self._auth())
         return raw.http_response.content  # JSON is UTF-8, whatever charset the headers claim
 
+    def progress(self) -> dict:
+        """What the requests are doing now, for a progress display: ``in_flight``, ``answered``,
+        ``retries``, ``last_error``, and ``waiting_s``, how long the first request has gone
+        unanswered (None once one is answered or before one is sent)."""
+        with self._lock:
+            waiting = (time.monotonic() - self.first_sent if self.first_sent is not None and not self.answered
+                       else None)
+            return {"in_flight": self.in_flight, "answered": self.answered, "retries": self.retries,
+                    "last_error": self.last_error, "waiting_s": waiting}
+
     def _complete(self, request: ChatRequest, sampling: SamplingParams) -> Completion:
+        with self._lock:
+            self.in_flight += 1
+            if self.first_sent is None:
+                self.first_sent = time.monotonic()
+        try:
+            completion = self._answer(request, sampling)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+        with self._lock:
+            if completion.error:
+                self.last_error = completion.error
+            else:
+                self.answered += 1
+        return completion
+
+    def _answer(self, request: ChatRequest, sampling: SamplingParams) -> Completion:
         openai = self._openai
         try:
             native = self.native_tools and bool(request.tools)

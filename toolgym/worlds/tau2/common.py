@@ -7,10 +7,12 @@ import ast
 import operator
 from typing import Any
 
-from toolgym.worlds.tools import Toolkit, ToolError, ToolResult
+from toolgym.worlds.tools import READ, Toolkit, ToolError, ToolResult, tool
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 TRANSFER_RESULT = "Transfer successful"
+#: What τ³'s solo agent's ``done`` call becomes in the conversation.
+SOLO_STOP_TOKEN = "###STOP###"
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.USub: operator.neg, ast.UAdd: operator.pos}
 MAX_EXPRESSION = 1000
@@ -38,6 +40,16 @@ class Tau2Toolkit(Toolkit):
 
     def error_text(self, exc: Exception) -> str:
         return str(exc)
+
+
+class SoloStopTools(Tau2Toolkit):
+    """The tool τ³'s solo agent adds to the domain's: ``done`` ends the ticket (the env ends the
+    episode on it; τ³ turns the message into ``###STOP###`` and runs none of its calls)."""
+
+    @tool(kind=READ, app="solo")
+    def done(self) -> str:
+        """Call this function when you are done with the task."""
+        return SOLO_STOP_TOKEN
 
 
 class ValueFirstError(ToolError):

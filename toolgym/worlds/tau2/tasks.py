@@ -676,6 +676,7 @@ def mock_tasks(db: dict, seed: int) -> list[dict]:
                                                 "You are user_1; your task is task_1."),
                      [("update_task_status", {"task_id": "task_1", "status": "completed"})])
     complete["evaluation_criteria"]["reward_basis"] = ["DB", "ACTION"]
+    complete["ticket"] = "User user_1 finished task_1 and wants it marked completed."
     inbox = _task("mock_inbox", _scenario("mock", "An unread notification keeps showing on your screen.",
                                           "You are user_1. You can check and dismiss your notifications."), [])
     inbox["evaluation_criteria"]["actions"] = [{"action_id": "mock_inbox_0", "requestor": "user",
@@ -685,6 +686,7 @@ def mock_tasks(db: dict, seed: int) -> list[dict]:
                                                        "arguments": {"notification_id": "notif_1",
                                                                      "expected_status": "read"}, "assert_value": True}]
     inbox["evaluation_criteria"]["reward_basis"] = ["DB", "ENV_ASSERTION"]
+    inbox["ticket"] = "User user_1 has an unread notification (notif_1) in their inbox and wants it dismissed."
     return [create, complete, inbox]
 
 
@@ -894,8 +896,10 @@ def _telecom_task(task_id: str, customer: dict, carrier: dict, reason: str, note
     setup = [("user", "set_user_info", {"name": customer["full_name"], "phone_number": customer["phone_number"]}),
              *setup]
     known = f"You are {customer['full_name']} with phone number {customer['phone_number']}. {notes}".strip()
+    # τ³'s tickets are the scenario for an agent working alone (solo mode): the issue, who and what is allowed
+    ticket = f"{reason} Customer name: {customer['full_name']}, phone number: {customer['phone_number']}. {notes}"
     return {
-        "id": task_id, "description": {"purpose": "built-in", "template": template}, "ticket": reason,
+        "id": task_id, "description": {"purpose": "built-in", "template": template}, "ticket": ticket.strip(),
         "user_scenario": _scenario("telecom", reason, known),
         "initial_state": {"initialization_data": None, "message_history": None, "initialization_actions": [
             {"env_type": env, "func_name": func, "arguments": args} for env, func, args in setup]},
