@@ -27,8 +27,8 @@ for the originals' own tools and leaderboards:
   turns, each the list of its steps (a turn ends with a step that makes no call, as in BFCL's
   inference loop). Next to them, ``score/<model>/BFCL_v4_<category>_score.json`` (BFCL's
   score files: the accuracy line, then each failed entry) and ``score/<model>/data_overall.json``:
-  the leaderboard's columns computed as ``bfcl evaluate`` computes them (Overall: 10% Non-Live,
-  10% Live, 10% Irrelevance, 30% Multi-Turn, 40% Agentic, a category not run counting 0).
+  the leaderboard's columns (:mod:`toolgym.envs.bfcl.leaderboard`, computed as ``bfcl evaluate``
+  computes them; "N/A" where BFCL shows it).
   Memory categories are not exported (their results hold the prerequisite conversations too).
 
 Only official tasks are exported: the originals' tools grade against their own task files.
@@ -44,28 +44,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from toolgym.envs.bfcl.leaderboard import category_counts, leaderboard_columns
 from toolgym.eval.rescore import FORMAT_ENVS, FORMATS, TAU2_COMPONENTS, call_arguments
+from toolgym.eval.summary import bfcl_summary
 from toolgym.eval.runner import read_results
 from toolgym.registry import make_env
 
 #: The BFCL model whose handler decodes the exported results when none is named: an OpenAI
 #: function-calling entry (BFCL needs a name it knows; the folder may be renamed for a submission).
 BFCL_DEFAULT_MODEL = "gpt-4.1-2025-04-14-FC"
-#: BFCL's leaderboard columns: (title, how, members), members categories or earlier columns.
-BFCL_COLUMNS = (
-    ("Simple AST (non-live)", "unweighted", ("simple_python", "simple_java", "simple_javascript")),
-    ("Non-Live", "unweighted", ("Simple AST (non-live)", "multiple", "parallel", "parallel_multiple")),
-    ("Live", "weighted", ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple")),
-    ("Irrelevance", "unweighted", ("irrelevance", "live_irrelevance")),
-    ("Relevance", "unweighted", ("live_relevance",)),
-    ("Multi-Turn", "unweighted", ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-                                  "multi_turn_long_context")),
-    ("Web Search", "unweighted", ("web_search_base", "web_search_no_snippet")),
-    ("Memory", "unweighted", ("memory_kv", "memory_vector", "memory_rec_sum")),
-    ("Agentic", "unweighted", ("Web Search", "Memory")),
-)
-#: The Overall column's weights (eval_runner_helper.generate_leaderboard_csv).
-BFCL_OVERALL_WEIGHTS = {"Non-Live": 10, "Live": 10, "Irrelevance": 10, "Multi-Turn": 30, "Agentic": 40}
 BFCL_MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 
 
@@ -359,32 +346,6 @@ def bfcl_result(record: dict, function_calling: bool, task: Any = None) -> Any:
     return turns
 
 
-def _accuracy(correct: int, total: int) -> dict:
-    return {"accuracy": correct / total if total else 0.0, "correct_count": correct, "total_count": total}
-
-
-def bfcl_leaderboard(categories: dict[str, dict]) -> dict[str, Any]:
-    """BFCL's leaderboard columns from per-category ``{"accuracy", "total_count"}``: each column
-    as ``bfcl evaluate`` computes it (weighted or unweighted over its members, a member not run
-    counting 0 and making the column ``"N/A"`` where BFCL shows N/A), then Overall."""
-    known: dict[str, dict] = {name: {**value, "display": value["accuracy"]} for name, value in categories.items()}
-    missing = {"accuracy": 0.0, "total_count": 0, "display": "N/A"}
-    for title, how, members in BFCL_COLUMNS:
-        parts = [known.get(member, missing) for member in members]
-        total = sum(p["total_count"] for p in parts)
-        if how == "weighted":
-            accuracy = sum(p["accuracy"] * p["total_count"] for p in parts) / total if total else 0.0
-        else:
-            accuracy = sum(p["accuracy"] for p in parts) / len(parts)
-        shown = "N/A" if any(p["display"] == "N/A" for p in parts) else accuracy
-        known[title] = {"accuracy": accuracy, "total_count": total, "display": shown}
-    weight = sum(BFCL_OVERALL_WEIGHTS.values())
-    overall = sum(known[title]["accuracy"] * w for title, w in BFCL_OVERALL_WEIGHTS.items()) / weight
-    columns = {"Overall": overall}
-    columns.update({title: known[title]["display"] for title, _, _ in BFCL_COLUMNS})
-    return columns
-
-
 def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | None) -> str:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", model):
         raise ValueError(f"--bfcl-model {model!r}: not a BFCL model name")
@@ -400,7 +361,8 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | 
         env = make_env("BFCL-v0", {"tasks": "official", "category": exported, **({"data_dir": data_dir} if data_dir
                                                                                    else {})})
         tasks = env.unwrapped.task_records()
-    scores: dict[str, dict] = {}
+    counts = category_counts(records)
+    written = []
     for category, entries in by_category.items():
         if category in left_out:
             continue
@@ -410,26 +372,22 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | 
         result_file = out / "result" / folder / group / f"BFCL_v4_{category}_result.json"
         result_file.parent.mkdir(parents=True, exist_ok=True)
         result_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        correct = sum(1 for r in entries if (r.get("metrics") or {}).get("success"))
-        scores[category] = _accuracy(correct, len(entries))
+        correct, total = counts[category]
         failed = [{"id": r["task_id"], "model_name": folder, "test_category": category, "valid": False,
                    "error_type": (r.get("metrics") or {}).get("error_type") or (r.get("metrics") or {}).get("check")
-                   or r.get("error")} for r in entries if not (r.get("metrics") or {}).get("success")]
+                   or r.get("error")} for r in entries if not (r.get("metrics") or {}).get("success") or r.get("error")]
         score_file = out / "score" / folder / group / f"BFCL_v4_{category}_score.json"
         score_file.parent.mkdir(parents=True, exist_ok=True)
-        score_file.write_text("".join(json.dumps(line) + "\n" for line in [scores[category], *failed]),
-                              encoding="utf-8")
-    board = bfcl_leaderboard(scores)
-    _write_json(out / "score" / folder / "data_overall.json", {"model": model, "categories": scores,
-                                                                 "leaderboard": board})
+        summary = {"accuracy": correct / total, "correct_count": correct, "total_count": total}
+        score_file.write_text("".join(json.dumps(line) + "\n" for line in [summary, *failed]), encoding="utf-8")
+        written.append(category)
+    board = leaderboard_columns({c: counts[c] for c in written})
+    _write_json(out / "score" / folder / "data_overall.json", {
+        "model": model, "categories": {c: {"accuracy": counts[c][0] / counts[c][1], "correct_count": counts[c][0],
+                                         "total_count": counts[c][1]} for c in written},
+        "leaderboard": {name: "N/A" if score.shown is None else score.accuracy for name, score in board.items()}})
     note = f"; not exported: {', '.join(left_out)}" if left_out else ""
-    return "\n".join([f"{out}: BFCL result files of {len(scores)} categor{'y' if len(scores) == 1 else 'ies'} for "
-                      f"model {model} (score with: bfcl evaluate --model {model} --result-dir {out / 'result'}){note}",
-                      *format_bfcl_leaderboard(board)])
-
-
-def format_bfcl_leaderboard(board: dict[str, Any]) -> list[str]:
-    """The leaderboard's columns (:func:`bfcl_leaderboard`) as a one-row table, in percent."""
-    from toolgym.eval.tables import text_table
-
-    return text_table(list(board), [[f"{100 * v:.2f}" if isinstance(v, float) else str(v) for v in board.values()]])
+    return "\n".join([f"{out}: BFCL result files of {len(written)} categor{'y' if len(written) == 1 else 'ies'} for "
+                      f"model {model} (score with: BFCL_PROJECT_ROOT={out} bfcl evaluate --model {model} --test-category "
+                      f"{','.join(written)}; then toolgym rescore {out} --format bfcl compares){note}",
+                      *bfcl_summary([r for r in records if r.get("split") in written])])
