@@ -288,11 +288,9 @@ class Tau2Env(ToolEnv):
                 raise ValueError(f"{self.env_id}: reset option 'task' must be a τ² task record (an object with "
                                  f"'id' and 'user_scenario')")
             self.task_id, self.task = str(task.get("id")), copy.deepcopy(dict(task))
-            self._gold_key = "given:" + json.dumps(self.task, sort_keys=True, default=str)
         else:
             self.task_id = self._choose_task(options)
             self.task = self.task_data.tasks[self.task_id]
-            self._gold_key = self.task_id
         start_task(self.world, self.task_data.initial_state, self.task)
         self._errors = 0
         self._done = False
@@ -489,16 +487,24 @@ class Tau2Env(ToolEnv):
         The gold run happens on the env's own world, after the episode's final hash has been
         taken (``_end`` compares first): the episode is over, so nothing reads the world again.
         """
-        if self._gold_key not in self._gold_hashes:
+        key = self._gold_key()
+        if key not in self._gold_hashes:
             final = self.world.snapshot()
             start_task(self.world, self.task_data.initial_state, self.task)
             for action in (self.task.get("evaluation_criteria") or {}).get("actions") or ():
                 # τ²-bench runs the ground truth without syncing between its actions
                 call_tool(self.world, action.get("requestor", "assistant"), action["name"],
                           action.get("arguments") or {}, sync=False)
-            self._gold_hashes[self._gold_key] = self.world.state_hash()
+            self._gold_hashes[key] = self.world.state_hash()
             self.world.restore(final)
-        return self._gold_hashes[self._gold_key]
+        return self._gold_hashes[key]
+
+    def _gold_key(self) -> str:
+        """The gold hash's cache key: the task's id, or for a task given whole (reset option
+        ``task``), which may differ from the set's task of its id, the record itself."""
+        if self.task_data.tasks.get(self.task_id) is self.task:
+            return self.task_id
+        return "given:" + json.dumps(self.task, sort_keys=True, default=str)
 
     def _run_assertion(self, assertion: dict) -> bool:
         try:
