@@ -102,13 +102,15 @@ def test_a_bfcl_export_is_bfcls_layout_in_both_modes(official_data, tmp_path):
         records += kept
     out = tmp_path / "bfcl"
     message = export_records(records, "bfcl", out)
-    assert message.splitlines()[0].startswith(f"{out}: BFCL result files of 3 categories for model "
-                                              f"gpt-4.1-2025-04-14-FC (score with: BFCL_PROJECT_ROOT={out} bfcl evaluate")
+    assert message.splitlines()[0].startswith(
+        f"{out}: BFCL result files of 3 categories for model gpt-4.1-2025-04-14-FC (score with: "
+        f"BFCL_PROJECT_ROOT={out} bfcl evaluate")
     result = out / "result" / "gpt-4.1-2025-04-14-FC"
     single = [json.loads(line) for line in (result / "non_live" / "BFCL_v4_simple_python_result.json").open()]
     assert single[0] == {"id": "simple_python_0", "result": [
         {"calculate_triangle_area": '{"base": 10, "height": 5, "unit": "units"}'}]}
-    (multi,) = [json.loads(line) for line in (result / "multi_turn" / "BFCL_v4_multi_turn_miss_func_result.json").open()]
+    multi_file = result / "multi_turn" / "BFCL_v4_multi_turn_miss_func_result.json"
+    (multi,) = [json.loads(line) for line in multi_file.open()]
     turns = multi["result"]
     assert len(turns) == 5 and all(turn[-1] == "" for turn in turns)  # each turn ends with an answer of no call
     assert turns[0][0][0] == {"cd": '{"folder": "document"}'}

@@ -197,8 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     rs = _subparser(sub, "rescore", "replay the runs of a τ-bench or τ²-bench results file (the original harness's "
                                     "trajectories) through toolgym's env and compare each run's reward with the "
                                     "recorded one; pass^k per domain from both")
-    rs.add_argument("file", metavar="FILE", help="a results file written by τ-bench (run.py) or τ²-bench (tau2 run), "
-                                                 "or a folder of BFCL's result/ and score/ files (or toolgym export's)")
+    rs.add_argument("file", metavar="FILE",
+                    help="a results file written by τ-bench (run.py) or τ²-bench (tau2 run), or a folder of BFCL's "
+                         "result/ and score/ files (or toolgym export's)")
     rs.add_argument("--format", required=True, choices=["tau-bench", "tau2", "bfcl"], dest="file_format",
                     help="tau-bench: a JSON list of {task_id, trial, reward, info, traj}, replayed in TauBench-v0; "
                          "tau2: τ²'s results JSON with simulations[], replayed in Tau2-v0; bfcl: a folder with "
@@ -215,8 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
-    ex = _subparser(sub, "export", "write a toolgym results file (eval --out) as the original harness's results: "
-                                   "τ²-bench's results JSON, τ-bench's results list or BFCL's result and score files")
+    ex = _subparser(sub, "export", "write a toolgym results file (eval --out) as the original harness's "
+                                   "results: τ²-bench's results JSON, τ-bench's results list or BFCL's result and "
+                                   "score files")
     ex.add_argument("file", metavar="RUN.jsonl", help="a results file written by toolgym eval --out")
     ex.add_argument("--format", required=True, choices=["tau2", "tau-bench", "bfcl"], dest="file_format",
                     help="tau2: for tau2 view / evaluate-trajs (Tau2-v0 runs); tau-bench: v1's results list "

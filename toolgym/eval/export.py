@@ -387,7 +387,8 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | 
                                          "total_count": counts[c][1]} for c in written},
         "leaderboard": {name: "N/A" if score.shown is None else score.accuracy for name, score in board.items()}})
     note = f"; not exported: {', '.join(left_out)}" if left_out else ""
+    score_with = (f"BFCL_PROJECT_ROOT={out} bfcl evaluate --model {model} --test-category {','.join(written)}; "
+                  f"then toolgym rescore {out} --format bfcl compares")
     return "\n".join([f"{out}: BFCL result files of {len(written)} categor{'y' if len(written) == 1 else 'ies'} for "
-                      f"model {model} (score with: BFCL_PROJECT_ROOT={out} bfcl evaluate --model {model} --test-category "
-                      f"{','.join(written)}; then toolgym rescore {out} --format bfcl compares){note}",
+                      f"model {model} (score with: {score_with}){note}",
                       *bfcl_summary([r for r in records if r.get("split") in written])])

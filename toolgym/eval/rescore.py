@@ -375,7 +375,7 @@ def _recorded_actions(reward_info: Mapping) -> list | None:
     return [(a["name"], a.get("arguments") or {}) for a in actions]
 
 
-def task_actions(task: Mapping | None) -> list | None:
+def task_actions(task: Mapping | None) -> list:
     """A τ² task's ground-truth actions as ``(name, arguments)``."""
     criteria = (task or {}).get("evaluation_criteria") if isinstance(task, Mapping) else None
     actions = (criteria or {}).get("actions") if isinstance(criteria, Mapping) else None
@@ -393,9 +393,9 @@ def grading_task(run: RecordedRun, today: Mapping[str, dict], fresh_tasks: bool 
     file's when it has it, else today's one task with those actions.
     """
     own, held = today.get(run.task_id), run.file_task
-    first, second = ((own, "today's"), (held, "the file's")) if fresh_tasks else ((held, "the file's"), (own, "today's"))
-    candidates = [(task, source) for task, source in (first, second) if task is not None]
-    if run.recorded_actions is None or any(task_actions(t) == run.recorded_actions for t, _ in candidates[:1]):
+    order = ((own, "today's"), (held, "the file's")) if fresh_tasks else ((held, "the file's"), (own, "today's"))
+    candidates = [(task, source) for task, source in order if task is not None]
+    if run.recorded_actions is None or (candidates and task_actions(candidates[0][0]) == run.recorded_actions):
         return candidates[0] if candidates else (None, "none")
     for task, source in candidates[1:]:
         if task_actions(task) == run.recorded_actions:
@@ -742,7 +742,7 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
         if run.env_id == FORMAT_ENVS["tau2"]:
             task, graded_against = grading_task(run, env.unwrapped.task_data.tasks, fresh_tasks)
             if task is not None:
-                run.reset_options = {"task": task}
+                run.reset_options = {"task_record": task}
             record["graded_against"] = graded_against
         if not run.steps and run.env_id != FORMAT_ENVS["tau2"]:
             record.update(metrics=None, error="the run has no action of the agent to replay")

@@ -103,8 +103,8 @@ class Tau2Env(ToolEnv):
     v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
     schema), with the task's ``initial_state`` applied: its
     initialization data merged, its initialization functions run (telecom: the phone's faults),
-    and the tool calls of its message history replayed. ``reset(options={"task": record})`` plays a
-    task record given whole, in τ²'s format, instead of one of the set's (whatever its split):
+    and the tool calls of its message history replayed. ``reset(options={"task_record": record})``
+    plays a task record given whole, in τ²'s format, instead of one of the set's (whatever its split):
     ``rescore`` grades a results file's runs against the tasks the file holds, as τ²'s
     ``evaluate-trajs`` does.
 
@@ -282,11 +282,11 @@ class Tau2Env(ToolEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         options = dict(options) if isinstance(options, Mapping) else options
-        task = options.pop("task", None) if isinstance(options, Mapping) else None
+        task = options.pop("task_record", None) if isinstance(options, Mapping) else None
         if task is not None:  # a task record of τ²'s format given whole (rescore: the one a results file holds)
             if not isinstance(task, Mapping) or not isinstance(task.get("user_scenario"), Mapping):
-                raise ValueError(f"{self.env_id}: reset option 'task' must be a τ² task record (an object with "
-                                 f"'id' and 'user_scenario')")
+                raise ValueError(f"{self.env_id}: reset option 'task_record' must be a τ² task record (an object "
+                                 f"with 'id' and 'user_scenario')")
             self.task_id, self.task = str(task.get("id")), copy.deepcopy(dict(task))
         else:
             self.task_id = self._choose_task(options)
@@ -501,7 +501,7 @@ class Tau2Env(ToolEnv):
 
     def _gold_key(self) -> str:
         """The gold hash's cache key: the task's id, or for a task given whole (reset option
-        ``task``), which may differ from the set's task of its id, the record itself."""
+        ``task_record``), which may differ from the set's task of its id, the record itself."""
         if self.task_data.tasks.get(self.task_id) is self.task:
             return self.task_id
         return "given:" + json.dumps(self.task, sort_keys=True, default=str)
