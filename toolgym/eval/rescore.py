@@ -43,10 +43,10 @@ JSON); each text message is one step, which the replay user answers with the use
 recorded turns (its own tool calls included, dual control). The env is given as many steps
 as the run has, so a run that ended without a stop (τ²'s ``max_steps``, ``too_many_errors``)
 ends by truncation there and scores 0, as in the original; a run whose user stopped before the
-agent acted ends with one stop of the agent's (:data:`AGENT_STOP`) and is scored. A message with both text and tool
-calls is replayed as its tool calls: τ-bench ignores such text; τ²'s COMMUNICATE check reads it,
-and Tau2-v0 takes text or calls in one step, so such a τ² run may differ there (the table names
-the component).
+agent acted ends with one stop of the agent's (:data:`AGENT_STOP`) and is scored. A message with
+both text and tool calls is replayed as its tool calls: τ-bench ignores such text; τ²'s COMMUNICATE
+check reads it, and Tau2-v0 takes text or calls in one step, so such a τ² run may differ there
+(the table names the component).
 
 A results file is data: it chooses no code (the env id comes from ``--format``, the domain
 must be one the env has, the user is always the replay user), its size is bounded
@@ -370,7 +370,7 @@ def _recorded_actions(reward_info: Mapping) -> list | None:
     if not isinstance(checks, list) or not checks:
         return None
     actions = [check.get("action") for check in checks if isinstance(check, Mapping)]
-    if not all(isinstance(a, Mapping) and isinstance(a.get("name"), str) for a in actions) or not actions:
+    if not actions or not all(isinstance(a, Mapping) and isinstance(a.get("name"), str) for a in actions):
         return None
     return [(a["name"], a.get("arguments") or {}) for a in actions]
 
