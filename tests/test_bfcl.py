@@ -171,6 +171,9 @@ class FakeEpisode:
     def user_messages(self):
         return self.task.turns[self.turn]
 
+    def start_step(self):
+        pass
+
     def execute(self, name, arguments):
         self.calls.append((name, arguments))
         return f"{name} ran" if name == "cd" else f"Error during execution: no function {name}"

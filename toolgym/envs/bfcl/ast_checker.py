@@ -161,10 +161,10 @@ def _js_literal(text: str) -> Any:
 
 
 def _js_array(code: str, items: str | None) -> Any:
-    nested = re.match(r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)", code)
-    if nested:
+    nested = _js_2d_array_end(code)
+    if nested is not None:
         rows = []
-        for index, inner in enumerate(re.findall(r"\[(.*?)\]", nested.group(0))):
+        for index, inner in enumerate(re.findall(r"\[(.*?)\]", code[:nested])):
             inner = inner.strip()
             if index == 0 and inner.startswith("["):
                 inner = inner[1:]
@@ -181,6 +181,54 @@ def _js_array(code: str, items: str | None) -> Any:
         return [js_value(p, items, "String" if p.startswith(("'", '"')) else None) for p in parts]
     except (ValueError, IndexError):
         return code
+
+
+_NEW_ARRAY = re.compile(r"new\s+Array\(\s*\[")
+
+
+def _js_2d_array_end(code: str) -> int | None:
+    """Where BFCL's 2-D array pattern's match at the start of ``code`` ends, or None.
+
+    BFCL matches ``\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]`` or the same inside ``new Array(...)``;
+    Python's backtracking takes exponential time on ``[[1],[1],...`` with that nested quantifier.
+    This finds the very match backtracking finds (the first in its order of trying: each lazy
+    ``.*?`` at its nearest ``]`` that lets the rest match, the greedy group repeated as often as
+    it can) in one pass from the right end to the left: ``row_end[p]`` is where the match ends
+    when a row's text starts at ``p``, ``after_row[p]`` where it ends when a row's ``]`` was
+    passed just before ``p``, and ``text[p]`` the first character at or after ``p`` that is not
+    a space (``\\s*`` before a bracket or comma takes every space).
+    """
+    size = len(code)
+    if code.startswith("["):
+        start, close = size - len(code[1:].lstrip()), "]"
+        if not code.startswith("[", start):
+            return None
+    else:
+        opening = _NEW_ARRAY.match(code)
+        if opening is None:
+            return None
+        start, close = opening.end() - 1, ")"
+    text = [size] * (size + 2)
+    row_end: list[int | None] = [None] * (size + 2)
+    after_row: list[int | None] = [None] * (size + 2)
+    for position in range(size - 1, start, -1):
+        text[position] = text[position + 1] if code[position].isspace() else position
+        gap = text[position]
+        ending = None
+        if gap < size and code[gap] == ",":  # another row first: the group is greedy
+            row = text[gap + 1]
+            if row < size and code[row] == "[":
+                ending = row_end[row + 1]
+        if ending is None and gap < size and code[gap] == close:
+            ending = gap + 1
+        after_row[position] = ending
+        if code[position] == "\n":  # ``.`` never takes a newline
+            row_end[position] = None
+        elif code[position] == "]" and after_row[position + 1] is not None:
+            row_end[position] = after_row[position + 1]
+        else:
+            row_end[position] = row_end[position + 1]
+    return row_end[start + 1]
 
 
 def _js_dict(code: str) -> Any:

@@ -471,6 +471,7 @@ class BFCLEnv(ToolEnv):
                                "tool_calls": [{"type": "function", "function": {"name": n, "arguments":
                                               json.dumps(a, default=str)}} for n, a in calls]})
         results = []
+        self.episode.start_step()
         for name, arguments in calls:
             output = self.episode.execute(name, arguments)
             results.append(output)
