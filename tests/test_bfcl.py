@@ -354,3 +354,38 @@ def test_multi_turn_episodes_run_through_the_real_worlds(official_data):
     while "metrics" not in info:
         *_, info = env.step("Done.")
     assert info["metrics"]["success"] == 0 and info["metrics"]["check"]
+
+
+def test_a_javascript_array_value_is_read_in_linear_time_with_bfcls_verdicts():
+    """BFCL's 2-D array pattern backtracks exponentially: 30 unclosed rows took over 40 s."""
+    import time
+
+    from toolgym.envs.bfcl.ast_checker import js_value
+
+    start = time.process_time()
+    unclosed = "[" + ",".join(["[1]"] * 300)  # no final bracket: not 2-D; the 1-D pattern takes "[1"
+    assert js_value(unclosed, "array") == ["[1"]
+    assert js_value(" [ [1, 'a'],[2]\t, [3] ]", "array") == [[1, "a"], [2], [3]]
+    assert js_value("new Array([1, 2], [3, 4])", "array", "array") == [[1, 2], [3, 4]]
+    # What BFCL's js_type_converter gives (run on these): a row's text never crosses a line
+    assert js_value("[[1], x], [2]]", "array") == [[1], [2]]
+    assert js_value("[[1],\n[2]]", "array") == js_value("[[1]\n,[2]]", "array") == [[1], [2]]
+    assert js_value("[[1\n],[2]]", "array") == "[[1\n],[2]]"
+    assert time.process_time() - start < 2
+
+
+def test_the_linear_array_reader_ends_where_bfcls_pattern_ends_on_short_texts():
+    """BFCL's pattern, run only on texts short enough for its backtracking."""
+    import random
+    import re
+
+    from toolgym.envs.bfcl.ast_checker import _js_2d_array_end
+
+    bfcl_2d = re.compile(r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)")
+    rng = random.Random(46)
+    pieces = ["[", "]", ",", " ", "\n", "\t", "\u00a0", "1", "a", "(", ")", "new Array("]
+    for _ in range(20_000):
+        text = rng.choice(["[[", "[ [", "new Array([", "new  Array( [", ""]) + \
+            "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        match = bfcl_2d.match(text)
+        assert _js_2d_array_end(text) == (match.end() if match else None), text

@@ -76,6 +76,11 @@ MAX_WORK_PER_STEP = 50_000
 MAX_WORK_PER_TURN = 200_000
 
 
+def budget_refusal(reason: str) -> str:
+    """The result of a call refused by the step's or the turn's budget (:data:`MAX_CALLS_PER_STEP`...)."""
+    return f"Error during execution: the call did not run: {reason} is over toolgym's budget"
+
+
 @dataclass(frozen=True)
 class MultiTurnTask:
     id: str
@@ -192,7 +197,7 @@ class MultiTurnEpisode:
             raise RuntimeError("the episode has ended")
         refused = charge((self._step_budget, self._turn_budget), call_work(self._model, name, arguments))
         if refused is not None:
-            result = f"Error during execution: the call did not run: {refused} is over toolgym's budget"
+            result = budget_refusal(refused)
         else:
             result = run_call(self._model, name, arguments, rollback=self.scoring == "paper")
         self._turn_results.append(result)

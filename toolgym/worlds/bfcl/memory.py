@@ -41,6 +41,13 @@ MAX_ENTRIES = {"core": 7, "archival": 50}
 MAX_ENTRY_CHARS = {"core": 300, "archival": 2000}
 #: The recursive summary's limit in characters.
 MAX_SUMMARY_CHARS = 10_000
+#: The most characters ``memory_replace`` may leave in the summary. BFCL checks only the
+#: replacement's length, so replacing ``''`` (found between every two characters) multiplies the
+#: memory: one call on a full memory would make 100 million characters. toolgym refuses a
+#: replacement past this many instead (BFCL's results stay the same below it).
+MAX_REPLACED_SUMMARY_CHARS = 100_000
+#: Embeddings :meth:`MemoryWorld.similarities` keeps (a cache: every query text would stay otherwise).
+MAX_CACHED_EMBEDDINGS = 256
 _SNAKE_CASE = re.compile(r"^[a-z]+(_[a-z0-9]+)*$")
 
 
@@ -486,6 +493,10 @@ class SummaryMemoryTools(Toolkit):
         if len(new_text) > MAX_SUMMARY_CHARS:
             return {"error": f"Entry will be too long after replacing. Please shorten the entry to less than "
                              f"{MAX_SUMMARY_CHARS} characters."}
+        length = len(summary.text) + summary.text.count(old_text) * (len(new_text) - len(old_text))
+        if length > MAX_REPLACED_SUMMARY_CHARS:
+            return {"error": f"Memory will be too long after replacing ({length} characters). toolgym keeps "
+                             f"the memory under {MAX_REPLACED_SUMMARY_CHARS} characters."}
         summary.text = summary.text.replace(old_text, new_text)
         return {"status": "Memory updated."}
 
@@ -562,15 +573,22 @@ class MemoryWorld(World):
         """Cosine similarity of ``query`` to each text (inner products of unit embeddings, float32)."""
         if self._encoder is None:
             raise ToolError("this world has no sentence encoder; similarity search is unavailable")
-        for text in dict.fromkeys([query, *texts]):
-            if text not in self._embeddings:
+        wanted = dict.fromkeys([query, *texts])
+        for text in wanted:
+            if text in self._embeddings:  # recently used: kept longest
+                self._embeddings[text] = self._embeddings.pop(text)
+            else:
                 # one text per call, as BFCL embeds each entry when it is added: a batch pads its
                 # texts to one length, which moves the embeddings in the 7th decimal
                 self._embeddings[text] = np.asarray(self._encoder([text]), dtype=np.float32)[0]
         # In float64, so that equal texts score exactly alike (a float32 product's last bits depend
         # on the row's place in the matrix) and ties fall to the index order.
         matrix = np.stack([self._embeddings[t] for t in texts]).astype(np.float64)
-        return (matrix @ self._embeddings[query].astype(np.float64)).astype(np.float32)
+        scores = (matrix @ self._embeddings[query].astype(np.float64)).astype(np.float32)
+        for text in list(self._embeddings)[:max(0, len(self._embeddings) - MAX_CACHED_EMBEDDINGS)]:
+            if text not in wanted:
+                del self._embeddings[text]
+        return scores
 
     # -- what BFCL shows and saves ----------------------------------------------------------
     def context(self) -> str:
