@@ -48,7 +48,14 @@ MAX_SUMMARY_CHARS = 10_000
 MAX_REPLACED_SUMMARY_CHARS = 100_000
 #: Embeddings :meth:`MemoryWorld.similarities` keeps (a cache: every query text would stay otherwise).
 MAX_CACHED_EMBEDDINGS = 256
-_SNAKE_CASE = re.compile(r"^[a-z]+(_[a-z0-9]+)*$")
+_FIRST_WORD = re.compile(r"[a-z]+")
+_LATER_WORD = re.compile(r"[a-z0-9]+")
+
+
+def is_snake_case(key: str) -> bool:
+    """BFCL's ``^[a-z]+(_[a-z0-9]+)*$`` (its ``$`` also before a final newline), read word by word."""
+    words = key.removesuffix("\n").split("_")
+    return bool(_FIRST_WORD.fullmatch(words[0])) and all(_LATER_WORD.fullmatch(word) for word in words[1:])
 
 
 class Base(DeclarativeBase):
@@ -107,7 +114,7 @@ class KeyValueMemoryTools(Toolkit):
         if len(value) > MAX_ENTRY_CHARS[tier]:
             return {"error": f"Entry is too long. Please shorten the entry to less than "
                              f"{MAX_ENTRY_CHARS[tier]} characters."}
-        if not _SNAKE_CASE.match(key):
+        if not is_snake_case(key):
             return {"error": "Key must be in snake_case format and cannot contain spaces."}
         if self._entry(tier, key) is not None:
             return {"error": "Key name must be unique."}
