@@ -389,3 +389,25 @@ def test_the_linear_array_reader_ends_where_bfcls_pattern_ends_on_short_texts():
             "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         match = bfcl_2d.match(text)
         assert _js_2d_array_end(text) == (match.end() if match else None), text
+
+
+def test_a_java_hashmap_value_is_read_in_linear_time_with_bfcls_body():
+    """BFCL's HashMap pattern has five optional-space quantifiers in a row: ``{`` and 980 spaces
+    (within the 1,000 characters a value may have) ran for minutes."""
+    import random
+    import re
+    import time
+
+    from toolgym.envs.bfcl.ast_checker import _java_hashmap_body, java_value
+
+    start = time.process_time()
+    assert java_value("new HashMap<>() {" + " " * 980, "HashMap") == {}
+    assert java_value('new HashMap<String, Integer>() {{ put("a", 1); put("b", 2L); }}', "HashMap") == {"a": 1, "b": 2}
+    assert time.process_time() - start < 2
+    bfcl_hashmap = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.S)
+    rng = random.Random(46)
+    pieces = ["new HashMap<", "new  HashMap<", ">", "<", "()", "(", ")", "{", "}", " ", "\n", "\u00a0", 'put("a", 1)', "x"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        match = bfcl_hashmap.search(text)
+        assert _java_hashmap_body(text) == (match.group(1) if match else None), text

@@ -28,9 +28,10 @@ JAVA_TYPES = {"byte": int, "short": int, "integer": int, "float": float, "double
 JS_TYPES = {"String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool, "dict": dict,
             "array": list, "any": str}
 NESTED_SOURCE_TYPES = ("Array", "ArrayList", "array")
-#: The longest Java or JavaScript value converted: BFCL's patterns (kept for agreement) take time
-#: quadratic in the text on adversarial input; a longer value stays text (the longest official one
-#: is a few hundred characters). Java and JavaScript appear only in single-call categories and only
+#: The longest Java or JavaScript value converted: BFCL's patterns (kept for agreement, except the
+#: JavaScript 2-D array and Java HashMap ones, exponential and quartic, which are read by linear
+#: code here) take time up to cubic in the text on adversarial input (0.4 s for 1,000 characters of
+#: an ArrayList body); a longer value stays text (the longest official one is a few hundred characters). Java and JavaScript appear only in single-call categories and only
 #: parameters of the doc are converted, so an answer converts a handful of values at most.
 MAX_SOURCE_VALUE = 1_000
 
@@ -79,11 +80,42 @@ def java_value(text: str, java_type: str, items: str | None = None, compat: bool
             return [p[1:-1] if len(p) >= 2 and p[0] == p[-1] == '"' else p for p in parts]
         return [java_value(p, items, compat=compat) for p in parts]
     if java_type == "HashMap":
-        match = re.search(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", text, re.S)
-        if match:
-            return {k: _java_literal(v.strip()) for k, v in re.findall(r"put\(\"(.*?)\",\s*(.*?)\)", match.group(1))}
+        body = _java_hashmap_body(text)
+        if body is not None:
+            return {k: _java_literal(v.strip()) for k, v in re.findall(r"put\(\"(.*?)\",\s*(.*?)\)", body)}
         return {} if re.search(r"new\s+HashMap<.*?>\s*\(\)", text) else text
     return text  # char, String, any and the types the released converter leaves unread
+
+
+_NEW_HASHMAP = re.compile(r"new\s+HashMap<")
+_HASHMAP_OPENING = re.compile(r"\s*\(\)\s*\{")
+
+
+def _java_hashmap_body(text: str) -> str | None:
+    """What BFCL's ``new\\s+HashMap<.*?>\\s*\\(\\)\\s*\\{\\s*\\{?\\s*(.*?)\\s*\\}?\\s*\\}`` (searched,
+    ``re.S``) captures, or None where it finds nothing.
+
+    Its five spaces-or-not quantifiers in a row take time of the fourth power of the text on a
+    run of spaces (a 1,000-character value ran for minutes); this reads what backtracking finds.
+    Only the first ``new HashMap<`` can match (a later one's candidates are among the first's);
+    its type ends at the first ``>`` followed by ``() {`` with a ``}`` after it; the body starts
+    after the spaces, an optional ``{`` and more spaces, and ends at the first ``}``, its trailing
+    spaces left out (the lazy group stops as soon as only spaces stand before a ``}``).
+    """
+    start = _NEW_HASHMAP.search(text)
+    if start is None:
+        return None
+    last_close = text.rfind("}")
+    close_type = text.find(">", start.end())
+    while close_type != -1:
+        opening = _HASHMAP_OPENING.match(text, close_type + 1)
+        if opening is not None and last_close >= opening.end():
+            body = len(text) - len(text[opening.end():].lstrip())
+            if text.startswith("{", body):
+                body = len(text) - len(text[body + 1:].lstrip())
+            return text[body:text.index("}", body)].rstrip()
+        close_type = text.find(">", close_type + 1)
+    return None
 
 
 def _java_arraylist(text: str, items: str | None, compat: bool) -> Any:
