@@ -41,7 +41,11 @@ Scoring ``paper`` against ``paper_compat`` (BFCL's released checker, multi_turn_
 7. Bounded work (both scorings): arguments nesting deeper than 32 levels, holding more than
    10,000 values, integers outside 64 bits or non-finite floats are refused before the call;
    MathAPI refuses precisions above 10,000 digits and integer powers too long to print (BFCL
-   computes them, however long that takes).
+   computes them, however long that takes). Sums are bounded too: a step's and a turn's calls
+   and work units (:data:`MAX_CALLS_PER_STEP` and the others; :meth:`MultiTurnEpisode.start_step`
+   starts a step), the world's bytes after a call (``MAX_WORLD_BYTES``, a call past it undone
+   under both scorings), and walks of the file tree run without recursion (see
+   :class:`toolgym.envs.bfcl.env.BFCLEnv`).
 
 ``success`` is 1 only when every turn passes; ``failing_turn`` and ``failing_check`` name the
 first failure (where BFCL's checker stops); later turns are still graded and counted in
