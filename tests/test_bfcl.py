@@ -411,3 +411,23 @@ def test_a_java_hashmap_value_is_read_in_linear_time_with_bfcls_body():
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
         match = bfcl_hashmap.search(text)
         assert _java_hashmap_body(text) == (match.group(1) if match else None), text
+
+
+def test_a_98_kb_step_of_2800_mkdir_cd_pairs_is_answered_and_the_turn_ends_without_error():
+    """The round-4 step: it raised RecursionError out of env.step at the turn's end."""
+    import time
+
+    from toolgym.envs.bfcl.env import BFCLEnv
+
+    env = BFCLEnv(category="multi_turn_base")
+    env.reset(options={"task_id": "builtin_multi_turn_files_0"})
+    action = "[" + ",".join("mkdir(dir_name='d'),cd(folder='d')" for _ in range(2800)) + "]"
+    assert 90_000 < len(action) < env.max_action_chars
+    start = time.process_time()
+    observation = env.step(action)[0].split("\n")
+    assert len(observation) == 5600 and observation[:2] == ["None", '{"current_working_directory": "d"}']
+    assert set(observation[200:]) == {
+        "Error during execution: the call did not run: more than 200 calls in one step is over toolgym's budget"}
+    _, _, terminated, truncated, info = env.step("done")  # the turn ends: graded, no exception
+    assert not truncated and (terminated or info["messages"][-1]["role"] == "user")
+    assert time.process_time() - start < 20
