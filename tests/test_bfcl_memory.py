@@ -345,3 +345,27 @@ def test_the_vector_worlds_embedding_cache_keeps_a_bounded_number_of_texts():
     for i in range(MAX_CACHED_EMBEDDINGS * 2):
         assert json.loads(world.execute("archival_memory_retrieve", {"query": f"query {i}"}))["result"][0]["id"] == 0
     assert len(world._embeddings) == MAX_CACHED_EMBEDDINGS and "kept" in world._embeddings
+
+
+def test_a_steps_memory_work_is_budgeted_by_the_characters_its_calls_read():
+    """57 keys of 87,000 characters make each key search take 0.2 s: 200 of them were 40 s a step."""
+    import time
+
+    from toolgym.envs.bfcl.multi_turn import MAX_WORK_PER_STEP
+
+    env = BFCLEnv(category="memory_kv")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    key = "_".join(f"w{i}" for i in range(14_000))  # 86,889 characters
+    for n in "abcdefghij":  # a step each (an action holds at most 100,000 characters)
+        add = {"name": "archival_memory_add", "arguments": {"key": f"{n}_{key}"[:86_000], "value": "v"}}
+        assert env.step([add])[0] == '{"status": "Key added."}'
+    assert env.episode.world.work("archival_memory_key_search", {"query": "w1", "k": 5}) == 1 + 860_002 // 100
+    start = time.process_time()
+    searches = env.step([{"name": "archival_memory_key_search", "arguments": {"query": "w1"}}] * 200)[0].split("\n")
+    ran = sum(s.startswith('{"ranked_results"') for s in searches)
+    assert ran == MAX_WORK_PER_STEP // 8_601 == 5 and searches[ran] == (
+        "Error during execution: the call did not run: more than 50000 work units in one step is over toolgym's budget")
+    assert time.process_time() - start < 20  # 5 searches of 0.04 s unloaded, 195 refused
+    vector = MemoryWorld("vector")
+    assert vector.work("core_memory_retrieve", {"query": "x" * 250}) == 1 + 2 + 1_000
+    assert vector.work("core_memory_retrieve_all", {}) == 1

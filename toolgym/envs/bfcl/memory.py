@@ -274,7 +274,7 @@ class MemoryEpisode:
         results = []
         self._step_budget.start()
         for name, arguments in calls:
-            refused = charge((self._step_budget, self._turn_budget))
+            refused = charge((self._step_budget, self._turn_budget), self.world.work(name, arguments))
             output = budget_refusal(refused) if refused is not None else self.world.execute(name, arguments)
             results.append(output)
             self._messages.append({"role": "tool", "name": name, "content": output})

@@ -46,6 +46,10 @@ MAX_SUMMARY_CHARS = 10_000
 #: memory: one call on a full memory would make 100 million characters. toolgym refuses a
 #: replacement past this many instead (BFCL's results stay the same below it).
 MAX_REPLACED_SUMMARY_CHARS = 100_000
+#: Work units of a call (:meth:`MemoryWorld.work`): one per this many characters it reads, and
+#: what embedding a query costs (a MiniLM forward pass, about 10 ms).
+CHARACTERS_PER_WORK_UNIT = 100
+EMBEDDING_WORK = 1_000
 #: Embeddings :meth:`MemoryWorld.similarities` keeps (a cache: every query text would stay otherwise).
 MAX_CACHED_EMBEDDINGS = 256
 _FIRST_WORD = re.compile(r"[a-z]+")
@@ -575,6 +579,20 @@ class MemoryWorld(World):
             except (TypeError, ValueError):
                 return str(value)
         return value if type(value) is str else str(value)
+
+    def work(self, name: str, arguments: Any) -> int:
+        """The work units of a call, for the budgets of a step and a turn: one per
+        :data:`CHARACTERS_PER_WORK_UNIT` characters it reads (its texts; a key search also every
+        key of its tier, which BM25 reads again at each search: 57 keys of 87,000 characters take
+        0.2 s), and :data:`EMBEDDING_WORK` for a similarity search."""
+        characters = sum(len(v) for v in arguments.values() if isinstance(v, str)) if isinstance(arguments, dict) else 0
+        name = name if isinstance(name, str) else ""
+        tier = name.split("_")[0]
+        if self.backend == "kv" and name.endswith("_key_search") and tier in TIERS:
+            characters += self.session.scalar(select(func.coalesce(func.sum(func.length(KeyValueEntry.key)), 0))
+                                              .where(KeyValueEntry.tier == tier))
+        units = 1 + characters // CHARACTERS_PER_WORK_UNIT
+        return units + EMBEDDING_WORK if self.backend == "vector" and name.endswith("_memory_retrieve") else units
 
     def similarities(self, query: str, texts: list[str]) -> np.ndarray:
         """Cosine similarity of ``query`` to each text (inner products of unit embeddings, float32)."""
