@@ -630,11 +630,15 @@ def test_a_steps_and_a_turns_calls_and_work_are_budgeted_and_refused_calls_never
         episode.start_step()
         ran.append(sum(not episode.execute("square_root", {"number": 2, "precision": 10_000}).startswith("Error")
                        for _ in range(2_000)))
-    assert ran == [5, 5, 5, 5, 0]
-    assert episode.execute("square_root", {"number": 2, "precision": 3}) == (
+    # Each costs 10,000 units and its 10,030-character result 100 more: 4 fit in a step's 50,000,
+    # 19 in a turn's 200,000
+    assert ran == [4, 4, 4, 4, 3]
+    episode.start_step()
+    assert episode.execute("square_root", {"number": 2, "precision": 10_000}) == (
         "Error during execution: the call did not run: more than 200000 work units in one turn is over "
         "toolgym's budget")
-    assert time.process_time() - start < 30  # 20 square roots run (0.03 s each unloaded), 9,980 refused
+    assert episode.execute("square_root", {"number": 2, "precision": 3}) == "{'result': Decimal('1.41')}"
+    assert time.process_time() - start < 30  # 19 square roots run (0.03 s each unloaded), 9,981 refused
     episode.end_turn()  # (the episode's one turn; a new turn's budget is fresh, as the step's above)
 
 
@@ -721,3 +725,17 @@ def test_copies_that_would_pass_the_worlds_byte_limit_are_undone_under_both_scor
         assert world.state_hash() == before and "late" not in episode.execute("ls", {})
         assert episode.execute("echo", {"content": "y" * 99_000, "file_name": "big"}) == "None"  # no growth: runs
         assert world.state_hash() != before
+
+
+def test_a_steps_results_are_budgeted_by_their_size():
+    """200 cat calls of a 99 KB file made a 20 MB observation; results cost a unit per 100 characters."""
+    task = _file_system_task(tree={"root": {"home": {"type": "directory", "contents": {
+        "big": {"type": "file", "content": "x" * 99_000}}}}})
+    episode = MultiTurnEpisode(task)
+    episode.start_step()
+    results = [episode.execute("cat", {"file_name": "big"}) for _ in range(200)]
+    shown = [r for r in results if r.startswith('{"file_content"')]
+    assert len(shown) == 51 == 1 + 50_000 // (1 + 99_020 // 100)  # the last one runs within the budget, then pays
+    assert results[51] == ("Error during execution: the call did not run: more than 50000 work units in one step "
+                           "is over toolgym's budget")
+    assert sum(map(len, results)) < 5_200_000

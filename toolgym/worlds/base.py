@@ -100,6 +100,10 @@ class WorkBudget:
         """A new span: nothing spent."""
         self.calls = self.work = 0
 
+    def spend(self, work: int) -> None:
+        """Count work known only once a call has run (the size of its result): later calls pay for it."""
+        self.work += work
+
 
 def charge(budgets: tuple[WorkBudget, ...], work: int = 1) -> str | None:
     """Count one call of ``work`` units against every budget, or none and say why it is refused."""

@@ -257,7 +257,9 @@ class BFCLEnv(ToolEnv):
       0.16 s). A memory entry's steps and turns (a prerequisite turn or the question) have the
       same budgets, a memory call's work being one unit per 100 characters it reads (its
       texts; a key search also every key of its tier, which BM25 reads again each time) and
-      1,000 for a similarity search's embedding. Refused: ``Error during execution: the call did not run: more than 200
+      1,000 for a similarity search's embedding. A call's result costs a unit per 100 of its
+      characters once it has run (later calls pay for it), so a step's observation stays
+      near 5 MB and a turn's results near 20 MB. Refused: ``Error during execution: the call did not run: more than 200
       calls in one step is over toolgym's budget``.
     - The world's size: a multi-turn call that would leave the world's database over 16 MiB
       (``MAX_WORLD_BYTES``; the largest official scenario is 147 KB) is undone under both

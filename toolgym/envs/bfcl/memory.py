@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.bfcl.multi_turn import (MAX_CALLS_PER_STEP, MAX_CALLS_PER_TURN, MAX_WORK_PER_STEP,
-                                          MAX_WORK_PER_TURN, MAXIMUM_STEP_LIMIT, budget_refusal)
+                                          MAX_WORK_PER_TURN, MAXIMUM_STEP_LIMIT, RESULT_CHARACTERS_PER_WORK_UNIT,
+                                          budget_refusal)
 from toolgym.envs.common.official import OfficialDataError, read_jsonl
 from toolgym.worlds.base import WorkBudget, charge
 from toolgym.worlds.bfcl.memory import BACKENDS, MemoryWorld, function_docs
@@ -275,7 +276,12 @@ class MemoryEpisode:
         self._step_budget.start()
         for name, arguments in calls:
             refused = charge((self._step_budget, self._turn_budget), self.world.work(name, arguments))
-            output = budget_refusal(refused) if refused is not None else self.world.execute(name, arguments)
+            if refused is not None:
+                output = budget_refusal(refused)
+            else:
+                output = self.world.execute(name, arguments)
+                for budget in (self._step_budget, self._turn_budget):
+                    budget.spend(len(output) // RESULT_CHARACTERS_PER_WORK_UNIT)
             results.append(output)
             self._messages.append({"role": "tool", "name": name, "content": output})
         self.calls += len(calls)

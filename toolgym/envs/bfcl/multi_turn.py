@@ -78,6 +78,10 @@ MAX_CALLS_PER_STEP = 200
 MAX_CALLS_PER_TURN = 1_000
 MAX_WORK_PER_STEP = 50_000
 MAX_WORK_PER_TURN = 200_000
+#: A result costs a work unit per this many characters, counted after its call: the results of a
+#: step are its observation and every result stays in the conversation (``cat`` of a 99 KB file
+#: 200 times would be 20 MB a step). A step's results then hold about 5 MB at most, a turn's 20 MB.
+RESULT_CHARACTERS_PER_WORK_UNIT = 100
 
 
 def budget_refusal(reason: str) -> str:
@@ -204,6 +208,8 @@ class MultiTurnEpisode:
             result = budget_refusal(refused)
         else:
             result = run_call(self._model, name, arguments, rollback=self.scoring == "paper")
+            for budget in (self._step_budget, self._turn_budget):
+                budget.spend(len(result) // RESULT_CHARACTERS_PER_WORK_UNIT)
         self._turn_results.append(result)
         self._all_results.append(result)
         return result
