@@ -739,3 +739,16 @@ def test_a_steps_results_are_budgeted_by_their_size():
     assert results[51] == ("Error during execution: the call did not run: more than 50000 work units in one step "
                            "is over toolgym's budget")
     assert sum(map(len, results)) < 5_200_000
+
+
+def test_folder_views_compare_as_bfcls_directories_by_names_and_contents():
+    from toolgym.worlds.bfcl.gorilla_file_system import FileView, FolderView
+
+    ours, theirs = FolderView("a", None), FolderView("a", None)
+    assert ours == theirs and ours != FileView("a", "") and ours != "a"
+    ours.contents["x"], theirs.contents["x"] = FileView("x", "1"), FolderView("x", theirs)
+    assert ours != theirs and theirs != ours  # a file against a folder of the same name
+    ours.contents["x"] = FolderView("x", None)  # the parent is not compared, as in BFCL
+    assert ours == theirs
+    theirs.contents["x"].contents["f"] = FileView("f", "")
+    assert ours != theirs

@@ -24,7 +24,6 @@ from toolgym.worlds.bfcl.models import Entry, File, Folder, dump, load
 from toolgym.worlds.bfcl.world import TableAPI
 
 INVALID_NAME_CHARACTERS = '|/\\?%*:"><'
-# The entries of the listing a folder shows (its ``listing`` and theirs hold the same JSON text).
 #: Entries one walk of the tree (``find``, ``du``) passes at most, and characters of the paths
 #: ``find`` returns: a folder copied into itself holds itself, so its walk never ends (BFCL's
 #: recursive walk stops there with RecursionError).
@@ -32,6 +31,7 @@ MAX_WALK_ENTRIES = 10_000
 MAX_FIND_CHARS = 1_000_000
 #: Characters of a folder's text (its repr), which is for reading, not grading.
 MAX_REPR_CHARS = 100_000
+# The entries of the listing a folder shows (its ``listing`` and theirs hold the same JSON text).
 LISTING_QUERY = ("SELECT e.position, e.name, e.folder, e.file FROM entries AS e "
                  "JOIN folders AS f ON e.listing = f.listing WHERE f.position = ?")
 
@@ -88,7 +88,7 @@ class FolderView:
         while pending:
             ours, theirs = pending.pop()
             if not isinstance(theirs, FolderView):
-                return ours == theirs  # FileView's __eq__, which never recurses
+                return False
             if (id(ours), id(theirs)) in seen:
                 continue
             seen.add((id(ours), id(theirs)))
