@@ -171,6 +171,9 @@ class FakeEpisode:
     def user_messages(self):
         return self.task.turns[self.turn]
 
+    def start_step(self):
+        pass
+
     def execute(self, name, arguments):
         self.calls.append((name, arguments))
         return f"{name} ran" if name == "cd" else f"Error during execution: no function {name}"
@@ -351,3 +354,80 @@ def test_multi_turn_episodes_run_through_the_real_worlds(official_data):
     while "metrics" not in info:
         *_, info = env.step("Done.")
     assert info["metrics"]["success"] == 0 and info["metrics"]["check"]
+
+
+def test_a_javascript_array_value_is_read_in_linear_time_with_bfcls_verdicts():
+    """BFCL's 2-D array pattern backtracks exponentially: 30 unclosed rows took over 40 s."""
+    import time
+
+    from toolgym.envs.bfcl.ast_checker import js_value
+
+    start = time.process_time()
+    unclosed = "[" + ",".join(["[1]"] * 300)  # no final bracket: not 2-D; the 1-D pattern takes "[1"
+    assert js_value(unclosed, "array") == ["[1"]
+    assert js_value(" [ [1, 'a'],[2]\t, [3] ]", "array") == [[1, "a"], [2], [3]]
+    assert js_value("new Array([1, 2], [3, 4])", "array", "array") == [[1, 2], [3, 4]]
+    # What BFCL's js_type_converter gives (run on these): a row's text never crosses a line
+    assert js_value("[[1], x], [2]]", "array") == [[1], [2]]
+    assert js_value("[[1],\n[2]]", "array") == js_value("[[1]\n,[2]]", "array") == [[1], [2]]
+    assert js_value("[[1\n],[2]]", "array") == "[[1\n],[2]]"
+    assert time.process_time() - start < 2
+
+
+def test_the_linear_array_reader_ends_where_bfcls_pattern_ends_on_short_texts():
+    """BFCL's pattern, run only on texts short enough for its backtracking."""
+    import random
+    import re
+
+    from toolgym.envs.bfcl.ast_checker import _js_2d_array_end
+
+    bfcl_2d = re.compile(r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)")
+    rng = random.Random(46)
+    pieces = ["[", "]", ",", " ", "\n", "\t", "\u00a0", "1", "a", "(", ")", "new Array("]
+    for _ in range(20_000):
+        text = rng.choice(["[[", "[ [", "new Array([", "new  Array( [", ""]) + \
+            "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        match = bfcl_2d.match(text)
+        assert _js_2d_array_end(text) == (match.end() if match else None), text
+
+
+def test_a_java_hashmap_value_is_read_in_linear_time_with_bfcls_body():
+    """BFCL's HashMap pattern has five optional-space quantifiers in a row: ``{`` and 980 spaces
+    (within the 1,000 characters a value may have) ran for minutes."""
+    import random
+    import re
+    import time
+
+    from toolgym.envs.bfcl.ast_checker import _java_hashmap_body, java_value
+
+    start = time.process_time()
+    assert java_value("new HashMap<>() {" + " " * 980, "HashMap") == {}
+    assert java_value('new HashMap<String, Integer>() {{ put("a", 1); put("b", 2L); }}', "HashMap") == {"a": 1, "b": 2}
+    assert time.process_time() - start < 2
+    bfcl_hashmap = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.S)
+    rng = random.Random(46)
+    pieces = ["new HashMap<", "new  HashMap<", ">", "<", "()", "(", ")", "{", "}", " ", "\n", "\u00a0", 'put("a", 1)', "x"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        match = bfcl_hashmap.search(text)
+        assert _java_hashmap_body(text) == (match.group(1) if match else None), text
+
+
+def test_a_98_kb_step_of_2800_mkdir_cd_pairs_is_answered_and_the_turn_ends_without_error():
+    """The round-4 step: it raised RecursionError out of env.step at the turn's end."""
+    import time
+
+    from toolgym.envs.bfcl.env import BFCLEnv
+
+    env = BFCLEnv(category="multi_turn_base")
+    env.reset(options={"task_id": "builtin_multi_turn_files_0"})
+    action = "[" + ",".join("mkdir(dir_name='d'),cd(folder='d')" for _ in range(2800)) + "]"
+    assert 90_000 < len(action) < env.max_action_chars
+    start = time.process_time()
+    observation = env.step(action)[0].split("\n")
+    assert len(observation) == 5600 and observation[:2] == ["None", '{"current_working_directory": "d"}']
+    assert set(observation[200:]) == {
+        "Error during execution: the call did not run: more than 200 calls in one step is over toolgym's budget"}
+    _, _, terminated, truncated, info = env.step("done")  # the turn ends: graded, no exception
+    assert not truncated and (terminated or info["messages"][-1]["role"] == "user")
+    assert time.process_time() - start < 20

@@ -300,3 +300,73 @@ def test_vector_ties_keep_the_entry_earlier_in_faiss_index_and_an_update_moves_i
     # listing keeps the store's order, where an update keeps its place
     listed = json.loads(world.execute("archival_memory_retrieve_all", {}))["result"]
     assert [r["id"] for r in listed] == [0, 1, 2]
+
+
+def test_replacing_the_empty_text_cannot_multiply_the_summary_past_its_bound():
+    """BFCL checks only the replacement's length: replacing '' in 20 KB made 100 million characters."""
+    import time
+
+    from toolgym.worlds.bfcl.memory import MAX_REPLACED_SUMMARY_CHARS
+
+    world = MemoryWorld("rec_sum")
+    world.execute("memory_update", {"text": "ab" * 5_000})
+    before = world.state_hash()
+    start = time.process_time()
+    assert world.execute("memory_replace", {"old_text": "", "new_text": "x" * 10_000}) == (
+        '{"error": "Memory will be too long after replacing (100020000 characters). toolgym keeps the memory '
+        'under 100000 characters."}')
+    assert time.process_time() - start < 1  # counted, not built
+    assert world.state_hash() == before
+    # Below the bound BFCL's own result: the memory may outgrow its 10,000 characters by a replacement
+    assert world.execute("memory_replace", {"old_text": "b", "new_text": "bcd"}) == '{"status": "Memory updated."}'
+    assert world.export()["memory"] == "abcd" * 5_000 and 20_000 < MAX_REPLACED_SUMMARY_CHARS
+
+
+def test_a_steps_calls_on_the_memory_are_budgeted():
+    from toolgym.envs.bfcl.multi_turn import MAX_CALLS_PER_STEP
+
+    env = BFCLEnv(category="memory_kv")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    before = env.episode.world.state_hash()
+    calls = [{"name": "core_memory_add", "arguments": {"key": f"k_{i}", "value": "v"}} for i in range(300)]
+    observation = env.step(calls)[0].split("\n")
+    assert len(observation) == 300 and observation[MAX_CALLS_PER_STEP:] == [
+        "Error during execution: the call did not run: more than 200 calls in one step is over toolgym's budget"] * 100
+    assert env.episode.world.export()["core_memory"].keys() == {f"k_{i}" for i in range(7)}  # BFCL's 7 entries
+    env.step([{"name": "core_memory_list_keys", "arguments": {}}])  # the next step's budget is fresh
+    assert env.episode.calls == 301 and env.episode.world.state_hash() != before
+
+
+def test_the_vector_worlds_embedding_cache_keeps_a_bounded_number_of_texts():
+    from toolgym.worlds.bfcl.memory import MAX_CACHED_EMBEDDINGS
+
+    world = MemoryWorld("vector", encoder=lambda texts: [[1.0, 0.0] for _ in texts])
+    world.execute("archival_memory_add", {"text": "kept"})
+    for i in range(MAX_CACHED_EMBEDDINGS * 2):
+        assert json.loads(world.execute("archival_memory_retrieve", {"query": f"query {i}"}))["result"][0]["id"] == 0
+    assert len(world._embeddings) == MAX_CACHED_EMBEDDINGS and "kept" in world._embeddings
+
+
+def test_a_steps_memory_work_is_budgeted_by_the_characters_its_calls_read():
+    """57 keys of 87,000 characters make each key search take 0.2 s: 200 of them were 40 s a step."""
+    import time
+
+    from toolgym.envs.bfcl.multi_turn import MAX_WORK_PER_STEP
+
+    env = BFCLEnv(category="memory_kv")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    key = "_".join(f"w{i}" for i in range(14_000))  # 86,889 characters
+    for n in "abcdefghij":  # a step each (an action holds at most 100,000 characters)
+        add = {"name": "archival_memory_add", "arguments": {"key": f"{n}_{key}"[:86_000], "value": "v"}}
+        assert env.step([add])[0] == '{"status": "Key added."}'
+    assert env.episode.world.work("archival_memory_key_search", {"query": "w1", "k": 5}) == 1 + 860_002 // 100
+    start = time.process_time()
+    searches = env.step([{"name": "archival_memory_key_search", "arguments": {"query": "w1"}}] * 200)[0].split("\n")
+    ran = sum(s.startswith('{"ranked_results"') for s in searches)
+    # each reads 860,002 characters (8,601 units) and answers with five 86,000-character keys (4,300 more)
+    assert ran == 4 and 3 * (8_601 + 4_300) + 8_601 <= MAX_WORK_PER_STEP and searches[ran] == (
+        "Error during execution: the call did not run: more than 50000 work units in one step is over toolgym's budget")
+    assert time.process_time() - start < 20  # 4 searches of 0.04 s unloaded, 196 refused
+    vector = MemoryWorld("vector")
+    assert vector.work("core_memory_retrieve", {"query": "x" * 250}) == 1 + 2 + 1_000
+    assert vector.work("core_memory_retrieve_all", {}) == 1

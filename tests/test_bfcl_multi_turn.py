@@ -596,3 +596,159 @@ def test_worlds_of_one_scenario_are_copies_that_do_not_share_changes():
     assert first["TicketAPI"].state()["ticket_queue"] == [{"id": 1, "status": "Closed"}]
     assert second["TicketAPI"].state() == {"ticket_queue": [{"id": 1, "status": "Open"}], "ticket_counter": 1,
                                            "current_user": "alice"}
+
+
+# -- budgets on sums: a step's and a turn's calls and work, a world's bytes, walks without recursion --
+def _file_system_task(turns: int = 1, tree: dict | None = None) -> MultiTurnTask:
+    tree = tree or {"root": {"home": {"type": "directory", "contents": {}}}}
+    return MultiTurnTask(id="fs", category="multi_turn_base", turns=[[{"role": "user", "content": "x"}]] * turns,
+                         involved_classes=["GorillaFileSystem", "MathAPI"],
+                         initial_config={"GorillaFileSystem": tree}, ground_truth=[["ls()"]] * turns,
+                         missed_functions={}, functions=[], long_context=False)
+
+
+def test_a_steps_and_a_turns_calls_and_work_are_budgeted_and_refused_calls_never_run():
+    from toolgym.envs.bfcl.multi_turn import MAX_CALLS_PER_STEP, MAX_WORK_PER_STEP, MAX_WORK_PER_TURN
+
+    for scoring in ("paper", "paper_compat"):
+        episode = MultiTurnEpisode(_file_system_task(), scoring=scoring)
+        world = episode._model["GorillaFileSystem"]._world
+        episode.start_step()
+        results = [episode.execute("touch", {"file_name": f"f{i}"}) for i in range(MAX_CALLS_PER_STEP)]
+        assert results == ["None"] * MAX_CALLS_PER_STEP
+        before = world.state_hash()
+        assert episode.execute("touch", {"file_name": "late"}) == (
+            "Error during execution: the call did not run: more than 200 calls in one step is over toolgym's budget")
+        assert world.state_hash() == before
+        episode.start_step()  # the next step has its own budget
+        assert episode.execute("touch", {"file_name": "late"}) == "None"
+    # Work: a precision costs its digits (a logarithm at 10,000 digits takes 0.16 s; a step of 2,000 took minutes).
+    episode = MultiTurnEpisode(_file_system_task(), scoring="paper")
+    start = time.process_time()
+    ran = []
+    for _ in range(MAX_WORK_PER_TURN // MAX_WORK_PER_STEP + 1):
+        episode.start_step()
+        ran.append(sum(not episode.execute("square_root", {"number": 2, "precision": 10_000}).startswith("Error")
+                       for _ in range(2_000)))
+    # Each costs 10,000 units and its 10,030-character result 100 more: 4 fit in a step's 50,000,
+    # 19 in a turn's 200,000
+    assert ran == [4, 4, 4, 4, 3]
+    episode.start_step()
+    assert episode.execute("square_root", {"number": 2, "precision": 10_000}) == (
+        "Error during execution: the call did not run: more than 200000 work units in one turn is over "
+        "toolgym's budget")
+    assert episode.execute("square_root", {"number": 2, "precision": 3}) == "{'result': Decimal('1.41')}"
+    assert time.process_time() - start < 30  # 19 square roots run (0.03 s each unloaded), 9,981 refused
+    episode.end_turn()  # (the episode's one turn; a new turn's budget is fresh, as the step's above)
+
+
+def test_round_number_with_a_huge_negative_precision_is_bfcls_zero_without_computing_the_power():
+    instances = make_instances(["MathAPI"], {}, long_context=False)
+    start = time.process_time()
+    assert run_call(instances, "round_number", {"number": 5, "decimal_places": -10**8}) == '{"result": 0}'
+    assert run_call(instances, "round_number", {"number": -2**63, "decimal_places": -10**18}) == '{"result": 0}'
+    assert run_call(instances, "round_number", {"number": 5.5, "decimal_places": -10**8}) == '{"result": 0.0}'
+    assert time.process_time() - start < 2  # 10**(10**7) alone took 9.6 s
+    # Below the number's length Python's (and BFCL's) own rounding answers
+    assert [run_call(instances, "round_number", {"number": n, "decimal_places": -1}) for n in (15, 25, -35)] == \
+        ['{"result": 20}', '{"result": 20}', '{"result": -40}']
+
+
+def test_a_tree_thousands_of_folders_deep_is_graded_and_walked_without_recursion():
+    """2,800 mkdir/cd pairs made the turn's end raise RecursionError out of env.step."""
+    episode = MultiTurnEpisode(_file_system_task(turns=4), scoring="paper")
+    start = time.process_time()
+    for _ in range(3):  # 1,500 folders deep over three turns, each within the turn's budget
+        for _ in range(5):
+            episode.start_step()
+            for _ in range(100):
+                episode.execute("mkdir", {"dir_name": "d"})
+                episode.execute("cd", {"folder": "d"})
+        assert episode.end_turn()["check"] == "state"
+    model = episode._model["GorillaFileSystem"]
+    assert json.loads(run_call(episode._model, "pwd", {}))["current_working_directory"] == "/home" + "/d" * 1500
+    run_call(episode._model, "touch", {"file_name": "bottom.txt"})  # in the deepest folder, where cwd still is
+    assert run_call(episode._model, "cd", {"folder": "/"}) == '{"current_working_directory": "home"}'
+    assert run_call(episode._model, "find", {"name": "bottom"}) == \
+        json.dumps({"matches": ["." + "/d" * 1500 + "/bottom.txt"]})
+    # Every folder's path: 2.25 million characters in all, past find's bound on what it returns
+    assert run_call(episode._model, "find", {"name": "d"}) == \
+        "Error during execution: find: the matches under '.' pass 1000000 characters"
+    assert run_call(episode._model, "du", {}) == '{"disk_usage": "0 bytes"}'
+    root = model.state()["root"]
+    assert root == model.state()["root"] and root != episode._truth["GorillaFileSystem"].state()["root"]
+    assert repr(root).startswith("<Directory: home, Parent: None, Contents: {'d': <Directory: d, Parent: home")
+    assert time.process_time() - start < 30
+
+
+def test_a_folder_copied_into_itself_is_walked_to_a_bound_and_compared_without_end():
+    """BFCL's cp of a folder into itself makes it hold itself, as here; find and du stop with an error."""
+    task = _file_system_task(tree={"root": {"home": {"type": "directory", "contents": {
+        "a": {"type": "directory", "contents": {"f": {"type": "file", "content": "xy"}}}}}}})
+    episode = MultiTurnEpisode(task, scoring="paper_compat")
+    episode.start_step()
+    assert episode.execute("cp", {"source": "a", "destination": "a"}) == '{"result": "\'a\' copied to \'a/a\'"}'
+    start = time.process_time()
+    for name, arguments in (("find", {"name": "nothing"}), ("du", {})):
+        assert episode.execute(name, arguments) == (
+            "Error during execution: the tree below this folder holds more than 10000 entries "
+            "(a folder copied into itself holds itself)")
+    assert episode.execute("find", {}) == "Error during execution: find: the matches under '.' pass 1000000 characters"
+    state = episode._model["GorillaFileSystem"].state()
+    assert state["root"] == state["root"]  # a pair met again on the cycle counts as equal
+    assert len(repr(state["root"])) == 100_003
+    assert episode.end_turn()["check"] == "state"
+    assert time.process_time() - start < 10
+
+
+def test_copies_that_would_pass_the_worlds_byte_limit_are_undone_under_both_scorings():
+    """cp of a 99 KB file 2,700 times per step grew the world by a gigabyte per step."""
+    from toolgym.worlds.bfcl.world import MAX_WORLD_BYTES
+
+    content = "x" * 99_000
+    for scoring in ("paper", "paper_compat"):
+        task = _file_system_task(tree={"root": {"home": {"type": "directory", "contents": {
+            "big": {"type": "file", "content": content}}}}})
+        episode = MultiTurnEpisode(task, scoring=scoring)
+        world = episode._model["GorillaFileSystem"]._world
+        episode.start_step()
+        results = [episode.execute("cp", {"source": "big", "destination": f"c{i}"}) for i in range(200)]
+        copied = sum(r.startswith('{"result"') for r in results)
+        assert 100 < copied < 200 and world.stored_bytes() <= MAX_WORLD_BYTES
+        refused = results[copied]
+        assert refused.startswith("Error during execution: the call was undone: it would make the world ") and \
+            refused.endswith(f"bytes, more than toolgym's limit of {MAX_WORLD_BYTES} bytes"), refused
+        assert all(r.startswith("Error") for r in results[copied:])
+        episode.start_step()
+        before = world.state_hash()
+        assert episode.execute("cp", {"source": "big", "destination": "late"}) == refused
+        assert world.state_hash() == before and "late" not in episode.execute("ls", {})
+        assert episode.execute("echo", {"content": "y" * 99_000, "file_name": "big"}) == "None"  # no growth: runs
+        assert world.state_hash() != before
+
+
+def test_a_steps_results_are_budgeted_by_their_size():
+    """200 cat calls of a 99 KB file made a 20 MB observation; results cost a unit per 100 characters."""
+    task = _file_system_task(tree={"root": {"home": {"type": "directory", "contents": {
+        "big": {"type": "file", "content": "x" * 99_000}}}}})
+    episode = MultiTurnEpisode(task)
+    episode.start_step()
+    results = [episode.execute("cat", {"file_name": "big"}) for _ in range(200)]
+    shown = [r for r in results if r.startswith('{"file_content"')]
+    assert len(shown) == 51 == 1 + 50_000 // (1 + 99_020 // 100)  # the last one runs within the budget, then pays
+    assert results[51] == ("Error during execution: the call did not run: more than 50000 work units in one step "
+                           "is over toolgym's budget")
+    assert sum(map(len, results)) < 5_200_000
+
+
+def test_folder_views_compare_as_bfcls_directories_by_names_and_contents():
+    from toolgym.worlds.bfcl.gorilla_file_system import FileView, FolderView
+
+    ours, theirs = FolderView("a", None), FolderView("a", None)
+    assert ours == theirs and ours != FileView("a", "") and ours != "a"
+    ours.contents["x"], theirs.contents["x"] = FileView("x", "1"), FolderView("x", theirs)
+    assert ours != theirs and theirs != ours  # a file against a folder of the same name
+    ours.contents["x"] = FolderView("x", None)  # the parent is not compared, as in BFCL
+    assert ours == theirs
+    theirs.contents["x"].contents["f"] = FileView("f", "")
+    assert ours != theirs

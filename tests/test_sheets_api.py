@@ -229,3 +229,12 @@ def test_helpers():
     assert format_number(-3.0, {"type": "CURRENCY", "pattern": "$#,##0"}) == "-$3"
     assert parse_fields("userEnteredFormat(textFormat,backgroundColor)") == [
         ["userEnteredFormat", "textFormat"], ["userEnteredFormat", "backgroundColor"]]
+
+
+def test_a_field_mask_nested_past_the_bound_is_an_api_error_not_a_recursion_error():
+    """3,000 nested parentheses (6 KB of a request) raised RecursionError (issue 46)."""
+    from toolgym.worlds.sheets.api.common import ApiError
+
+    assert parse_fields("a(" * 32 + "b" + ")" * 32) == [["a"] * 32 + ["b"]]
+    with pytest.raises(ApiError, match="^Invalid field mask: it nests more than 32 levels of parentheses$"):
+        parse_fields("a(" * 3000 + "b" + ")" * 3000)

@@ -44,6 +44,13 @@ def test_parse_position_errors_name_the_grammar(text):
         layout.parse_position(text, OBJECTS)
 
 
+def test_a_position_nested_past_the_bound_is_an_error_not_a_recursion_error():
+    """1,300 "left of"s (10 KB, a program's string) raised RecursionError out of the tool (issue 46)."""
+    assert layout.parse_position("left of " * 20 + "middle", OBJECTS) == pytest.approx((-2.0, -0.5))
+    with pytest.raises(ValueError, match="^the position nests more than 20 descriptions$"):
+        layout.parse_position("left of " * 1300 + "middle", OBJECTS)
+
+
 def test_corner_side_and_denormalize():
     assert layout.corner_name((0.2, -0.3)) == "top right corner"
     assert layout.side_name((-0.01, -0.72)) == "bottom side"

@@ -67,6 +67,56 @@ class Snapshot:
     world: str  # the world's identity (its fingerprint as JSON): restore refuses another world's
 
 
+@dataclass
+class WorkBudget:
+    """The calls and work units one span of an episode (a step, a turn) may spend in total.
+
+    A per-call limit bounds one call; this bounds their sum, which an action of thousands of
+    calls would otherwise multiply. A call is charged before it runs (:func:`charge`); one
+    over any of its budgets is refused and counts nothing, so the world never sees it.
+
+    Attributes:
+        span: What the budget is of (``"step"``, ``"turn"``), for the refusal's text.
+        max_calls: Calls in the span.
+        max_work: Work units in the span (a call's work: 1, or what its domain counts, such
+            as the digits of a precision).
+    """
+
+    span: str
+    max_calls: int
+    max_work: int
+    calls: int = 0
+    work: int = 0
+
+    def refusal(self, work: int) -> str | None:
+        """Why one more call of ``work`` units is over this budget, or None."""
+        if self.calls + 1 > self.max_calls:
+            return f"more than {self.max_calls} calls in one {self.span}"
+        if self.work + work > self.max_work:
+            return f"more than {self.max_work} work units in one {self.span}"
+        return None
+
+    def start(self) -> None:
+        """A new span: nothing spent."""
+        self.calls = self.work = 0
+
+    def spend(self, work: int) -> None:
+        """Count work known only once a call has run (the size of its result): later calls pay for it."""
+        self.work += work
+
+
+def charge(budgets: tuple[WorkBudget, ...], work: int = 1) -> str | None:
+    """Count one call of ``work`` units against every budget, or none and say why it is refused."""
+    for budget in budgets:
+        refused = budget.refusal(work)
+        if refused is not None:
+            return refused
+    for budget in budgets:
+        budget.calls += 1
+        budget.work += work
+    return None
+
+
 class World(WorldBuilding):
     """Base class of every simulated world.
 
@@ -280,6 +330,14 @@ class World(WorldBuilding):
                     if (changes := _table_diff(scratch, table, limit))}
         finally:
             scratch.close()
+
+    def stored_bytes(self) -> int:
+        """Bytes the database holds now, written but uncommitted rows included (its pages in use):
+        the size of the world, for a budget on how much the tools may make it grow."""
+        (pages,), = self._sqlite.execute("PRAGMA page_count").fetchall()
+        (free,), = self._sqlite.execute("PRAGMA freelist_count").fetchall()
+        (page_size,), = self._sqlite.execute("PRAGMA page_size").fetchall()
+        return (pages - free) * page_size
 
     def state_hash(self) -> str:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""

@@ -28,9 +28,10 @@ JAVA_TYPES = {"byte": int, "short": int, "integer": int, "float": float, "double
 JS_TYPES = {"String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool, "dict": dict,
             "array": list, "any": str}
 NESTED_SOURCE_TYPES = ("Array", "ArrayList", "array")
-#: The longest Java or JavaScript value converted: BFCL's patterns (kept for agreement) take time
-#: quadratic in the text on adversarial input; a longer value stays text (the longest official one
-#: is a few hundred characters). Java and JavaScript appear only in single-call categories and only
+#: The longest Java or JavaScript value converted: BFCL's patterns (kept for agreement, except the
+#: JavaScript 2-D array and Java HashMap ones, exponential and quartic, which are read by linear
+#: code here) take time up to cubic in the text on adversarial input (0.4 s for 1,000 characters of
+#: an ArrayList body); a longer value stays text (the longest official one is a few hundred characters). Java and JavaScript appear only in single-call categories and only
 #: parameters of the doc are converted, so an answer converts a handful of values at most.
 MAX_SOURCE_VALUE = 1_000
 
@@ -79,11 +80,42 @@ def java_value(text: str, java_type: str, items: str | None = None, compat: bool
             return [p[1:-1] if len(p) >= 2 and p[0] == p[-1] == '"' else p for p in parts]
         return [java_value(p, items, compat=compat) for p in parts]
     if java_type == "HashMap":
-        match = re.search(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", text, re.S)
-        if match:
-            return {k: _java_literal(v.strip()) for k, v in re.findall(r"put\(\"(.*?)\",\s*(.*?)\)", match.group(1))}
+        body = _java_hashmap_body(text)
+        if body is not None:
+            return {k: _java_literal(v.strip()) for k, v in re.findall(r"put\(\"(.*?)\",\s*(.*?)\)", body)}
         return {} if re.search(r"new\s+HashMap<.*?>\s*\(\)", text) else text
     return text  # char, String, any and the types the released converter leaves unread
+
+
+_NEW_HASHMAP = re.compile(r"new\s+HashMap<")
+_HASHMAP_OPENING = re.compile(r"\s*\(\)\s*\{")
+
+
+def _java_hashmap_body(text: str) -> str | None:
+    """What BFCL's ``new\\s+HashMap<.*?>\\s*\\(\\)\\s*\\{\\s*\\{?\\s*(.*?)\\s*\\}?\\s*\\}`` (searched,
+    ``re.S``) captures, or None where it finds nothing.
+
+    Its five spaces-or-not quantifiers in a row take time of the fourth power of the text on a
+    run of spaces (a 1,000-character value ran for minutes); this reads what backtracking finds.
+    Only the first ``new HashMap<`` can match (a later one's candidates are among the first's);
+    its type ends at the first ``>`` followed by ``() {`` with a ``}`` after it; the body starts
+    after the spaces, an optional ``{`` and more spaces, and ends at the first ``}``, its trailing
+    spaces left out (the lazy group stops as soon as only spaces stand before a ``}``).
+    """
+    start = _NEW_HASHMAP.search(text)
+    if start is None:
+        return None
+    last_close = text.rfind("}")
+    close_type = text.find(">", start.end())
+    while close_type != -1:
+        opening = _HASHMAP_OPENING.match(text, close_type + 1)
+        if opening is not None and last_close >= opening.end():
+            body = len(text) - len(text[opening.end():].lstrip())
+            if text.startswith("{", body):
+                body = len(text) - len(text[body + 1:].lstrip())
+            return text[body:text.index("}", body)].rstrip()
+        close_type = text.find(">", close_type + 1)
+    return None
 
 
 def _java_arraylist(text: str, items: str | None, compat: bool) -> Any:
@@ -161,10 +193,10 @@ def _js_literal(text: str) -> Any:
 
 
 def _js_array(code: str, items: str | None) -> Any:
-    nested = re.match(r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)", code)
-    if nested:
+    nested = _js_2d_array_end(code)
+    if nested is not None:
         rows = []
-        for index, inner in enumerate(re.findall(r"\[(.*?)\]", nested.group(0))):
+        for index, inner in enumerate(re.findall(r"\[(.*?)\]", code[:nested])):
             inner = inner.strip()
             if index == 0 and inner.startswith("["):
                 inner = inner[1:]
@@ -181,6 +213,54 @@ def _js_array(code: str, items: str | None) -> Any:
         return [js_value(p, items, "String" if p.startswith(("'", '"')) else None) for p in parts]
     except (ValueError, IndexError):
         return code
+
+
+_NEW_ARRAY = re.compile(r"new\s+Array\(\s*\[")
+
+
+def _js_2d_array_end(code: str) -> int | None:
+    """Where BFCL's 2-D array pattern's match at the start of ``code`` ends, or None.
+
+    BFCL matches ``\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]`` or the same inside ``new Array(...)``;
+    Python's backtracking takes exponential time on ``[[1],[1],...`` with that nested quantifier.
+    This finds the very match backtracking finds (the first in its order of trying: each lazy
+    ``.*?`` at its nearest ``]`` that lets the rest match, the greedy group repeated as often as
+    it can) in one pass from the right end to the left: ``row_end[p]`` is where the match ends
+    when a row's text starts at ``p``, ``after_row[p]`` where it ends when a row's ``]`` was
+    passed just before ``p``, and ``text[p]`` the first character at or after ``p`` that is not
+    a space (``\\s*`` before a bracket or comma takes every space).
+    """
+    size = len(code)
+    if code.startswith("["):
+        start, close = size - len(code[1:].lstrip()), "]"
+        if not code.startswith("[", start):
+            return None
+    else:
+        opening = _NEW_ARRAY.match(code)
+        if opening is None:
+            return None
+        start, close = opening.end() - 1, ")"
+    text = [size] * (size + 2)
+    row_end: list[int | None] = [None] * (size + 2)
+    after_row: list[int | None] = [None] * (size + 2)
+    for position in range(size - 1, start, -1):
+        text[position] = text[position + 1] if code[position].isspace() else position
+        gap = text[position]
+        ending = None
+        if gap < size and code[gap] == ",":  # another row first: the group is greedy
+            row = text[gap + 1]
+            if row < size and code[row] == "[":
+                ending = row_end[row + 1]
+        if ending is None and gap < size and code[gap] == close:
+            ending = gap + 1
+        after_row[position] = ending
+        if code[position] == "\n":  # ``.`` never takes a newline
+            row_end[position] = None
+        elif code[position] == "]" and after_row[position + 1] is not None:
+            row_end[position] = after_row[position + 1]
+        else:
+            row_end[position] = row_end[position + 1]
+    return row_end[start + 1]
 
 
 def _js_dict(code: str) -> Any:

@@ -248,6 +248,40 @@ class BFCLEnv(ToolEnv):
       text, as BFCL's ``str()`` makes them. Calls whose texts total over 100,000 characters are
       refused before they run (no memory holds that much).
 
+    Budgets (both scorings; BFCL has none of them, and no official task comes near one). A
+    call over a budget does not run: its result is an error text and the world is as before.
+
+    - Calls of one step: at most 200 (``MAX_CALLS_PER_STEP``); of one turn, 1,000
+      (``MAX_CALLS_PER_TURN``); the official ground truths make at most 34 in a turn. Work
+      units, one per call and, for MathAPI's ``logarithm`` and ``square_root``, the digits of
+      the precision: 50,000 per step and 200,000 per turn (a logarithm at 10,000 digits takes
+      0.16 s). A memory entry's steps and turns (a prerequisite turn or the question) have the
+      same budgets, a memory call's work being one unit per 100 characters it reads (its
+      texts; a key search also every key of its tier, which BM25 reads again each time) and
+      1,000 for a similarity search's embedding. A call's result costs a unit per 100 of its
+      characters once it has run (later calls pay for it), so a step's observation stays
+      near 5 MB and a turn's results near 20 MB. Refused: ``Error during execution: the call did not run: more than 200
+      calls in one step is over toolgym's budget``.
+    - The world's size: a multi-turn call that would leave the world's database over 16 MiB
+      (``MAX_WORLD_BYTES``; the largest official scenario is 147 KB) is undone under both
+      scorings, even one that raises (``paper_compat`` otherwise keeps what a raising call
+      changed), with ``Error during execution: the call was undone: it would make the world N
+      bytes, more than toolgym's limit of 16777216 bytes``.
+    - ``memory_replace`` (``rec_sum``) that would leave the memory over 100,000 characters
+      (``MAX_REPLACED_SUMMARY_CHARS``; BFCL checks only the replacement's own length, so
+      replacing ``''`` multiplies the memory) is refused with ``Memory will be too long after
+      replacing (N characters). toolgym keeps the memory under 100000 characters.``
+    - ``round_number`` of an integer to more negative places than it has digits answers 0, as
+      Python does, without computing the power of ten (BFCL computes it: 10**(10**8)).
+    - The file tree is walked without recursion (the turn's state check, ``find``, ``du``), so
+      a tree thousands of folders deep is graded as any other (BFCL's recursive walks end in
+      RecursionError past about 1,000 levels). A walk that passes more than 10,000 entries
+      (``MAX_WALK_ENTRIES``: a folder copied into itself holds itself, in BFCL too) or whose
+      ``find`` matches pass 1,000,000 characters is an error; two trees met again on such a
+      cycle compare as equal.
+    - The JavaScript 2-D array and Java ``HashMap`` values are read by linear code that finds
+      what BFCL's patterns find (their backtracking takes exponential and fourth-power time).
+
     ## Starting State
     The task's question (single-turn) or first user turn and the initial state of the involved
     APIs (multi-turn).
@@ -472,6 +506,7 @@ class BFCLEnv(ToolEnv):
                                "tool_calls": [{"type": "function", "function": {"name": n, "arguments":
                                               json.dumps(a, default=str)}} for n, a in calls]})
         results = []
+        self.episode.start_step()
         for name, arguments in calls:
             output = self.episode.execute(name, arguments)
             results.append(output)

@@ -37,8 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolgym.envs.bfcl.multi_turn import MAXIMUM_STEP_LIMIT
+from toolgym.envs.bfcl.multi_turn import (MAX_CALLS_PER_STEP, MAX_CALLS_PER_TURN, MAX_WORK_PER_STEP,
+                                          MAX_WORK_PER_TURN, MAXIMUM_STEP_LIMIT, RESULT_CHARACTERS_PER_WORK_UNIT,
+                                          budget_refusal)
 from toolgym.envs.common.official import OfficialDataError, read_jsonl
+from toolgym.worlds.base import WorkBudget, charge
 from toolgym.worlds.bfcl.memory import BACKENDS, MemoryWorld, function_docs
 
 MEMORY_CATEGORIES = tuple(f"memory_{backend}" for backend in BACKENDS)
@@ -232,6 +235,8 @@ class MemoryEpisode:
         self.forced_quits = 0
         self.calls = 0
         self._messages: list[dict] = []
+        self._step_budget = WorkBudget("step", MAX_CALLS_PER_STEP, MAX_WORK_PER_STEP)
+        self._turn_budget = WorkBudget("turn", MAX_CALLS_PER_TURN, MAX_WORK_PER_TURN)
         self._start_chat()
 
     @property
@@ -252,6 +257,7 @@ class MemoryEpisode:
             self.prereq_memory = self.world.export()
         self.turn = 0
         self.steps = 0
+        self._turn_budget.start()
         self._messages = [{"role": "system", "content": self.system_prompt()}]
         self._messages += [dict(m) for m in self.user_messages()]
 
@@ -267,8 +273,15 @@ class MemoryEpisode:
             {"type": "function", "function": {"name": name, "arguments": json.dumps(arguments, default=str)}}
             for name, arguments in calls]})
         results = []
+        self._step_budget.start()
         for name, arguments in calls:
-            output = self.world.execute(name, arguments)
+            refused = charge((self._step_budget, self._turn_budget), self.world.work(name, arguments))
+            if refused is not None:
+                output = budget_refusal(refused)
+            else:
+                output = self.world.execute(name, arguments)
+                for budget in (self._step_budget, self._turn_budget):
+                    budget.spend(len(output) // RESULT_CHARACTERS_PER_WORK_UNIT)
             results.append(output)
             self._messages.append({"role": "tool", "name": name, "content": output})
         self.calls += len(calls)
@@ -290,6 +303,7 @@ class MemoryEpisode:
             return
         self.turn += 1
         self.steps = 0
+        self._turn_budget.start()
         if self.turn >= len(self.chats[self.session]):
             self._next_chat()
         else:

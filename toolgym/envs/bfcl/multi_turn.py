@@ -41,7 +41,11 @@ Scoring ``paper`` against ``paper_compat`` (BFCL's released checker, multi_turn_
 7. Bounded work (both scorings): arguments nesting deeper than 32 levels, holding more than
    10,000 values, integers outside 64 bits or non-finite floats are refused before the call;
    MathAPI refuses precisions above 10,000 digits and integer powers too long to print (BFCL
-   computes them, however long that takes).
+   computes them, however long that takes). Sums are bounded too: a step's and a turn's calls
+   and work units (:data:`MAX_CALLS_PER_STEP` and the others; :meth:`MultiTurnEpisode.start_step`
+   starts a step), the world's bytes after a call (``MAX_WORLD_BYTES``, a call past it undone
+   under both scorings), and walks of the file tree run without recursion (see
+   :class:`toolgym.envs.bfcl.env.BFCLEnv`).
 
 ``success`` is 1 only when every turn passes; ``failing_turn`` and ``failing_check`` name the
 first failure (where BFCL's checker stops); later turns are still graded and counted in
@@ -58,7 +62,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolgym.worlds.bfcl.api import run_call
+from toolgym.worlds.base import WorkBudget, charge
+from toolgym.worlds.bfcl.api import call_work, run_call
 from toolgym.worlds.bfcl.apis import API_CLASSES, DOC_FILES, make_instances
 from toolgym.worlds.bfcl.calls import CallSyntaxError, parse_calls
 
@@ -67,6 +72,21 @@ MAXIMUM_STEP_LIMIT = 20
 MULTI_TURN_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
                          "multi_turn_long_context")
 SCORINGS = ("paper", "paper_compat")
+#: What the model's calls may spend in one step and in one turn (BFCL sets no such limits). The
+#: official ground truths make at most 34 calls in a turn and ask precisions of at most 10 digits.
+MAX_CALLS_PER_STEP = 200
+MAX_CALLS_PER_TURN = 1_000
+MAX_WORK_PER_STEP = 50_000
+MAX_WORK_PER_TURN = 200_000
+#: A result costs a work unit per this many characters, counted after its call: the results of a
+#: step are its observation and every result stays in the conversation (``cat`` of a 99 KB file
+#: 200 times would be 20 MB a step). A step's results then hold about 5 MB at most, a turn's 20 MB.
+RESULT_CHARACTERS_PER_WORK_UNIT = 100
+
+
+def budget_refusal(reason: str) -> str:
+    """The result of a call refused by the step's or the turn's budget (:data:`MAX_CALLS_PER_STEP`...)."""
+    return f"Error during execution: the call did not run: {reason} is over toolgym's budget"
 
 
 @dataclass(frozen=True)
@@ -159,6 +179,8 @@ class MultiTurnEpisode:
         self._truth = make_instances(task.involved_classes, task.initial_config, task.long_context)
         self._turn_results: list[str] = []
         self._all_results: list[str] = []
+        self._step_budget = WorkBudget("step", MAX_CALLS_PER_STEP, MAX_WORK_PER_STEP)
+        self._turn_budget = WorkBudget("turn", MAX_CALLS_PER_TURN, MAX_WORK_PER_TURN)
         self._grades: list[dict] = []
         self._functions = list(task.functions)
         self._reveal()
@@ -174,10 +196,20 @@ class MultiTurnEpisode:
         self._functions += [doc for doc in self.task.held_out_docs.get(self.turn, [])
                             if doc["name"] not in offered]
 
+    def start_step(self) -> None:
+        """A new model step: its calls spend a fresh step budget (the turn's goes on)."""
+        self._step_budget.start()
+
     def execute(self, name: str, arguments: dict) -> str:
         if self.done:
             raise RuntimeError("the episode has ended")
-        result = run_call(self._model, name, arguments, rollback=self.scoring == "paper")
+        refused = charge((self._step_budget, self._turn_budget), call_work(self._model, name, arguments))
+        if refused is not None:
+            result = budget_refusal(refused)
+        else:
+            result = run_call(self._model, name, arguments, rollback=self.scoring == "paper")
+            for budget in (self._step_budget, self._turn_budget):
+                budget.spend(len(result) // RESULT_CHARACTERS_PER_WORK_UNIT)
         self._turn_results.append(result)
         self._all_results.append(result)
         return result
@@ -196,6 +228,8 @@ class MultiTurnEpisode:
         grade = self._grade(truth_results)
         self._grades.append(grade)
         self._turn_results = []
+        self._step_budget.start()
+        self._turn_budget.start()
         self.turn += 1
         self.done = self.turn >= len(self.task.turns)
         if not self.done:

@@ -49,6 +49,11 @@ class BfclAPI:
         """``name(**arguments)`` as BFCL's result text; see :func:`run_call` for ``rollback``."""
         return result_text(getattr(self, name)(**arguments))
 
+    def work(self, name: str, arguments: dict) -> int:
+        """The work units of a call, for the budgets of a step and a turn: 1 unless the API
+        knows a call costs more (MathAPI's precision)."""
+        return 1
+
     @classmethod
     @functools.cache
     def function_names(cls) -> tuple[str, ...]:
@@ -79,10 +84,7 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
     call changed before raising, as BFCL does (``set_navigation(destination=1)`` sets the
     destination, then fails to build its message).
     """
-    owner = None
-    for instance in instances.values():  # a later class wins a shared name, as in BFCL
-        if name in type(instance).function_names():
-            owner = instance
+    owner = _owner(instances, name)
     base = name.split(".")[-1] if isinstance(name, str) else ""
     if base in BLOCKED_NAMES:
         return f"Error during execution: Function call {base} is not allowed."
@@ -99,6 +101,23 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
         return owner._run(name, copy.deepcopy(arguments), rollback)
     except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
         return f"Error during execution: {exc}"
+
+
+def call_work(instances: dict[str, BfclAPI], name: str, arguments: dict) -> int:
+    """The work units of a call (:meth:`BfclAPI.work`); 1 for a call that will not run."""
+    owner = _owner(instances, name)
+    if owner is None or not isinstance(arguments, dict):
+        return 1
+    return max(1, owner.work(name, arguments))
+
+
+def _owner(instances: dict[str, BfclAPI], name: str) -> BfclAPI | None:
+    """The involved API that runs ``name``: a later class wins a shared name, as in BFCL."""
+    owner = None
+    for instance in instances.values():
+        if name in type(instance).function_names():
+            owner = instance
+    return owner
 
 
 _JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", dict: "dict", list: "array"}

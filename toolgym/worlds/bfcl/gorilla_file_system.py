@@ -24,6 +24,13 @@ from toolgym.worlds.bfcl.models import Entry, File, Folder, dump, load
 from toolgym.worlds.bfcl.world import TableAPI
 
 INVALID_NAME_CHARACTERS = '|/\\?%*:"><'
+#: Entries one walk of the tree (``find``, ``du``) passes at most, and characters of the paths
+#: ``find`` returns: a folder copied into itself holds itself, so its walk never ends (BFCL's
+#: recursive walk stops there with RecursionError).
+MAX_WALK_ENTRIES = 10_000
+MAX_FIND_CHARS = 1_000_000
+#: Characters of a folder's text (its repr), which is for reading, not grading.
+MAX_REPR_CHARS = 100_000
 # The entries of the listing a folder shows (its ``listing`` and theirs hold the same JSON text).
 LISTING_QUERY = ("SELECT e.position, e.name, e.folder, e.file FROM entries AS e "
                  "JOIN folders AS f ON e.listing = f.listing WHERE f.position = ?")
@@ -52,10 +59,48 @@ class FolderView:
         self.contents: dict[str, Union[FileView, "FolderView"]] = {}
 
     def __repr__(self) -> str:
-        return f"<Directory: {self.name}, Parent: {self.parent.name if self.parent else None}, Contents: {self.contents}>"
+        """BFCL's text of the tree, written from a stack (a tree may be thousands of folders deep)
+        and cut after :data:`MAX_REPR_CHARS` characters (a folder may hold itself)."""
+        parts: list[str] = []
+        written = 0
+        pending: list[Any] = [self]  # views still to write and the text between them, last first
+        while pending:
+            item = pending.pop()
+            if isinstance(item, FolderView):
+                parent = item.parent.name if item.parent else None
+                text = f"<Directory: {item.name}, Parent: {parent}, Contents: {{"
+                between: list[Any] = []
+                for index, (name, child) in enumerate(item.contents.items()):
+                    between += [", " if index else "", f"{name!r}: ", child]
+                pending += reversed([*between, "}>"])
+            else:
+                text = item if isinstance(item, str) else repr(item)
+            parts.append(text)
+            written += len(text)
+            if written > MAX_REPR_CHARS:
+                return "".join(parts)[:MAX_REPR_CHARS] + "..."
+        return "".join(parts)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, FolderView) and self.name == other.name and self.contents == other.contents
+        """Equal names and contents, compared through the tree without recursion (a tree may be
+        thousands of folders deep); a pair of folders met again on a cycle counts as equal."""
+        pending, seen = [(self, other)], set()
+        while pending:
+            ours, theirs = pending.pop()
+            if not isinstance(theirs, FolderView):
+                return False
+            if (id(ours), id(theirs)) in seen:
+                continue
+            seen.add((id(ours), id(theirs)))
+            if ours.name != theirs.name or ours.contents.keys() != theirs.contents.keys():
+                return False
+            for name, item in ours.contents.items():
+                counterpart = theirs.contents[name]
+                if isinstance(item, FolderView):
+                    pending.append((item, counterpart))
+                elif item != counterpart:
+                    return False
+        return True
 
 
 class GorillaFileSystem(TableAPI):
@@ -68,7 +113,7 @@ class GorillaFileSystem(TableAPI):
         if "root" in scenario:
             root_name = next(iter(scenario["root"]))
             folders = [(root_name, None, 1)]
-            self._load_folder(scenario["root"][root_name]["contents"], 1, folders, files, entries)
+            self._load_tree(scenario["root"][root_name]["contents"], folders, files, entries)
         self._insert_all(Folder, folders)
         self._insert_all(File, files)
         self._insert_all(Entry, entries)
@@ -77,34 +122,41 @@ class GorillaFileSystem(TableAPI):
                                for name, value in (("root", 1), ("cwd", 1), ("long_context", long_context))])
         self._world.commit()
 
-    def _load_folder(self, items: dict, folder: int, folders: list, files: list, entries: list) -> None:
-        """Rows for the scenario's ``items`` inside ``folder`` (positions count from 1 in each list)."""
-        leaf = True
+    def _load_tree(self, items: dict, folders: list, files: list, entries: list) -> None:
+        """Rows for the scenario's ``items`` inside the root (positions count from 1 in each list):
+        folders and files in the order BFCL's recursive load meets them, a folder's own entry after
+        its contents, walked with a stack of the folders being filled."""
         extra = long_context_data() if self._long_context else None
-        names = set()
-        for name, item in items.items():
-            if item["type"] == "directory":
-                leaf = False
-                folders.append((name, folder, len(folders) + 1))
-                child = len(folders)
-                self._load_folder(item["contents"], child, folders, files, entries)
-                entries.append((folder, name, child, None))
-            elif item["type"] == "file":
-                content = item["content"]
-                if extra and name not in extra["FILES_TAIL_USED"]:
-                    content += extra["FILE_CONTENT_EXTENSION"]
-                files.append((name, content))
-                entries.append((folder, name, None, len(files)))
-            else:
-                continue
-            names.add(name)
-        if leaf and extra:
-            for name in extra["POPULATE_FILE_EXTENSION"]:
-                if name in names:
-                    raise ValueError(f"File '{name}' already exists in directory '{folders[folder - 1][0]}'.")
-                files.append((name, ""))
-                entries.append((folder, name, None, len(files)))
-                names.add(name)
+        # (the folder's items left to load, its position, whether it has no subfolder, names in it)
+        stack = [(iter(items.items()), 1, [True], set())]
+        while stack:
+            remaining, folder, leaf, names = stack[-1]
+            for name, item in remaining:
+                if item["type"] == "directory":
+                    leaf[0] = False
+                    folders.append((name, folder, len(folders) + 1))
+                    names.add(name)
+                    stack.append((iter(item["contents"].items()), len(folders), [True], set()))
+                    break
+                if item["type"] == "file":
+                    content = item["content"]
+                    if extra and name not in extra["FILES_TAIL_USED"]:
+                        content += extra["FILE_CONTENT_EXTENSION"]
+                    files.append((name, content))
+                    entries.append((folder, name, None, len(files)))
+                    names.add(name)
+            else:  # the folder is full: the long-context files, then its entry in its parent
+                stack.pop()
+                if leaf[0] and extra:
+                    for name in extra["POPULATE_FILE_EXTENSION"]:
+                        if name in names:
+                            raise ValueError(f"File '{name}' already exists in directory '{folders[folder - 1][0]}'.")
+                        files.append((name, ""))
+                        entries.append((folder, name, None, len(files)))
+                        names.add(name)
+                if stack:
+                    name, parent, _ = folders[folder - 1]
+                    entries.append((parent, name, folder, None))
 
     def state(self) -> dict[str, Any]:
         folders = {position: (name, parent, listing) for position, name, parent, listing in self._rows(Folder)}
@@ -112,27 +164,20 @@ class GorillaFileSystem(TableAPI):
         listings: dict[int, list] = {}
         for _, listing, name, folder, file in self._rows(Entry):
             listings.setdefault(listing, []).append((name, folder, file))
-        views: dict[int, FolderView] = {}
-        shown: dict[int, dict] = {}  # listing -> the one dict every folder showing it holds
-        file_views: dict[int, FileView] = {}
-
-        def view(folder: int) -> FolderView:
-            if folder not in views:
-                name, parent, listing = folders[folder]
-                views[folder] = FolderView(name, None if parent is None else view(parent))
-                if listing not in shown:
-                    shown[listing] = contents = {}
-                    for item_name, child, file in listings.get(listing, []):
-                        if child is not None:
-                            contents[item_name] = view(child)
-                        else:
-                            if file not in file_views:
-                                file_views[file] = FileView(*files[file])
-                            contents[item_name] = file_views[file]
-                views[folder].contents = shown[listing]
-            return views[folder]
-
-        return {"root": view(self._get("root")), "long_context": self._get("long_context")}
+        # Every folder's view, then every listing's one dict (each folder showing it holds that
+        # very dict) and every file's one view: no walk of the tree, which may be deep or cyclic.
+        views = {position: FolderView(name, None) for position, (name, _, _) in folders.items()}
+        for position, (_, parent, _) in folders.items():
+            if parent is not None:
+                views[position].parent = views[parent]
+        file_views = {position: FileView(*file) for position, file in files.items()}
+        shown: dict[int, dict] = {}
+        for position, (_, _, listing) in folders.items():
+            if listing not in shown:
+                shown[listing] = {name: views[child] if child is not None else file_views[file]
+                                  for name, child, file in listings.get(listing, [])}
+            views[position].contents = shown[listing]
+        return {"root": views[self._get("root")], "long_context": self._get("long_context")}
 
     # -- the tree -------------------------------------------------------------------------
     def _folder(self, folder: int) -> tuple[Any, Any, int]:
@@ -323,18 +368,44 @@ class GorillaFileSystem(TableAPI):
         if isinstance(target, dict):
             message = target.get("error", "")
             return {"error": message.replace("cd:", "find:", 1)} if message.startswith("cd:") else target
-        matches = []
-
-        def walk(folder: int, base: str) -> None:
-            for _, item_name, child, _ in self._entries(folder):
-                item_path = f"{base}/{item_name}"
-                if name is None or name in item_name:
-                    matches.append(item_path)
-                if child is not None:
-                    walk(child, item_path)
-
-        walk(target, path.rstrip("/"))
+        matches, characters, base = [], 0, path.rstrip("/")
+        for names, length, item_name, _, _ in self._walk(target):
+            if name is None or name in item_name:
+                characters += len(base) + length
+                if characters > MAX_FIND_CHARS:
+                    raise ValueError(f"find: the matches under '{path}' pass {MAX_FIND_CHARS} characters")
+                matches.append("/".join([base, *names, item_name]))
         return {"matches": matches}
+
+    def _walk(self, folder: int):
+        """``(names, length, name, folder, file)`` of every entry below ``folder``, in the order of
+        BFCL's recursive walk (an entry, then what it holds), with a stack instead of recursion:
+        ``names`` are the folders on the way down (a list the walk goes on changing) and ``length``
+        the characters of the entry's path after them. More than :data:`MAX_WALK_ENTRIES` is a
+        ``ValueError``."""
+        stack = [iter(self._entries(folder))]
+        names: list[str] = []
+        lengths = [0]  # characters of the path to each folder on the way down
+        passed = 0
+        while stack:
+            entry = next(stack[-1], None)
+            if entry is None:
+                stack.pop()
+                lengths.pop()
+                if names:
+                    names.pop()
+                continue
+            passed += 1
+            if passed > MAX_WALK_ENTRIES:
+                raise ValueError(f"the tree below this folder holds more than {MAX_WALK_ENTRIES} entries "
+                                 f"(a folder copied into itself holds itself)")
+            _, item_name, child, file = entry
+            length = lengths[-1] + 1 + len(item_name)
+            yield names, length, item_name, child, file
+            if child is not None:
+                stack.append(iter(self._entries(child)))
+                names.append(item_name)
+                lengths.append(length)
 
     def wc(self, file_name: str, mode: str = "l") -> dict:
         """Count the number of lines, words, and characters in a file of any extension from current directory.
@@ -384,16 +455,8 @@ class GorillaFileSystem(TableAPI):
         Args:
             human_readable: Give the size in units such as KB and MB instead of bytes; False by default.
         """
-        def size(folder: int) -> int:
-            total = 0
-            for _, _, child, file in self._entries(folder):
-                if child is not None:
-                    total += size(child)
-                else:
-                    total += len(self._rows(File, "WHERE position = ?", (file,))[0][2].encode("utf-8"))
-            return total
-
-        total = size(self._get("cwd"))
+        total = sum(len(self._rows(File, "WHERE position = ?", (file,))[0][2].encode("utf-8"))
+                    for _, _, _, child, file in self._walk(self._get("cwd")) if child is None)
         if not human_readable:
             return {"disk_usage": f"{total} bytes"}
         for unit in ["B", "KB", "MB", "GB", "TB"]:

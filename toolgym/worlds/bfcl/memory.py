@@ -41,7 +41,25 @@ MAX_ENTRIES = {"core": 7, "archival": 50}
 MAX_ENTRY_CHARS = {"core": 300, "archival": 2000}
 #: The recursive summary's limit in characters.
 MAX_SUMMARY_CHARS = 10_000
-_SNAKE_CASE = re.compile(r"^[a-z]+(_[a-z0-9]+)*$")
+#: The most characters ``memory_replace`` may leave in the summary. BFCL checks only the
+#: replacement's length, so replacing ``''`` (found between every two characters) multiplies the
+#: memory: one call on a full memory would make 100 million characters. toolgym refuses a
+#: replacement past this many instead (BFCL's results stay the same below it).
+MAX_REPLACED_SUMMARY_CHARS = 100_000
+#: Work units of a call (:meth:`MemoryWorld.work`): one per this many characters it reads, and
+#: what embedding a query costs (a MiniLM forward pass, about 10 ms).
+CHARACTERS_PER_WORK_UNIT = 100
+EMBEDDING_WORK = 1_000
+#: Embeddings :meth:`MemoryWorld.similarities` keeps (a cache: every query text would stay otherwise).
+MAX_CACHED_EMBEDDINGS = 256
+_FIRST_WORD = re.compile(r"[a-z]+")
+_LATER_WORD = re.compile(r"[a-z0-9]+")
+
+
+def is_snake_case(key: str) -> bool:
+    """BFCL's ``^[a-z]+(_[a-z0-9]+)*$`` (its ``$`` also before a final newline), read word by word."""
+    words = key.removesuffix("\n").split("_")
+    return bool(_FIRST_WORD.fullmatch(words[0])) and all(_LATER_WORD.fullmatch(word) for word in words[1:])
 
 
 class Base(DeclarativeBase):
@@ -100,7 +118,7 @@ class KeyValueMemoryTools(Toolkit):
         if len(value) > MAX_ENTRY_CHARS[tier]:
             return {"error": f"Entry is too long. Please shorten the entry to less than "
                              f"{MAX_ENTRY_CHARS[tier]} characters."}
-        if not _SNAKE_CASE.match(key):
+        if not is_snake_case(key):
             return {"error": "Key must be in snake_case format and cannot contain spaces."}
         if self._entry(tier, key) is not None:
             return {"error": "Key name must be unique."}
@@ -486,6 +504,10 @@ class SummaryMemoryTools(Toolkit):
         if len(new_text) > MAX_SUMMARY_CHARS:
             return {"error": f"Entry will be too long after replacing. Please shorten the entry to less than "
                              f"{MAX_SUMMARY_CHARS} characters."}
+        length = len(summary.text) + summary.text.count(old_text) * (len(new_text) - len(old_text))
+        if length > MAX_REPLACED_SUMMARY_CHARS:
+            return {"error": f"Memory will be too long after replacing ({length} characters). toolgym keeps "
+                             f"the memory under {MAX_REPLACED_SUMMARY_CHARS} characters."}
         summary.text = summary.text.replace(old_text, new_text)
         return {"status": "Memory updated."}
 
@@ -558,19 +580,40 @@ class MemoryWorld(World):
                 return str(value)
         return value if type(value) is str else str(value)
 
+    def work(self, name: str, arguments: Any) -> int:
+        """The work units of a call, for the budgets of a step and a turn: one per
+        :data:`CHARACTERS_PER_WORK_UNIT` characters it reads (its texts; a key search also every
+        key of its tier, which BM25 reads again at each search: 57 keys of 87,000 characters take
+        0.2 s), and :data:`EMBEDDING_WORK` for a similarity search."""
+        characters = sum(len(v) for v in arguments.values() if isinstance(v, str)) if isinstance(arguments, dict) else 0
+        name = name if isinstance(name, str) else ""
+        tier = name.split("_")[0]
+        if self.backend == "kv" and name.endswith("_key_search") and tier in TIERS:
+            characters += self.session.scalar(select(func.coalesce(func.sum(func.length(KeyValueEntry.key)), 0))
+                                              .where(KeyValueEntry.tier == tier))
+        units = 1 + characters // CHARACTERS_PER_WORK_UNIT
+        return units + EMBEDDING_WORK if self.backend == "vector" and name.endswith("_memory_retrieve") else units
+
     def similarities(self, query: str, texts: list[str]) -> np.ndarray:
         """Cosine similarity of ``query`` to each text (inner products of unit embeddings, float32)."""
         if self._encoder is None:
             raise ToolError("this world has no sentence encoder; similarity search is unavailable")
-        for text in dict.fromkeys([query, *texts]):
-            if text not in self._embeddings:
+        wanted = dict.fromkeys([query, *texts])
+        for text in wanted:
+            if text in self._embeddings:  # recently used: kept longest
+                self._embeddings[text] = self._embeddings.pop(text)
+            else:
                 # one text per call, as BFCL embeds each entry when it is added: a batch pads its
                 # texts to one length, which moves the embeddings in the 7th decimal
                 self._embeddings[text] = np.asarray(self._encoder([text]), dtype=np.float32)[0]
         # In float64, so that equal texts score exactly alike (a float32 product's last bits depend
         # on the row's place in the matrix) and ties fall to the index order.
         matrix = np.stack([self._embeddings[t] for t in texts]).astype(np.float64)
-        return (matrix @ self._embeddings[query].astype(np.float64)).astype(np.float32)
+        scores = (matrix @ self._embeddings[query].astype(np.float64)).astype(np.float32)
+        for text in list(self._embeddings)[:max(0, len(self._embeddings) - MAX_CACHED_EMBEDDINGS)]:
+            if text not in wanted:
+                del self._embeddings[text]
+        return scores
 
     # -- what BFCL shows and saves ----------------------------------------------------------
     def context(self) -> str:

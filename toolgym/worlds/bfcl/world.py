@@ -18,6 +18,11 @@ from toolgym.worlds.bfcl.api import BfclAPI, result_text
 from toolgym.worlds.bfcl.models import Base, dump, load
 
 
+#: The most bytes a BFCL world's database may hold after a call (file contents, messages, posts...);
+#: the largest official scenario holds 147 KB (measured over the 800). A call that would pass it is undone.
+MAX_WORLD_BYTES = 16 * 1024 * 1024
+
+
 class BfclWorld(World):
     """The tables of every BFCL API (:mod:`toolgym.worlds.bfcl.models`), empty until a scenario loads."""
 
@@ -142,10 +147,18 @@ class TableAPI(BfclAPI):
         self._sql.execute(f"DELETE FROM {model.__table__.name} WHERE position = ?", (position,))
 
     def _run(self, name: str, arguments: dict, rollback: bool) -> str:
-        if rollback:
-            with self._world.atomic():
-                return result_text(getattr(self, name)(**arguments))
-        try:
-            return result_text(getattr(self, name)(**arguments))
-        finally:  # BFCL keeps what a raising call changed before it raised
-            self._world.commit()
+        failure = None
+        with self._world.atomic():  # a call that leaves the world too large is undone under both scorings
+            try:
+                value = getattr(self, name)(**arguments)
+            except Exception as exc:
+                if rollback:
+                    raise
+                failure = exc  # BFCL keeps what a raising call changed before it raised
+            size = self._world.stored_bytes()
+            if size > MAX_WORLD_BYTES:
+                raise ValueError(f"the call was undone: it would make the world {size} bytes, "
+                                 f"more than toolgym's limit of {MAX_WORLD_BYTES} bytes")
+        if failure is not None:
+            raise failure
+        return result_text(value)

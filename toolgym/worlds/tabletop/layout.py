@@ -97,14 +97,22 @@ def _clean(text: str) -> str:
     return text[4:] if text.startswith("the ") else text
 
 
-def parse_position(description: str, objects: dict[str, Sequence[float]]) -> tuple[float, float]:
+#: How many descriptions one position may nest ("left of the middle of ..."): each is read by
+#: a recursive call, and a program's string could otherwise nest past Python's recursion limit.
+MAX_POSITION_NESTING = 20
+
+
+def parse_position(description: str, objects: dict[str, Sequence[float]], depth: int = 0) -> tuple[float, float]:
     """A position from a description; ``objects`` maps object names to their xy.
 
     Understands named positions ("top left corner", "middle", "left side"), object names,
     offsets ("a little to the left of the blue bowl", "10 cm above the red block"),
     "the corner closest to the blue bowl", "the side farthest from ..." and
-    "between A and B". Raises ValueError with a plain message otherwise.
+    "between A and B" (``depth``: how deep inside another description this one is). Raises
+    ValueError with a plain message otherwise.
     """
+    if depth > MAX_POSITION_NESTING:
+        raise ValueError(f"the position nests more than {MAX_POSITION_NESTING} descriptions")
     if not isinstance(description, str):
         raise ValueError(f"parse_position takes a text description, got {type(description).__name__}")
     text = _clean(description)
@@ -114,16 +122,16 @@ def parse_position(description: str, objects: dict[str, Sequence[float]]) -> tup
     if text in objects:
         return (float(objects[text][0]), float(objects[text][1]))
     if match := _BETWEEN_RE.match(text):
-        a, b = parse_position(match["a"], objects), parse_position(match["b"], objects)
+        a, b = parse_position(match["a"], objects, depth + 1), parse_position(match["b"], objects, depth + 1)
         return ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
     if match := _CLOSEST_RE.match(text):
-        ref = parse_position(match["ref"], objects)
+        ref = parse_position(match["ref"], objects, depth + 1)
         names = tuple(CORNERS if match["kind"] == "corner" else SIDES)
         key = lambda name: (distance(ref, NAMED_POSITIONS[name]), name)  # noqa: E731
         name = min(names, key=key) if match["which"] in ("closest", "nearest") else max(names, key=key)
         return NAMED_POSITIONS[name]
     if match := _OFFSET_RE.match(text):
-        ref = parse_position(match["ref"], objects)
+        ref = parse_position(match["ref"], objects, depth + 1)
         if match["num"]:
             amount = float(match["num"]) / (100.0 if match["unit"] == "cm" else 1.0)
         else:

@@ -43,8 +43,10 @@ PROFILE = Profile(
 #: The longest program read (characters); the env refuses longer actions unread.
 MAX_PROGRAM_CHARS = 20_000
 _NUMBERING = re.compile(r"^\d+\. *")
-_SCRIPT_LINE = re.compile(r"^\[(\w+)\]((?:\s*<[^<>()]+>\s*\(\s*[\d.]+\s*\))*)\s*$")
-_SCRIPT_OBJECT = re.compile(r"<([^<>()]+)>")
+# A script line is ``[Action]``, then ``<object> (id)`` items, then nothing but spaces: read item by
+# item, since one pattern repeating the items would nest quantifiers (docs/development.md).
+_SCRIPT_ACTION = re.compile(r"\[(\w+)\]")
+_SCRIPT_ITEM = re.compile(r"\s*<([^<>()]+)>\s*\(\s*[\d.]+\s*\)")
 _ARGUMENTS = re.compile(r"\((.*?)\)")
 #: VirtualHome script action -> the task's action (the others keep their name).
 SCRIPT_ACTIONS = {"Walk": "WalkTo", "Run": "RunTo", "WalkTowards": "WalkTo", "Sit": "SitOn", "Lie": "LieOn",
@@ -94,11 +96,15 @@ def program_lines(text: str) -> list[str]:
 
 def script_to_agent(line: str) -> str | None:
     """``[Walk] <sofa> (1)`` -> ``Agent.WalkTo(sofa)``; None if ``line`` is not a script line."""
-    match = _SCRIPT_LINE.match(line)
+    match = _SCRIPT_ACTION.match(line)
     if match is None:
         return None
-    action = match.group(1)
-    objects = [o.strip().replace(" ", "_").lower() for o in _SCRIPT_OBJECT.findall(match.group(2))]
+    action, position, objects = match.group(1), match.end(), []
+    while (item := _SCRIPT_ITEM.match(line, position)) is not None:
+        objects.append(item.group(1).strip().replace(" ", "_").lower())
+        position = item.end()
+    if line[position:] and not line[position:].isspace():
+        return None
     if len(objects) == 2 and action in SCRIPT_TWO_ARGUMENT_ACTIONS:
         action = SCRIPT_TWO_ARGUMENT_ACTIONS[action]
     else:

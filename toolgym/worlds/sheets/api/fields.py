@@ -10,9 +10,21 @@ from toolgym.worlds.sheets.api.common import ApiError
 
 
 # -- field masks ----------------------------------------------------------------------------------
+#: Parentheses a field mask may nest (the API's resources nest a few levels): each level is read by
+#: a recursive call, and a 20,000-character mask could otherwise nest past Python's recursion limit.
+MAX_MASK_NESTING = 32
+
+
 def parse_fields(mask: str) -> list[list[str]]:
     """'userEnteredFormat(textFormat,backgroundColor)' -> [['userEnteredFormat', 'textFormat'], ...]."""
     paths: list[list[str]] = []
+    depth = deepest = 0
+    for char in mask:
+        if char in "()":
+            depth += 1 if char == "(" else -1
+            deepest = max(deepest, depth)
+    if deepest > MAX_MASK_NESTING:
+        raise ApiError(f"Invalid field mask: it nests more than {MAX_MASK_NESTING} levels of parentheses")
 
     def split_top(text: str) -> list[str]:
         parts, depth, current = [], 0, ""

@@ -31,7 +31,7 @@ class BatchUpdateRequests:
                 spreadsheet.title = str(props.get("title", spreadsheet.title))
             if path == ["timeZone"] or path == ["*"] and "timeZone" in props:
                 zone = props.get("timeZone")
-                if not isinstance(zone, str) or not re.fullmatch(r"[A-Za-z_]+(/[A-Za-z0-9_+-]+){0,2}", zone):
+                if not isinstance(zone, str) or not re.fullmatch(r"[A-Za-z_]+(?:/[A-Za-z0-9_+-]+)?(?:/[A-Za-z0-9_+-]+)?", zone):
                     raise ApiError(f"Invalid timeZone: {_show(zone)}")
                 spreadsheet.time_zone = zone
             if path == ["locale"] or path == ["*"] and "locale" in props:
