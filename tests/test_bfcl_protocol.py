@@ -8,6 +8,7 @@ official task against a recording server giving the same answers: every request 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -244,3 +245,26 @@ def test_a_local_backends_calls_get_ids_that_pair_them_with_their_results():
     assert called and answered == called and len(set(called)) == len(called)
     assert requests[-1].api == "chat" and requests[-1].body == {"store": False}
     assert agent.sampling.temperature == 0.001 and agent.sampling.max_new_tokens is None
+
+
+def _digest(value) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+DIGESTS = json.loads((FIXTURE.parent / "digests.json").read_text())["categories"]
+
+
+@pytest.mark.parametrize("category", sorted(DIGESTS))
+def test_every_official_entry_gets_bfcls_tools_and_prompt(category, bfcl_data):
+    """Over every official entry of the category: the chat tools, the Responses tools and the
+    prompting first request equal what BFCL derives (digests made with BFCL's own functions)."""
+    env = gym.make("BFCL-v0", tasks="official", category=category, data_dir=str(bfcl_data / "bfcl")).unwrapped
+    items = {}
+    for task_id in env.task_ids():
+        _, info = env.reset(options={"task_id": task_id})
+        chat = protocol.Conversation(True, "chat").tools(info) or []
+        responses = protocol.Conversation(True, "responses").tools(info) or []
+        prompting = protocol.Conversation(False, "chat").messages(info, [])
+        items[task_id] = _digest([chat, responses, prompting])
+    assert len(items) == DIGESTS[category]["items"]
+    assert _digest(sorted(items.items())) == DIGESTS[category]["digest"]

@@ -286,7 +286,10 @@ class Conversation:
         hinted, _ = self._functions(info)
         env_messages = [m for m in info.get("messages") or [] if isinstance(m, dict)]
         out: list[Any] = []
-        replies = list(replies)
+        # Each completion is one action and each action one assistant message; a memory entry's
+        # new conversation starts its messages again, so its answers are the last replies.
+        shown = sum(m.get("role") == "assistant" for m in env_messages)
+        replies = list(replies)[max(0, len(replies) - shown):]
         answers = 0
         holdouts = 0
         first_turn = True
