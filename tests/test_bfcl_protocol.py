@@ -243,8 +243,10 @@ def test_a_local_backends_calls_get_ids_that_pair_them_with_their_results():
     called = [call["id"] for m in messages if m["role"] == "assistant" for call in m.get("tool_calls") or ()]
     answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert called and answered == called and len(set(called)) == len(called)
-    assert requests[-1].api == "chat" and requests[-1].body == {"store": False}
-    assert agent.sampling.temperature == 0.001 and agent.sampling.max_new_tokens is None
+    assert requests[-1].api == "chat" and requests[-1].body == {"temperature": 0.001, "store": False}
+    # the run's own decoding settings are not sent (a local backend decodes greedily)
+    assert (agent.sampling.temperature, agent.sampling.top_p, agent.sampling.max_new_tokens, agent.sampling.seed) \
+        == (None, None, None, None)
 
 
 def _digest(value) -> str:
@@ -268,3 +270,35 @@ def test_every_official_entry_gets_bfcls_tools_and_prompt(category, bfcl_data):
         items[task_id] = _digest([chat, responses, prompting])
     assert len(items) == DIGESTS[category]["items"]
     assert _digest(sorted(items.items())) == DIGESTS[category]["digest"]
+
+
+def test_eval_with_the_tool_call_parser_scores_correct_parallel_answers(tmp_path, capsys):
+    """``toolgym eval ... --prompt-format chat --parser tool_call`` against a server answering
+    each parallel question with its correct calls: every episode scores 1 (was 0: first call only)."""
+    from toolgym.eval.cli import main
+
+    base = gym.make("BFCL-v0", category="parallel").unwrapped
+    answers = {}
+    for task_id in base.task_ids():
+        observation, _ = base.reset(options={"task_id": task_id})
+        calls = base.oracle_action()
+        assert len(calls) > 1
+        answers[observation] = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{i}", "type": "function", "function": {"name": c["name"], "arguments":
+                                                                 json.dumps(c["arguments"])}}
+            for i, c in enumerate(calls)]}, "finish_reason": "tool_calls"}]}
+    seen: list = []
+
+    def respond(method, path):
+        question = json.loads(seen[-1]["body"])["messages"][-1]["content"]
+        return 200, {}, answers[question]
+
+    out = tmp_path / "r.jsonl"
+    with http_server(respond) as (origin, received):
+        seen = received
+        code = main(["eval", "BFCL-v0", "--env-kwarg", "category=parallel", "--agent", f"openai:{origin}/v1#m",
+                     "--prompt-format", "chat", "--parser", "tool_call", "--max-concurrency", "1",
+                     "--no-progress", "--out", str(out)])
+    assert code == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == len(answers) and [r["return"] for r in records] == [1.0] * len(records)

@@ -409,7 +409,8 @@ def _llm_agent(args):
         raise ValueError(str(exc)) from exc
     except TypeError as exc:  # a --backend-kwarg the backend does not take
         raise ValueError(f"{args.agent}: {exc} (check --backend-kwarg)") from exc
-    if args.max_new_tokens is None and agent.sampling.max_new_tokens is not None:  # None: the profile sends none
+    # A protocol profile that sends no max_tokens leaves it None; a local model still needs a limit.
+    if args.max_new_tokens is None and (agent.sampling.max_new_tokens is not None or args.agent.startswith("hf:")):
         import dataclasses
 
         from toolgym.registry import make_env

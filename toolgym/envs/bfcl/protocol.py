@@ -71,10 +71,12 @@ from typing import Any
 from toolgym.envs.bfcl.actions import DecodeError, read_calls
 from toolgym.envs.bfcl.tasks import OPENAPI_TYPES, openai_name
 
-#: BFCL's decoding settings as ``SamplingParams`` fields: ``bfcl generate``'s default temperature,
-#: no ``top_p``, ``seed`` or ``max_tokens`` (None: not sent); and the body field its OpenAI handlers add.
-SAMPLING = {"temperature": 0.001, "top_p": None, "max_new_tokens": None, "seed": None}
-BODY = {"store": False}
+#: What BFCL's OpenAI handlers send besides the messages and tools: ``bfcl generate``'s default
+#: temperature and ``store: false``; no ``top_p``, ``seed`` or ``max_tokens``. The run's own
+#: decoding settings are therefore not sent (``SamplingParams`` fields of None); a local backend
+#: decodes greedily, which a temperature of 0.001 stands for, within its own token limit.
+BODY = {"temperature": 0.001, "store": False}
+SAMPLING = {"temperature": None, "top_p": None, "max_new_tokens": None, "seed": None}
 #: The user turn that reveals held-out functions (``DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC``).
 ADDITIONAL_FUNCTION = "I have updated some more functions you can choose from. What about now?"
 
