@@ -302,3 +302,30 @@ def test_eval_with_the_tool_call_parser_scores_correct_parallel_answers(tmp_path
     assert code == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == len(answers) and [r["return"] for r in records] == [1.0] * len(records)
+
+
+def test_a_function_calling_text_answer_is_never_read_as_calls():
+    """BFCL's FC decoder reads native calls only: text that looks like a call is an answer."""
+    from toolgym.agents.llm.parsers import get_parser
+
+    env = gym.make("BFCL-v0", category=["parallel", "irrelevance"])
+    base = env.unwrapped
+    parse = get_parser("bfcl-fc")
+    parallel = next(t for t in base.task_ids() if base.task_split(t) == "parallel")
+    env.reset(options={"task_id": parallel})
+    oracle = base.oracle_action()
+    names = {d["name"].replace(".", "_"): d["name"] for d in base.task.functions}
+    text = "[" + ", ".join(f"{names[c['name']]}(" + ", ".join(f"{k}={v!r}" for k, v in c["arguments"].items())
+                           + ")" for c in oracle) + "]"
+    [action] = parse(text, (), ())
+    assert action == {"role": "assistant", "content": text}
+    *_, info = env.step(action)
+    assert info["metrics"]["success"] == 0 and info["metrics"]["error_type"] == "ast_decoder:decoder_failed"
+    env.reset(options={"task_id": parallel})
+    [action] = parse("", [{"id": "c", "type": "function", "function": {"name": c["name"], "arguments":
+                                                                      json.dumps(c["arguments"])}} for c in oracle], ())
+    assert env.step(action)[1] == 1.0  # the same calls, native: one action, passed
+    irrelevance = next(t for t in base.task_ids() if base.task_split(t) == "irrelevance")
+    env.reset(options={"task_id": irrelevance})
+    *_, info = env.step({"role": "assistant", "content": "None of the functions can do that."})
+    assert info["metrics"]["success"] == 1 and info["metrics"]["invalid_actions"] == 0

@@ -21,7 +21,8 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
   ``bfcl-fc-responses``: BFCL's protocol profiles, what its OpenAI handlers send in prompting
   and function-calling mode through chat completions or the Responses API, byte for byte
   (:mod:`toolgym.envs.bfcl.protocol`); they fix the decoding settings to BFCL's. Their
-  ``bfcl`` parser passes the whole completion (or all native calls at once) as one action.
+  parsers pass the whole completion (or all native calls at once) as one action; in
+  function calling (``bfcl-fc``) a text answer is never read as calls, as in BFCL.
 """
 
 from __future__ import annotations
@@ -194,6 +195,7 @@ class BFCLFunctionCallingFormat(BFCLPromptingFormat):
     derives them, results as ``tool`` messages with the server's ``tool_call_id``."""
 
     name = "bfcl-fc"
+    parser = "bfcl-fc"
     function_calling = True
 
 

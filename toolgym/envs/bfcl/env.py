@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.bfcl.actions import DecodeError, read_calls
+from toolgym.envs.bfcl.actions import DecodeError, answer_text, is_message, read_calls
 from toolgym.envs.bfcl.ast_checker import ast_check, check_name
 from toolgym.envs.bfcl.protocol import system_prompt, with_language_hints
 from toolgym.envs.bfcl.tasks import (NO_GROUND_TRUTH, SINGLE_TURN, SingleTurnTask, builtin_single_turn,
@@ -145,7 +145,9 @@ class BFCLEnv(ToolEnv):
       Java and JavaScript values in native calls are strings of source text too
       (``info["tools"]`` types them as strings, as BFCL does).
 
-    An answer with no call is plain text (or ``[]``).
+    An answer with no call is plain text (or ``[]``), or an OpenAI assistant message without
+    ``tool_calls`` (``{"role": "assistant", "content": ...}``, the function-calling profiles'
+    text answer: never read as calls, as BFCL's FC decoder reads native calls only).
 
     ## Observation Space
     A string: the current user turn's text; after a multi-turn or memory step the results of the
@@ -415,7 +417,7 @@ class BFCLEnv(ToolEnv):
             return self._act_memory(action)
         if self.episode is not None:
             return self._act_multi_turn(action)
-        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        text = answer_text(action)
         self._messages.append({"role": "assistant", "content": text})
         category = self.task.category
         try:
@@ -447,7 +449,7 @@ class BFCLEnv(ToolEnv):
         return Outcome(observation, terminated=True, progress=int(passed), info={"error": detail or None})
 
     def _act_multi_turn(self, action: Any) -> Outcome:
-        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        text = answer_text(action)
         try:
             calls = self._decode(action)
         except DecodeError:
@@ -481,7 +483,7 @@ class BFCLEnv(ToolEnv):
         """A step of a memory entry: calls run on the memory; an answer without a call ends the
         turn (a prerequisite turn, or the question, which is then graded)."""
         episode = self.episode
-        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        text = answer_text(action)
         try:
             calls = self._decode(action)
         except DecodeError:
@@ -556,5 +558,8 @@ def _official_file(category: str) -> str:
 
 
 def _looks_like_text(action: Any) -> bool:
-    """A plain-text answer (no bracket or parenthesis): a refusal, not a malformed call."""
+    """A plain-text answer (no bracket or parenthesis, or an assistant message without calls): a
+    refusal, not a malformed call."""
+    if is_message(action):
+        return not action.get("tool_calls")
     return isinstance(action, str) and not any(ch in action for ch in "([{")

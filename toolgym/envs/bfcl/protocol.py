@@ -58,9 +58,9 @@ Accidental differences of BFCL, reproduced:
 - a prompting turn's tool results name the call with ``repr`` values joined by ``, ``.
 
 Grading in function-calling mode: BFCL's FC decoder reads only native calls, so a text answer
-is no call (a multi-turn turn ends; a single-turn item fails to decode). The env reads a text
-answer in BFCL's prompting format whatever the profile, so an FC-mode answer whose *text* is
-``[f(a=1)]`` is graded (and, in multi-turn, run) as a call, where BFCL would not.
+is no call (a multi-turn turn ends; a single-turn item fails to decode). The FC profiles' parser
+(``bfcl-fc``) passes such an answer as an assistant message, which the env never reads as calls,
+even when its text is ``[f(a=1)]``.
 
 Not covered: BFCL's memory categories (their own system prompts; the profiles send the env's
 memory conversation with the same tool-result layout, not checked against BFCL) and the
