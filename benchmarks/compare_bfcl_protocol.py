@@ -19,7 +19,10 @@ Usage::
 
 Measured (bfcl-eval 2026.3.23 and its data, 2026-11-29): ``--per-category 10`` over the 17
 categories, 170 entries in the 4 profiles: 680 of 680 episodes with every request equal, 1,784 of
-1,784 requests equal.
+1,784 requests equal; ``--per-category 50`` over the four multi-turn categories (200 entries, the
+ground truth's calls executed turn by turn): 800 of 800 episodes, 5,488 of 5,488 requests equal.
+``tests/test_bfcl_protocol.py`` also checks the tools and the prompting prompt of every official
+single-turn and multi-turn entry (4,240) against digests of BFCL's own derivation.
 """
 
 from __future__ import annotations
