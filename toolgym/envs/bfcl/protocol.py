@@ -277,10 +277,10 @@ class Conversation:
         if new:
             self.revealed.append(new)
             self._known.update(str(f.get("name")) for f in new)
-        category = str(info.get("split") or "")
-        initial = [f for f in functions if str(f.get("name")) in set(self.initial)]
-        later = [f for f in functions if str(f.get("name")) not in set(self.initial)]
-        return with_language_hints(initial, category), later
+        offered_first = set(self.initial)
+        initial = [f for f in functions if str(f.get("name")) in offered_first]
+        later = [f for f in functions if str(f.get("name")) not in offered_first]
+        return with_language_hints(initial, str(info.get("split") or "")), later
 
     def tools(self, info: dict) -> list[dict] | None:
         if not self.fc:
@@ -321,7 +321,7 @@ class Conversation:
                     out.append(self._role({"role": "user", "content": self._holdout_text(self.revealed[holdouts])}))
                     holdouts += 1
             elif role in ("user", "system"):
-                turn = [{k: v for k, v in message.items()}]
+                turn = [dict(message)]
                 while i + 1 < len(env_messages) and env_messages[i + 1].get("role") in ("user", "system"):
                     i += 1
                     turn.append(dict(env_messages[i]))
