@@ -329,3 +329,26 @@ def test_a_function_calling_text_answer_is_never_read_as_calls():
     env.reset(options={"task_id": irrelevance})
     *_, info = env.step({"role": "assistant", "content": "None of the functions can do that."})
     assert info["metrics"]["success"] == 1 and info["metrics"]["invalid_actions"] == 0
+
+
+def test_eval_with_a_responses_profile_sends_bfcls_fields_only(tmp_path):
+    """``toolgym eval ... --prompt-format bfcl-fc-responses``: requests go to /responses with BFCL's
+    fields (no max_tokens sized from the oracle, no top_p, seed or log-probabilities), and the
+    results file names the profile."""
+    from toolgym.eval.cli import main
+
+    answer = {"output": [{"type": "message", "role": "assistant",
+                          "content": [{"type": "output_text", "text": "I cannot help.", "annotations": []}]}],
+              "usage": {"input_tokens": 5, "output_tokens": 3}, "status": "completed"}
+    out = tmp_path / "r.jsonl"
+    with http_server(lambda method, path: (200, {}, answer)) as (origin, received):
+        code = main(["eval", "BFCL-v0", "--env-kwarg", "category=irrelevance", "--agent", f"openai:{origin}/v1#m",
+                     "--prompt-format", "bfcl-fc-responses", "--episodes", "2", "--no-progress", "--out", str(out)])
+    assert code == 0
+    bodies = [json.loads(r["body"]) for r in received]
+    assert {r["path"] for r in received} == {"/v1/responses"} and len(bodies) == 2
+    assert all(sorted(b) == ["input", "model", "store", "temperature", "tools"] for b in bodies)
+    assert all(b["temperature"] == 0.001 and b["store"] is False for b in bodies)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["return"] for r in records] == [1.0, 1.0]  # irrelevance: a text answer is no call
+    assert "bfcl-fc-responses" in json.dumps(records[0])
