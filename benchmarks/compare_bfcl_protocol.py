@@ -5,8 +5,10 @@ Two steps, since BFCL's handlers need BFCL's dependencies and toolgym needs its 
 1. ``record`` (in a Python with ``bfcl-eval`` installed, e.g. a throwaway venv): BFCL's
    ``OpenAICompletionsHandler`` and ``OpenAIResponsesHandler`` (function calling and prompting)
    play official entries against a recording server that answers each turn with the ground
-   truth's calls (native calls, or ``[f(a=1)]`` text in prompting mode), then with ``Done.``;
-   every request body is written to a JSON-lines file with the answers given.
+   truth's calls (native calls, or ``[f(a=1)]`` text in prompting mode), then with ``Done.``
+   (memory: a question after its scenario's prerequisite conversations, as toolgym's default
+   episode plays it, every answer ``Done.``); every request body is written to a JSON-lines file
+   with the answers given.
 2. ``compare`` (with toolgym): toolgym's agent with the matching profile plays the same entries
    against a server giving the same answers; every request body must be equal.
 
@@ -21,6 +23,9 @@ Measured (bfcl-eval 2026.3.23 and its data, 2026-11-29): ``--per-category 10`` o
 categories, 170 entries in the 4 profiles: 680 of 680 episodes with every request equal, 1,784 of
 1,784 requests equal; ``--per-category 50`` over the four multi-turn categories (200 entries, the
 ground truth's calls executed turn by turn): 800 of 800 episodes, 5,488 of 5,488 requests equal.
+``--per-category 2 --categories memory_kv memory_rec_sum`` (each question after its scenario's
+prerequisite conversations, every answer ``Done.``): 16 of 16 episodes, 1,760 of 1,760 requests
+equal (memory_vector not recorded: BFCL's needs sentence-transformers in its venv).
 ``tests/test_bfcl_protocol.py`` also checks the tools and the prompting prompt of every official
 single-turn and multi-turn entry (4,240) against digests of BFCL's own derivation.
 """
@@ -40,7 +45,7 @@ from pathlib import Path
 CATEGORIES = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
               "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "irrelevance",
               "live_irrelevance", "live_relevance", "multi_turn_base", "multi_turn_miss_func",
-              "multi_turn_miss_param", "multi_turn_long_context")
+              "multi_turn_miss_param", "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum")
 PROFILES = ("bfcl-fc", "bfcl-fc-responses", "bfcl-prompting", "bfcl-prompting-responses")
 MODEL = "gpt-4o-2024-11-20"
 
@@ -132,6 +137,45 @@ def _turn_answers(entry: dict, truth: list | None, fc: bool) -> list[tuple[list 
     return out
 
 
+def _quietly(run) -> None:
+    """``run()`` with stdout silenced: BFCL's handlers print every step."""
+    sys.stdout, real = open(os.devnull, "w"), sys.stdout
+    try:
+        run()
+    finally:
+        sys.stdout.close()
+        sys.stdout = real
+
+
+def record_memory(category: str, per_category: int, recorder: Recorder, handlers: dict, out) -> int:
+    """A memory question as toolgym's default episode plays it: BFCL's prerequisite entries of its
+    scenario, in order, from an empty memory, then the question; every answer ``Done.``."""
+    import tempfile
+
+    from bfcl_eval.utils import load_dataset_entry, populate_initial_settings_for_memory_test_cases
+
+    entries = load_dataset_entry(category)
+    questions = [e for e in entries if "prereq" not in e["id"]][:per_category or None]
+    for question in questions:
+        scenario = question["scenario"]
+        for profile in PROFILES:
+            fc, responses = profile.startswith("bfcl-fc"), profile.endswith("-responses")
+            recorder.queue[:] = []
+            recorder.done = answer_body(None, "Done.", responses, 0)
+            recorder.received.clear()
+            playing = populate_initial_settings_for_memory_test_cases(
+                copy.deepcopy([e for e in entries if e.get("scenario") == scenario and "prereq" in e["id"]]
+                              + [question]), Path(tempfile.mkdtemp()))
+            handler = handlers[responses](MODEL, 0.001, MODEL + ("-FC" if fc else ""), fc)
+            handler.model_name_underline_replaced = f"{profile}_{question['id']}".replace("-", "_")
+            _quietly(lambda: [handler.inference(e, include_input_log=False, exclude_state_log=True)
+                              for e in playing])
+            out.write(json.dumps({"profile": profile, "task_id": question["id"],
+                                  "answers": [recorder.done] * len(recorder.received),
+                                  "requests": recorder.received}) + "\n")
+    return len(questions)
+
+
 def record(args) -> None:
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
     from bfcl_eval.model_handler.api_inference.openai_response import OpenAIResponsesHandler
@@ -139,8 +183,13 @@ def record(args) -> None:
 
     recorder = Recorder()
     os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = recorder.url, "test"
+    handlers = {False: OpenAICompletionsHandler, True: OpenAIResponsesHandler}
     with open(args.out, "w") as out:
         for category in args.categories:
+            if category.startswith("memory_"):
+                played = record_memory(category, args.per_category, recorder, handlers, out)
+                print(f"{category}: {played} questions", flush=True)
+                continue
             entries = load_dataset_entry(category)
             relevance = category in ("irrelevance", "live_irrelevance", "live_relevance")
             truths = {} if relevance else {t["id"]: t["ground_truth"] for t in load_ground_truth_entry(category)}
@@ -152,15 +201,10 @@ def record(args) -> None:
                     recorder.queue[:] = list(answers)
                     recorder.done = answer_body(None, "Done.", responses, len(answers))
                     recorder.received.clear()
-                    handler = (OpenAIResponsesHandler if responses else OpenAICompletionsHandler)(
-                        MODEL, 0.001, MODEL + ("-FC" if fc else ""), fc)
+                    handler = handlers[responses](MODEL, 0.001, MODEL + ("-FC" if fc else ""), fc)
                     handler.model_name_underline_replaced = f"{profile}_{entry['id']}".replace("-", "_")
-                    sys.stdout, real = open(os.devnull, "w"), sys.stdout  # the handlers print every step
-                    try:
-                        handler.inference(copy.deepcopy(entry), include_input_log=False, exclude_state_log=True)
-                    finally:
-                        sys.stdout.close()
-                        sys.stdout = real
+                    _quietly(lambda: handler.inference(copy.deepcopy(entry), include_input_log=False,
+                                                       exclude_state_log=True))
                     given = answers[:len(recorder.received)]
                     given += [recorder.done] * (len(recorder.received) - len(given))
                     out.write(json.dumps({"profile": profile, "task_id": entry["id"], "answers": given,

@@ -62,9 +62,10 @@ is no call (a multi-turn turn ends; a single-turn item fails to decode). The FC 
 (``bfcl-fc``) passes such an answer as an assistant message, which the env never reads as calls,
 even when its text is ``[f(a=1)]``.
 
-Not covered: BFCL's memory categories (their own system prompts; the profiles send the env's
-memory conversation with the same tool-result layout, not checked against BFCL) and the
-format-sensitivity variants of the prompting system prompt.
+Memory categories: the env's conversations (BFCL's memory system prompt, a fresh chat for each
+prerequisite conversation and the question) go out in the same layout; checked against BFCL's
+handlers for memory_kv and memory_rec_sum (``benchmarks/compare_bfcl_protocol.py``). Not covered:
+the format-sensitivity variants of the prompting system prompt.
 """
 
 from __future__ import annotations
