@@ -352,3 +352,17 @@ def test_eval_with_a_responses_profile_sends_bfcls_fields_only(tmp_path):
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["return"] for r in records] == [1.0, 1.0]  # irrelevance: a text answer is no call
     assert "bfcl-fc-responses" in json.dumps(records[0])
+
+
+def test_a_responses_profile_needs_a_backend_that_speaks_it():
+    class Local:
+        name = "hf"
+
+        def describe(self):
+            return {"backend": self.name}
+
+    env = gym.make("BFCL-v0")
+    with pytest.raises(ValueError, match="'bfcl-fc-responses' sends 'responses' API requests, which the hf backend "
+                                         "does not speak"):
+        LLMAgent(Local(), env=env, prompt_format="bfcl-fc-responses")
+    assert LLMAgent(Local(), env=env, prompt_format="bfcl-fc").format.name == "bfcl-fc"

@@ -46,6 +46,11 @@ class LLMAgent:
         self.parser_name = parser or self.format.parser or env_parser
         self.parse = get_parser(self.parser_name)
         self.sampling = sampling or SamplingParams()
+        api = self.format.request_options(None).get("api", "chat")
+        if api not in getattr(backend, "apis", ("chat",)):
+            raise ValueError(f"prompt format {self.format.name!r} sends {api!r} API requests, which the "
+                             f"{getattr(backend, 'name', type(backend).__name__)} backend does not speak "
+                             f"(an openai: server does)")
         if self.format.sampling is not None:  # a protocol profile sends its original's settings
             self.sampling = replace(self.sampling, **self.format.sampling)
         base = None if env is None else env if isinstance(env, type) else env.unwrapped

@@ -65,6 +65,8 @@ class OpenAICompatibleBackend:
     """
 
     name = "openai"
+    #: The request APIs it speaks (``ChatRequest.api``); a backend without this attribute speaks chat only.
+    apis = ("chat", "responses")
 
     def __init__(self, base_url: str, model: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4,
