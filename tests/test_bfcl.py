@@ -321,7 +321,9 @@ def test_bfcl_format_gives_a_steps_results_as_one_user_turn(multi_turn_env):
     messages, tools = make_prompt_format("bfcl").build(None, info)
     assert tools is None and [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[2]["content"] == "[cd(folder='docs'), cd(folder='x')]"
-    assert messages[3]["content"] == repr([{"role": "tool", "name": "cd", "content": "cd ran"}] * 2)
+    # BFCL names each result by the call as written back (decoded_output_to_execution_list)
+    assert messages[3]["content"] == repr([{"role": "tool", "name": "cd(folder='docs')", "content": "cd ran"},
+                                           {"role": "tool", "name": "cd(folder='x')", "content": "cd ran"}])
 
 
 def test_a_long_java_value_is_refused_before_the_quadratic_patterns():

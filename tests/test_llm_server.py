@@ -100,7 +100,7 @@ REQUESTS = [ChatRequest(messages=[{"role": "system", "content": "You are a helpf
 
 
 def test_concurrent_requests_match_local_generation(server_url, tiny_model):
-    backend = OpenAICompatibleBackend(server_url, max_concurrency=8)
+    backend = OpenAICompatibleBackend(server_url, max_concurrency=8, logprobs=True)  # opt-in: token ids too
     assert backend.model == "tiny"  # from /models
     sampling = SamplingParams(max_new_tokens=10)
     remote = backend.generate(REQUESTS, sampling)
@@ -117,7 +117,7 @@ def test_concurrent_requests_match_local_generation(server_url, tiny_model):
 
 
 def test_a_500_is_retried(server_url):
-    backend = OpenAICompatibleBackend(server_url, model="flaky", max_concurrency=4)
+    backend = OpenAICompatibleBackend(server_url, model="flaky", max_concurrency=4, logprobs=True)
     results = backend.generate(REQUESTS[:3], SamplingParams(max_new_tokens=4))
     assert [r.error for r in results] == [None] * 3 and all(r.completion_token_ids for r in results)
     assert backend.retries == 3

@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--max-new-tokens", type=int,
                      help="tokens per completion at most (default: the env's longest oracle action in the model's "
                           "tokens, with a margin: an action parser reads no further)")
-    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react "
+    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react | bfcl-fc | "
+                                             "bfcl-fc-responses | bfcl-prompting | bfcl-prompting-responses "
                                              "(default: the env's)")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
@@ -454,7 +455,8 @@ def _llm_agent(args):
         raise ValueError(str(exc)) from exc
     except TypeError as exc:  # a --backend-kwarg the backend does not take
         raise ValueError(f"{args.agent}: {exc} (check --backend-kwarg)") from exc
-    if args.max_new_tokens is None:
+    # A protocol profile that sends no max_tokens leaves it None; a local model still needs a limit.
+    if args.max_new_tokens is None and (agent.sampling.max_new_tokens is not None or args.agent.startswith("hf:")):
         import dataclasses
 
         from toolgym.registry import make_env

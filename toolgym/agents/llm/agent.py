@@ -9,7 +9,7 @@ episode and a batch of one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from collections.abc import Sequence
 
@@ -46,6 +46,16 @@ class LLMAgent:
         self.parser_name = parser or self.format.parser or env_parser
         self.parse = get_parser(self.parser_name)
         self.sampling = sampling or SamplingParams()
+        api = self.format.request_options(None).get("api", "chat")
+        if api not in getattr(backend, "apis", ("chat",)):
+            raise ValueError(f"prompt format {self.format.name!r} sends {api!r} API requests, which the "
+                             f"{getattr(backend, 'name', type(backend).__name__)} backend does not speak "
+                             f"(an openai: server does)")
+        if self.format.sampling is not None:  # a protocol profile sends its original's settings
+            self.sampling = replace(self.sampling, **self.format.sampling)
+        base = None if env is None else env if isinstance(env, type) else env.unwrapped
+        # An env that grades a completion's calls together (BFCL's parallel calls) gets them as one action.
+        self.calls_together = bool(getattr(base, "calls_in_one_action", False))
         self._episode: EpisodeState | None = None
         self.last_llm: dict | None = None
 
@@ -66,15 +76,18 @@ class LLMAgent:
         state.info = info
         messages, tools = self.format.build(state, info)
         return ChatRequest(messages=messages, tools=tools, stop=self.format.stop,
-                           complete=ACTION_COMPLETE.get(self.parser_name))
+                           complete=ACTION_COMPLETE.get(self.parser_name), **self.format.request_options(state))
 
     def finish(self, state: EpisodeState, completion: Completion) -> Step:
         """The action for a completion; further calls in it are queued for the next steps."""
         llm = completion.record()
+        state.replies.append(completion.message)
         if completion.error:
             return Step(action="", llm=llm)
         names = [t["function"]["name"] for t in state.info.get("tools") or [] if "function" in t]
         actions = self.parse(completion.text, completion.tool_calls, names) or [""]
+        if self.calls_together and len(actions) > 1:
+            actions = [actions]
         self.format.after_completion(state, completion.text, actions[0])
         state.queued.extend(Step(action=a, llm={"queued": True}) for a in actions[1:])
         return Step(action=actions[0], llm=llm)

@@ -10,7 +10,8 @@ anything else is the assistant's text. No parser raises.
 Parsers: ``tool_call`` (OpenAI ``tool_calls``, Mistral ``[TOOL_CALLS]``, Hermes/Qwen
 ``<tool_call>``, Llama-3 ``<|python_tag|>`` / JSON with ``parameters``, JSON objects also in
 code fences, Python call syntax ``Name(k=v)``, ReAct ``Action:``), ``react``, ``curl``,
-``program``, ``plan``, ``text`` and ``bfcl`` (all of a BFCL answer's calls as one action).
+``program``, ``plan``, ``text``, ``bfcl`` (all of a BFCL answer's calls as one action) and ``bfcl-fc``
+(the same in function-calling mode, where text is an answer and never a call).
 """
 
 from __future__ import annotations
@@ -257,6 +258,15 @@ def parse_bfcl(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[
     return [_clean(text)]
 
 
+def parse_bfcl_fc(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """BFCL's function-calling mode: native calls as one action; a completion without them is a
+    text answer, passed as an assistant message so that the env never reads its text as calls
+    (BFCL's FC decoder reads native calls only)."""
+    if tool_calls:
+        return [_native_calls(tool_calls)]
+    return [{"role": "assistant", "content": _clean(text)}]
+
+
 PARSERS: dict[str, Parser] = {
     "tool_call": parse_tool_call,
     "react": parse_react,
@@ -265,6 +275,7 @@ PARSERS: dict[str, Parser] = {
     "plan": parse_plan,
     "text": parse_text,
     "bfcl": parse_bfcl,
+    "bfcl-fc": parse_bfcl_fc,
 }
 
 

@@ -17,10 +17,12 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
 - ``plain``: the conversation with the tool docs written into the system message and the
   model asked to answer a call as a JSON object.
 - ``react``: Thought / Action / Action Input / Observation (see :mod:`toolgym.agents.llm.react`).
-- ``bfcl``: BFCL's prompting-model setup: its system prompt (``info["system_prompt"]``: the
-  task, the ``[func(a=1)]`` format, the function docs as JSON) before the question's own system
-  message, each step's tool results as one user turn; no tools offered natively. Its ``bfcl``
-  parser passes the whole completion (or all native calls at once) as one action.
+- ``bfcl-prompting`` (also ``bfcl``), ``bfcl-prompting-responses``, ``bfcl-fc``,
+  ``bfcl-fc-responses``: BFCL's protocol profiles, what its OpenAI handlers send in prompting
+  and function-calling mode through chat completions or the Responses API, byte for byte
+  (:mod:`toolgym.envs.bfcl.protocol`); they fix the decoding settings to BFCL's. Their
+  parsers pass the whole completion (or all native calls at once) as one action; in
+  function calling (``bfcl-fc``) a text answer is never read as calls, as in BFCL.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from toolgym.envs.bfcl import protocol as bfcl_protocol
 from toolgym.llm.chat import flatten_messages, tools_as_text
 
 # The line of the ToolBench system prompt that starts its demonstrations (toolgym.envs.common.toolbench_prompt).
@@ -45,6 +48,9 @@ class EpisodeState:
     info: dict
     queued: list = field(default_factory=list)
     notes: dict = field(default_factory=dict)
+    #: The server's answers of the episode's completions, in order (``Completion.message``; None
+    #: where there is none): protocols that send the model's own turns back read them.
+    replies: list = field(default_factory=list)
 
 
 class PromptFormat:
@@ -56,6 +62,9 @@ class PromptFormat:
     name: ClassVar[str] = ""
     parser: ClassVar[str | None] = None
     stop: tuple[str, ...] = ()
+    #: Decoding settings the protocol fixes (``SamplingParams`` fields; None: not sent), or None
+    #: to keep the run's.
+    sampling: ClassVar[dict | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -65,6 +74,11 @@ class PromptFormat:
     def build(self, state: EpisodeState, info: dict) -> tuple[list[dict], list[dict] | None]:
         """(messages, tools) for this step; tools None means none are offered natively."""
         raise NotImplementedError
+
+    def request_options(self, state: EpisodeState | None) -> dict:
+        """Further :class:`~toolgym.llm.ChatRequest` fields of the protocol (``tool_choice``,
+        ``body``, ``api``)."""
+        return {}
 
     def after_completion(self, state: EpisodeState, text: str, action: Any) -> None:
         """Hook called with the model's text and the action taken (formats that keep notes)."""
@@ -137,36 +151,60 @@ class ToolBenchFormat(PromptFormat):
         return [{"role": "system", "content": system}, *turns, *messages[1:]], None
 
 
-class BFCLFormat(PromptFormat):
-    """BFCL's prompting-model request (``system_prompt_pre_processing_chat_model``): the env's
-    BFCL system prompt joined to the question's own system message, the model's earlier answers
-    as assistant text and each step's execution results as one user turn, as BFCL's
-    ``_add_execution_results_prompting`` does."""
+class BFCLPromptingFormat(PromptFormat):
+    """BFCL's prompting mode as its OpenAI chat-completions handler sends it, byte for byte
+    (:mod:`toolgym.envs.bfcl.protocol`): BFCL's system prompt with the hinted function docs, the
+    model's answers as the server sent them, each step's results as one user turn naming the
+    calls, temperature 0.001 and ``store: false``, nothing else."""
 
-    name = "bfcl"
+    name = "bfcl-prompting"
     parser = "bfcl"
+    sampling = bfcl_protocol.SAMPLING
+    function_calling = False
+    api = "chat"
+
+    def _conversation(self, state: EpisodeState | None) -> bfcl_protocol.Conversation:
+        if state is None:
+            return bfcl_protocol.Conversation(self.function_calling, self.api)
+        return state.notes.setdefault("bfcl", bfcl_protocol.Conversation(self.function_calling, self.api))
 
     def build(self, state, info):
-        system = info.get("system_prompt")
-        if not system:
-            raise ValueError("the bfcl prompt format needs info['system_prompt'] from BFCL-v0")
-        messages = list(info.get("messages") or [])
-        if messages and messages[0].get("role") == "system":
-            system = f"{system}\n\n{messages[0].get('content') or ''}"
-            messages = messages[1:]
-        out = [{"role": "system", "content": system}]
-        for m in messages:
-            if m.get("role") == "tool":
-                result = {"role": "tool", "name": m.get("name"), "content": m.get("content")}
-                if out[-1].get("tool_results") is not None:
-                    out[-1]["tool_results"].append(result)
-                else:
-                    out.append({"role": "user", "tool_results": [result]})
-            else:
-                out.append({"role": m.get("role") if m.get("role") in ("user", "assistant") else "user",
-                            "content": m.get("content") or ""})
-        return [{"role": m["role"], "content": repr(m["tool_results"])} if "tool_results" in m else m
-                for m in out], None
+        conversation = self._conversation(state)
+        tools = conversation.tools(info)
+        return conversation.messages(info, state.replies if state is not None else []), tools
+
+    def request_options(self, state):
+        return {"api": self.api, "body": dict(bfcl_protocol.BODY)}
+
+
+class BFCLFormat(BFCLPromptingFormat):
+    """``bfcl-prompting`` under its earlier name (results files and commands that name it)."""
+
+    name = "bfcl"
+
+
+class BFCLPromptingResponsesFormat(BFCLPromptingFormat):
+    """BFCL's prompting mode through the Responses API (its handler for OpenAI's prompting entries)."""
+
+    name = "bfcl-prompting-responses"
+    api = "responses"
+
+
+class BFCLFunctionCallingFormat(BFCLPromptingFormat):
+    """BFCL's function-calling mode through chat completions: the tools as ``convert_to_tool``
+    derives them, results as ``tool`` messages with the server's ``tool_call_id``."""
+
+    name = "bfcl-fc"
+    parser = "bfcl-fc"
+    function_calling = True
+
+
+class BFCLFunctionCallingResponsesFormat(BFCLFunctionCallingFormat):
+    """BFCL's function-calling mode through the Responses API (BFCL's leaderboard entries of
+    OpenAI models): ``input`` items, ``function_call_output`` items with the ``call_id``."""
+
+    name = "bfcl-fc-responses"
+    api = "responses"
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:

@@ -1,7 +1,9 @@
 """Reading a model's calls in BFCL's two modes: native tool calls and the prompting format.
 
 Native: one OpenAI-style tool call (a dict or JSON object, read by
-:func:`toolgym.envs.common.actions.parse_action`) or a list of them. Prompting: BFCL's
+:func:`toolgym.envs.common.actions.parse_action`) or a list of them, or an OpenAI assistant message
+(its ``tool_calls``; without them its text is an answer without a call, never read as calls, as
+BFCL's function-calling decoder reads native calls only). Prompting: BFCL's
 ``[func(a=1), other(b='x')]``; Python is read by :mod:`toolgym.worlds.bfcl.calls` (ast, never
 evaluated); Java and JavaScript as BFCL's tree-sitter decoders read them, by a scanner of
 their call syntax: each argument's value is its source text, a string literal without its
@@ -29,6 +31,10 @@ def read_calls(action: Any, language: str = "python") -> list[tuple[str, Any]]:
         DecodeError: the action looks like calls but does not read (BFCL's decoder failure),
             or is plain text (BFCL's decoder fails on text too; the caller decides what that means).
     """
+    if is_message(action):
+        if action.get("tool_calls"):
+            return _native(action["tool_calls"])
+        raise DecodeError("an answer in text, without a call")  # BFCL's FC decoder reads native calls only
     if isinstance(action, (dict, list)):
         return _native(action)
     if not isinstance(action, str):
@@ -51,6 +57,22 @@ def read_calls(action: Any, language: str = "python") -> list[tuple[str, Any]]:
         except CallSyntaxError as exc:
             raise DecodeError(str(exc)) from None
     return source_calls(text[1:-1], language)
+
+
+def is_message(action: Any) -> bool:
+    """An OpenAI assistant message (``{"role": "assistant", "content": ..., "tool_calls": [...]}``):
+    function-calling mode's answer, whose text is never read as calls."""
+    return isinstance(action, dict) and action.get("role") == "assistant"
+
+
+def answer_text(action: Any) -> str:
+    """The text an action shows in the conversation: a string itself, an assistant message's
+    content (or its calls as JSON), anything else as JSON."""
+    if isinstance(action, str):
+        return action
+    if is_message(action) and not action.get("tool_calls"):
+        return str(action.get("content") or "")
+    return json.dumps(action, default=str)
 
 
 def _native(value: Any) -> list[tuple[str, Any]]:

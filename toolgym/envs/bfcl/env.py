@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.bfcl.actions import DecodeError, read_calls
+from toolgym.envs.bfcl.actions import DecodeError, answer_text, is_message, read_calls
 from toolgym.envs.bfcl.ast_checker import ast_check, check_name
+from toolgym.envs.bfcl.protocol import system_prompt, with_language_hints
 from toolgym.envs.bfcl.tasks import (NO_GROUND_TRUTH, SINGLE_TURN, SingleTurnTask, builtin_single_turn,
                                      load_single_turn, openai_name, oracle_calls, tools_of)
 from toolgym.envs.common.metrics import Column
@@ -46,21 +47,6 @@ NOT_SIMULATED.update({name: NOT_SIMULATED["web_search"] for name in ("web_search
 #: more often than this in one turn is forced to quit and the whole entry fails.
 MAXIMUM_STEP_LIMIT = 20
 
-#: BFCL's system prompt for prompting models (the classic style, Python call format, no tags).
-SYSTEM_PROMPT = (
-    "You are an expert in composing functions. You are given a question and a set of possible functions. "
-    "Based on the question, you will need to make one or more function/tool calls to achieve the purpose. "
-    "If none of the functions can be used, point it out. If the given question lacks the parameters required "
-    "by the function, also point it out.\n\nYou should only return the function calls in your response.\n\n"
-    "If you decide to invoke any of the function(s), you MUST put it in the format of "
-    "[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]  "
-    "You SHOULD NOT include any other text in the response.\n\n"
-    "At each turn, you should try your best to complete the tasks requested by the user within the current "
-    "turn. Continue to output functions to call until you have fulfilled the user's request to the best of "
-    "your ability. Once you have no more functions to call, the system will consider the current turn "
-    "complete and proceed to the next turn or task.\n\n"
-    "Here is a list of functions in json format that you can invoke.\n{functions}\n")
-
 #: The released checker's rejections of its own ground truths (``paper_compat``), which ``paper``
 #: accepts; measured by the oracle over every official single-turn item.
 COMPAT_REJECTED = (
@@ -69,11 +55,6 @@ COMPAT_REJECTED = (
     "parallel_multiple_12", "parallel_multiple_26", "live_simple_106-63-0", "live_simple_112-68-0",
     "live_multiple_507-149-4", "live_multiple_862-181-3", "live_multiple_964-207-0",
 )
-
-
-def system_prompt(functions: list[dict]) -> str:
-    """BFCL's system prompt for prompting models, with the function docs as JSON."""
-    return SYSTEM_PROMPT.format(functions=json.dumps(functions, ensure_ascii=False))
 
 
 def _multi_turn():
@@ -164,7 +145,9 @@ class BFCLEnv(ToolEnv):
       Java and JavaScript values in native calls are strings of source text too
       (``info["tools"]`` types them as strings, as BFCL does).
 
-    An answer with no call is plain text (or ``[]``).
+    An answer with no call is plain text (or ``[]``), or an OpenAI assistant message without
+    ``tool_calls`` (``{"role": "assistant", "content": ...}``, the function-calling profiles'
+    text answer: never read as calls, as BFCL's FC decoder reads native calls only).
 
     ## Observation Space
     A string: the current user turn's text; after a multi-turn or memory step the results of the
@@ -175,7 +158,8 @@ class BFCLEnv(ToolEnv):
     ``info["messages"]`` holds the conversation (role/content dicts, tool results
     as ``tool`` messages), ``info["tools"]`` the OpenAI tool schemas of the offered functions
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
-    docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models.
+    docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models (the offered docs
+    with BFCL's language hints).
 
     ## Rewards
     The return is the category's accuracy item: 1 when the entry passes, else 0, given at the
@@ -282,6 +266,16 @@ class BFCLEnv(ToolEnv):
     - The JavaScript 2-D array and Java ``HashMap`` values are read by linear code that finds
       what BFCL's patterns find (their backtracking takes exponential and fourth-power time).
 
+    ## What a model is sent
+    LLM agents use BFCL's protocol profiles (:mod:`toolgym.envs.bfcl.protocol`: ``bfcl-fc``,
+    ``bfcl-fc-responses``, ``bfcl-prompting`` (the default, also ``bfcl``) and
+    ``bfcl-prompting-responses``), which send what BFCL's OpenAI handlers send, byte for byte, under
+    both scorings. Multi-turn entries offer every function of their APIs, the entry's
+    ``excluded_function`` too, as BFCL does (its loader never reads that field). A
+    ``miss_func`` turn that reveals held-out functions has no user message of its own in
+    ``info["messages"]``; the profiles send BFCL's in its place. An LLM agent passes all calls of
+    one completion as one action (:attr:`calls_in_one_action`), whatever its parser.
+
     ## Starting State
     The task's question (single-turn) or first user turn and the initial state of the involved
     APIs (multi-turn).
@@ -329,6 +323,9 @@ class BFCLEnv(ToolEnv):
         ("Memory", "unweighted", MEMORY),
     )
     max_action_chars: ClassVar[int] = 100_000
+    #: BFCL grades (and, in multi-turn, executes) all calls of one model response together: an
+    #: LLM agent passes a completion's calls as one action, whatever its parser.
+    calls_in_one_action: ClassVar[bool] = True
 
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
@@ -434,7 +431,7 @@ class BFCLEnv(ToolEnv):
         info["messages"] = [dict(m) for m in self._messages]
         info["functions"] = [dict(f) for f in functions]
         info["tools"] = tools_of(functions, self._language())
-        info["system_prompt"] = system_prompt(functions)
+        info["system_prompt"] = system_prompt(with_language_hints(functions, self.task.category))
         return info
 
     def _step_info(self, turn: Any, observation: str) -> dict:
@@ -455,7 +452,7 @@ class BFCLEnv(ToolEnv):
             return self._act_memory(action)
         if self.episode is not None:
             return self._act_multi_turn(action)
-        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        text = answer_text(action)
         self._messages.append({"role": "assistant", "content": text})
         category = self.task.category
         try:
@@ -487,7 +484,7 @@ class BFCLEnv(ToolEnv):
         return Outcome(observation, terminated=True, progress=int(passed), info={"error": detail or None})
 
     def _act_multi_turn(self, action: Any) -> Outcome:
-        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        text = answer_text(action)
         try:
             calls = self._decode(action)
         except DecodeError:
@@ -522,7 +519,7 @@ class BFCLEnv(ToolEnv):
         """A step of a memory entry: calls run on the memory; an answer without a call ends the
         turn (a prerequisite turn, or the question, which is then graded)."""
         episode = self.episode
-        text = action if isinstance(action, str) else json.dumps(action, default=str)
+        text = answer_text(action)
         try:
             calls = self._decode(action)
         except DecodeError:
@@ -597,5 +594,8 @@ def _official_file(category: str) -> str:
 
 
 def _looks_like_text(action: Any) -> bool:
-    """A plain-text answer (no bracket or parenthesis): a refusal, not a malformed call."""
+    """A plain-text answer (no bracket or parenthesis, or an assistant message without calls): a
+    refusal, not a malformed call."""
+    if is_message(action):
+        return not action.get("tool_calls")
     return isinstance(action, str) and not any(ch in action for ch in "([{")

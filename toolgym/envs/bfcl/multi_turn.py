@@ -130,10 +130,14 @@ def load_multi_turn_tasks(folder: Path, category: str) -> list[MultiTurnTask]:
         involved = list(entry["involved_classes"])
         missed = {int(turn): list(names) for turn, names in entry.get("missed_function", {}).items()}
         held_back = {name for names in missed.values() for name in names}
-        excluded = set(entry.get("excluded_function", []))
         docs = _function_docs(folder, involved)
-        offered = [doc for doc in docs if doc["name"] not in held_back | excluded]
-        held_out_docs = {turn: [doc for doc in docs if doc["name"] in names] for turn, names in missed.items()}
+        # BFCL offers every function of the involved APIs: its loader never reads the entry's
+        # excluded_function. Held-out docs come back in the order the entry names them, as BFCL's do.
+        offered = [doc for doc in docs if doc["name"] not in held_back]
+        by_name: dict[str, dict] = {}
+        for doc in docs:
+            by_name.setdefault(doc["name"], doc)
+        held_out_docs = {turn: [by_name[name] for name in names if name in by_name] for turn, names in missed.items()}
         tasks.append(MultiTurnTask(
             id=entry["id"], category=category, turns=entry["question"], involved_classes=involved,
             initial_config=entry.get("initial_config", {}), ground_truth=answers[entry["id"]],

@@ -10,11 +10,13 @@ from collections.abc import Callable, Sequence
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """Decoding settings. ``temperature=0`` is greedy decoding."""
+    """Decoding settings. ``temperature=0`` is greedy decoding. A field that is None is not sent
+    to a server (a protocol profile that sends none, as BFCL sends no ``max_tokens``); the local
+    backends then use their defaults (:data:`DEFAULT_MAX_NEW_TOKENS` new tokens, no nucleus cut)."""
 
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_new_tokens: int = 512
+    temperature: float | None = 0.0
+    top_p: float | None = 1.0
+    max_new_tokens: int | None = 512
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
@@ -23,9 +25,18 @@ class SamplingParams:
                 "stop": list(self.stop), "seed": self.seed}
 
 
+#: New tokens at most where the decoding settings name no limit (local backends only).
+DEFAULT_MAX_NEW_TOKENS = 512
+
+
 @dataclass
 class ChatRequest:
     """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings.
+
+    Messages are sent as given. ``tool_choice`` is sent only when not None; ``body`` holds
+    request-body fields a protocol sends exactly as given (``{"temperature": 0.001, "store":
+    False}``), merged last; ``api`` is ``"chat"`` (chat completions) or ``"responses"`` (the
+    Responses API: ``messages`` are its ``input`` items and ``tools`` its function tools).
 
     ``complete`` tells when a completion already holds the whole action its parser reads (the
     agent's :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE`: a curl line that has ended); a
@@ -36,11 +47,18 @@ class ChatRequest:
     tools: list[dict] | None = None
     stop: tuple[str, ...] = ()
     complete: Callable[[str], bool] | None = None
+    tool_choice: str | dict | None = None
+    body: dict | None = None
+    api: str = "chat"
 
 
 @dataclass
 class Completion:
-    """What a backend returns for one request; ``error`` is set when the request failed for good."""
+    """What a backend returns for one request; ``error`` is set when the request failed for good.
+
+    ``message`` is what the server answered as it sent it, for protocols that send the model's own
+    turns back: the chat completion's message (a dict), or the Responses API's ``output`` items (a
+    list); None from local backends."""
 
     text: str = ""
     tool_calls: list[dict] = field(default_factory=list)
@@ -51,6 +69,7 @@ class Completion:
     logprobs: list[float] | None = None
     finish_reason: str | None = None
     error: str | None = None
+    message: dict | list | None = None
 
     def record(self) -> dict:
         """The trajectory's ``llm`` entry for the step this completion produced."""

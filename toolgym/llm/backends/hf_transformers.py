@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from toolgym.llm.backends.common import BackendError, ChatRequest, Completion, SamplingParams, _cut_at_stop
+from toolgym.llm.backends.common import (DEFAULT_MAX_NEW_TOKENS, BackendError, ChatRequest, Completion, SamplingParams,
+                                         _cut_at_stop)
 from toolgym.llm.chat import flatten_messages, tools_as_text
 
 
@@ -222,7 +223,7 @@ class TransformersBackend:
                 chunk = []
             chunk.append(i)
         chunks.append(chunk)
-        if sampling.temperature > 0 and sampling.seed is not None and sampling.seed != self._seed:
+        if (sampling.temperature or 0) > 0 and sampling.seed is not None and sampling.seed != self._seed:
             self.torch.manual_seed(sampling.seed)  # once per run: later calls continue the stream
             self._seed = sampling.seed
         results: list[Completion | None] = [None] * len(requests)
@@ -240,9 +241,10 @@ class TransformersBackend:
         attention_mask = encoded["attention_mask"].to(self.device)
         stop = tuple(dict.fromkeys(sampling.stop + requests[0].stop))
         recorder = _LogprobRecorder()
-        kwargs: dict[str, Any] = {"max_new_tokens": sampling.max_new_tokens, "logits_processor": [recorder],
+        kwargs: dict[str, Any] = {"max_new_tokens": sampling.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
+                                  "logits_processor": [recorder],
                                   "pad_token_id": self.tokenizer.pad_token_id}
-        if sampling.temperature > 0:
+        if (sampling.temperature or 0) > 0:
             kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)

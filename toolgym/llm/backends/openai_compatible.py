@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible chat-completions server as a backend, through the official ``openai`` SDK:
+"""Any OpenAI-compatible chat-completions (or Responses API) server as a backend, through the official ``openai`` SDK:
 concurrent requests, the SDK's retries, answers bounded in bytes and time and checked by type,
 redirects followed only to the same origin, error texts without credentials."""
 
@@ -34,7 +34,10 @@ class OpenAICompatibleBackend:
     408, 409, 429 and 5xx answers, timeouts and failed connections with exponential backoff and
     jitter, honouring ``Retry-After``. Tools are sent natively (``tools`` / ``tool_calls``) unless
     ``native_tools=False`` or the server rejects them with a 400, after which they go into the
-    system message as text.
+    system message as text. A request with ``api="responses"`` goes to ``POST {base_url}/responses``
+    (the Responses API) instead, under the same limits and retries (:meth:`_complete_responses`).
+    Decoding settings that are None are not sent; ``tool_choice`` and the request's ``body`` are
+    sent as given, the body merged last.
 
     The server is an untrusted peer: every answer is read whole within ``timeout`` seconds (one
     deadline per answer, from connecting to its last byte, however slowly the server sends it)
@@ -56,16 +59,19 @@ class OpenAICompatibleBackend:
         timeout: Seconds for one whole answer (each attempt has its own).
         max_retries: Retries after the first attempt (the SDK's ``max_retries``).
         native_tools: Send tools as ``tools``; False puts them into the system message.
-        logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``).
+        logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``): opt-in
+            (``--backend-kwarg logprobs=true``), for servers that accept them.
         extra_body: Extra JSON fields sent with every request (server-specific options).
         max_answer_bytes: The most bytes read of one answer.
     """
 
     name = "openai"
+    #: The request APIs it speaks (``ChatRequest.api``); a backend without this attribute speaks chat only.
+    apis = ("chat", "responses")
 
     def __init__(self, base_url: str, model: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4,
-                 native_tools: bool = True, logprobs: bool = True, extra_body: dict | None = None,
+                 native_tools: bool = True, logprobs: bool = False, extra_body: dict | None = None,
                  max_answer_bytes: int = MAX_ANSWER_BYTES):
         import httpx2
         import openai
@@ -164,8 +170,8 @@ class OpenAICompatibleBackend:
             return str(exc.__cause__)
         return f"connection failed: {_network_reason(exc)}"
 
-    def _status_error(self, exc) -> BackendError:
-        """A short message for a final non-2xx answer to a chat completion."""
+    def _status_error(self, exc, endpoint: str = "/chat/completions") -> BackendError:
+        """A short message for a final non-2xx answer to a chat completion (or a Responses API call)."""
         status = exc.status_code
         refused = exc.response.extensions.get("toolgym_redirect_refused")
         if refused:
@@ -174,7 +180,7 @@ class OpenAICompatibleBackend:
         if status == 404 and "model" in text.lower():
             return self._error(f"{self.base_url}: model {self.model!r} not found (HTTP 404: {text})")
         if status == 404:
-            return self._error(f"{self.base_url}/chat/completions: HTTP 404 ({text}); does the base URL end in /v1?")
+            return self._error(f"{self.base_url}{endpoint}: HTTP 404 ({text}); does the base URL end in /v1?")
         if status in (401, 403):
             who = f"the key in ${self.api_key_env} was refused" if self._key() else f"no key: set ${self.api_key_env}"
             return self._error(f"{self.base_url}: HTTP {status}, {who} ({text})")
@@ -192,19 +198,35 @@ class OpenAICompatibleBackend:
         messages, tools = request.messages, request.tools
         if tools and not native:
             messages, tools = flatten_messages(tools_as_text(messages, tools)), None
-        params: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": sampling.max_new_tokens,
-                                  "temperature": sampling.temperature, "top_p": sampling.top_p}
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        params.update(_sampling_fields(sampling, max_tokens="max_tokens"))
         stop = list(dict.fromkeys(sampling.stop + request.stop))
         if stop:
             params["stop"] = stop[:4]  # the OpenAI API accepts at most four
-        if sampling.seed is not None:
-            params["seed"] = sampling.seed
         if tools:
             params["tools"] = tools
+        if request.tool_choice is not None:
+            params["tool_choice"] = request.tool_choice
         extra_body = dict(self.extra_body)
         if self.logprobs:
             params["logprobs"] = True
             extra_body = {"return_token_ids": True, **extra_body}
+        extra_body.update(request.body or {})  # the protocol's own fields, as given, last
+        if extra_body:
+            params["extra_body"] = extra_body
+        return params
+
+    def _responses_params(self, request: ChatRequest, sampling: SamplingParams) -> dict:
+        """The keyword arguments of ``responses.create`` for one request: the messages are the
+        ``input`` items, the tools function tools in the Responses form, sent as given. The
+        backend's ``extra_body`` applies; log-probabilities and stop strings have no place here."""
+        params: dict[str, Any] = {"model": self.model, "input": request.messages}
+        params.update(_sampling_fields(sampling, max_tokens="max_output_tokens"))
+        if request.tools:
+            params["tools"] = request.tools
+        if request.tool_choice is not None:
+            params["tool_choice"] = request.tool_choice
+        extra_body = {**self.extra_body, **(request.body or {})}
         if extra_body:
             params["extra_body"] = extra_body
         return params
@@ -242,7 +264,32 @@ class OpenAICompatibleBackend:
                 self.answered += 1
         return completion
 
+    def _create_response(self, params: dict) -> bytes:
+        """One Responses API call through the SDK (with its retries): the answer's body."""
+        self._attempts.count = 0
+        raw = self._client.responses.with_raw_response.create(**params, extra_headers=self._auth())
+        return raw.http_response.content
+
+    def _complete_responses(self, request: ChatRequest, sampling: SamplingParams) -> Completion:
+        """A request to ``POST {base_url}/responses``: the same limits, retries and error texts as
+        a chat completion; tools are never moved into the text."""
+        try:
+            body = self._create_response(self._responses_params(request, sampling))
+            return _parse_responses_answer(ResponsesAnswer.model_validate_json(body), body)
+        except self._openai.APIStatusError as exc:
+            return Completion(error=f"BackendError: {self._status_error(exc, '/responses')}")
+        except self._openai.APIError as exc:
+            error = self._error(f"{self.base_url}: {self._failure(exc)}{self._after_attempts()}")
+            return Completion(error=f"BackendError: {error}")
+        except ValidationError as exc:
+            return Completion(error=f"BackendError: {self.base_url}: the answer is not a Responses API response "
+                                    f"({self._scrub(_first_problem(exc))[:200]})")
+
     def _answer(self, request: ChatRequest, sampling: SamplingParams) -> Completion:
+        if request.api == "responses":
+            return self._complete_responses(request, sampling)
+        if request.api != "chat":
+            return Completion(error=f"BackendError: unknown api {request.api!r} (chat or responses)")
         openai = self._openai
         try:
             native = self.native_tools and bool(request.tools)
@@ -253,7 +300,7 @@ class OpenAICompatibleBackend:
                     raise
                 self.native_tools = False  # no tool support: tools as text from now on
                 body = self._create(self._params(request, sampling, False))
-            return _parse_chat_response(ChatCompletionAnswer.model_validate_json(body),
+            return _parse_chat_response(ChatCompletionAnswer.model_validate_json(body), body,
                                         stop=sampling.stop + request.stop)
         except openai.APIStatusError as exc:
             return Completion(error=f"BackendError: {self._status_error(exc)}")
@@ -369,7 +416,24 @@ def _error_text(body: str) -> str:
     return body
 
 
-def _parse_chat_response(answer: ChatCompletionAnswer, stop: Sequence[str] = ()) -> Completion:
+def _sampling_fields(sampling: SamplingParams, max_tokens: str) -> dict:
+    """The decoding settings that are set (a None field is not sent); ``max_tokens`` names the
+    API's field for the limit."""
+    fields = {max_tokens: sampling.max_new_tokens, "temperature": sampling.temperature, "top_p": sampling.top_p,
+              "seed": sampling.seed}
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _raw_json(body: bytes) -> Any:
+    """The answer's JSON as sent (already bounded in bytes and validated by type); None if it
+    nests deeper than the parser goes."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _parse_chat_response(answer: ChatCompletionAnswer, body: bytes = b"", stop: Sequence[str] = ()) -> Completion:
     choice = answer.choices[0]
     message = choice.message or AnswerMessage()
     text, _ = _cut_at_stop(message.content or "", stop)
@@ -381,4 +445,57 @@ def _parse_chat_response(answer: ChatCompletionAnswer, stop: Sequence[str] = ())
                       prompt_tokens=usage.prompt_tokens or 0,
                       completion_tokens=usage.completion_tokens or len(completion_ids or []),
                       prompt_token_ids=answer.prompt_token_ids, completion_token_ids=completion_ids,
-                      logprobs=logprobs, finish_reason=choice.finish_reason)
+                      logprobs=logprobs, finish_reason=choice.finish_reason, message=_raw_message(body))
+
+
+def _raw_message(body: bytes) -> dict | None:
+    """The first choice's message as the server sent it (kept for protocols that send it back)."""
+    raw = _raw_json(body) if body else None
+    choices = raw.get("choices") if isinstance(raw, dict) else None
+    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) \
+        else None
+    return message if isinstance(message, dict) else None
+
+
+class OutputContent(_Answer):
+    type: str
+    text: str | None = None
+
+
+class OutputItem(_Answer):
+    """An item of a Responses API ``output``: a message (its text parts) or a function call."""
+
+    type: str
+    content: list[OutputContent] | None = None
+    name: str | None = None
+    arguments: str | None = None
+    call_id: str | None = None
+
+
+class ResponsesUsage(_Answer):
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+
+
+class ResponsesAnswer(_Answer):
+    """A Responses API response as the backend reads it."""
+
+    output: list[OutputItem]
+    usage: ResponsesUsage | None = None
+    status: str | None = None
+
+
+def _parse_responses_answer(answer: ResponsesAnswer, body: bytes) -> Completion:
+    """Text as the SDK's ``output_text`` joins it (every ``output_text`` part of every message),
+    function calls as tool calls with their ``call_id`` as the id, and the output items as sent."""
+    text = "".join(part.text or "" for item in answer.output if item.type == "message"
+                   for part in item.content or () if part.type == "output_text")
+    calls = [{"id": item.call_id, "type": "function", "function": {"name": item.name or "", "arguments":
+                                                                     item.arguments or ""}}
+             for item in answer.output if item.type == "function_call"]
+    raw = _raw_json(body)
+    output = raw.get("output") if isinstance(raw, dict) else None
+    usage = answer.usage or ResponsesUsage()
+    return Completion(text=text, tool_calls=calls, prompt_tokens=usage.input_tokens or 0,
+                      completion_tokens=usage.output_tokens or 0, finish_reason=answer.status,
+                      message=output if isinstance(output, list) else None)
