@@ -55,8 +55,8 @@ class LLMAgent:
                 "decoding": self.sampling.describe()}
 
     # -- many episodes ---------------------------------------------------------------------
-    def start(self, observation: str, info: dict) -> EpisodeState:
-        return EpisodeState(task_id=str(info.get("task_id")), info=info)
+    def start(self, observation: str, info: dict, trial: int = 0) -> EpisodeState:
+        return EpisodeState(task_id=str(info.get("task_id")), info=info, trial=trial)
 
     def queued(self, state: EpisodeState) -> Step | None:
         """The next action of an earlier completion (several calls in one output), if any."""
@@ -66,7 +66,7 @@ class LLMAgent:
         state.info = info
         messages, tools = self.format.build(state, info)
         return ChatRequest(messages=messages, tools=tools, stop=self.format.stop,
-                           complete=ACTION_COMPLETE.get(self.parser_name))
+                           complete=ACTION_COMPLETE.get(self.parser_name), **self.format.request_fields(state, info))
 
     def finish(self, state: EpisodeState, completion: Completion) -> Step:
         """The action for a completion; further calls in it are queued for the next steps."""

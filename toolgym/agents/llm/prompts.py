@@ -17,6 +17,7 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
 - ``plain``: the conversation with the tool docs written into the system message and the
   model asked to answer a call as a JSON object.
 - ``react``: Thought / Action / Action Input / Observation (see :mod:`toolgym.agents.llm.react`).
+- ``tau2``: τ²-bench's own agent request (:class:`Tau2Format`).
 - ``bfcl``: BFCL's prompting-model setup: its system prompt (``info["system_prompt"]``: the
   task, the ``[func(a=1)]`` format, the function docs as JSON) before the question's own system
   message, each step's tool results as one user turn; no tools offered natively. Its ``bfcl``
@@ -45,6 +46,7 @@ class EpisodeState:
     info: dict
     queued: list = field(default_factory=list)
     notes: dict = field(default_factory=dict)
+    trial: int = 0  # which trial of the task (a protocol's per-trial seed)
 
 
 class PromptFormat:
@@ -65,6 +67,11 @@ class PromptFormat:
     def build(self, state: EpisodeState, info: dict) -> tuple[list[dict], list[dict] | None]:
         """(messages, tools) for this step; tools None means none are offered natively."""
         raise NotImplementedError
+
+    def request_fields(self, state: EpisodeState, info: dict) -> dict:
+        """More fields of the step's :class:`~toolgym.llm.ChatRequest` (a protocol's
+        ``tool_choice`` and request ``body``); none by default."""
+        return {}
 
     def after_completion(self, state: EpisodeState, text: str, action: Any) -> None:
         """Hook called with the model's text and the action taken (formats that keep notes)."""
@@ -167,6 +174,30 @@ class BFCLFormat(PromptFormat):
                             "content": m.get("content") or ""})
         return [{"role": m["role"], "content": repr(m["tool_results"])} if "tool_results" in m else m
                 for m in out], None
+
+
+class Tau2Format(PromptFormat):
+    """τ²-bench's ``llm_agent`` request, as its harness sends it through litellm
+    (:mod:`toolgym.envs.tau2.protocol`): τ²'s system prompt around the policy, the
+    conversation in τ²'s message shape with the model's own tool-call ids, the tools as τ²
+    derives them and in its order, ``tool_choice: "auto"``, the trial's seed. A whole turn (its
+    text and all its calls) is one action, as τ²'s agent takes it. The default for Tau2-v0's
+    official tasks."""
+
+    name = "tau2"
+    parser = "turn"
+
+    def build(self, state, info):
+        from toolgym.envs.tau2.protocol import agent_messages, tools
+
+        conversation = list(info.get("messages") or [])
+        policy = conversation[0]["content"] if conversation and conversation[0].get("role") == "system" else ""
+        return agent_messages(conversation, policy), tools(info["domain"])
+
+    def request_fields(self, state, info):
+        from toolgym.envs.tau2.protocol import trial_seed
+
+        return {"tool_choice": "auto", "body": {"seed": trial_seed(state.trial)}}
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:

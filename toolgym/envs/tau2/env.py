@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
+from toolgym.envs.tau2.protocol import guidelines_folder, trial_seed
+from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.common.official import OfficialLayout
 from toolgym.envs.tau2.tasks import (DOMAINS, WORLDS, builtin_task_set, call_tool, layouts, official_task_set,
@@ -21,6 +23,8 @@ from toolgym.worlds.tools import ToolResult
 AGENT_STOP = STOP
 #: How many tool calls the user may make in one turn before it hangs up.
 MAX_USER_CALLS = 10
+#: The longest tool-call id of a model's that the conversation keeps (longer ones are renumbered).
+MAX_CALL_ID_CHARS = 200
 #: How the oracle asks the user to run one of the user's tools (the scripted user reads the JSON after it).
 USER_ACTION_PREFIX = "Please do this on your phone:"
 
@@ -169,6 +173,8 @@ class Tau2Env(ToolEnv):
     """
 
     env_id = "Tau2-v0"
+    #: The LLM agent's prompt format on official tasks: τ²'s own protocol.
+    official_prompt_format = "tau2"
     scorings = ("paper", "paper_compat")
     splits = {"built-in": ("base", "train", "test"), "official": ("base", "train", "test", "small", "full")}
     table_columns = (
@@ -203,11 +209,27 @@ class Tau2Env(ToolEnv):
         user_tools = getattr(self.world, "user_tools", None)
         #: The user's own tools (telecom's phone): schemas the user sees, None in single-control domains.
         self.user_tools = [spec.schema() for spec in user_tools.specs.values()] if user_tools is not None else None
+        user_options = dict(user_options or {})
+        if tasks == "official" and isinstance(user, str) and user.startswith("llm:"):
+            user_options.setdefault("protocol", "tau2")  # τ²'s own user simulator on the wire
+        user_tools_offered = self.user_tools
+        if user_options.get("protocol") == "tau2":
+            user_tools_offered = protocol_tools(domain, "user")
+            user_options.setdefault("guidelines", str(guidelines_folder(self._official_folder(data_dir))))
         self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
-                              tools=self.user_tools, **(user_options or {}))
+                              tools=user_tools_offered, **user_options)
         self.judge = _make_judge(judge)
         self._gold_hashes: dict[str, str] = {}
         self.task: dict | None = None
+
+    def _official_folder(self, data_dir: str | None):
+        """The official data's ``tau2bench`` folder that holds this domain (and τ²'s user guidelines)."""
+        for layout in layouts(self.domain):
+            try:
+                return layout.locate(self.env_id, data_dir, None)
+            except (ValueError, OSError):
+                continue
+        raise ValueError(f"{self.env_id}: the official {self.domain} data is not found")
 
     # -- tasks -----------------------------------------------------------------------------
     @classmethod
@@ -245,8 +267,13 @@ class Tau2Env(ToolEnv):
         self._done = False
         self._final_metrics = None
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        if getattr(self.user, "protocol", None) == "tau2":
+            user_seed = trial_seed(self.trial)  # τ² seeds the user as the agent, per trial
         opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
-        self._messages.append({"role": "user", "content": opening})
+        if isinstance(opening, Mapping) and opening.get("tool_calls"):  # the user acts on its phone first
+            opening = self._user_turn("", reply=opening)
+        else:
+            self._messages.append({"role": "user", "content": opening})
         self._episode_start = len(self._messages)
         return opening, self._info()
 
@@ -299,17 +326,29 @@ class Tau2Env(ToolEnv):
             return self._end(observation, "max_steps")
         return Outcome(observation, truncated=False)
 
-    def _user_turn(self, message: str) -> str:
-        """The user's answer to ``message``: its tool calls on its own device (dual control), each
-        result handed back to it, until it writes text (at most ``MAX_USER_CALLS`` calls)."""
+    def _user_turn(self, message: str, reply: Any = None) -> str:
+        """The user's answer to ``message`` (or its ``reply`` already given): its tool calls on its
+        own device (dual control), each result handed back to it, until it writes text (at most
+        ``MAX_USER_CALLS`` calls)."""
         for _ in range(MAX_USER_CALLS):
-            reply = self.user.respond(message, [dict(m) for m in self._messages])
+            if reply is None:
+                reply = self.user.respond(message, [dict(m) for m in self._messages])
+            if isinstance(reply, Mapping) and isinstance(reply.get("tool_calls"), list) and reply["tool_calls"]:
+                calls = [parse_action(call) for call in reply["tool_calls"]]
+                if all(isinstance(call, ToolCall) for call in calls):  # a whole turn of the user's (τ²'s shape)
+                    ids = [call.get("id") if isinstance(call, Mapping) else None for call in reply["tool_calls"]]
+                    content = reply.get("content")
+                    message = "\n".join(self._calls(calls, "user", content if isinstance(content, str) and content
+                                                    else None, ids))
+                    reply = None
+                    continue
             call = parse_action(reply) if isinstance(reply, Mapping) else None
             if not isinstance(call, ToolCall):
                 text = reply if isinstance(reply, str) else json.dumps(reply, default=str)
                 self._messages.append({"role": "user", "content": text})
                 return text
             message = self._call(call, requestor="user")
+            reply = None
         text = "I have to go now. ###STOP###"  # a user that only calls tools hangs up
         self._messages.append({"role": "user", "content": text})
         return text
@@ -329,7 +368,10 @@ class Tau2Env(ToolEnv):
             self._note_invalid_action()
             return self._refuse_turn(message, f"could not read the tool call: {bad.error}")
         content = message.get("content")
-        return "\n".join(self._calls(calls, content=content if isinstance(content, str) and content else None))
+        # the model's own call ids stay in the conversation, as τ² keeps them
+        ids = [call.get("id") if isinstance(call, Mapping) else None for call in message["tool_calls"]]
+        return "\n".join(self._calls(calls, content=content if isinstance(content, str) and content else None,
+                                      ids=ids))
 
     def _refuse_turn(self, message: Mapping, error: str) -> str:
         observation = f"Error: {error}"
@@ -341,9 +383,11 @@ class Tau2Env(ToolEnv):
         """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
         return self._calls([call], requestor)[0]
 
-    def _calls(self, calls: list[ToolCall], requestor: str = "assistant", content: str | None = None) -> list[str]:
+    def _calls(self, calls: list[ToolCall], requestor: str = "assistant", content: str | None = None,
+               ids: list | None = None) -> list[str]:
         """Run one message's tool calls of the agent or (dual control) the user, each followed by a
-        sync of the two sides; the message keeps its text (``content``) as τ²'s does."""
+        sync of the two sides; the message keeps its text (``content``) as τ²'s does, and each
+        call its ``ids`` entry where that is a short text (else toolgym numbers it)."""
         first_id = len(self._messages)
         results = []
         for call in calls:
@@ -357,7 +401,10 @@ class Tau2Env(ToolEnv):
                 arguments = json.dumps(result.arguments)
             except (TypeError, ValueError):
                 arguments = json.dumps(result.arguments, default=str)
-            tool_calls.append({"id": f"call_{first_id}" + (f"_{i}" if i else ""), "type": "function",
+            given = ids[i] if ids and i < len(ids) else None
+            call_id = given if isinstance(given, str) and 0 < len(given) <= MAX_CALL_ID_CHARS else \
+                f"call_{first_id}" + (f"_{i}" if i else "")
+            tool_calls.append({"id": call_id, "type": "function",
                                "function": {"name": result.name, "arguments": arguments}})
         self._messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
         observations = []

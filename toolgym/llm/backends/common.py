@@ -10,11 +10,16 @@ from collections.abc import Callable, Sequence
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """Decoding settings. ``temperature=0`` is greedy decoding."""
+    """Decoding settings. ``temperature=0`` is greedy decoding.
 
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_new_tokens: int = 512
+    A field that is None is not sent to a server (``openai:``): the server's default holds. The
+    local ``hf:`` backend uses ``top_p`` 1.0 and ``max_new_tokens`` :data:`DEFAULT_MAX_NEW_TOKENS`
+    for them.
+    """
+
+    temperature: float | None = 0.0
+    top_p: float | None = None
+    max_new_tokens: int | None = None
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
@@ -23,9 +28,20 @@ class SamplingParams:
                 "stop": list(self.stop), "seed": self.seed}
 
 
+#: The most new tokens of a completion of a local model when the sampling settings name none.
+DEFAULT_MAX_NEW_TOKENS = 512
+
+
 @dataclass
 class ChatRequest:
     """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings.
+
+    The messages are sent as given (a server's tool-call ids kept, tool messages as the prompt
+    format builds them); a backend adds only the model and what the request says. A benchmark's
+    protocol (``toolgym/envs/<benchmark>/protocol.py``) sets the rest: ``tool_choice`` (sent
+    only when not None), ``body`` (request-body fields sent exactly as given, merged last: a
+    ``seed``, ``{"temperature": 0.001, "store": False}``) and ``api`` (``"chat"``: chat
+    completions; ``"responses"``: the Responses API).
 
     ``complete`` tells when a completion already holds the whole action its parser reads (the
     agent's :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE`: a curl line that has ended); a
@@ -36,6 +52,9 @@ class ChatRequest:
     tools: list[dict] | None = None
     stop: tuple[str, ...] = ()
     complete: Callable[[str], bool] | None = None
+    tool_choice: str | dict | None = None
+    body: dict | None = None
+    api: str = "chat"
 
 
 @dataclass

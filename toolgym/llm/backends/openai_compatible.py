@@ -55,7 +55,8 @@ class OpenAICompatibleBackend:
         timeout: Seconds for one whole answer (each attempt has its own).
         max_retries: Retries after the first attempt (the SDK's ``max_retries``).
         native_tools: Send tools as ``tools``; False puts them into the system message.
-        logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``).
+        logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``); off by default,
+            as the benchmarks' own harnesses ask for neither (``--backend-kwarg logprobs=true``).
         extra_body: Extra JSON fields sent with every request (server-specific options).
         max_answer_bytes: The most bytes read of one answer.
     """
@@ -64,7 +65,7 @@ class OpenAICompatibleBackend:
 
     def __init__(self, base_url: str, model: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  max_concurrency: int = 8, timeout: float = 120.0, max_retries: int = 4,
-                 native_tools: bool = True, logprobs: bool = True, extra_body: dict | None = None,
+                 native_tools: bool = True, logprobs: bool = False, extra_body: dict | None = None,
                  max_answer_bytes: int = MAX_ANSWER_BYTES):
         import httpx2
         import openai
@@ -183,23 +184,31 @@ class OpenAICompatibleBackend:
         return f" (after {attempts} attempt{'s' if attempts > 1 else ''})"
 
     def _params(self, request: ChatRequest, sampling: SamplingParams, native: bool) -> dict:
-        """The keyword arguments of ``chat.completions.create`` for one request."""
+        """The keyword arguments of ``chat.completions.create`` for one request: the model, the
+        messages as given, and only what the request and the sampling settings name (a setting
+        that is None is not sent); the request's ``body`` last, exactly as given."""
         messages, tools = request.messages, request.tools
         if tools and not native:
             messages, tools = flatten_messages(tools_as_text(messages, tools)), None
-        params: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": sampling.max_new_tokens,
-                                  "temperature": sampling.temperature, "top_p": sampling.top_p}
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            params["tools"] = tools
+            if request.tool_choice is not None:
+                params["tool_choice"] = request.tool_choice
+        for key, value in (("temperature", sampling.temperature), ("top_p", sampling.top_p),
+                           ("max_tokens", sampling.max_new_tokens), ("seed", sampling.seed)):
+            if value is not None:
+                params[key] = value
         stop = list(dict.fromkeys(sampling.stop + request.stop))
         if stop:
             params["stop"] = stop[:4]  # the OpenAI API accepts at most four
-        if sampling.seed is not None:
-            params["seed"] = sampling.seed
-        if tools:
-            params["tools"] = tools
         extra_body = dict(self.extra_body)
         if self.logprobs:
             params["logprobs"] = True
             extra_body = {"return_token_ids": True, **extra_body}
+        for key, value in (request.body or {}).items():  # the protocol's fields, as given, in place of ours
+            params.pop(key, None)
+            extra_body[key] = value
         if extra_body:
             params["extra_body"] = extra_body
         return params

@@ -301,7 +301,8 @@ class TelecomTools(Tau2Toolkit):
 
     @tool(kind=READ, app="telecom")
     def get_details_by_id(self, id: str) -> dict:
-        """Retrieves the details for a given ID. The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
+        """Retrieves the details for a given ID.
+        The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
 
         Args:
             id: The ID of the object to retrieve.
