@@ -135,7 +135,7 @@ def test_the_agent_sends_tau2s_requests_over_a_multi_turn_episode():
     system = {"role": "system", "content": f"<instructions>\n{protocol.AGENT_INSTRUCTION}\n</instructions>\n"
                                            f"<policy>\n{policy}\n</policy>"}
     assert system["content"].startswith("<instructions>\nYou are a customer service agent that helps the user")
-    opening = [system, {"role": "assistant", "content": "Hi! How can I help you today?", "tool_calls": None},
+    opening = [system, {"role": "assistant", "content": "Hi! How can I help you today?"},
                {"role": "user", "content": env._messages[2]["content"]}]
     for body in bodies:
         assert set(body) == {"model", "messages", "tools", "tool_choice", "temperature", "seed"}
@@ -143,7 +143,7 @@ def test_the_agent_sends_tau2s_requests_over_a_multi_turn_episode():
         assert body["seed"] == FIXTURE["trial_seeds"][1]
         assert body["tools"] == protocol.tools("airline")
     assert bodies[0]["messages"] == opening
-    first_turn = [{"role": "assistant", "content": None, "tool_calls": [wire_call("srv_1", "list_all_airports", {})]},
+    first_turn = [{"role": "assistant", "tool_calls": [wire_call("srv_1", "list_all_airports", {})]},
                   {"role": "tool", "content": observations[0], "tool_call_id": "srv_1"}]
     assert bodies[1]["messages"] == opening + first_turn
     results = observations[1].split("\n")
@@ -191,11 +191,11 @@ def test_the_user_simulator_sends_tau2s_requests_with_native_tools(official_data
         assert body["tools"] == protocol.tools("telecom", "user") and body["tool_choice"] == "auto"
         assert body["seed"] == FIXTURE["trial_seeds"][0] and body["temperature"] == 0.0
     greeting = {"role": "user", "content": "Hi! How can I help you today?"}
-    user_call = [{"role": "assistant", "content": None, "tool_calls": [wire_call("u_1", "check_status_bar", {})]},
+    user_call = [{"role": "assistant", "tool_calls": [wire_call("u_1", "check_status_bar", {})]},
                  {"role": "tool", "content": env._messages[3]["content"], "tool_call_id": "u_1"}]
     assert bodies[0]["messages"] == [system, greeting]
     assert bodies[1]["messages"] == [system, greeting, *user_call]
     assert bodies[2]["messages"] == [system, greeting, *user_call,
-                                     {"role": "assistant", "content": "My phone shows no signal.", "tool_calls": None},
+                                     {"role": "assistant", "content": "My phone shows no signal."},
                                      {"role": "user", "content": "Please turn airplane mode off."}]
     assert not any(m.get("tool_calls") for m in info["messages"] if m["role"] == "user")  # the agent sees no user call

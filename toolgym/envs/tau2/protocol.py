@@ -8,10 +8,10 @@ official tasks. Facts taken from τ²-bench (commit a2c0247, the release of the 
 - Agent (``agent/llm_agent.py``): the system prompt is ``<instructions>`` (:data:`AGENT_INSTRUCTION`)
   and ``<policy>`` (the domain's policy) on their own lines; the conversation follows in
   litellm's shape (``utils/llm_utils.py``'s ``to_litellm_messages``): a user message has
-  ``role`` and ``content``; an assistant message ``role``, ``content`` and ``tool_calls`` (null
-  when it has none; each call with ``id``, ``name``, ``function`` and ``type`` in that order, its
-  arguments ``json.dumps``'d); a tool message ``role``, ``content`` and ``tool_call_id``: the
-  model's own call ids, kept. Tools are each ``Tool.openai_schema``: the docstring's short and
+  ``role`` and ``content``; an assistant message ``role``, ``content`` and ``tool_calls`` (each
+  call with ``id``, ``name``, ``function`` and ``type`` in that order, its arguments
+  ``json.dumps``'d); a tool message ``role``, ``content`` and ``tool_call_id``: the model's own
+  call ids, kept. Tools are each ``Tool.openai_schema``: the docstring's short and
   long description joined by a blank line (newlines kept), the parameters pydantic's
   ``model_json_schema`` of a model named ``parameters`` built from the signature (titles,
   defaults, ``anyOf`` with null, ``$defs``/``$ref``; no ``required`` when nothing is),
@@ -31,8 +31,9 @@ official tasks. Facts taken from τ²-bench (commit a2c0247, the release of the 
 
 Differences τ² makes by accident and toolgym reproduces:
 
-- The assistant's tool calls carry a top-level ``name`` beside ``function.name`` (litellm's
-  leftover), and an assistant message without calls still sends ``"tool_calls": null``.
+- The assistant's tool calls carry a top-level ``name`` beside ``function.name`` (τ²'s
+  ``to_litellm_messages`` writes it). litellm leaves out a message's keys whose value is null
+  (an assistant message without calls has no ``tool_calls``, one without text no ``content``).
 - The instruction says "You cannot do both at the same time." although τ²'s own messages may
   hold text and calls together.
 
@@ -165,7 +166,11 @@ def agent_system_prompt(policy: str) -> str:
 
 def wire_message(message: Mapping) -> dict:
     """A conversation message (OpenAI's shape, as toolgym's envs keep it) as τ²'s
-    ``to_litellm_messages`` writes it."""
+    ``to_litellm_messages`` writes it and litellm sends it (keys whose value is null left out)."""
+    return {key: value for key, value in _litellm_message(message).items() if value is not None}
+
+
+def _litellm_message(message: Mapping) -> dict:
     role = message.get("role")
     if role == "tool":
         return {"role": "tool", "content": message.get("content"), "tool_call_id": message.get("tool_call_id")}
