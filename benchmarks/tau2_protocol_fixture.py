@@ -37,3 +37,34 @@ random.seed(300)
 out["trial_seeds"] = [random.randint(0, 1000000) for _ in range(4)]
 json.dump(out, open(sys.argv[1], "w"), indent=1, ensure_ascii=False)
 print(out["prompts"], out["trial_seeds"])
+
+# The NL judge's request for a small trajectory: τ²'s evaluator with its generate() recorded.
+from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from tau2.evaluator import evaluator_nl_assertions
+from tau2.utils.llm_utils import to_litellm_messages
+
+recorded = {}
+
+
+def record(model, messages, **kwargs):
+    recorded.update(messages=to_litellm_messages(messages), kwargs={k: v for k, v in kwargs.items() if k != "call_name"})
+    return AssistantMessage(role="assistant", content='{"results": []}')
+
+
+evaluator_nl_assertions.generate = record
+trajectory = [AssistantMessage(role="assistant", content="Hi! How can I help you today?"),
+              UserMessage(role="user", content="Cancel my order, please."),
+              AssistantMessage(role="assistant", content=None,
+                               tool_calls=[ToolCall(id="c1", name="get_order_details", arguments={"order_id": "#W1"})]),
+              ToolMessage(id="c1", role="tool", content='{"status": "pending"}'),
+              AssistantMessage(role="assistant", content="It is cancelled.")]
+evaluator_nl_assertions.NLAssertionsEvaluator.evaluate_nl_assertions(
+    trajectory, ["The agent cancels the order.", "The agent says it's done."])
+out["judge"] = {"trajectory": [{"role": "assistant", "content": "Hi! How can I help you today?"},
+                               {"role": "user", "content": "Cancel my order, please."},
+                               {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+                                "function": {"name": "get_order_details", "arguments": '{"order_id": "#W1"}'}}]},
+                               {"role": "tool", "content": '{"status": "pending"}', "tool_call_id": "c1"},
+                               {"role": "assistant", "content": "It is cancelled."}],
+                "assertions": ["The agent cancels the order.", "The agent says it's done."], **recorded}
+json.dump(out, open(sys.argv[1], "w"), indent=1, ensure_ascii=False)

@@ -199,3 +199,45 @@ def test_the_user_simulator_sends_tau2s_requests_with_native_tools(official_data
                                      {"role": "assistant", "content": "My phone shows no signal."},
                                      {"role": "user", "content": "Please turn airplane mode off."}]
     assert not any(m.get("tool_calls") for m in info["messages"] if m["role"] == "user")  # the agent sees no user call
+
+
+class RecordingJudge:
+    """A judge backend that records its requests and finds every assertion met."""
+
+    def __init__(self):
+        self.requests = []
+
+    def generate(self, requests, sampling):
+        from toolgym.llm import Completion
+
+        self.requests += [(request, sampling) for request in requests]
+        return [Completion(text=json.dumps({"results": [{"expectedOutcome": "", "reasoning": "",
+                                                         "metExpectation": True}] * 2}))]
+
+
+def test_the_judge_request_is_tau2s():
+    """τ²'s evaluator with its generate() recorded (the fixture) and toolgym's judge, on the same
+    episode: the same two messages, temperature 0 and nothing else."""
+    expected = FIXTURE["judge"]
+    request = protocol.judge_request(expected["assertions"], expected["trajectory"])
+    assert request.messages == expected["messages"] and request.tools is None
+    assert request.tool_choice is None and request.body is None
+    judge = RecordingJudge()
+    from toolgym.envs.tau2 import grading
+
+    assert grading.judge_assertions(judge, expected["assertions"], expected["trajectory"]) == [True, True]
+    (sent, sampling), = judge.requests
+    with recording_server([{"role": "assistant", "content": "{}"}]) as (url, bodies):
+        OpenAICompatibleBackend(url, model="m").generate([sent], sampling)
+    assert bodies == [{"model": "m", "messages": expected["messages"], **expected["kwargs"]}]
+
+
+@pytest.mark.parametrize("basis, asked", [(["DB"], 0), (["DB", "NL_ASSERTION"], 1)])
+def test_the_judge_is_asked_only_where_the_reward_basis_has_nl_assertions(basis, asked):
+    from toolgym.envs.tau2 import grading
+
+    task = {"evaluation_criteria": {"actions": [], "reward_basis": basis, "nl_assertions": ["The agent is polite."]}}
+    judge = RecordingJudge()
+    metrics = grading.grade(task, [{"role": "assistant", "content": "Hi"}], True, True, lambda a: True, judge)
+    assert len(judge.requests) == asked and metrics["reward"] == 1.0
+    assert metrics["nl_assertion"] == (1.0 if asked else None)

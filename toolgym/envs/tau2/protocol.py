@@ -26,6 +26,12 @@ official tasks. Facts taken from τ²-bench (commit a2c0247, the release of the 
   ``user`` turns, the user's own words and tool calls ``assistant`` turns, the results of its
   calls ``tool`` messages; telecom's phone tools go as native ``tools`` with ``tool_choice``
   ``"auto"``. The same temperature and seed as the agent.
+- NL judge (``evaluator/evaluator_nl_assertions.py``): τ²'s system prompt and one user message
+  with the whole episode and the assertions (:func:`judge_request`), ``temperature`` 0.0 and
+  nothing else; asked only for tasks whose ``reward_basis`` has ``NL_ASSERTION``. τ² scores
+  ``all()`` over the judge's results (so an answer with fewer results than assertions can pass,
+  and one that is not JSON ends the run); toolgym reads the i-th result as the i-th
+  assertion's verdict and counts a missing or unreadable one as not met.
 - Limits: ``max_steps`` 200, ``max_errors`` 10, 4 trials, seeds ``random.seed(300)`` then one
   ``random.randint(0, 1000000)`` per trial (``runner/batch.py``).
 
@@ -197,6 +203,26 @@ def agent_messages(conversation: Sequence[Mapping], policy: str) -> list[dict]:
     env's own system message) in τ²'s shape."""
     rest = [m for m in conversation if m.get("role") != "system"]
     return [{"role": "system", "content": agent_system_prompt(policy)}, *map(wire_message, rest)]
+
+
+# -- the NL-assertion judge ----------------------------------------------------------------
+def judge_request(assertions: Sequence[str], trajectory: Sequence[Mapping]):
+    """τ²'s ``NLAssertionsEvaluator`` request: its system prompt (kept whitespace and all in
+    ``assets/tau2/nl_assertions_judge.txt``) and one user message with every message of the
+    episode as ``role: content`` (tool messages, and ``None`` for a message without text,
+    included) and the assertions as a Python list; no tools, no seed."""
+    from toolgym.llm.backends import ChatRequest
+
+    conversation = "\n".join(f"{m.get('role')}: {m.get('content')}" for m in trajectory)
+    user = (f"\n        conversation:\n        {conversation}\n        \n        expectedOutcomes:\n"
+            f"        {list(assertions)}\n        ")
+    return ChatRequest(messages=[{"role": "system", "content": _judge_prompt()}, {"role": "user", "content": user}])
+
+
+@functools.cache
+def _judge_prompt() -> str:
+    return (Path(__file__).resolve().parents[2] / "assets" / "tau2" / "nl_assertions_judge.txt").read_text(
+        encoding="utf-8")
 
 
 # -- the user simulator --------------------------------------------------------------------
