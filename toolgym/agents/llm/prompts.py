@@ -18,6 +18,7 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
   model asked to answer a call as a JSON object.
 - ``react``: Thought / Action / Action Input / Observation (see :mod:`toolgym.agents.llm.react`).
 - ``tau2``: τ²-bench's own agent request (:class:`Tau2Format`).
+- ``tau-bench``: τ-bench v1's tool-calling agent (:class:`TauBenchFormat`).
 - ``bfcl``: BFCL's prompting-model setup: its system prompt (``info["system_prompt"]``: the
   task, the ``[func(a=1)]`` format, the function docs as JSON) before the question's own system
   message, each step's tool results as one user turn; no tools offered natively. Its ``bfcl``
@@ -198,6 +199,22 @@ class Tau2Format(PromptFormat):
         from toolgym.envs.tau2.protocol import trial_seed
 
         return {"tool_choice": "auto", "body": {"seed": trial_seed(state.trial)}}
+
+
+class TauBenchFormat(PromptFormat):
+    """τ-bench (v1)'s tool-calling agent, as its ``run.py`` sends it through litellm
+    (:mod:`toolgym.envs.taubench.protocol`): the wiki as the system message, the conversation
+    from the user's first message with the model's own messages and call ids, v1's tools; the
+    model's whole turn is the action (the env runs its first call, as v1). The default for
+    TauBench-v0's official tasks."""
+
+    name = "tau-bench"
+    parser = "turn"
+
+    def build(self, state, info):
+        from toolgym.envs.taubench.protocol import agent_messages
+
+        return agent_messages(list(info.get("messages") or [])), list(info.get("tools") or []) or None
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:
