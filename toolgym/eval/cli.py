@@ -126,8 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--max-new-tokens", type=int,
                      help="tokens per completion at most (default: openai: sends none; hf: the env's longest "
                           "oracle action with the scripted user, in the model's tokens, with a margin)")
-    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react "
-                                             "(default: the env's)")
+    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react | tau2 | "
+                                             "tau-bench | ... (default: the env's; on official tasks the "
+                                             "benchmark's own protocol where toolgym has it)")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                      help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "

@@ -94,6 +94,14 @@ class Tau2Env(ToolEnv):
       the same path; the error text can differ where the paths differ (a list given for an id
       fails as a database error here, as a ``TypeError`` there).
 
+    On official tasks an LLM agent speaks τ²'s own wire protocol by default (the ``tau2``
+    prompt format), an ``llm:`` user is τ²'s user simulator (``user_options`` ``protocol``
+    ``"tau2"``: its guidelines read from the official data's ``tau2/user_simulator/``, the
+    user's own tools as native calls) and the judge gets τ²'s request; what still differs
+    from τ²'s harness is listed in :mod:`toolgym.envs.tau2.protocol`. In both scorings a
+    model's tool-call ids stay in the conversation (an id over 200 characters is renumbered),
+    and ``max_steps`` counts the agent's actions where τ²'s 200 counts every message.
+
     ## Starting State
     The domain's database (official: τ²-bench's ``db.json`` / ``db.toml``, airline's from τ-bench
     v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
@@ -121,7 +129,8 @@ class Tau2Env(ToolEnv):
       ``base``, as before the splits.
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
-      its sampling settings.
+      its sampling settings and ``protocol`` (``"tau2"`` by default on official tasks, where
+      its seed is τ²'s for the episode's ``reset(options={"trial": t})``).
     - ``judge``: None, a backend, or ``"hf:MODEL"`` / ``"openai:URL#MODEL"`` for NL assertions.
     - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
       tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).

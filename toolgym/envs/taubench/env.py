@@ -58,6 +58,11 @@ class TauBenchEnv(ToolEnv):
       the ``100`` of the ground truth.
     - The user ends the conversation with ``###STOP###`` as v1's; ``###TRANSFER###`` and
       ``###OUT-OF-SCOPE###`` (τ²'s signals, which toolgym's LLM user may write) end it too.
+    - On official tasks an LLM agent speaks v1's own wire protocol by default (the
+      ``tau-bench`` prompt format: a whole model turn is an action, of which the first call runs,
+      as v1's agent does, keeping the model's call id and arguments text), and an ``llm:`` user
+      is v1's LLM user (``user_options`` ``protocol`` ``"tau-bench"``); what still differs from
+      v1's ``run.py`` is listed in :mod:`toolgym.envs.taubench.protocol`.
     - The items of array parameters (flights, passengers, payment methods) are typed as v1's
       schemas have them once :mod:`toolgym.worlds.tools` reads ``typing_extensions.TypedDict``.
 
