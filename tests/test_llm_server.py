@@ -100,7 +100,7 @@ REQUESTS = [ChatRequest(messages=[{"role": "system", "content": "You are a helpf
 
 
 def test_concurrent_requests_match_local_generation(server_url, tiny_model):
-    backend = OpenAICompatibleBackend(server_url, max_concurrency=8)
+    backend = OpenAICompatibleBackend(server_url, max_concurrency=8, logprobs=True)  # asked: not sent by default
     assert backend.model == "tiny"  # from /models
     sampling = SamplingParams(max_new_tokens=10)
     remote = backend.generate(REQUESTS, sampling)
