@@ -13,7 +13,8 @@ out = {"made_with": "tau2-bench a2c0247 (python 3.12 venv, TAU2_DATA_DIR=<offici
        "tool_order": {}, "schemas": {}, "prompts": {}}
 keep = {"airline": ["book_reservation", "search_direct_flight", "update_reservation_flights"],
         "retail": ["exchange_delivered_order_items", "list_all_product_types"],
-        "telecom": ["get_details_by_id", "get_data_usage"], "telecom/user": ["toggle_roaming", "check_status_bar"],
+        "telecom": ["get_details_by_id", "get_data_usage"],
+        "telecom/user": ["toggle_roaming", "check_status_bar", "set_apn_settings", "set_network_mode_preference"],
         "mock": ["update_task_status"]}
 for domain in ["airline", "retail", "telecom", "mock"]:
     env = registry.get_env_constructor(domain)()

@@ -43,11 +43,8 @@ Differences τ² makes by accident and toolgym reproduces:
 - The instruction says "You cannot do both at the same time." although τ²'s own messages may
   hold text and calls together.
 
-Known remaining differences (toolgym's world types are not τ²'s):
+Known remaining differences:
 
-- telecom's user tools ``set_apn_settings`` and ``set_network_mode_preference``: τ² types them
-  with enums and a model with defaults (``$defs`` ``APNNames``, ``NetworkModePreference``);
-  toolgym's schema has the enum values inline and no defaults.
 - mock's ``create_task``: τ² declares ``description: str = None``; toolgym's ``str | None``
   adds the null option.
 """
