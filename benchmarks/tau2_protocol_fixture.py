@@ -8,23 +8,12 @@ from tau2.registry import registry
 from tau2.agent.llm_agent import LLMAgent
 from tau2.user.user_simulator import UserSimulator
 out = {"made_with": "tau2-bench a2c0247 (python 3.12 venv, TAU2_DATA_DIR=<official data>/tau2bench): "
-                    "Tool.openai_schema of each domain's tools, random.seed(300) trial seeds, "
-                    "LLMAgent.system_prompt and UserSimulator.system_prompt (sha256)",
-       "tool_order": {}, "schemas": {}, "prompts": {}}
-keep = {"airline": ["book_reservation", "search_direct_flight", "update_reservation_flights"],
-        "retail": ["exchange_delivered_order_items", "list_all_product_types"],
-        "telecom": ["get_details_by_id", "get_data_usage"],
-        "telecom/user": ["toggle_roaming", "check_status_bar", "set_apn_settings", "set_network_mode_preference"],
-        "mock": ["update_task_status"]}
+                    "random.seed(300) trial seeds, "
+                    "LLMAgent.system_prompt and UserSimulator.system_prompt (sha256), "
+                    "NLAssertionsEvaluator's request (its generate() recorded)",
+       "prompts": {}}
 for domain in ["airline", "retail", "telecom", "mock"]:
     env = registry.get_env_constructor(domain)()
-    for side, tools in (("", env.get_tools()), ("/user", env.get_user_tools() if env.user_tools is not None else None)):
-        if tools is None: continue
-        key = domain + side
-        out["tool_order"][key] = [t.name for t in tools]
-        for t in tools:
-            if t.name in keep.get(key, ()):
-                out["schemas"][f"{key}:{t.name}"] = t.openai_schema
     agent = LLMAgent(tools=env.get_tools(), domain_policy=env.get_policy(), llm="x")
     p = agent.system_prompt
     out["prompts"][f"agent:{domain}"] = {"sha256": hashlib.sha256(p.encode()).hexdigest(), "chars": len(p)}
@@ -36,8 +25,6 @@ for domain in ["airline", "retail", "telecom", "mock"]:
     out["prompts"][f"user:{domain}:{task.id}"] = {"sha256": hashlib.sha256(p.encode()).hexdigest(), "chars": len(p)}
 random.seed(300)
 out["trial_seeds"] = [random.randint(0, 1000000) for _ in range(4)]
-json.dump(out, open(sys.argv[1], "w"), indent=1, ensure_ascii=False)
-print(out["prompts"], out["trial_seeds"])
 
 # The NL judge's request for a small trajectory: τ²'s evaluator with its generate() recorded.
 from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage

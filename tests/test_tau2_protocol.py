@@ -2,8 +2,11 @@
 recording OpenAI-compatible server are the ones τ²'s harness sends.
 
 ``tests/data/tau2_protocol.json`` holds what τ²-bench's own code (commit a2c0247, the release of
-the official data) derives: made in a throwaway Python 3.12 venv with τ²-bench installed, by
-``benchmarks/tau2_protocol_fixture.py`` (its ``made_with`` says how)."""
+the official data) computes: its system prompts' digests, per-trial seeds and the NL judge's
+request, made in a throwaway Python 3.12 venv with τ²-bench installed by
+``benchmarks/tau2_protocol_fixture.py``; its tool schemas are ``tests/data/tau2/openai_schemas.json``
+(``benchmarks/tau2_openai_schemas.py``). ``benchmarks/compare_wire.py`` runs τ²'s own harness
+and toolgym behind one recording server."""
 
 from __future__ import annotations
 
@@ -69,25 +72,29 @@ def wire_call(call_id: str, name: str, arguments: dict) -> dict:
             "type": "function"}
 
 
+TAU2_SCHEMAS = json.loads((Path(__file__).parent / "data" / "tau2" / "openai_schemas.json").read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "mock"])
-def test_tools_are_tau2s_in_tau2s_order(domain):
-    assert [t["function"]["name"] for t in protocol.tools(domain)] == FIXTURE["tool_order"][domain]
-    user_tools = protocol.tools(domain, "user")
-    assert (None if user_tools is None else [t["function"]["name"] for t in user_tools]) == \
-        FIXTURE["tool_order"].get(f"{domain}/user")
-
-
-def test_tool_schemas_are_tau2s_derivation():
-    """Descriptions with their newlines, titles, defaults, ``$defs``/``$ref``, no empty
-    ``required``: each as τ²'s ``Tool.openai_schema``."""
-    for key, expected in FIXTURE["schemas"].items():
-        domain, name = key.split(":")
-        domain, _, side = domain.partition("/")
-        tools = {t["function"]["name"]: t for t in protocol.tools(domain, side or "agent")}
-        assert tools[name] == expected, key
+def test_tools_are_tau2s_own_schemas_in_tau2s_order(domain):
+    """Every tool as τ²'s ``Tool.openai_schema`` (tests/data/tau2/openai_schemas.json, from τ²'s
+    code): descriptions with their newlines, titles, defaults, ``anyOf`` with null,
+    ``$defs``/``$ref``, no empty ``required``; in the toolkit's order. One known exception."""
+    for side, key in (("agent", "assistant"), ("user", "user")):
+        ours, theirs = protocol.tools(domain, side), TAU2_SCHEMAS[domain].get(key)
+        assert (ours is None) == (theirs is None)
+        assert [t["function"]["name"] for t in ours or []] == [t["function"]["name"] for t in theirs or []]
+        differing = [a["function"]["name"] for a, b in zip(ours or [], theirs or []) if a != b]
+        assert differing == (["create_task"] if (domain, side) == ("mock", "agent") else []), (domain, side)
     listed = {t["function"]["name"]: t for t in protocol.tools("retail")}["list_all_product_types"]
     assert listed["function"]["parameters"] == {"properties": {}, "title": "parameters", "type": "object"}
-    assert "\n\nEach product type" in listed["function"]["description"]
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "mock"])
+def test_the_agent_system_prompt_is_tau2s(official_data, domain):
+    env = Tau2Env(domain=domain, tasks="official", data_dir=str(official_data))
+    prompt = protocol.agent_system_prompt(env.task_data.policy)
+    assert hashlib.sha256(prompt.encode()).hexdigest() == FIXTURE["prompts"][f"agent:{domain}"]["sha256"]
 
 
 def test_trial_seeds_are_tau2s():
