@@ -79,13 +79,13 @@ TAU2_SCHEMAS = json.loads((Path(__file__).parent / "data" / "tau2" / "openai_sch
 def test_tools_are_tau2s_own_schemas_in_tau2s_order(domain):
     """Every tool as τ²'s ``Tool.openai_schema`` (tests/data/tau2/openai_schemas.json, from τ²'s
     code): descriptions with their newlines, titles, defaults, ``anyOf`` with null,
-    ``$defs``/``$ref``, no empty ``required``; in the toolkit's order. One known exception."""
+    ``$defs``/``$ref``, no empty ``required``; in the toolkit's order."""
     for side, key in (("agent", "assistant"), ("user", "user")):
         ours, theirs = protocol.tools(domain, side), TAU2_SCHEMAS[domain].get(key)
         assert (ours is None) == (theirs is None)
         assert [t["function"]["name"] for t in ours or []] == [t["function"]["name"] for t in theirs or []]
         differing = [a["function"]["name"] for a, b in zip(ours or [], theirs or []) if a != b]
-        assert differing == (["create_task"] if (domain, side) == ("mock", "agent") else []), (domain, side)
+        assert differing == [], (domain, side)
     listed = {t["function"]["name"]: t for t in protocol.tools("retail")}["list_all_product_types"]
     assert listed["function"]["parameters"] == {"properties": {}, "title": "parameters", "type": "object"}
 

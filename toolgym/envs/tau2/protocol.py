@@ -43,10 +43,6 @@ Differences τ² makes by accident and toolgym reproduces:
 - The instruction says "You cannot do both at the same time." although τ²'s own messages may
   hold text and calls together.
 
-Known remaining differences:
-
-- mock's ``create_task``: τ² declares ``description: str = None``; toolgym's ``str | None``
-  adds the null option.
 """
 
 from __future__ import annotations
