@@ -248,3 +248,15 @@ def test_the_judge_is_asked_only_where_the_reward_basis_has_nl_assertions(basis,
     metrics = grading.grade(task, [{"role": "assistant", "content": "Hi"}], True, True, lambda a: True, judge)
     assert len(judge.requests) == asked and metrics["reward"] == 1.0
     assert metrics["nl_assertion"] == (1.0 if asked else None)
+
+
+def test_max_tokens_sizing_plays_the_scripted_user_without_a_judge():
+    """``eval`` sizes an hf: model's max_new_tokens on this env: no LLM user, no judge, no request."""
+    from toolgym.envs.users import ScriptedUser
+    from toolgym.eval.cli import longest_oracle_action, scripted_env
+
+    env = scripted_env("Tau2-v0", {"domain": "mock", "user": "llm:openai:http://127.0.0.1:9/v1#u",
+                                   "judge": "openai:http://127.0.0.1:9/v1#j"})
+    assert isinstance(env.unwrapped.user, ScriptedUser) and env.unwrapped.judge is None
+    assert longest_oracle_action(env, tasks=3) > 0
+    assert scripted_env("CatAPI-v0", {}).unwrapped.env_id == "CatAPI-v0"  # an env without a user
