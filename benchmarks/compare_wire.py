@@ -15,11 +15,11 @@ install them beside toolgym), toolgym from the repository:
     python benchmarks/compare_wire.py diff tau2.jsonl toolgym.jsonl
 
 Scripts: ``tau2`` (the user asks to cancel reservation EHGLP3, the agent looks it up, answers,
-the user stops), ``tau2-telecom`` (the user checks its status bar with a native tool call
+the user stops), ``tau2-multi`` (the same with a turn of text and two calls), ``tau2-telecom`` (the user checks its status bar with a native tool call
 first; the agent answers), ``tau-bench`` (v1 retail: the user gives an email, the agent looks
 the user up, answers, the user stops; v1 asks the user model twice more when its env is built:
 ``diff --skip-first 2``). Measured on 2026-11-29 (τ² a2c0247, litellm 1.82.6): airline 4 of 4
-requests equal, telecom task ``[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off
+requests equal, airline with a turn of text and two calls 4 of 4, telecom task ``[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off
 [PERSONA:None]`` 4 of 4, v1 retail task 0 4 of 4.
 """
 
@@ -39,6 +39,11 @@ SCRIPTS = {
     "tau2": {"user": ["Hi, I want to cancel my reservation EHGLP3.", "Thanks. ###STOP###"],
              "agent": [{"content": None, "tool_calls": [call("srv_1", "get_reservation_details",
                                                              {"reservation_id": "EHGLP3"})]},
+                       {"content": "I found your reservation."}]},
+    "tau2-multi": {"user": ["Hi, I want to cancel my reservation EHGLP3.", "Thanks. ###STOP###"],
+                   "agent": [{"content": "Let me check.", "tool_calls": [
+                       call("srv_1", "get_reservation_details", {"reservation_id": "EHGLP3"}),
+                       call("srv_2", "get_user_details", {"user_id": "emma_kim_9957"})]},
                        {"content": "I found your reservation."}]},
     "tau2-telecom": {"user": [{"content": None, "tool_calls": [call("u_1", "check_status_bar", {})]},
                               "My phone has no signal.", "Thanks. ###STOP###"],
