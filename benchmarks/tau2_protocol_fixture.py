@@ -35,7 +35,8 @@ recorded = {}
 
 
 def record(model, messages, **kwargs):
-    recorded.update(messages=to_litellm_messages(messages), kwargs={k: v for k, v in kwargs.items() if k != "call_name"})
+    recorded.update(messages=to_litellm_messages(messages),
+                    kwargs={k: v for k, v in kwargs.items() if k != "call_name"})
     return AssistantMessage(role="assistant", content='{"results": []}')
 
 

@@ -93,7 +93,8 @@ def test_agent_and_user_send_v1s_requests(official_data):
     user_system = protocol.user_system_prompt(env.task["user_scenario"]["instructions"])
     wiki = env.task_data.wiki
     user_1, agent_1, agent_2, user_2 = (body for _, body in received)
-    greeting = [{"role": "system", "content": user_system}, {"role": "user", "content": "Hi! How can I help you today?"}]
+    greeting = [{"role": "system", "content": user_system},
+                {"role": "user", "content": "Hi! How can I help you today?"}]
     assert user_1 == {"model": "m", "messages": greeting}  # no temperature: the server's default
     opening = [{"role": "system", "content": wiki}, {"role": "user", "content": OPENING}]
     assert agent_1 == {"model": "m", "messages": opening, "tools": env.tools, "temperature": 0.0}

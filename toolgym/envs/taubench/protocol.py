@@ -39,13 +39,19 @@ FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"
 #: What litellm 1.82 adds to each model message it dumps (``Message.model_dump()``).
 PROVIDER_FIELDS = {"refusal": None}
 
-USER_RULES = """Rules:
-- Just generate one line at a time to simulate the user's message.
-- Do not give away all the instruction at once. Only provide the information that is necessary for the current step.
-- Do not hallucinate information that is not provided in the instruction. For example, if the agent asks for the order id but it is not mentioned in the instruction, do not make up an order id, just say you do not remember or have it.
-- If the instruction goal is satisified, generate '###STOP###' as a standalone message without anything else to end the conversation.
-- Do not repeat the exact instruction in the conversation. Instead, use your own words to convey the same information.
-- Try to make the conversation as natural as possible, and stick to the personalities in the instruction."""
+USER_RULES = "\n".join([
+    "Rules:",
+    "- Just generate one line at a time to simulate the user's message.",
+    "- Do not give away all the instruction at once. Only provide the information that is necessary for the current"
+    " step.",
+    "- Do not hallucinate information that is not provided in the instruction. For example, if the agent asks for the"
+    " order id but it is not mentioned in the instruction, do not make up an order id, just say you do not remember"
+    " or have it.",
+    "- If the instruction goal is satisified, generate '###STOP###' as a standalone message without anything else to"
+    " end the conversation.",
+    "- Do not repeat the exact instruction in the conversation. Instead, use your own words to convey the same"
+    " information.",
+    "- Try to make the conversation as natural as possible, and stick to the personalities in the instruction."])
 
 
 def user_system_prompt(instruction: str | None) -> str:
