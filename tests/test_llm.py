@@ -59,7 +59,7 @@ def test_full_evaluation_records_token_ids_and_run_settings(backend, tmp_path):
         assert record["metrics"] is not None and "success" in record["metrics"]
         assert record["model"] == backend.model_id and record["prompt_format"] == "tooltalk"
         assert record["parser"] == "tool_call" and record["toolgym_version"] == toolgym.__version__
-        assert record["decoding"] == {"temperature": 0.0, "top_p": 1.0, "max_new_tokens": 12, "stop": [], "seed": None}
+        assert record["decoding"] == {"temperature": 0.0, "top_p": None, "max_new_tokens": 12, "stop": [], "seed": None}
         assert record["task_set"] == "built-in" and record["backend"] == "hf"
         for step in record["trajectory"]:
             llm = step["llm"]

@@ -30,8 +30,9 @@ class AllMetJudge:
     """A judge backend that answers every NL assertion as met (what a perfect judge says of the oracle)."""
 
     def generate(self, requests, sampling):
-        count = requests[0].messages[0]["content"].split("Expected outcomes:")[1].count("\n")
-        return [Completion(text=json.dumps({"results": [{"index": i, "met": True} for i in range(1, count + 2)]}))]
+        count = requests[0].messages[1]["content"].split("expectedOutcomes:")[1].count("', '") + 1
+        return [Completion(text=json.dumps({"results": [{"expectedOutcome": "", "reasoning": "", "metExpectation": True}
+                                                        for _ in range(count + 50)]}))]
 
 
 def make(domain: str, official: bool = False, **kwargs):
@@ -359,14 +360,15 @@ class TextJudge:
     "{" * 99_000,                      # took seconds: r"\{.*\}" tried every "{" against the rest
     "x{" * 49_500 + "}",
     '{"results":' * 19_800 + "}",      # nested too deep to decode: was a RecursionError
-    '{"results": [{"index": [1], "met": true}]}',
+    '{"results": [{"expectedOutcome": "a", "metExpectation": "true"}]}',
 ])
 def test_a_hostile_judge_answer_is_read_in_linear_time_as_not_met(text):
     trajectory = [{"role": "assistant", "content": "Done."}]
     start = time.process_time()  # this process's CPU time: a busy machine does not inflate it
     assert grading.judge_assertions(TextJudge(text), ["the agent said done", "b"], trajectory) == [False, False]
     assert time.process_time() - start < 1.0
-    verdict = 'Verdict: {"results": [{"index": 2, "met": true}]}.'
+    verdict = ('Verdict: {"results": [{"expectedOutcome": "a", "metExpectation": false}, '
+               '{"expectedOutcome": "b", "metExpectation": true}]}.')
     assert grading.judge_assertions(TextJudge(verdict), ["a", "b"], trajectory) == [False, True]
 
 

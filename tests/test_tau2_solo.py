@@ -117,3 +117,17 @@ def test_solo_official_telecom_and_mock(official_data):
     unsolvable = {"update_task_with_initialization_data", "update_task_with_user_tools"}
     assert len(rewards) == 7 and {t for t, r in rewards.items() if r != 1.0} == unsolvable
     assert SOLO_SYSTEM_PROMPT.count("{") == 3
+
+
+def test_the_tau2_profile_sends_tau3s_solo_request():
+    from toolgym.agents.llm.prompts import EpisodeState, make_prompt_format
+
+    env = gym.make("Tau2-v0", domain="telecom", solo_mode=True).unwrapped
+    _, info = env.reset(seed=0, options={"task_id": env.task_ids()[0]})
+    profile = make_prompt_format("tau2")
+    state = EpisodeState(task_id=env.task_id, info=info)
+    messages, tools = profile.build(state, info)
+    assert messages == [{"role": "system", "content": info["messages"][0]["content"]}]  # τ³'s solo prompt, as is
+    names = [tool["function"]["name"] for tool in tools]
+    assert names[-1] == "done" and "toggle_airplane_mode" in names and "get_customer_by_phone" in names
+    assert profile.request_fields(state, info)["tool_choice"] == "required"

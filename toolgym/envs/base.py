@@ -24,7 +24,7 @@ from toolgym.envs.common.spaces import TextSpace
 
 TASK_SETS = ("built-in", "official")
 #: The keys ``reset(options=...)`` understands.
-RESET_OPTIONS = ("task_id", "task_index")
+RESET_OPTIONS = ("task_id", "task_index", "trial")
 #: ``info["metrics"][INVALID_ACTIONS]`` at every episode's end, in every env: the steps whose action
 #: the env could not read in its action format (a call the shared action parser rejects, a program
 #: that does not parse or passes no check, a plan with unreadable lines, an action refused for its
@@ -314,7 +314,13 @@ class ToolEnv(gym.Env):
             task_id = ids[index]
         else:
             task_id = ids[int(self.np_random.integers(len(ids)))]
+        trial = options.get("trial", 0)
+        if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+            raise ValueError(f"{self.env_id}: reset option 'trial' must be an int >= 0, got {trial!r:.40}")
         self.task_id = task_id
+        #: Which trial of the task this episode is (``reset(options={"trial": t})``, 0 by default):
+        #: a benchmark's protocol draws its per-trial seeds from it.
+        self.trial = trial
         return task_id
 
     # -- the step loop (a template method: the env's hooks hold its domain) -------------------

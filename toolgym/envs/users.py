@@ -318,18 +318,45 @@ class LLMUser:
         backend: Any backend of the LLM agent (``generate(requests, sampling)``).
         sampling: Its decoding settings; ``reset(seed=...)`` gives each episode its own seed.
         max_turns: Replies after which the user stops on its own (a guard against loops).
+        tools: The user's own tools (dual control), offered natively.
+        protocol: ``"tau2"``: τ²'s own user simulator on the wire (:mod:`toolgym.envs.tau2.protocol`:
+            its guidelines from ``guidelines``, the folder of τ²'s data that holds them, the
+            scenario as τ² writes it, roles flipped over the whole conversation, the user's calls
+            and their results as native ``tool_calls`` and ``tool`` messages, ``tool_choice``
+            ``"auto"``, the episode's seed in the request, no turn limit of its own);
+            ``"tau-bench"``: τ-bench v1's LLM user (:mod:`toolgym.envs.taubench.protocol`). None:
+            toolgym's own prompt (:data:`USER_GUIDELINES`), the conversation's text only.
     """
 
-    def __init__(self, backend, sampling=None, max_turns: int = 30, tools: list[dict] | None = None):
+    def __init__(self, backend, sampling=None, max_turns: int = 30, tools: list[dict] | None = None,
+                 protocol: str | None = None, guidelines: str | None = None):
         from toolgym.llm.backends import SamplingParams  # the backends live with the LLM agent
+        if protocol not in (None, "tau2", "tau-bench"):
+            raise ValueError(f"unknown user protocol {protocol!r}; known: tau2, tau-bench")
         self.backend = backend
         self.tools = tools or None
-        self.sampling = sampling or SamplingParams(temperature=0.0, max_new_tokens=200)
+        self.sampling = sampling or SamplingParams(temperature=None if protocol == "tau-bench" else 0.0,
+                                                   max_new_tokens=None if protocol else 200)
         self.max_turns = max_turns
+        self.protocol = protocol
+        self.guidelines = guidelines
         self._messages: list[dict] = []
+        self._seed: int | None = None
 
     def reset(self, scenario: Mapping, seed: int | None = None) -> str:
         import dataclasses
+        if self.protocol == "tau2":
+            from toolgym.envs.tau2.protocol import user_system_prompt
+            self._seed = seed
+            self._messages = [{"role": "system", "content": user_system_prompt(
+                self.guidelines, scenario, with_tools=self.tools is not None)}]
+            return self._tau2_reply([{"role": "assistant", "content": FIRST_AGENT_MESSAGE}])
+        if self.protocol == "tau-bench":
+            from toolgym.envs.taubench.protocol import user_system_prompt
+            instructions = scenario.get("instructions")
+            self._messages = [{"role": "system", "content": user_system_prompt(
+                instructions if isinstance(instructions, str) or instructions is None else scenario_text(scenario))}]
+            return self._taubench_reply([])
         if seed is not None:
             self.sampling = dataclasses.replace(self.sampling, seed=seed)
         # Roles are flipped: the model plays the user, so the agent's messages are its "user" turns.
@@ -341,6 +368,10 @@ class LLMUser:
         """The model's next message, or the call of one of the user's tools it makes (dual control)."""
         from toolgym.llm.backends import ChatRequest
         from toolgym.envs.common.actions import ToolCall, parse_action
+        if self.protocol == "tau2":
+            return self._tau2_reply([m for m in trajectory if m.get("role") != "system"])
+        if self.protocol == "tau-bench":
+            return self._taubench_reply(trajectory)
         acted = self._messages[-1]["role"] == "assistant" and self._messages[-1]["content"].startswith('{"name"')
         self._messages.append({"role": "user", "content": f"Tool result: {message}" if acted else message})
         if len(self._messages) // 2 > self.max_turns:
@@ -357,6 +388,30 @@ class LLMUser:
         text = text or "..."
         self._messages.append({"role": "assistant", "content": text})
         return text
+
+    def _taubench_reply(self, conversation: list[dict]) -> str:
+        """τ-bench v1's LLM user: one request with its prompt and the conversation's words, roles
+        flipped; no tools, no sampling settings of its own."""
+        from toolgym.envs.taubench.protocol import user_messages
+        from toolgym.llm.backends import ChatRequest
+        request = ChatRequest(messages=user_messages(self._messages[0]["content"], conversation))
+        completion = self.backend.generate([request], self.sampling)[0]
+        return OUT_OF_SCOPE if completion.error is not None else completion.text
+
+    def _tau2_reply(self, conversation: list[dict]) -> str | dict:
+        """τ²'s user simulator: one request over the whole conversation, roles flipped; its
+        answer as text, or as a whole turn with its tool calls (ids kept) for the env to run."""
+        from toolgym.envs.tau2.protocol import user_messages
+        from toolgym.llm.backends import ChatRequest
+        request = ChatRequest(messages=self._messages[:1] + user_messages(conversation), tools=self.tools,
+                              tool_choice="auto" if self.tools else None,
+                              body={"seed": self._seed} if self._seed is not None else None)
+        completion = self.backend.generate([request], self.sampling)[0]
+        if completion.error is not None:
+            return OUT_OF_SCOPE
+        if completion.tool_calls and self.tools:
+            return {"content": completion.text or None, "tool_calls": [dict(call) for call in completion.tool_calls]}
+        return completion.text
 
 
 class ReplayUser:
@@ -415,7 +470,8 @@ def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = Non
             ``{"replay": [turn, ...]}``, ``"module:Class"`` or a user.
         goal_reached: The task's goal check, for the scripted user.
         tools: The user's own tools (OpenAI schemas) in a dual-control env, for the built-in users.
-        options: For LLM users: ``temperature``, ``top_p``, ``max_new_tokens``, ``seed``, ``backend_kwargs``;
+        options: For LLM users: ``temperature``, ``top_p``, ``max_new_tokens``, ``seed``, ``backend_kwargs``,
+            ``protocol`` and ``guidelines`` (:class:`LLMUser`);
             for ``"replay"``: ``turns``, the recorded user turns (:class:`ReplayUser`).
 
     Raises:
@@ -437,9 +493,13 @@ def make_user(spec: Any, goal_reached: Callable[[list[dict]], bool] | None = Non
     if spec.startswith("llm:"):
         kind, _, arg = spec[len("llm:"):].partition(":")
         from toolgym.llm import SAMPLING_KEYS, SamplingParams, make_backend
-        sampling = SamplingParams(**{"max_new_tokens": 200,
+        protocol = options.get("protocol")
+        sampling = SamplingParams(**{"max_new_tokens": None if protocol else 200,
+                                     # v1's user sends no temperature: the server's default
+                                     "temperature": None if protocol == "tau-bench" else 0.0,
                                      **{k: options[k] for k in SAMPLING_KEYS if options.get(k) is not None}})
-        return LLMUser(make_backend(kind, arg, **dict(options.get("backend_kwargs") or {})), sampling, tools=tools)
+        return LLMUser(make_backend(kind, arg, **dict(options.get("backend_kwargs") or {})), sampling, tools=tools,
+                       protocol=protocol, guidelines=options.get("guidelines"))
     if ":" in spec:
         from toolgym.registry import load_class
         cls = load_class(spec)

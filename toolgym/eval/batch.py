@@ -267,9 +267,9 @@ def _failed_step(slot: _Slot, env_id: str, step_class):
 def _start(slot: _Slot, task_id: str, trial: int, agent, header: dict, seed: int,
            trials: int | None = None) -> None:
     slot.task_id = task_id
-    slot.observation, slot.info = slot.env.reset(seed=seed + trial, options={"task_id": task_id})
+    slot.observation, slot.info = slot.env.reset(seed=seed + trial, options={"task_id": task_id, "trial": trial})
     slot.start = world_image(slot.env)
-    slot.state = agent.start(slot.observation, slot.info)
+    slot.state = agent.start(slot.observation, slot.info, **({"trial": trial} if trial else {}))
     slot.steps = 0
     slot.record = {**header, "task_id": task_id, "split": slot.info.get("split"),
                    "prompt": reset_prompt(slot.observation, slot.info), "metrics": None, "trajectory": [], "return": 0.0}

@@ -125,13 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--batch-size", type=int, default=8, help="episodes stepped in lockstep (default 8)")
     llm.add_argument("--max-concurrency", type=int, help="openai: requests in flight at once (default 8)")
     llm.add_argument("--temperature", type=float, default=0.0, help="0 is greedy decoding (default)")
-    llm.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling threshold (default 1.0)")
+    llm.add_argument("--top-p", type=float,
+                     help="nucleus sampling threshold (default: not sent to openai: servers; 1.0 for hf:)")
     llm.add_argument("--max-new-tokens", type=int,
-                     help="tokens per completion at most (default: the env's longest oracle action in the model's "
-                          "tokens, with a margin: an action parser reads no further)")
-    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react | bfcl-fc | "
-                                             "bfcl-fc-responses | bfcl-prompting | bfcl-prompting-responses "
-                                             "(default: the env's)")
+                     help="tokens per completion at most (default: openai: sends none; hf: the env's longest "
+                          "oracle action with the scripted user, in the model's tokens, with a margin)")
+    llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react | tau2 | "
+                                             "tau-bench | bfcl-fc | bfcl-fc-responses | bfcl-prompting | "
+                                             "bfcl-prompting-responses (default: the env's; on official tasks the "
+                                             "benchmark's own protocol where toolgym has it)")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                      help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
@@ -446,28 +448,40 @@ def _llm_agent(args):
     if args.agent.startswith("hf:"):
         backend_kwargs.setdefault("progress", not args.no_progress)
         backend_kwargs.setdefault("threads", cpu_threads(args.threads))
-    options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
+    # a server gets no seed of toolgym's own (a benchmark's protocol sends its own seeds); hf: samples from it
+    seed = args.seed if args.agent.startswith("hf:") else None
+    prompt_format = args.prompt_format
+    if prompt_format is None and _env_kwargs(args).get("tasks") == "official":  # the benchmark's own protocol
+        prompt_format = getattr(env_class, "official_prompt_format", None)
+    options = {"seed": seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
-               "prompt_format": args.prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
+               "prompt_format": prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
     try:
         agent = make_agent(args.agent, env_class, **options)
     except BackendError as exc:
         raise ValueError(str(exc)) from exc
     except TypeError as exc:  # a --backend-kwarg the backend does not take
         raise ValueError(f"{args.agent}: {exc} (check --backend-kwarg)") from exc
-    # A protocol profile that sends no max_tokens leaves it None; a local model still needs a limit.
-    if args.max_new_tokens is None and (agent.sampling.max_new_tokens is not None or args.agent.startswith("hf:")):
+    if args.max_new_tokens is None and args.agent.startswith("hf:"):
         import dataclasses
 
-        from toolgym.registry import make_env
-
-        longest = longest_oracle_action(make_env(args.env_id, _env_kwargs(args)), getattr(agent.backend, "tokenizer",
-                                                                                           None))
+        longest = longest_oracle_action(scripted_env(args.env_id, _env_kwargs(args)),
+                                        getattr(agent.backend, "tokenizer", None))
         agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=min(1024, longest + longest // 4 + 32))
         if not args.no_progress:  # with the progress display; the results record it (decoding)
             print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
                   f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
     return agent
+
+
+def scripted_env(env_id: str, env_kwargs: dict) -> gym.Env:
+    """The env with its scripted user and no judge where it takes them: the oracle plays it
+    without a model call (sizing ``max_new_tokens``)."""
+    from toolgym.registry import env_class, env_keywords, make_env
+
+    accepted = env_keywords(env_class(env_id))
+    offline = {key: value for key, value in (("user", "scripted"), ("judge", None)) if key in accepted}
+    return make_env(env_id, {**env_kwargs, **offline})
 
 
 def cpu_threads(asked: int | None) -> int:

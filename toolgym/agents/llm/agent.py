@@ -46,7 +46,7 @@ class LLMAgent:
         self.parser_name = parser or self.format.parser or env_parser
         self.parse = get_parser(self.parser_name)
         self.sampling = sampling or SamplingParams()
-        api = self.format.request_options(None).get("api", "chat")
+        api = self.format.api
         if api not in getattr(backend, "apis", ("chat",)):
             raise ValueError(f"prompt format {self.format.name!r} sends {api!r} API requests, which the "
                              f"{getattr(backend, 'name', type(backend).__name__)} backend does not speak "
@@ -65,8 +65,8 @@ class LLMAgent:
                 "decoding": self.sampling.describe()}
 
     # -- many episodes ---------------------------------------------------------------------
-    def start(self, observation: str, info: dict) -> EpisodeState:
-        return EpisodeState(task_id=str(info.get("task_id")), info=info)
+    def start(self, observation: str, info: dict, trial: int = 0) -> EpisodeState:
+        return EpisodeState(task_id=str(info.get("task_id")), info=info, trial=trial)
 
     def queued(self, state: EpisodeState) -> Step | None:
         """The next action of an earlier completion (several calls in one output), if any."""
@@ -76,7 +76,7 @@ class LLMAgent:
         state.info = info
         messages, tools = self.format.build(state, info)
         return ChatRequest(messages=messages, tools=tools, stop=self.format.stop,
-                           complete=ACTION_COMPLETE.get(self.parser_name), **self.format.request_options(state))
+                           complete=ACTION_COMPLETE.get(self.parser_name), **self.format.request_fields(state, info))
 
     def finish(self, state: EpisodeState, completion: Completion) -> Step:
         """The action for a completion; further calls in it are queued for the next steps."""

@@ -103,6 +103,14 @@ def _native_calls(tool_calls: Sequence[dict]) -> list:
     return out
 
 
+def parse_turn(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
+    """A model's whole turn as one action, as τ²'s agent takes it: its native tool calls (their
+    ids kept) with its text, ``{"content": ..., "tool_calls": [...]}``; else its text."""
+    if tool_calls:
+        return [{"content": text or None, "tool_calls": [dict(call) for call in tool_calls]}]
+    return [text]
+
+
 def parse_tool_call(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequence[str] = ()) -> list:
     """Chat models' tool calls in any common format; otherwise the text is the reply."""
     if tool_calls:
@@ -269,6 +277,7 @@ def parse_bfcl_fc(text: str, tool_calls: Sequence[dict] = (), tool_names: Sequen
 
 PARSERS: dict[str, Parser] = {
     "tool_call": parse_tool_call,
+    "turn": parse_turn,
     "react": parse_react,
     "curl": parse_curl,
     "program": parse_program,

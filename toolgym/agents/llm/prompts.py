@@ -23,6 +23,8 @@ Each format reproduces a paper's setup and names the parser that reads its outpu
   (:mod:`toolgym.envs.bfcl.protocol`); they fix the decoding settings to BFCL's. Their
   parsers pass the whole completion (or all native calls at once) as one action; in
   function calling (``bfcl-fc``) a text answer is never read as calls, as in BFCL.
+- ``tau2``: τ²-bench's own agent request (:class:`Tau2Format`).
+- ``tau-bench``: τ-bench v1's tool-calling agent (:class:`TauBenchFormat`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class EpisodeState:
     #: The server's answers of the episode's completions, in order (``Completion.message``; None
     #: where there is none): protocols that send the model's own turns back read them.
     replies: list = field(default_factory=list)
+    trial: int = 0  # which trial of the task (a protocol's per-trial seed)
 
 
 class PromptFormat:
@@ -65,6 +68,8 @@ class PromptFormat:
     #: Decoding settings the protocol fixes (``SamplingParams`` fields; None: not sent), or None
     #: to keep the run's.
     sampling: ClassVar[dict | None] = None
+    #: The API its requests go to: ``"chat"`` (chat completions) or ``"responses"``.
+    api: ClassVar[str] = "chat"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -75,9 +80,9 @@ class PromptFormat:
         """(messages, tools) for this step; tools None means none are offered natively."""
         raise NotImplementedError
 
-    def request_options(self, state: EpisodeState | None) -> dict:
-        """Further :class:`~toolgym.llm.ChatRequest` fields of the protocol (``tool_choice``,
-        ``body``, ``api``)."""
+    def request_fields(self, state: EpisodeState, info: dict) -> dict:
+        """More fields of the step's :class:`~toolgym.llm.ChatRequest` (a protocol's
+        ``tool_choice``, request ``body`` and ``api``); none by default."""
         return {}
 
     def after_completion(self, state: EpisodeState, text: str, action: Any) -> None:
@@ -173,7 +178,7 @@ class BFCLPromptingFormat(PromptFormat):
         tools = conversation.tools(info)
         return conversation.messages(info, state.replies if state is not None else []), tools
 
-    def request_options(self, state):
+    def request_fields(self, state, info):
         return {"api": self.api, "body": dict(bfcl_protocol.BODY)}
 
 
@@ -205,6 +210,50 @@ class BFCLFunctionCallingResponsesFormat(BFCLFunctionCallingFormat):
 
     name = "bfcl-fc-responses"
     api = "responses"
+
+
+class Tau2Format(PromptFormat):
+    """τ²-bench's ``llm_agent`` request, as its harness sends it through litellm
+    (:mod:`toolgym.envs.tau2.protocol`): τ²'s system prompt around the policy, the
+    conversation in τ²'s message shape with the model's own tool-call ids, the tools as τ²
+    derives them and in its order, ``tool_choice: "auto"``, the trial's seed. A whole turn (its
+    text and all its calls) is one action, as τ²'s agent takes it. The default for Tau2-v0's
+    official tasks."""
+
+    name = "tau2"
+    parser = "turn"
+
+    def build(self, state, info):
+        from toolgym.envs.tau2.protocol import agent_messages, solo_tools, tools
+
+        conversation = list(info.get("messages") or [])
+        policy = conversation[0]["content"] if conversation and conversation[0].get("role") == "system" else ""
+        solo = bool(info.get("solo_mode"))
+        return (agent_messages(conversation, policy, solo=solo),
+                solo_tools(info["domain"]) if solo else tools(info["domain"]))
+
+    def request_fields(self, state, info):
+        from toolgym.envs.tau2.protocol import trial_seed
+
+        # τ³'s solo agent must call a tool (its generate(..., tool_choice="required"))
+        choice = "required" if info.get("solo_mode") else "auto"
+        return {"tool_choice": choice, "body": {"seed": trial_seed(state.trial)}}
+
+
+class TauBenchFormat(PromptFormat):
+    """τ-bench (v1)'s tool-calling agent, as its ``run.py`` sends it through litellm
+    (:mod:`toolgym.envs.taubench.protocol`): the wiki as the system message, the conversation
+    from the user's first message with the model's own messages and call ids, v1's tools; the
+    model's whole turn is the action (the env runs its first call, as v1). The default for
+    TauBench-v0's official tasks."""
+
+    name = "tau-bench"
+    parser = "turn"
+
+    def build(self, state, info):
+        from toolgym.envs.taubench.protocol import agent_messages
+
+        return agent_messages(list(info.get("messages") or [])), list(info.get("tools") or []) or None
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
+from toolgym.envs.tau2.protocol import guidelines_folder, trial_seed
+from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.common.official import OfficialLayout
 from toolgym.envs.tau2.tasks import (DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
@@ -23,6 +25,8 @@ from toolgym.worlds.tools import ToolResult
 AGENT_STOP = STOP
 #: How many tool calls the user may make in one turn before it hangs up.
 MAX_USER_CALLS = 10
+#: The longest tool-call id of a model's that the conversation keeps (longer ones are renumbered).
+MAX_CALL_ID_CHARS = 200
 #: How the oracle asks the user to run one of the user's tools (the scripted user reads the JSON after it).
 USER_ACTION_PREFIX = "Please do this on your phone:"
 #: τ³'s solo agent's tool that ends the ticket.
@@ -98,6 +102,14 @@ class Tau2Env(ToolEnv):
       the same path; the error text can differ where the paths differ (a list given for an id
       fails as a database error here, as a ``TypeError`` there).
 
+    On official tasks an LLM agent speaks τ²'s own wire protocol by default (the ``tau2``
+    prompt format), an ``llm:`` user is τ²'s user simulator (``user_options`` ``protocol``
+    ``"tau2"``: its guidelines read from the official data's ``tau2/user_simulator/``, the
+    user's own tools as native calls) and the judge gets τ²'s request; what still differs
+    from τ²'s harness is listed in :mod:`toolgym.envs.tau2.protocol`. In both scorings a
+    model's tool-call ids stay in the conversation (an id over 200 characters is renumbered),
+    and ``max_steps`` counts the agent's actions where τ²'s 200 counts every message.
+
     ## Starting State
     The domain's database (official: τ²-bench's ``db.json`` / ``db.toml``, airline's from τ-bench
     v1's three tables where τ²'s ``db.json`` is absent; built-in: a seeded generated one of the same
@@ -145,7 +157,8 @@ class Tau2Env(ToolEnv):
       after the split it runs: ``base`` (telecom's ``small`` when only ``tasks_small.json`` is there).
     - ``user``: ``"scripted"`` (default), ``"llm:hf:MODEL"``, ``"llm:openai:URL#MODEL"``,
       ``"module:Class"`` or a user object (see :mod:`toolgym.envs.users`); ``user_options``
-      its sampling settings.
+      its sampling settings and ``protocol`` (``"tau2"`` by default on official tasks, where
+      its seed is τ²'s for the episode's ``reset(options={"trial": t})``).
     - ``judge``: None, a backend, or ``"hf:MODEL"`` / ``"openai:URL#MODEL"`` for NL assertions.
     - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
       tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
@@ -198,6 +211,8 @@ class Tau2Env(ToolEnv):
     """
 
     env_id = "Tau2-v0"
+    #: The LLM agent's prompt format on official tasks: τ²'s own protocol.
+    official_prompt_format = "tau2"
     scorings = ("paper", "paper_compat")
     splits = {"built-in": ("base", "train", "test"), "official": ("base", "train", "test", "small", "full")}
     table_columns = (
@@ -252,11 +267,27 @@ class Tau2Env(ToolEnv):
             self._signatures[SOLO_STOP_TOOL] = []
             self.user = None
         else:
+            user_options = dict(user_options or {})
+            if tasks == "official" and isinstance(user, str) and user.startswith("llm:"):
+                user_options.setdefault("protocol", "tau2")  # τ²'s own user simulator on the wire
+            user_tools_offered = self.user_tools
+            if user_options.get("protocol") == "tau2":
+                user_tools_offered = protocol_tools(domain, "user")
+                user_options.setdefault("guidelines", str(guidelines_folder(self._official_folder(data_dir))))
             self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
-                                  tools=self.user_tools, **(user_options or {}))
+                                  tools=user_tools_offered, **user_options)
         self.judge = _make_judge(judge)
         self._gold_hashes: dict[str, str] = {}
         self.task: dict | None = None
+
+    def _official_folder(self, data_dir: str | None):
+        """The official data's ``tau2bench`` folder that holds this domain (and τ²'s user guidelines)."""
+        for layout in layouts(self.domain):
+            try:
+                return layout.locate(self.env_id, data_dir, None)
+            except (ValueError, OSError):
+                continue
+        raise ValueError(f"{self.env_id}: the official {self.domain} data is not found")
 
     # -- tasks -----------------------------------------------------------------------------
     @classmethod
@@ -302,8 +333,13 @@ class Tau2Env(ToolEnv):
         if len(self._messages) == 1:
             self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        if getattr(self.user, "protocol", None) == "tau2":
+            user_seed = trial_seed(self.trial)  # τ² seeds the user as the agent, per trial
         opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
-        self._messages.append({"role": "user", "content": opening})
+        if isinstance(opening, Mapping) and opening.get("tool_calls"):  # the user acts on its phone first
+            opening = self._user_turn("", reply=opening)
+        else:
+            self._messages.append({"role": "user", "content": opening})
         self._episode_start = len(self._messages)
         return opening, self._info()
 
@@ -379,17 +415,29 @@ class Tau2Env(ToolEnv):
             return self._end(observation, "max_steps")
         return Outcome(observation, truncated=False)
 
-    def _user_turn(self, message: str) -> str:
-        """The user's answer to ``message``: its tool calls on its own device (dual control), each
-        result handed back to it, until it writes text (at most ``MAX_USER_CALLS`` calls)."""
+    def _user_turn(self, message: str, reply: Any = None) -> str:
+        """The user's answer to ``message`` (or its ``reply`` already given): its tool calls on its
+        own device (dual control), each result handed back to it, until it writes text (at most
+        ``MAX_USER_CALLS`` calls)."""
         for _ in range(MAX_USER_CALLS):
-            reply = self.user.respond(message, [dict(m) for m in self._messages])
+            if reply is None:
+                reply = self.user.respond(message, [dict(m) for m in self._messages])
+            if isinstance(reply, Mapping) and isinstance(reply.get("tool_calls"), list) and reply["tool_calls"]:
+                calls = [parse_action(call) for call in reply["tool_calls"]]
+                if all(isinstance(call, ToolCall) for call in calls):  # a whole turn of the user's (τ²'s shape)
+                    ids = [call.get("id") if isinstance(call, Mapping) else None for call in reply["tool_calls"]]
+                    content = reply.get("content")
+                    message = "\n".join(self._calls(calls, "user", content if isinstance(content, str) and content
+                                                    else None, ids))
+                    reply = None
+                    continue
             call = parse_action(reply) if isinstance(reply, Mapping) else None
             if not isinstance(call, ToolCall):
                 text = reply if isinstance(reply, str) else json.dumps(reply, default=str)
                 self._messages.append({"role": "user", "content": text})
                 return text
             message = self._call(call, requestor="user")
+            reply = None
         text = "I have to go now. ###STOP###"  # a user that only calls tools hangs up
         self._messages.append({"role": "user", "content": text})
         return text
@@ -409,7 +457,10 @@ class Tau2Env(ToolEnv):
             self._note_invalid_action()
             return self._refuse_turn(message, f"could not read the tool call: {bad.error}")
         content = message.get("content")
-        return "\n".join(self._calls(calls, content=content if isinstance(content, str) and content else None))
+        # the model's own call ids stay in the conversation, as τ² keeps them
+        ids = [call.get("id") if isinstance(call, Mapping) else None for call in message["tool_calls"]]
+        return "\n".join(self._calls(calls, content=content if isinstance(content, str) and content else None,
+                                      ids=ids))
 
     def _refuse_turn(self, message: Mapping, error: str) -> str:
         observation = f"Error: {error}"
@@ -421,9 +472,11 @@ class Tau2Env(ToolEnv):
         """Run a tool call of the agent or (dual control) the user, then sync the two sides."""
         return self._calls([call], requestor)[0]
 
-    def _calls(self, calls: list[ToolCall], requestor: str = "assistant", content: str | None = None) -> list[str]:
+    def _calls(self, calls: list[ToolCall], requestor: str = "assistant", content: str | None = None,
+               ids: list | None = None) -> list[str]:
         """Run one message's tool calls of the agent or (dual control) the user, each followed by a
-        sync of the two sides; the message keeps its text (``content``) as τ²'s does."""
+        sync of the two sides; the message keeps its text (``content``) as τ²'s does, and each
+        call its ``ids`` entry where that is a short text (else toolgym numbers it)."""
         first_id = len(self._messages)
         results = []
         for call in calls:
@@ -438,7 +491,10 @@ class Tau2Env(ToolEnv):
                 arguments = json.dumps(result.arguments)
             except (TypeError, ValueError):
                 arguments = json.dumps(result.arguments, default=str)
-            tool_calls.append({"id": f"call_{first_id}" + (f"_{i}" if i else ""), "type": "function",
+            given = ids[i] if ids and i < len(ids) else None
+            call_id = given if isinstance(given, str) and 0 < len(given) <= MAX_CALL_ID_CHARS else \
+                f"call_{first_id}" + (f"_{i}" if i else "")
+            tool_calls.append({"id": call_id, "type": "function",
                                "function": {"name": result.name, "arguments": arguments}})
         self._messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
         observations = []

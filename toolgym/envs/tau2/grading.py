@@ -75,36 +75,21 @@ def goal_reached(task: Mapping, trajectory: Sequence[Mapping]) -> bool:
                                                           for info in criteria.get("communicate_info") or ())
 
 
-JUDGE_PROMPT = """You grade a customer-service conversation. For each numbered expected outcome, decide
-whether the conversation shows it. Answer with JSON only, of the form
-{{"results": [{{"index": 1, "met": true}}, ...]}}.
-
-Conversation:
-{conversation}
-
-Expected outcomes:
-{assertions}"""
-
-
 def judge_assertions(judge, assertions: Sequence[str], trajectory: Sequence[Mapping]) -> list[bool]:
-    """Ask the judge backend whether each assertion holds; an answer it cannot read counts as not met."""
-    from toolgym.llm.backends import ChatRequest, SamplingParams
-    conversation = "\n".join(f"{m['role']}: {m['content']}" for m in trajectory
-                             if m["role"] in ("user", "assistant") and m.get("content"))
-    listed = "\n".join(f"{i}. {a}" for i, a in enumerate(assertions, start=1))
-    request = ChatRequest(messages=[{"role": "user", "content": JUDGE_PROMPT.format(conversation=conversation,
-                                                                                    assertions=listed)}])
-    completion = judge.generate([request], SamplingParams(temperature=0.0, max_new_tokens=400))[0]
-    met = [False] * len(assertions)
+    """Ask the judge backend whether each assertion holds, with τ²'s request
+    (:func:`toolgym.envs.tau2.protocol.judge_request`); the i-th result's ``metExpectation``
+    answers the i-th assertion, and an answer it cannot read counts as not met."""
+    from toolgym.envs.tau2.protocol import judge_request
+    from toolgym.llm.backends import SamplingParams
+    completion = judge.generate([judge_request(assertions, trajectory)], SamplingParams(temperature=0.0))[0]
     span = braced_span(completion.text or "")
     try:
         results = json.loads(span)["results"] if span is not None else []
     except (ValueError, KeyError, TypeError, RecursionError):
         results = []
-    for result in results if isinstance(results, list) else ():
-        if isinstance(result, Mapping) and isinstance(result.get("index"), int) and 1 <= result["index"] <= len(met):
-            met[result["index"] - 1] = result.get("met") is True
-    return met
+    results = results if isinstance(results, list) else []
+    return [i < len(results) and isinstance(results[i], Mapping) and results[i].get("metExpectation") is True
+            for i in range(len(assertions))]
 
 
 def grade(task: Mapping, trajectory: Sequence[Mapping], stopped: bool, db_match: bool,
@@ -137,7 +122,7 @@ def grade(task: Mapping, trajectory: Sequence[Mapping], stopped: bool, db_match:
         "NL_ASSERTION": None,
     }
     nl = criteria.get("nl_assertions") or []
-    if "NL_ASSERTION" in basis or judge is not None:
+    if "NL_ASSERTION" in basis:  # τ² asks its judge only where the reward needs it
         if not nl:
             values["NL_ASSERTION"] = 1.0
         elif judge is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from toolgym.envs.base import Outcome, ToolEnv
@@ -15,6 +16,8 @@ from toolgym.envs.users import FIRST_AGENT_MESSAGE, is_stop, make_user
 
 #: v1's message action: ``{"name": "respond", "arguments": {"content": ...}}`` is the same as plain text.
 RESPOND = "respond"
+#: The longest tool-call id of a model's that the conversation keeps (longer ones are renumbered).
+MAX_CALL_ID_CHARS = 200
 #: v1's terminate tools: calling one ends the episode (then the reward is computed).
 TERMINATE_TOOLS = ("transfer_to_human_agents",)
 
@@ -55,6 +58,11 @@ class TauBenchEnv(ToolEnv):
       the ``100`` of the ground truth.
     - The user ends the conversation with ``###STOP###`` as v1's; ``###TRANSFER###`` and
       ``###OUT-OF-SCOPE###`` (τ²'s signals, which toolgym's LLM user may write) end it too.
+    - On official tasks an LLM agent speaks v1's own wire protocol by default (the
+      ``tau-bench`` prompt format: a whole model turn is an action, of which the first call runs,
+      as v1's agent does, keeping the model's call id and arguments text), and an ``llm:`` user
+      is v1's LLM user (``user_options`` ``protocol`` ``"tau-bench"``); what still differs from
+      v1's ``run.py`` is listed in :mod:`toolgym.envs.taubench.protocol`.
     - The items of array parameters (flights, passengers, payment methods) are typed as v1's
       schemas have them once :mod:`toolgym.worlds.tools` reads ``typing_extensions.TypedDict``.
 
@@ -84,6 +92,8 @@ class TauBenchEnv(ToolEnv):
     """
 
     env_id = "TauBench-v0"
+    #: The LLM agent's prompt format on official tasks: v1's tool-calling agent.
+    official_prompt_format = "tau-bench"
     splits = {"built-in": ("train", "test"), "official": ("test", "train", "dev")}
     table_columns = (Column("Reward", "mean", ("reward",)),)
 
@@ -112,8 +122,11 @@ class TauBenchEnv(ToolEnv):
         self.toolkit = self.world.tools
         self.tools = [spec.schema() for spec in self.toolkit.specs.values()]
         self._signatures = {name: list(spec.parameters) for name, spec in self.toolkit.specs.items()}
+        user_options = dict(user_options or {})
+        if tasks == "official" and isinstance(user, str) and user.startswith("llm:"):
+            user_options.setdefault("protocol", "tau-bench")  # v1's own LLM user on the wire
         self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self._criteria, trajectory),
-                              **(user_options or {}))
+                              **user_options)
         self._gold_hashes: dict[str, str] = {}
         self.task: dict | None = None
 
@@ -154,6 +167,11 @@ class TauBenchEnv(ToolEnv):
         return opening, self._info()
 
     def _act(self, action: Any) -> Outcome:
+        raw_call = content = None
+        if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
+            # a whole model turn (the tau-bench format's): v1 runs its first call only, as the server sent it
+            raw_call, content = action["tool_calls"][0], action.get("content")
+            action = raw_call
         parsed = parse_action(action, self._signatures)
         if isinstance(parsed, ToolCall) and parsed.name == RESPOND:
             content = parsed.arguments.get("content") if isinstance(parsed.arguments, dict) else None
@@ -165,7 +183,7 @@ class TauBenchEnv(ToolEnv):
             self._messages.append({"role": "user", "content": reply})
             return self._end(reply, "user_stop") if is_stop(reply) else self._continue(reply)
         if isinstance(parsed, ToolCall):
-            observation = self._call(parsed)
+            observation = self._call(parsed, raw_call, content if isinstance(content, str) else None)
             if parsed.name in TERMINATE_TOOLS and parsed.name in self.toolkit.specs:
                 return self._end(observation, "transfer")
             return self._continue(observation)
@@ -184,7 +202,9 @@ class TauBenchEnv(ToolEnv):
         self._messages.append({"role": "user", "content": observation})
         return self._continue(observation)
 
-    def _call(self, call: ToolCall) -> str:
+    def _call(self, call: ToolCall, raw_call: Mapping | None = None, content: str | None = None) -> str:
+        """Run an agent's call; the conversation keeps the model's own call (``raw_call``: its
+        id and arguments text) and its text where it came as a whole turn."""
         call_id = f"call_{len(self._messages)}"
         if call.name not in self.toolkit.specs:
             observation = f"Unknown action {call.name}"  # v1's answer to an unknown tool
@@ -193,9 +213,15 @@ class TauBenchEnv(ToolEnv):
             result = self.toolkit.call(call.name, call.arguments)
             arguments = result.arguments
             observation = f"Error: {result.error}" if result.error is not None else str(result.response)
-        self._messages.append({"role": "assistant", "content": None, "tool_calls": [{
-            "id": call_id, "type": "function",
-            "function": {"name": str(call.name), "arguments": json.dumps(arguments, default=str)}}]})
+        entry = {"id": call_id, "type": "function",
+                 "function": {"name": str(call.name), "arguments": json.dumps(arguments, default=str)}}
+        function = raw_call.get("function") if isinstance(raw_call, Mapping) else None
+        if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
+            given = raw_call.get("id")
+            call_id = given if isinstance(given, str) and 0 < len(given) <= MAX_CALL_ID_CHARS else call_id
+            entry = {"function": {"arguments": function["arguments"], "name": str(call.name)}, "id": call_id,
+                     "type": "function"}
+        self._messages.append({"role": "assistant", "content": content, "tool_calls": [entry]})
         self._messages.append({"role": "tool", "tool_call_id": call_id, "name": str(call.name), "content": observation})
         return observation
 

@@ -10,13 +10,16 @@ from collections.abc import Callable, Sequence
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """Decoding settings. ``temperature=0`` is greedy decoding. A field that is None is not sent
-    to a server (a protocol profile that sends none, as BFCL sends no ``max_tokens``); the local
-    backends then use their defaults (:data:`DEFAULT_MAX_NEW_TOKENS` new tokens, no nucleus cut)."""
+    """Decoding settings. ``temperature=0`` is greedy decoding.
+
+    A field that is None is not sent to a server (``openai:``): the server's default holds. The
+    local ``hf:`` backend uses ``top_p`` 1.0 and ``max_new_tokens`` :data:`DEFAULT_MAX_NEW_TOKENS`
+    for them.
+    """
 
     temperature: float | None = 0.0
-    top_p: float | None = 1.0
-    max_new_tokens: int | None = 512
+    top_p: float | None = None
+    max_new_tokens: int | None = None
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
@@ -25,7 +28,7 @@ class SamplingParams:
                 "stop": list(self.stop), "seed": self.seed}
 
 
-#: New tokens at most where the decoding settings name no limit (local backends only).
+#: The most new tokens of a completion of a local model when the sampling settings name none.
 DEFAULT_MAX_NEW_TOKENS = 512
 
 
@@ -33,10 +36,12 @@ DEFAULT_MAX_NEW_TOKENS = 512
 class ChatRequest:
     """One prompt: chat messages, the tool schemas to offer (or None) and extra stop strings.
 
-    Messages are sent as given. ``tool_choice`` is sent only when not None; ``body`` holds
-    request-body fields a protocol sends exactly as given (``{"temperature": 0.001, "store":
-    False}``), merged last; ``api`` is ``"chat"`` (chat completions) or ``"responses"`` (the
-    Responses API: ``messages`` are its ``input`` items and ``tools`` its function tools).
+    The messages are sent as given (a server's tool-call ids kept, tool messages as the prompt
+    format builds them); a backend adds only the model and what the request says. A benchmark's
+    protocol (``toolgym/envs/<benchmark>/protocol.py``) sets the rest: ``tool_choice`` (sent
+    only when not None), ``body`` (request-body fields sent exactly as given, merged last: a
+    ``seed``, ``{"temperature": 0.001, "store": False}``) and ``api`` (``"chat"``: chat
+    completions; ``"responses"``: the Responses API).
 
     ``complete`` tells when a completion already holds the whole action its parser reads (the
     agent's :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE`: a curl line that has ended); a

@@ -5,6 +5,7 @@ torch and transformers are imported only when a :class:`TransformersBackend` is 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,10 @@ class TransformersBackend:
         caller has them already (the server measures them against the context first)."""
         if not requests:
             return []
+        sampling = dataclasses.replace(  # what a server would take as its defaults
+            sampling, temperature=sampling.temperature or 0.0,
+            top_p=sampling.top_p if sampling.top_p is not None else 1.0,
+            max_new_tokens=sampling.max_new_tokens or DEFAULT_MAX_NEW_TOKENS)
         prompts = list(prompt_ids) if prompt_ids is not None else [self.encode(r) for r in requests]
         # Requests with other stop strings or completion tests go in other calls (one call stops its
         # rows by the same rules).

@@ -59,8 +59,8 @@ class OpenAICompatibleBackend:
         timeout: Seconds for one whole answer (each attempt has its own).
         max_retries: Retries after the first attempt (the SDK's ``max_retries``).
         native_tools: Send tools as ``tools``; False puts them into the system message.
-        logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``): opt-in
-            (``--backend-kwarg logprobs=true``), for servers that accept them.
+        logprobs: Ask for token log-probabilities (and vLLM's ``return_token_ids``); off by default,
+            as the benchmarks' own harnesses ask for neither (``--backend-kwarg logprobs=true``).
         extra_body: Extra JSON fields sent with every request (server-specific options).
         max_answer_bytes: The most bytes read of one answer.
     """
@@ -194,24 +194,28 @@ class OpenAICompatibleBackend:
         return f" (after {attempts} attempt{'s' if attempts > 1 else ''})"
 
     def _params(self, request: ChatRequest, sampling: SamplingParams, native: bool) -> dict:
-        """The keyword arguments of ``chat.completions.create`` for one request."""
+        """The keyword arguments of ``chat.completions.create`` for one request: the model, the
+        messages as given, and only what the request and the sampling settings name (a setting
+        that is None is not sent); the request's ``body`` last, exactly as given."""
         messages, tools = request.messages, request.tools
         if tools and not native:
             messages, tools = flatten_messages(tools_as_text(messages, tools)), None
         params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            params["tools"] = tools
+            if request.tool_choice is not None:
+                params["tool_choice"] = request.tool_choice
         params.update(_sampling_fields(sampling, max_tokens="max_tokens"))
         stop = list(dict.fromkeys(sampling.stop + request.stop))
         if stop:
             params["stop"] = stop[:4]  # the OpenAI API accepts at most four
-        if tools:
-            params["tools"] = tools
-        if request.tool_choice is not None:
-            params["tool_choice"] = request.tool_choice
         extra_body = dict(self.extra_body)
         if self.logprobs:
             params["logprobs"] = True
             extra_body = {"return_token_ids": True, **extra_body}
-        extra_body.update(request.body or {})  # the protocol's own fields, as given, last
+        for key, value in (request.body or {}).items():  # the protocol's fields, as given, in place of ours
+            params.pop(key, None)
+            extra_body[key] = value
         if extra_body:
             params["extra_body"] = extra_body
         return params
@@ -226,7 +230,10 @@ class OpenAICompatibleBackend:
             params["tools"] = request.tools
         if request.tool_choice is not None:
             params["tool_choice"] = request.tool_choice
-        extra_body = {**self.extra_body, **(request.body or {})}
+        extra_body = dict(self.extra_body)
+        for key, value in (request.body or {}).items():
+            params.pop(key, None)
+            extra_body[key] = value
         if extra_body:
             params["extra_body"] = extra_body
         return params

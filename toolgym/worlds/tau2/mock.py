@@ -51,8 +51,9 @@ class MockTools(Tau2Toolkit):
 
     world: MockWorld
 
+    # τ²'s signature (``str = None``): its derived schema has no null option, so neither has ours
     @tool(kind=ACTION, app="mock")
-    def create_task(self, user_id: str, title: str, description: str | None = None) -> dict:
+    def create_task(self, user_id: str, title: str, description: str = None) -> dict:  # noqa: RUF013
         """Create a new task for a user.
 
         Args:

@@ -270,7 +270,13 @@ class RetailTools(RetailRules, Tau2Toolkit):
 
     @tool(kind=ACTION, app="retail")
     def cancel_pending_order(self, order_id: str, reason: str) -> dict:
-        """Cancel a pending order. If the order is already processed or delivered, it cannot be cancelled. The agent needs to explain the cancellation detail and ask for explicit user confirmation (yes/no) to proceed. If the user confirms, the order status will be changed to 'cancelled' and the payment will be refunded. The refund will be added to the user's gift card balance immediately if the payment was made using a gift card, otherwise the refund would take 5-7 business days to process. The function returns the order details after the cancellation.
+        """Cancel a pending order. If the order is already processed or delivered,
+        it cannot be cancelled. The agent needs to explain the cancellation detail
+        and ask for explicit user confirmation (yes/no) to proceed. If the user confirms,
+        the order status will be changed to 'cancelled' and the payment will be refunded.
+        The refund will be added to the user's gift card balance immediately if the payment
+        was made using a gift card, otherwise the refund would take 5-7 business days to process.
+        The function returns the order details after the cancellation.
 
         Args:
             order_id: The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.
@@ -281,19 +287,27 @@ class RetailTools(RetailRules, Tau2Toolkit):
     @tool(kind=ACTION, app="retail")
     def exchange_delivered_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
                                        payment_method_id: str) -> dict:
-        """Exchange items in a delivered order to new items of the same product type. For a delivered order, return or exchange can be only done once by the agent. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.
+        """Exchange items in a delivered order to new items of the same product type.
+        For a delivered order, return or exchange can be only done once by the agent.
+        The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.
 
         Args:
             order_id: The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.
             item_ids: The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list.
-            new_item_ids: The item ids to be exchanged for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.
-            payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.
+            new_item_ids: The item ids to be exchanged for, each such as '1008292230'.
+                There could be duplicate items in the list. Each new item id should match the item id
+                in the same position and be of the same product.
+            payment_method_id: The payment method id to pay or receive refund for the item price difference,
+                such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up
+                from the user or order details.
         """
         return self._exchange(order_id, item_ids, new_item_ids, payment_method_id)
 
     @tool(kind=READ, app="retail")
     def find_user_id_by_name_zip(self, first_name: str, last_name: str, zip: str) -> str:
-        """Find user id by first name, last name, and zip code. If the user is not found, the function will return an error message. By default, find user id by email, and only call this function if the user is not found by email or cannot remember email.
+        """Find user id by first name, last name, and zip code. If the user is not found, the function
+        will return an error message. By default, find user id by email, and only call this function
+        if the user is not found by email or cannot remember email.
 
         Args:
             first_name: The first name of the customer, such as 'John'.
@@ -359,7 +373,9 @@ class RetailTools(RetailRules, Tau2Toolkit):
 
     @tool(kind=READ, app="retail")
     def list_all_product_types(self) -> str:
-        """List the name and product id of all product types. Each product type has a variety of different items with unique item ids and options. There are only 50 product types in the store."""
+        """List the name and product id of all product types.
+        Each product type has a variety of different items with unique item ids and options.
+        There are only 50 product types in the store."""
         return self._product_types()
 
     @tool(kind=ACTION, app="retail")
@@ -419,12 +435,16 @@ class RetailTools(RetailRules, Tau2Toolkit):
 
     @tool(kind=ACTION, app="retail")
     def return_delivered_order_items(self, order_id: str, item_ids: list[str], payment_method_id: str) -> dict:
-        """Return some items of a delivered order. The order status will be changed to 'return requested'. The agent needs to explain the return detail and ask for explicit user confirmation (yes/no) to proceed. The user will receive follow-up email for how and where to return the item.
+        """Return some items of a delivered order.
+        The order status will be changed to 'return requested'.
+        The agent needs to explain the return detail and ask for explicit user confirmation (yes/no) to proceed.
+        The user will receive follow-up email for how and where to return the item.
 
         Args:
             order_id: The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id.
             item_ids: The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list.
-            payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.
+            payment_method_id: The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'.
+                These can be looked up from the user or order details.
         """
         return self._return(order_id, item_ids, payment_method_id)
 

@@ -12,13 +12,13 @@ are τ²-bench's ``user_tools.py``; today is 2025-02-25.
 from __future__ import annotations
 
 import copy
+import enum
 import json
 from datetime import date, timedelta
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import pydantic
 from sqlalchemy.orm import DeclarativeBase
-from typing_extensions import TypedDict
 
 from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
@@ -27,32 +27,42 @@ from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 TODAY = date(2025, 2, 25)
 NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
 MODE_TECHNOLOGY = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}
-NetworkMode = Literal["4g_5g_preferred", "4g_only", "3g_only", "2g_only"]
 DEFAULT_APN = {"apn_name": "internet", "reset_at_reboot": False, "mms_apn": "mms",
                "mmsc_url": "http://mms.carrier.com/mms/wapenc", "mms_proxy": None, "mms_port": None}
 
 
-# τ²'s APNSettings: every field optional (DEFAULT_APN's value when left out), no other key; the
-# docstring is the schema's description.
-@pydantic.with_config(pydantic.ConfigDict(extra="forbid"))
-class APNSettings(TypedDict, total=False):
+# τ²'s types of the phone's settings (``user_data_model.py``), names and all: the user tools'
+# schemas are derived from them, as τ²'s are.
+class NetworkModePreference(str, enum.Enum):
+    FOUR_G_5G_PREFERRED = "4g_5g_preferred"
+    FOUR_G_ONLY = "4g_only"
+    THREE_G_ONLY = "3g_only"
+    TWO_G_ONLY = "2g_only"
+
+
+class APNNames(str, enum.Enum):
+    INTERNET = "internet"
+    BROKEN = "broken"
+
+
+class APNSettings(pydantic.BaseModel):
     """Represents the configuration for a single Access Point Name (APN)."""
 
-    apn_name: Annotated[Literal["internet", "broken"], pydantic.Field(
-        description="The name identifier for the APN connection.")]
-    reset_at_reboot: Annotated[bool, pydantic.Field(
-        description="Whether the APN settings will be reset at the next reboot.")]
-    mms_apn: Annotated[str | None, pydantic.Field(
-        description="Specific APN name used for MMS traffic, if different from general data.")]
-    mmsc_url: Annotated[str | None, pydantic.Field(
-        description="The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.")]
-    mms_proxy: Annotated[str | None, pydantic.Field(
-        description="The proxy server address required for MMS traffic on some networks.")]
-    mms_port: Annotated[int | None, pydantic.Field(
-        description="The proxy server port required for MMS traffic on some networks.")]
+    model_config = pydantic.ConfigDict(extra="forbid")
 
+    apn_name: APNNames = pydantic.Field(APNNames.INTERNET, description="The name identifier for the APN connection.")
+    reset_at_reboot: bool = pydantic.Field(
+        False, description="Whether the APN settings will be reset at the next reboot.")
+    mms_apn: str | None = pydantic.Field(
+        "mms", description="Specific APN name used for MMS traffic, if different from general data.")
+    mmsc_url: str | None = pydantic.Field(
+        "http://mms.carrier.com/mms/wapenc",
+        description="The URL of the Multimedia Messaging Service Center (MMSC). Crucial for MMS.")
+    mms_proxy: str | None = pydantic.Field(
+        None, description="The proxy server address required for MMS traffic on some networks.")
+    mms_port: int | None = pydantic.Field(
+        None, description="The proxy server port required for MMS traffic on some networks.")
 
-_APN_ADAPTER = pydantic.TypeAdapter(APNSettings)
 
 DEFAULT_DEVICE = {
     "sim_card_status": "active", "sim_card_missing": False, "airplane_mode": False,
@@ -301,7 +311,8 @@ class TelecomTools(Tau2Toolkit):
 
     @tool(kind=READ, app="telecom")
     def get_details_by_id(self, id: str) -> dict:
-        """Retrieves the details for a given ID. The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
+        """Retrieves the details for a given ID.
+        The ID must be a valid ID for a Customer, Line, Device, Bill, or Plan.
 
         Args:
             id: The ID of the object to retrieve.
@@ -695,7 +706,7 @@ class TelecomUserTools(Tau2Toolkit):
         return f"Network Mode Preference: {self._phone().device['network_mode_preference']}"
 
     @tool(kind=ACTION, app="phone")
-    def set_network_mode_preference(self, mode: NetworkMode | str) -> str:
+    def set_network_mode_preference(self, mode: NetworkModePreference | str) -> str:
         """Changes the type of cellular network your phone prefers to connect to (e.g., 5G, LTE/4G, 3G). Higher-speed networks (LTE/5G) provide faster data but may use more battery."""
         def change(phone: Phone) -> str:
             if mode not in NETWORK_MODES:
@@ -776,7 +787,7 @@ class TelecomUserTools(Tau2Toolkit):
     def set_apn_settings(self, apn_settings: APNSettings | dict) -> str:
         """Sets the APN settings for the phone."""
         try:  # τ²'s APNSettings(**apn_settings): the defaults for what is left out
-            settings = {**DEFAULT_APN, **_APN_ADAPTER.validate_python(apn_settings)}
+            settings = APNSettings.model_validate(apn_settings).model_dump(mode="json")
         except pydantic.ValidationError as error:
             raise ToolError(str(error)) from None
 
