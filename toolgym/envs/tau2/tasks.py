@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.envs.common.official import (OfficialDataError, OfficialLayout, read_json, read_official_text,
+                                          require_key)
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.tau2 import tasks as builtin_tasks
 from toolgym.worlds.tau2.airline import AirlineWorld
@@ -101,8 +102,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
     world = WORLDS[domain]()
     if domain == "telecom":
         try:
-            carrier = tomllib.loads((domain_folder / "db.toml").read_text(encoding="utf-8"))
-            phone = tomllib.loads((domain_folder / "user_db.toml").read_text(encoding="utf-8"))
+            carrier = tomllib.loads(read_official_text(domain_folder / "db.toml"))
+            phone = tomllib.loads(read_official_text(domain_folder / "user_db.toml"))
         except tomllib.TOMLDecodeError as error:
             raise OfficialDataError(f"{domain_folder}: db.toml or user_db.toml is not TOML: {error}") from None
         world.load_telecom(carrier, phone.get("device"))
@@ -135,11 +136,11 @@ def _read_official(domain: str, folder: str) -> TaskSet:
             if str(task_id) in splits:
                 splits[str(task_id)] += (split,)
     if domain == "telecom":  # τ²-bench's telecom policy: the main policy and the tech-support manual
-        policy = (f"<main_policy>\n{(domain_folder / 'main_policy.md').read_text(encoding='utf-8')}\n</main_policy>\n"
-                  f"<tech_support_policy>\n{(domain_folder / 'tech_support_manual.md').read_text(encoding='utf-8')}"
+        policy = (f"<main_policy>\n{read_official_text(domain_folder / 'main_policy.md')}\n</main_policy>\n"
+                  f"<tech_support_policy>\n{read_official_text(domain_folder / 'tech_support_manual.md')}"
                   f"\n</tech_support_policy>")
     else:
-        policy = (domain_folder / "policy.md").read_text(encoding="utf-8")
+        policy = read_official_text(domain_folder / "policy.md")
     default_split = "small" if task_file.name == "tasks_small.json" else DEFAULT_OFFICIAL_SPLIT
     return TaskSet(by_id, splits, policy, world.snapshot(), default_split)
 
