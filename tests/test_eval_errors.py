@@ -186,3 +186,26 @@ def test_a_run_whose_first_episodes_all_raise_stops_naming_the_failure(capsys, t
     err = error_line(capsys)
     assert "the first 3 episode(s) failed; the last: OpenWeather-v0, task " in err
     assert ", step 1: RuntimeError: probability tensor" in err and "configuration" not in err
+
+
+def test_an_env_exception_ends_only_its_episode(tmp_path, capsys, monkeypatch):
+    from toolgym.envs.base import ToolEnv
+
+    step = ToolEnv.step
+
+    def failing_step(self, action):
+        if self.task_id == bad:
+            raise RecursionError("deep \x1b[2J tree")
+        return step(self, action)
+
+    from toolgym.registry import make_env
+    bad = make_env("OpenWeather-v0").unwrapped.task_ids()[1]
+    monkeypatch.setattr(ToolEnv, "step", failing_step)
+    out = tmp_path / "r.jsonl"
+    assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--episodes", "3", "--out", str(out),
+                 "--no-progress"]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["task_id"] == bad for r in records] == [False, True, False]
+    assert records[1]["error"] == f"{bad}, step 1: RecursionError: deep \\x1b[2J tree"
+    assert [r["metrics"] is not None for r in records] == [True, False, True]
+    assert "(1 episode(s) ended with an error and are not in the table)" in capsys.readouterr().out
