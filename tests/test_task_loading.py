@@ -276,3 +276,22 @@ def test_a_100000_deep_line_in_bfcl_multi_turn_and_memory_files_is_one_error(tmp
     (tmp_path / "multi_turn_func_doc" / "memory_kv.json").write_text(deep)
     with pytest.raises(OfficialDataError, match=r"memory_kv.json:1: nested deeper than 400 levels"):
         load_memory_tasks(tmp_path, "memory_kv")
+
+
+_PEAK_GROWTH = """
+import resource, sys
+from pathlib import Path
+from toolgym.envs.taubench.tasks import parse_task_file
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(len(parse_task_file(Path(sys.argv[1]))), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+def test_a_dense_4_mib_task_file_costs_less_than_20_times_its_size(tmp_path):
+    call = f'Task(user_id="u", instruction="i", actions=[], outputs=[{"1," * 6000}]),\n'
+    path = tmp_path / "tasks_test.py"
+    path.write_text("TASKS = [\n" + call * ((4 * 2**20 - 100) // len(call)) + "]\n")
+    done = subprocess.run([sys.executable, "-c", _PEAK_GROWTH, str(path)], capture_output=True, text=True,
+                          timeout=600, check=True)
+    tasks, grown_kib = map(int, done.stdout.split())
+    assert tasks == 347 and grown_kib * 1024 < 20 * path.stat().st_size  # whole-file ast.parse: some 500 times

@@ -31,9 +31,12 @@ from typing import Any, BinaryIO
 
 #: Lists and objects a JSON document may nest.
 MAX_JSON_DEPTH = 400
-#: At least this many bytes per list or object (``[[],[],...]`` would build 21 bytes of Python objects per
-#: byte); the benchmarks' files have one per 20 bytes or more.
+#: At least this many bytes per list, and three times as many per object or dict (``[[],[],...]`` would
+#: build 21 bytes of Python objects per byte, ``[{"a":1},...]`` 25); the benchmarks' densest files (BFCL's
+#: answers) have 11 or more.
 MIN_BYTES_PER_CONTAINER = 8
+#: How many lists one object or dict counts for (Python's smallest dict is three times a list's size).
+DICT_WEIGHT = 3
 #: How deep an expression of a Python source file may nest (brackets and operator chains).
 MAX_SOURCE_DEPTH = 100
 KIB, MIB = 1024, 1024 * 1024
@@ -140,16 +143,18 @@ def nested_deeper(text: str, limit: int) -> bool:
 
 
 def too_many_containers(text: str) -> str | None:
-    """Why ``text`` holds too many lists and objects for its size (more than one per
-    :data:`MIN_BYTES_PER_CONTAINER` characters, strings left out), else None."""
+    """Why ``text`` holds too many lists and objects for its size (more than one list per
+    :data:`MIN_BYTES_PER_CONTAINER` characters, an object counting :data:`DICT_WEIGHT`; strings
+    left out), else None."""
     most = max(len(text) // MIN_BYTES_PER_CONTAINER, 64)
-    if text.count("[") + text.count("{") <= most:
+    if text.count("[") + DICT_WEIGHT * text.count("{") <= most:
         return None
-    containers = sum(1 for match in _JSON_TOKEN.finditer(text) if match.group() in "[{")
+    weights = {"[": 1, "{": DICT_WEIGHT}
+    containers = sum(weights.get(match.group(), 0) for match in _JSON_TOKEN.finditer(text))
     if containers <= most:
         return None
-    return (f"{containers:,} lists and objects in {len(text):,} characters (at most one per "
-            f"{MIN_BYTES_PER_CONTAINER} is read)")
+    return (f"too many lists and objects for {len(text):,} characters (at most one list per "
+            f"{MIN_BYTES_PER_CONTAINER}, an object counting {DICT_WEIGHT}, is read)")
 
 
 def parse_json(text: str, where: str) -> Any:
@@ -218,12 +223,16 @@ def python_calls(source: str, names: frozenset[str], where: str, max_call: int,
     A linear scan first bounds how deep an expression nests, counting brackets and the chains
     that nest without them (operators, ``not``, ``lambda``, conditionals, attributes, calls and
     subscripts) since the last comma, so neither the parser nor a walk of its tree can run out
-    of stack or memory; a call longer than ``max_call`` characters is refused.
+    of stack or memory; a call longer than ``max_call`` characters is refused, and so is a file
+    with more than one bracket per :data:`MIN_BYTES_PER_CONTAINER` characters (the lists and
+    dicts its literals build would outgrow it some 20 times; a brace counts :data:`DICT_WEIGHT`).
 
     Raises:
         UntrustedFileError: ``WHERE:LINE: ...`` for a string that does not end, an expression
-            nested deeper than ``max_depth``, a call too long, or a call that is not Python.
+            nested deeper than ``max_depth``, too many brackets, a call too long, or a call that
+            is not Python.
     """
+    brackets_left = max(len(source) // MIN_BYTES_PER_CONTAINER, 64)
     links = [0]  # per open bracket (and the statement): the chain links since its last comma
     depth = 1  # len(links) + sum(links): a bound on how deep the expression's tree is here
     line, position = 1, 0
@@ -259,6 +268,10 @@ def python_calls(source: str, names: frozenset[str], where: str, max_call: int,
             depth += 1
             previous = ""
         elif token in "([{":
+            brackets_left -= DICT_WEIGHT if token == "{" else 1
+            if brackets_left < 0:
+                raise UntrustedFileError(f"{where}:{line}: more than one bracket per {MIN_BYTES_PER_CONTAINER} "
+                                         f"characters; too many to read")
             if previous == "operand":  # a call or subscript: one level more around what it applies to
                 links[-1] += 1
                 depth += 1

@@ -31,11 +31,11 @@ OFFICIAL_SPLITS = {"airline": ("test",), "retail": ("test", "train", "dev")}
 FOLDER = "tau_bench_v1/tau_bench/envs"
 BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks.retail_tasks}
 _ASSETS = Path(__file__).resolve().parents[2] / "assets" / "tau2"
-#: The largest task file read (retail's train file is about 0.5 MB).
-MAX_TASK_FILE = 16 * 2**20
+#: The largest task file read (retail's train file is about 0.5 MB; the scan reads some 1 MB a second).
+MAX_TASK_FILE = 4 * 2**20
 #: The longest ``Task(...)`` call read (the released ones are at most 3 KB): each is parsed alone, and
 #: ``ast`` builds some 300 bytes per character of a dense call.
-MAX_TASK_CALL = 64 * 1024
+MAX_TASK_CALL = 16 * 1024
 
 
 def layout(domain: str) -> OfficialLayout:
