@@ -303,7 +303,7 @@ def evaluate_search(env_id: str, agent_spec: str, strategy, agent=None, env_kwar
     def on_result(task_id: str, result) -> None:
         record = {**header, "task_id": task_id, "split": result.root.info.get("split"), **search_record(result)}
         stats["llm_calls"] += result.llm_calls
-        if result.error and result.llm_calls == 1 and not answered[0]:
+        if result.error and result.error.startswith("backend failed: ") and result.llm_calls == 1 and not answered[0]:
             held.append(record)
             if len(held) >= stop_after:
                 raise BackendUnavailable(result.error.removeprefix("backend failed: "))
