@@ -295,3 +295,23 @@ def test_a_dense_4_mib_task_file_costs_less_than_20_times_its_size(tmp_path):
                           timeout=600, check=True)
     tasks, grown_kib = map(int, done.stdout.split())
     assert tasks == 347 and grown_kib * 1024 < 20 * path.stat().st_size  # whole-file ast.parse: some 500 times
+
+
+@pytest.mark.timeout(120)  # a reader that waits on the FIFO fails here instead of hanging the suite
+@pytest.mark.parametrize("make", ["fifo", "dev-zero"])
+def test_eval_on_a_fifo_or_device_task_file_is_one_error_line(official_data, tmp_path, capsys, make):
+    from toolgym.envs.taubench.tasks import FOLDER
+
+    released = official_data / "tau2bench" / FOLDER / "airline"
+    folder = tmp_path / "tau2bench" / FOLDER / "airline"
+    (folder / "data").mkdir(parents=True)
+    (folder / "wiki.md").symlink_to(released / "wiki.md")
+    for table in ("flights", "reservations", "users"):
+        (folder / "data" / f"{table}.json").symlink_to(released / "data" / f"{table}.json")
+    tasks = folder / "tasks_test.py"
+    os.mkfifo(tasks) if make == "fifo" else tasks.symlink_to("/dev/zero")
+    assert cli_main(["eval", "TauBench-v0", "--agent", "oracle", "--tasks", "official", "--data-dir", str(tmp_path),
+                     "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"toolgym: error: TauBench-v0: {tasks}: not a regular file (a {'FIFO' if make == 'fifo' else 'character device'}" \
+                  f"); a τ-bench task file is a plain file\n"
