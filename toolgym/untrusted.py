@@ -5,9 +5,9 @@ read forever, ``/dev/zero`` never ends, a 10^6-digit number or a 100,000-deep li
 parser, and an ESC in a task id rewrites the terminal. Every reader of such a file goes through
 this module, which imports no other toolgym module so that every layer may use it:
 
-- :func:`read_bytes` opens only regular files (``O_NONBLOCK``, then ``fstat``: a FIFO, a device,
-  a folder or a symlink to one is refused at once, never waited on) and reads at most the
-  caller's limit for that kind of file;
+- :func:`open_regular` opens only regular files (``O_NONBLOCK``, then ``fstat``: a FIFO, a
+  device, a folder or a symlink to one is refused at once, never waited on), and
+  :func:`read_bytes` / :func:`read_text` read at most the caller's limit for that kind of file;
 - :func:`load_json` and :func:`read_json_lines` bound nesting depth and the number of lists and
   objects per byte before ``json.loads`` (a linear scan, no recursion), so that the values built
   stay within about 20 times the file's size, and turn every parse failure (Python's integer
@@ -16,7 +16,7 @@ this module, which imports no other toolgym module so that every layer may use i
   that bounds their nesting (unary, ``not``, ``lambda``, conditional and attribute chains), and
   parses each call alone, so memory follows the largest call, not the file;
 - :func:`escape` makes text from such a file safe to print: control characters (C0 with ESC,
-  BEL and CR, DEL, C1) become visible escapes.
+  BEL and CR, DEL, C1, the bidi and line-separator marks) become visible escapes.
 """
 
 from __future__ import annotations
