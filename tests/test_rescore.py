@@ -305,3 +305,13 @@ def test_a_tau_bench_run_replays_through_a_stand_in_env(official_data, tmp_path)
     assert [r["rescore"]["verdict"] for r in records] == ["agree", "agree"]
     assert records[0]["rescore"]["tool_outputs"] == {"compared": 1, "equal": 1}
     assert records[0]["agent"] == "recorded:tau_bench.json" and records[0]["trials"] == 2
+
+
+def test_control_characters_of_a_file_reach_the_terminal_escaped(official_data, tmp_path, capsys):
+    results = json.loads(TAU2_FILE.read_text())
+    results["simulations"][0]["task_id"] = "\x1b[2J\x07" + str(results["simulations"][0]["task_id"])
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(results))
+    code, table, err = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data)
+    assert "\x1b" not in table + err and "\x07" not in table + err
+    assert code == 0 and "\\x1b[2J\\x07" in table_rows(table)["1"][2]
