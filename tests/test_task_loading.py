@@ -315,3 +315,15 @@ def test_eval_on_a_fifo_or_device_task_file_is_one_error_line(official_data, tmp
     err = capsys.readouterr().err
     assert err == f"toolgym: error: TauBench-v0: {tasks}: not a regular file (a {'FIFO' if make == 'fifo' else 'character device'}" \
                   f"); a τ-bench task file is a plain file\n"
+
+
+def test_a_task_file_cut_short_is_one_error(tmp_path):
+    from toolgym.envs.taubench.tasks import parse_task_file
+
+    path = tmp_path / "tasks_test.py"
+    path.write_text('TASKS = [\n    Task(user_id="u", instruction="i", actions=[]),\n    Task(user_id="v",\n')
+    with pytest.raises(OfficialDataError, match=r"tasks_test.py:4: a bracket is never closed"):
+        parse_task_file(path)
+    path.write_text('TASKS = [\n    Task(user_id="u", instruction="i\n')
+    with pytest.raises(OfficialDataError, match=r"tasks_test.py:2: a string that does not end"):
+        parse_task_file(path)

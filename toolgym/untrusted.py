@@ -228,9 +228,9 @@ def python_calls(source: str, names: frozenset[str], where: str, max_call: int,
     dicts its literals build would outgrow it some 20 times; a brace counts :data:`DICT_WEIGHT`).
 
     Raises:
-        UntrustedFileError: ``WHERE:LINE: ...`` for a string that does not end, an expression
-            nested deeper than ``max_depth``, too many brackets, a call too long, or a call that
-            is not Python.
+        UntrustedFileError: ``WHERE:LINE: ...`` for a string or bracket that does not end, an
+            expression nested deeper than ``max_depth``, too many brackets, a call too long, or a
+            call that is not Python.
     """
     brackets_left = max(len(source) // MIN_BYTES_PER_CONTAINER, 64)
     links = [0]  # per open bracket (and the statement): the chain links since its last comma
@@ -297,6 +297,8 @@ def python_calls(source: str, names: frozenset[str], where: str, max_call: int,
             previous = ""
         if depth > max_depth:
             raise UntrustedFileError(f"{where}:{line}: an expression nested deeper than {max_depth} levels")
+    if len(links) > 1:
+        raise UntrustedFileError(f"{where}:{line}: a bracket is never closed (is the file cut short?)")
 
 
 def _string_end(source: str, position: int, quote: str) -> int:
