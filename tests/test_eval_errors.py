@@ -239,15 +239,27 @@ def test_an_env_exception_ends_only_its_episode_in_the_batched_and_search_runner
             raise RecursionError("deep\x07tree")
         return step(self, action)
 
+    env_class = type(make_env(env_id).unwrapped)
+    reset = env_class.reset
+
+    def failing_reset(self, *, seed=None, options=None):
+        if (options or {}).get("task_id") == worse:
+            raise KeyError("no such \x1b task")
+        return reset(self, seed=seed, options=options)
+
+    worse = make_env(env_id).unwrapped.task_ids()[3]
     monkeypatch.setattr(ToolEnv, "step", failing_step)
+    monkeypatch.setattr(env_class, "reset", failing_reset)
     if runner == "batched":
-        records, _, _ = evaluate_batched(env_id, _Replies(), "replies", episodes=3, progress=False,
+        records, _, _ = evaluate_batched(env_id, _Replies(), "replies", episodes=5, progress=False,
                                          batch_size=2, max_steps=2)
         expected = f"OpenWeather-v0, task {bad}, step 1: RecursionError: deep\\x07tree"
+        expected_reset = f"OpenWeather-v0, task {worse}, reset: KeyError: 'no such \\x1b task'"
     else:
         records, _, _ = evaluate_search(env_id, "replies", parse_strategy("react"), agent=_Replies(),
-                                        episodes=3, progress=False, batch_size=2)
+                                        episodes=5, progress=False, batch_size=2)
         expected = "RecursionError: deep\\x07tree"
-    assert [r["task_id"] == bad for r in records] == [False, True, False]
-    assert records[1]["error"] == expected
-    assert all("RecursionError" not in str(r.get("error")) for r in (records[0], records[2]))
+        expected_reset = "reset: KeyError: 'no such \\x1b task'"
+    assert [r["task_id"] == bad for r in records] == [False, True, False, False, False]
+    assert records[1]["error"] == expected and records[3]["error"] == expected_reset
+    assert all("Error" not in str(r.get("error")) for r in (records[0], records[2], records[4]))
