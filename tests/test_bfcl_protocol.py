@@ -179,15 +179,21 @@ def test_call_text_is_how_bfcl_names_a_call():
 
 
 def test_the_backend_sends_the_request_fields_and_nothing_of_its_own():
-    """``tool_choice`` and ``body`` as given, no None decoding field, no log-probabilities unless asked."""
+    """``tool_choice`` (with tools: the API refuses it alone) and ``body`` as given, no None decoding
+    field, no log-probabilities unless asked."""
     answer = {"choices": [{"message": {"role": "assistant", "content": "hi", "refusal": None}}]}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
     with http_server(lambda method, path: (200, {}, answer)) as (origin, received):
         backend = OpenAICompatibleBackend(f"{origin}/v1", model="m", timeout=10, max_retries=0)
-        request = ChatRequest(messages=[{"role": "user", "content": "Hi"}], tool_choice="auto",
+        request = ChatRequest(messages=[{"role": "user", "content": "Hi"}], tools=tools, tool_choice="auto",
                               body={"store": False, "seed": 7})
         [completion] = backend.generate([request], SamplingParams(temperature=0.5, top_p=None, max_new_tokens=None))
+        backend.generate([ChatRequest(messages=[{"role": "user", "content": "Hi"}], tool_choice="auto")],
+                         SamplingParams(temperature=0.5, top_p=None, max_new_tokens=None))
     assert json.loads(received[0]["body"]) == {"model": "m", "messages": [{"role": "user", "content": "Hi"}],
-                                               "temperature": 0.5, "tool_choice": "auto", "store": False, "seed": 7}
+                                               "tools": tools, "temperature": 0.5, "tool_choice": "auto",
+                                               "store": False, "seed": 7}
+    assert "tool_choice" not in json.loads(received[1]["body"])
     assert completion.message == {"role": "assistant", "content": "hi", "refusal": None}
 
 

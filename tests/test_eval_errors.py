@@ -186,3 +186,80 @@ def test_a_run_whose_first_episodes_all_raise_stops_naming_the_failure(capsys, t
     err = error_line(capsys)
     assert "the first 3 episode(s) failed; the last: OpenWeather-v0, task " in err
     assert ", step 1: RuntimeError: probability tensor" in err and "configuration" not in err
+
+
+def test_an_env_exception_ends_only_its_episode(tmp_path, capsys, monkeypatch):
+    from toolgym.envs.base import ToolEnv
+
+    step = ToolEnv.step
+
+    def failing_step(self, action):
+        if self.task_id == bad:
+            raise RecursionError("deep \x1b[2J tree")
+        return step(self, action)
+
+    from toolgym.registry import make_env
+    bad = make_env("OpenWeather-v0").unwrapped.task_ids()[1]
+    monkeypatch.setattr(ToolEnv, "step", failing_step)
+    out = tmp_path / "r.jsonl"
+    assert main(["eval", "OpenWeather-v0", "--agent", "oracle", "--episodes", "3", "--out", str(out),
+                 "--no-progress"]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["task_id"] == bad for r in records] == [False, True, False]
+    assert records[1]["error"] == f"{bad}, step 1: RecursionError: deep \\x1b[2J tree"
+    assert [r["metrics"] is not None for r in records] == [True, False, True]
+    assert "(1 episode(s) ended with an error and are not in the table)" in capsys.readouterr().out
+
+
+class _Replies:
+    """A policy that answers every step with the same text, as the batched and search runners call one."""
+
+    def start(self, observation, info):
+        return None
+
+    def step_batch(self, states, observations, infos):
+        from toolgym.agents.llm.agent import Step
+
+        return [Step(action="It is sunny.", llm={}) for _ in states]
+
+
+@pytest.mark.parametrize("runner", ["batched", "search"])
+def test_an_env_exception_ends_only_its_episode_in_the_batched_and_search_runners(monkeypatch, runner):
+    from toolgym.agents.search import parse_strategy
+    from toolgym.envs.base import ToolEnv
+    from toolgym.eval.batch import evaluate_batched, evaluate_search
+    from toolgym.registry import make_env
+
+    env_id = "OpenWeather-v0" if runner == "batched" else "ToolLLM-v0"  # search needs an env with snapshots
+    step = ToolEnv.step
+    bad = make_env(env_id).unwrapped.task_ids()[1]
+
+    def failing_step(self, action):
+        if self.task_id == bad:
+            raise RecursionError("deep\x07tree")
+        return step(self, action)
+
+    env_class = type(make_env(env_id).unwrapped)
+    reset = env_class.reset
+
+    def failing_reset(self, *, seed=None, options=None):
+        if (options or {}).get("task_id") == worse:
+            raise KeyError("no such \x1b task")
+        return reset(self, seed=seed, options=options)
+
+    worse = make_env(env_id).unwrapped.task_ids()[3]
+    monkeypatch.setattr(ToolEnv, "step", failing_step)
+    monkeypatch.setattr(env_class, "reset", failing_reset)
+    if runner == "batched":
+        records, _, _ = evaluate_batched(env_id, _Replies(), "replies", episodes=5, progress=False,
+                                         batch_size=2, max_steps=2)
+        expected = f"OpenWeather-v0, task {bad}, step 1: RecursionError: deep\\x07tree"
+        expected_reset = f"OpenWeather-v0, task {worse}, reset: KeyError: 'no such \\x1b task'"
+    else:
+        records, _, _ = evaluate_search(env_id, "replies", parse_strategy("react"), agent=_Replies(),
+                                        episodes=5, progress=False, batch_size=2)
+        expected = "RecursionError: deep\\x07tree"
+        expected_reset = "reset: KeyError: 'no such \\x1b task'"
+    assert [r["task_id"] == bad for r in records] == [False, True, False, False, False]
+    assert records[1]["error"] == expected and records[3]["error"] == expected_reset
+    assert all("Error" not in str(r.get("error")) for r in (records[0], records[2], records[4]))

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "toolgym"
 # Lower first. A module's layer is that of its first package under toolgym/ (or its own name).
 LAYERS = {
     # shared helpers that import no other toolgym module: HTTP limits, page templates
-    "serving": 0, "templating": 0,
+    "serving": 0, "templating": 0, "untrusted": 0,
     "worlds": 1,
     "llm": 2,          # model clients: used by the envs' users and judges, agents, the LLM server
     "envs": 3, "registry": 3,

@@ -4,6 +4,7 @@ the official files' bytes, ``report``'s warnings for differing runs and ``toolgy
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -216,3 +217,40 @@ def test_an_env_whose_tasks_have_no_json_form_runs_with_a_warning_and_no_digest(
     with pytest.warns(UserWarning, match=r"Example-v0: no digest of its built-in tasks \(no canonical JSON form "
                                          r"for function\); override task_records\(\)"):
         assert env.tasks_provenance() == {"tasks_source": "built-in", "tasks_digest": None}
+
+
+def _worktree_whose_head_is(tmp_path: Path, make_head) -> Path:
+    """A checkout whose ``.git`` file points (``gitdir:``) to a folder whose HEAD ``make_head`` makes."""
+    git_dir = tmp_path / "gitdir"
+    git_dir.mkdir(parents=True)
+    make_head(git_dir / "HEAD")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / ".git").write_text(f"gitdir: {git_dir}\n", encoding="utf-8")
+    return checkout
+
+
+@pytest.mark.timeout(60)  # a reader that waits on the FIFO fails here instead of hanging the suite
+@pytest.mark.parametrize("make_head", [os.mkfifo, lambda head: head.symlink_to("/dev/zero")],
+                         ids=["FIFO HEAD", "HEAD -> /dev/zero"])
+def test_the_commit_reader_refuses_a_fifo_or_device_head_at_once(tmp_path, make_head):
+    from toolgym.eval.provenance import commit_of
+
+    checkout = _worktree_whose_head_is(tmp_path, make_head)
+    assert commit_of(checkout) is None
+    sha = "a" * 40
+    good = _worktree_whose_head_is(tmp_path / "good", lambda head: head.write_text(sha + "\n"))
+    assert commit_of(good) == sha
+
+
+def test_provenance_values_are_compared_in_full_and_shown_escaped():
+    long = "x" * 90
+    differ_late = provenance_warnings([("a", {"provenance": {"data_dir": long + "1"}}),
+                                       ("b", {"provenance": {"data_dir": long + "2"}})])
+    assert len(differ_late) == 1 and "runs differ in data_dir" in differ_late[0]
+    unprintable = provenance_warnings([("a", {"provenance": {"tasks_source": "built-in\x00"}}),
+                                       ("b", {"provenance": {"tasks_source": "built-in\x01"}})])
+    assert len(unprintable) == 1 and "built-in\\x00 (a) vs built-in\\x01 (b)" in unprintable[0]
+    hostile = provenance_warnings([("a\x1b[2J", {"provenance": {"k\x07": "\x1b]0;x\x07"}}),
+                                   ("b", {"provenance": {"k\x07": "y"}})])
+    assert hostile == ["warning: runs differ in k\\x07: \\x1b]0;x\\x07 (a\\x1b[2J) vs y (b)"]

@@ -394,3 +394,11 @@ def test_unscored_runs_are_left_out_of_pass_k():
     records = [{"rescore": {"verdict": "unscored", "reward": 0.0}}, {"rescore": {"verdict": "agree", "reward": 1.0}}]
     ours, recorded = rescore_module.pass_hat_rows(records, runs)
     assert ours == [("retail", "2", 1.0)] and recorded == [("retail", "2", 1.0)]
+def test_control_characters_of_a_file_reach_the_terminal_escaped(official_data, tmp_path, capsys):
+    results = json.loads(TAU2_FILE.read_text())
+    results["simulations"][0]["task_id"] = "\x1b[2J\x07" + str(results["simulations"][0]["task_id"])
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(results))
+    code, table, err = rescore(capsys, path, "--format", "tau2", "--data-dir", official_data)
+    assert "\x1b" not in table + err and "\x07" not in table + err
+    assert code == 0 and "\\x1b[2J\\x07" in table_rows(table)["1"][2]

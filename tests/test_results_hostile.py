@@ -262,3 +262,51 @@ def test_report_takes_plain_values_and_the_packaged_user(tau2_record, tmp_path, 
     assert tau2_record["env_kwargs"] == {"domain": "mock", "user": "scripted"}
     assert main(["report", str(out)]) == 0
     assert "Tau2-v0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("body, says", [
+    ('{"simulations": [' + "9" * 1_000_000 + "]}", "not JSON (Exceeds the limit (4300 digits)"),
+    ('{"simulations": [' + ",".join(["[]"] * 1_000_000) + "]}", "too many lists and objects for"),
+    ('{"info": {}, "simulations": [' + ",".join(['{"task_id":"task_000001","messages":[]}'] * 100_000) + "]}",
+     "100,000 runs in"),
+], ids=["10^6 digits", "3 MiB of empty lists", "100,000 empty runs"])
+def test_rescore_names_the_file_and_refuses_what_would_cost_memory_out_of_proportion(tmp_path, capsys, body, says):
+    path = tmp_path / "results.json"
+    path.write_text(body)
+    assert main(["rescore", str(path), "--format", "tau2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toolgym: error: {path}: ") and says in err and err.count("\n") == 1, err
+
+
+def test_report_escapes_control_characters_of_the_file(good_record, tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    path.write_text(changed(good_record, agent="x\x1b[2J\x07", split="s\x1b]0;t\x07") + "\n")
+    main(["report", str(path)])
+    out = capsys.readouterr()
+    assert "\x1b" not in out.out + out.err and "\x07" not in out.out + out.err
+    assert "agent x\\x1b[2J\\x07" in out.out and "s\\x1b]0;t\\x07" in out.out
+
+
+_RESCORE_PEAK_GROWTH = """
+import contextlib, io, resource, sys
+from toolgym.eval.cli import main
+import toolgym.eval.rescore
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with contextlib.redirect_stderr(io.StringIO()):
+    code = main(["rescore", sys.argv[1], "--format", "tau2"])
+print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+@pytest.mark.parametrize("simulation", ["[]", '{"task_id":"task_000001","messages":[]}'])
+def test_a_3_mib_file_of_empty_simulations_costs_less_than_20_times_its_size(tmp_path, simulation):
+    import subprocess
+    import sys
+
+    path = tmp_path / "results.json"
+    path.write_text('{"info": {}, "simulations": [' + ",".join([simulation] * (3 * 2**20 // (len(simulation) + 1)))
+                    + "]}")
+    done = subprocess.run([sys.executable, "-c", _RESCORE_PEAK_GROWTH, str(path)], capture_output=True, text=True,
+                          timeout=600, check=True)
+    code, grown_kib = map(int, done.stdout.split())
+    assert code == 2 and grown_kib * 1024 < 20 * path.stat().st_size  # pydantic's error per item: 1.5 GB

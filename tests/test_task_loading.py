@@ -4,6 +4,7 @@ where the task generators live."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -233,3 +234,96 @@ def test_task_generators_live_with_their_worlds_and_import_no_env_module():
             "print(sorted(m for m in sys.modules if m.startswith('toolgym.envs')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.timeout(60)  # a reader that waits on the FIFO fails here instead of hanging the suite
+@pytest.mark.parametrize("make", ["fifo", "dev-zero"])
+def test_a_task_or_question_file_that_is_a_fifo_or_device_is_refused_at_once(tmp_path, make):
+    from toolgym.envs.bfcl.tasks import load_single_turn
+    from toolgym.envs.taubench.tasks import parse_task_file
+
+    for path in (tmp_path / "tasks_test.py", tmp_path / "BFCL_v4_simple_python.json"):
+        os.mkfifo(path) if make == "fifo" else path.symlink_to("/dev/zero")
+    with pytest.raises(OfficialDataError, match="not a regular file"):
+        parse_task_file(tmp_path / "tasks_test.py")
+    with pytest.raises(OfficialDataError, match="not a regular file"):
+        load_single_turn(tmp_path, "simple_python")
+
+
+@pytest.mark.parametrize("expression", ["not " * 100_000 + "1", "-" * 100_000 + "1", "lambda: " * 50_000 + "1",
+                                        "1 if 1 else " * 50_000 + "1", "a" + ".b" * 100_000],
+                         ids=["not", "unary", "lambda", "conditional", "attributes"])
+def test_a_deeply_chained_task_file_is_one_error(tmp_path, expression):
+    from toolgym.envs.taubench.tasks import parse_task_file
+
+    path = tmp_path / "tasks_test.py"
+    path.write_text(f'TASKS = [Task(user_id="u", instruction="i", actions=[], outputs=[{expression}])]\n')
+    with pytest.raises(OfficialDataError, match=r"tasks_test.py:1: an expression nested deeper than 100 levels"):
+        parse_task_file(path)
+
+
+def test_a_100000_deep_line_in_bfcl_multi_turn_and_memory_files_is_one_error(tmp_path):
+    from toolgym.envs.bfcl.memory import load_memory_tasks
+    from toolgym.envs.bfcl.multi_turn import load_multi_turn_tasks
+
+    deep = "[" * 100_000 + "]" * 100_000 + "\n"
+    (tmp_path / "possible_answer").mkdir()
+    (tmp_path / "multi_turn_func_doc").mkdir()
+    (tmp_path / "possible_answer" / "BFCL_v4_multi_turn_base.json").write_text("")
+    (tmp_path / "BFCL_v4_multi_turn_base.json").write_text(deep)
+    with pytest.raises(OfficialDataError, match=r"BFCL_v4_multi_turn_base.json:1: nested deeper than 400 levels"):
+        load_multi_turn_tasks(tmp_path, "multi_turn_base")
+    (tmp_path / "multi_turn_func_doc" / "memory_kv.json").write_text(deep)
+    with pytest.raises(OfficialDataError, match=r"memory_kv.json:1: nested deeper than 400 levels"):
+        load_memory_tasks(tmp_path, "memory_kv")
+
+
+_PEAK_GROWTH = """
+import resource, sys
+from pathlib import Path
+from toolgym.envs.taubench.tasks import parse_task_file
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(len(parse_task_file(Path(sys.argv[1]))), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+def test_a_dense_4_mib_task_file_costs_less_than_20_times_its_size(tmp_path):
+    call = f'Task(user_id="u", instruction="i", actions=[], outputs=[{"1," * 6000}]),\n'
+    path = tmp_path / "tasks_test.py"
+    path.write_text("TASKS = [\n" + call * ((4 * 2**20 - 100) // len(call)) + "]\n")
+    done = subprocess.run([sys.executable, "-c", _PEAK_GROWTH, str(path)], capture_output=True, text=True,
+                          timeout=600, check=True)
+    tasks, grown_kib = map(int, done.stdout.split())
+    assert tasks == 347 and grown_kib * 1024 < 20 * path.stat().st_size  # whole-file ast.parse: some 500 times
+
+
+@pytest.mark.timeout(120)  # a reader that waits on the FIFO fails here instead of hanging the suite
+@pytest.mark.parametrize("make", ["fifo", "dev-zero"])
+def test_eval_on_a_fifo_or_device_task_file_is_one_error_line(official_data, tmp_path, capsys, make):
+    from toolgym.envs.taubench.tasks import FOLDER
+
+    released = official_data / "tau2bench" / FOLDER / "airline"
+    folder = tmp_path / "tau2bench" / FOLDER / "airline"
+    (folder / "data").mkdir(parents=True)
+    (folder / "wiki.md").symlink_to(released / "wiki.md")
+    for table in ("flights", "reservations", "users"):
+        (folder / "data" / f"{table}.json").symlink_to(released / "data" / f"{table}.json")
+    tasks = folder / "tasks_test.py"
+    os.mkfifo(tasks) if make == "fifo" else tasks.symlink_to("/dev/zero")
+    assert cli_main(["eval", "TauBench-v0", "--agent", "oracle", "--tasks", "official", "--data-dir", str(tmp_path),
+                     "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"toolgym: error: TauBench-v0: {tasks}: not a regular file (a {'FIFO' if make == 'fifo' else 'character device'}" \
+                  f"); a τ-bench task file is a plain file\n"
+
+
+def test_a_task_file_cut_short_is_one_error(tmp_path):
+    from toolgym.envs.taubench.tasks import parse_task_file
+
+    path = tmp_path / "tasks_test.py"
+    path.write_text('TASKS = [\n    Task(user_id="u", instruction="i", actions=[]),\n    Task(user_id="v",\n')
+    with pytest.raises(OfficialDataError, match=r"tasks_test.py:4: a bracket is never closed"):
+        parse_task_file(path)
+    path.write_text('TASKS = [\n    Task(user_id="u", instruction="i\n')
+    with pytest.raises(OfficialDataError, match=r"tasks_test.py:2: a string that does not end"):
+        parse_task_file(path)

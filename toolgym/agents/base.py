@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any, Protocol
+
+from toolgym.untrusted import MIB, parse_json, read_json_lines
 
 
 class Agent(Protocol):
@@ -49,6 +50,10 @@ class MissingReplay(KeyError):
     """The replay file has no line for a task of the run."""
 
 
+#: The largest replay file read (a file of recorded actions is a results file's size at most).
+MAX_REPLAY_FILE = 256 * MIB
+
+
 class ReplayAgent:
     """Plays actions from a JSONL file: ``{"task_id": ..., "actions": [a1, a2, ...]}`` per line.
 
@@ -60,10 +65,10 @@ class ReplayAgent:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.actions: dict[str, list] = {}
-        for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in read_json_lines(self.path, MAX_REPLAY_FILE, "replay file"):
             if not line.strip():
                 continue
-            record = json.loads(line)
+            record = parse_json(line, f"{self.path}:{n}")
             if not isinstance(record, dict) or "task_id" not in record or not isinstance(record.get("actions"), list):
                 raise ValueError(f"{self.path}:{n}: expected {{'task_id': ..., 'actions': [...]}}")
             self.actions[str(record["task_id"])] = record["actions"]

@@ -19,8 +19,8 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import (MAX_STEPS, episode_usage, open_results, record_conversation, record_world_diff,
-                                 reset_prompt, run_header, select_tasks, world_image, write_record)
+from toolgym.eval.runner import (MAX_STEPS, episode_usage, exception_error, open_results, record_conversation,
+                                 record_world_diff, reset_prompt, run_header, select_tasks, world_image, write_record)
 from toolgym.registry import make_env
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
@@ -129,9 +129,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     if servers:
         watcher.start()
     try:
-        for slot in slots:
-            _start(slot, *queue.pop(0), agent, header, seed, trials)
-        live = list(slots)
+        live = [slot for slot in slots if _start_next(slot, queue, agent, header, seed, trials, env_id, finish)]
         while live:
             steps = _step_batch(agent, live, env_id)
             stats["generate_calls"] += 1
@@ -146,7 +144,7 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                     for record in held:
                         finish(record)
                     held.clear()
-                if _advance(slot, step, max_steps):
+                if _advance(slot, step, max_steps, env_id):
                     if failed and not answered:
                         held.append(slot.record)
                         if len(held) >= stop_after:
@@ -156,9 +154,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
                             raise BackendUnavailable(step.llm["error"])
                     else:
                         finish(slot.record)
-                    if not queue:
+                    if not _start_next(slot, queue, agent, header, seed, trials, env_id, finish):
                         continue
-                    _start(slot, *queue.pop(0), agent, header, seed, trials)
                 still_live.append(slot)
             live = still_live
             generated["tokens"] = 0  # now counted in stats["completion_tokens"]
@@ -258,10 +255,8 @@ def _step_batch(agent, live: list[_Slot], env_id: str) -> list:
 
 
 def _failed_step(slot: _Slot, env_id: str, step_class):
-    exc = sys.exc_info()[1]
-    message = " ".join(str(exc).split())[:300]
-    where = f"{env_id}, task {slot.task_id}, step {slot.steps + 1}"
-    return step_class(action="", llm={"error": f"{where}: {type(exc).__name__}: {message}", "exception": True})
+    error = exception_error(sys.exc_info()[1], f"{env_id}, task {slot.task_id}, step {slot.steps + 1}")
+    return step_class(action="", llm={"error": error, "exception": True})
 
 
 def _start(slot: _Slot, task_id: str, trial: int, agent, header: dict, seed: int,
@@ -277,11 +272,35 @@ def _start(slot: _Slot, task_id: str, trial: int, agent, header: dict, seed: int
         slot.record.update(episode_seed=seed + trial, trial=trial)
 
 
-def _advance(slot: _Slot, step, max_steps: int) -> bool:
-    """Take the step's action; True when the episode is over (its record then has the world diff)."""
-    over = _step(slot, step, max_steps)
-    if over:
-        record_world_diff(slot.env, slot.record, slot.start)
+def _start_next(slot: _Slot, queue: list, agent, header: dict, seed: int, trials: int | None, env_id: str,
+                finish) -> bool:
+    """Start the next job of ``queue`` in ``slot``; whether one started. A job whose reset raises
+    is finished at once with that error, and the one after it is tried."""
+    while queue:
+        task_id, trial = queue.pop(0)
+        try:
+            _start(slot, task_id, trial, agent, header, seed, trials)
+            return True
+        except Exception as exc:  # noqa: BLE001 - an env that fails on one task fails that episode, not the run
+            record = {**header, "task_id": task_id, "split": None, "metrics": None, "trajectory": [], "return": 0.0,
+                      "error": exception_error(exc, f"{env_id}, task {task_id}, reset")}
+            if trials:
+                record.update(episode_seed=seed + trial, trial=trial, trials=trials)
+            finish(record)
+    return False
+
+
+def _advance(slot: _Slot, step, max_steps: int, env_id: str) -> bool:
+    """Take the step's action; True when the episode is over (its record then has the world diff).
+    An exception of the env ends only this episode, recorded with the exception as its ``error``."""
+    try:
+        over = _step(slot, step, max_steps)
+        if over:
+            record_world_diff(slot.env, slot.record, slot.start)
+    except Exception as exc:  # noqa: BLE001
+        slot.record.update(metrics=None, error=exception_error(exc, f"{env_id}, task {slot.task_id}, step "
+                                                                     f"{slot.steps + 1}"))
+        return True
     return over
 
 
@@ -351,7 +370,7 @@ def evaluate_search(env_id: str, agent_spec: str, strategy, agent=None, env_kwar
     def on_result(task_id: str, result) -> None:
         record = {**header, "task_id": task_id, "split": result.root.info.get("split"), **search_record(result)}
         stats["llm_calls"] += result.llm_calls
-        if result.error and result.llm_calls == 1 and not answered[0]:
+        if result.error and result.error.startswith("backend failed: ") and result.llm_calls == 1 and not answered[0]:
             held.append(record)
             if len(held) >= stop_after:
                 raise BackendUnavailable(result.error.removeprefix("backend failed: "))

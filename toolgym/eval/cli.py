@@ -13,6 +13,7 @@ from collections import Counter
 import gymnasium as gym
 
 import toolgym
+from toolgym.untrusted import escape
 
 LLM_PREFIXES = ("hf", "openai")  # agents that go through the batched runner
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
@@ -277,14 +278,14 @@ def main(argv: list[str] | None = None) -> int:
     except BackendUnavailable as exc:
         slow = " (a slow server needs a longer timeout: --backend-kwarg timeout=SECONDS)" if "timed out" in str(exc) \
             else ""
-        print(f"toolgym: error: every request to the backend failed: {exc}{slow}", file=sys.stderr)
+        print(f"toolgym: error: every request to the backend failed: {escape(exc)}{slow}", file=sys.stderr)
         return 1
     except EpisodesFailed as exc:
-        print(f"toolgym: error: {exc}", file=sys.stderr)
+        print(f"toolgym: error: {escape(exc)}", file=sys.stderr)
         return 1
     except (ValueError, KeyError, OSError, ImportError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"toolgym: error: {message}", file=sys.stderr)
+        print(f"toolgym: error: {escape(message, keep_newlines=True)}", file=sys.stderr)  # it may quote a file
         return 2
 
 
@@ -540,7 +541,7 @@ def print_results(env: gym.Env, records: list[dict]) -> int:
 
     if not any(r.get("metrics") for r in records):
         first = next((r for r in records if r.get("error")), None)
-        why = f" (first: {first['task_id']}: {first['error']})" if first else ""
+        why = f" (first: {escape(first['task_id'])}: {escape(first['error'])})" if first else ""
         print(f"toolgym: error: nothing was evaluated: all {len(records)} episode(s) ended with an error{why}",
               file=sys.stderr)
         return 1
@@ -569,7 +570,7 @@ def report(args) -> int:
     from toolgym.eval.summary import bfcl_summary, tau_domain_summary
 
     files = [(path, read_numbered_results(path)) for path in args.results]
-    for warning in provenance_warnings(_runs_by_provenance(files)):
+    for warning in provenance_warnings(_runs_by_provenance(files)):  # escaped there
         print(warning, file=sys.stderr)
     code = 0
     for path, numbered in files:
@@ -633,7 +634,7 @@ def _report_file(path: str, numbered_records: list[tuple[int, dict]], args) -> i
             if record.get("metrics") is not None:
                 check_metrics(env_id, record["metrics"], f"{path}:{n}", env.unwrapped.table_columns)
         records = [record for _, record in numbered]
-        print(f"{path}: {len(records)} episode(s), agent {agent}, seed {seed}")
+        print(f"{escape(path)}: {len(records)} episode(s), agent {escape(agent)}, seed {escape(seed)}")
         code = max(code, print_results(env, records))
         print(usage_line(records, args.price_in, args.price_out) or "", end="")
         print()
@@ -943,7 +944,8 @@ def rescore_command(args) -> int:
         print(f"{args.out}: {len(records)} run(s)")
     if not any(record.get("rescore") for record in records):
         first = records[0].get("error")
-        print(f"toolgym: error: {args.file}: no run could be replayed (first: {first})", file=sys.stderr)
+        print(f"toolgym: error: {escape(args.file)}: no run could be replayed (first: {escape(first)})",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -990,7 +992,7 @@ def data_command(args) -> int:
     complete = True
     for part, layouts in parts.items():
         complete &= _check_part(args.env_id, root, part, layouts)
-    print(f"{args.env_id}: {'complete' if complete else 'incomplete'} in {root}")
+    print(f"{args.env_id}: {'complete' if complete else 'incomplete'} in {escape(root)}")
     return 0 if complete else 1
 
 
@@ -1002,7 +1004,7 @@ def _check_part(env_id: str, root, part: str, layouts) -> bool:
     ok = all(present for _, present in found)
     title = f"{env_id} {part}" if part else env_id
     print(f"{title}: {layout.name}, from {layout.source or 'the benchmark release'}")
-    print(f"  folder: {folder}")
+    print(f"  folder: {escape(folder)}")
     for pattern, present in found:
         count = sum(1 for p in folder.glob(pattern) if p.is_file()) if present else 0
         files = f" ({count} files)" if present and any(c in pattern for c in "*?[") else ""

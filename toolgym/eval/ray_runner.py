@@ -26,7 +26,7 @@ from pathlib import Path
 import gymnasium as gym
 from tqdm import tqdm
 
-from toolgym.eval.runner import open_results, run_episode, run_header, select_tasks, write_record
+from toolgym.eval.runner import exception_error, open_results, run_episode, run_header, select_tasks, write_record
 from toolgym.registry import make_env
 
 DEFAULT_RETRIES = 3
@@ -58,7 +58,7 @@ class EpisodeWorker:
             return run_episode(self.env, self.agent, task_id, self.seed)
         except Exception as exc:  # an agent or backend that fails: the episode's error, rerun on --resume
             return {"task_id": task_id, "split": None, "metrics": None, "trajectory": [], "return": 0.0,
-                    "error": f"{type(exc).__name__}: {exc}"}
+                    "error": exception_error(exc, task_id)}
 
     def ping(self) -> bool:
         return True

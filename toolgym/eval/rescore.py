@@ -62,16 +62,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, FailFast, Field, ValidationError
 
 import toolgym
 from toolgym.envs.users import ReplayUser
 from toolgym.eval.passk import pass_hat_k
-from toolgym.eval.runner import MAX_RECORD_DEPTH, _text_depth_over, run_header
+from toolgym.eval.runner import MAX_RECORD_DEPTH, run_header
 from toolgym.eval.tables import text_table
 from toolgym.registry import make_env
+from toolgym.untrusted import escape, load_json, read_json_lines
 
 FORMATS = ("tau-bench", "tau2", "bfcl")
 #: The env each format's runs are replayed in.
@@ -83,6 +84,9 @@ DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": ("airline", "retail"
 TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
 #: The largest file read (τ²'s leaderboard files of four trials are tens of MB).
 MAX_FILE_BYTES = 256 * 1024 * 1024
+#: The fewest bytes a recorded run takes in a file (a τ² simulation or τ-bench run holds its conversation:
+#: kilobytes).
+MIN_RUN_BYTES = 256
 #: τ-bench's and τ²-bench's success: a reward within 1e-6 of 1.
 SUCCESS_TOLERANCE = 1e-6
 #: How a run's toolgym reward compares with the recorded one ("unscored": toolgym needs a judge for a
@@ -164,7 +168,7 @@ class _Tau2Call(_Fields):
 class _Tau2Message(_Fields):
     role: str
     content: str | None = None
-    tool_calls: list[_Tau2Call] | None = None
+    tool_calls: list[_Tau2Call] | None = Field(None, fail_fast=True)
     id: str | None = None
     requestor: str | None = None
 
@@ -172,7 +176,7 @@ class _Tau2Message(_Fields):
 class _Tau2Simulation(_Fields):
     task_id: str | int
     trial: int = 0
-    messages: list[_Tau2Message]
+    messages: Annotated[list[_Tau2Message], FailFast()]
     reward_info: dict[str, Any] | None = None
     termination_reason: str | None = None
 
@@ -190,8 +194,8 @@ class _Tau2Task(_Fields):
 
 class _Tau2Results(_Fields):
     info: dict[str, Any] | None = None
-    tasks: list[_Tau2Task] = []
-    simulations: list[_Tau2Simulation]
+    tasks: Annotated[list[_Tau2Task], FailFast()] = []
+    simulations: Annotated[list[_Tau2Simulation], FailFast()]  # the first wrong one: not an error per item
 
 
 class _OpenAIFunction(_Fields):
@@ -207,7 +211,7 @@ class _OpenAICall(_Fields):
 class _TauBenchMessage(_Fields):
     role: str
     content: str | None = None
-    tool_calls: list[_OpenAICall] | None = None
+    tool_calls: list[_OpenAICall] | None = Field(None, fail_fast=True)
     tool_call_id: str | None = None
 
 
@@ -216,7 +220,7 @@ class _TauBenchRun(_Fields):
     trial: int = 0
     reward: float
     info: dict[str, Any] = {}
-    traj: list[_TauBenchMessage]
+    traj: Annotated[list[_TauBenchMessage], FailFast()]
 
 
 def read_runs(path: str | Path, file_format: str, domain: str | None = None,
@@ -238,14 +242,17 @@ def read_runs(path: str | Path, file_format: str, domain: str | None = None,
     if file_format == "bfcl":
         return _bfcl_runs(Path(path))
     data = _load_json(Path(path))
+    size = Path(path).stat().st_size
     if file_format == "tau2":
         if not isinstance(data, dict):
             raise ValueError(f"{path}: not τ²-bench results: a JSON object with 'simulations', got a JSON "
                              f"{_json_kind(data)}")
+        _check_run_count(path, data.get("simulations"), size)
         return _tau2_runs(path, _validated(path, _Tau2Results, data, "τ²-bench results", ""), domain,
                           data.get("tasks") or [])
     if not isinstance(data, list):
         raise ValueError(f"{path}: not τ-bench results: a JSON list of runs, got a JSON {_json_kind(data)}")
+    _check_run_count(path, data, size)
     return [_tau_bench_run(path, n, _validated(path, _TauBenchRun, run, "τ-bench results", f"{n}."), domain,
                            split or "test") for n, run in enumerate(data)]
 
@@ -267,30 +274,18 @@ def _validated(path, model: type[BaseModel], value: Any, what: str, prefix: str)
 
 
 def _load_json(path: Path) -> Any:
-    text = _read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    """The file's JSON, read as untrusted (:mod:`toolgym.untrusted`): a regular file of at most
+    :data:`MAX_FILE_BYTES`, nested at most ``MAX_RECORD_DEPTH`` deep (the records rescore writes
+    must stay readable by report), lists and objects bounded per byte."""
+    return load_json(path, MAX_FILE_BYTES, "results file", MAX_RECORD_DEPTH)
 
 
-def _read_text(path: Path) -> str:
-    """A results file's text, bounded in bytes and nesting (ValueError naming the file)."""
-    try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB, the most rescore reads")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text; a results file is JSON") from None
-    # The records rescore writes must stay readable by report (results lines nest at most MAX_RECORD_DEPTH).
-    if text.count("[") + text.count("{") > MAX_RECORD_DEPTH and _text_depth_over(text, MAX_RECORD_DEPTH):
-        raise ValueError(f"{path}: nested deeper than {MAX_RECORD_DEPTH} levels; not a results file")
-    return text
+def _check_run_count(path, runs: Sequence, size: int) -> None:
+    """Refuse more runs than one per :data:`MIN_RUN_BYTES` of the file: each becomes a replay
+    and a record of its own, so many empty runs would cost memory out of proportion to the file."""
+    if isinstance(runs, list) and len(runs) > max(1, size // MIN_RUN_BYTES):
+        raise ValueError(f"{path}: {len(runs):,} runs in {size:,} bytes; a recorded run takes more than "
+                         f"{MIN_RUN_BYTES} bytes, so this is not a results file")
 
 
 def _checked_domain(path, env_id: str, domain: Any, how: str) -> str:
@@ -586,9 +581,9 @@ def _bfcl_action(answer: Any) -> Any:
 
 
 def _json_lines(path: Path) -> list[Any]:
-    """The JSON values of a JSONL file, one a line (blank lines left out)."""
+    """The JSON values of a JSONL file, one a line (blank lines left out), read as untrusted."""
     values = []
-    for n, line in enumerate(_read_text(path).splitlines(), 1):
+    for n, line in read_json_lines(path, MAX_FILE_BYTES, "BFCL result file", MAX_RECORD_DEPTH):
         if line.strip():
             try:
                 values.append(json.loads(line))
@@ -781,7 +776,7 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
     summary = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS if verdict in counts)
     compared = [r["rescore"]["tool_outputs"] for r in records if r.get("rescore")]
     equal = f"{sum(c['equal'] for c in compared)} of {sum(c['compared'] for c in compared)}"
-    lines = [f"{path}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}; "
+    lines = [f"{escape(path)}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}; "
              f"{equal} recorded tool outputs equal", *text_table(head, body)]
     lines += ["", *format_pass_hat(records, runs)]
     return "\n".join(lines)

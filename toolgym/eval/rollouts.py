@@ -315,7 +315,7 @@ def play_batched(env_id: str, env_kwargs: dict, agent, jobs: Sequence[str], head
         still_live = []
         for n, step in zip(live, steps):
             slot = slots[n]
-            if _advance(slot, step, max_steps):
+            if _advance(slot, step, max_steps, env_id):
                 records[index[n]] = slot.record
                 if not queue:
                     continue

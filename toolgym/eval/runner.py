@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -28,6 +27,7 @@ from toolgym.eval.provenance import run_provenance
 from toolgym.eval.runcard import header_lines, run_card
 from toolgym.eval.tables import text_table
 from toolgym.registry import env_class, make_env, untrusted_env_args
+from toolgym.untrusted import MIB, UntrustedFileError, escape, read_json_lines
 
 MAX_STEPS = 500
 #: The key of the summary line ``eval --trials`` writes after a run's episodes.
@@ -36,6 +36,8 @@ SUMMARY_KEY = "summary"
 # Lists and dicts a results line may nest (a DFSDT tree in "search" nests three per step; json
 # reads lines some 990 deep but cannot write them back).
 MAX_RECORD_DEPTH = 400
+#: The largest results file read (report, view, resume, judge).
+MAX_RESULTS_FILE = 256 * MIB
 
 # Record fields that must be equal for a results file to be continued with resume=True.
 RUN_KEYS = ("env", "task_set", "agent", "seed", "env_kwargs", "scoring", "mode", "backend", "model",
@@ -119,16 +121,19 @@ def read_results(path: str | Path, torn_tail_ok: bool = False) -> list[dict]:
 
 
 def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[tuple[int, dict]]:
-    """:func:`read_results` with each record's line number."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    """:func:`read_results` with each record's line number. The file is read as untrusted
+    (:mod:`toolgym.untrusted`: a regular file of at most :data:`MAX_RESULTS_FILE` bytes, lines
+    nested at most :data:`MAX_RECORD_DEPTH` deep, lists and objects bounded per byte)."""
+    try:
+        lines = [line for _, line in read_json_lines(path, MAX_RESULTS_FILE, "results file", MAX_RECORD_DEPTH)]
+    except UntrustedFileError as error:
+        # judged on the text: how deep json.loads can go depends on the caller's stack, and json
+        # reads a little deeper than it writes (such a line would fail when the file is rewritten)
+        raise ValueError(str(error).replace("not a results file", "not an episode record")) from None
     records = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        if line.count("[") + line.count("{") > MAX_RECORD_DEPTH and _text_depth_over(line, MAX_RECORD_DEPTH):
-            # judged on the text: how deep json.loads can go depends on the caller's stack, and json
-            # reads a little deeper than it writes (such a line would fail when the file is rewritten)
-            raise ValueError(f"{path}:{n}: nested deeper than {MAX_RECORD_DEPTH} levels; not an episode record")
         try:
             record = json.loads(line)
         except (ValueError, RecursionError) as exc:  # ValueError: also an integer past Python's 4300 digits
@@ -156,21 +161,6 @@ def read_numbered_results(path: str | Path, torn_tail_ok: bool = False) -> list[
     if not records:
         raise ValueError(f"{path} holds no episode records")
     return records
-
-
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def _text_depth_over(line: str, limit: int) -> bool:
-    """Whether lists and objects nest deeper than ``limit`` in a JSON line, read from its text
-    (strings left out; linear, no recursion)."""
-    depth = 0
-    for match in _BRACKET.finditer(_JSON_STRING.sub("", line)):
-        depth += 1 if match.group() in "[{" else -1
-        if depth > limit:
-            return True
-    return False
 
 
 def check_metrics(env_id: str, metrics: dict, where: str, columns=None) -> None:
@@ -342,17 +332,43 @@ def reset_prompt(observation: Any, info: dict) -> dict[str, list]:
     return {"messages": list(messages), "tools": tools}
 
 
+def exception_error(exc: BaseException, where: str) -> str:
+    """An episode's ``error`` for an exception of its env or agent: where, the exception's class
+    and its message on one line (shortened, control characters escaped)."""
+    return f"{where}: {type(exc).__name__}: {escape(' '.join(str(exc).split())[:300])}"
+
+
 def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = MAX_STEPS) -> dict:
-    """Play one task; the record has the metrics, the trajectory, the return and the world diff."""
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    """Play one task; the record has the metrics, the trajectory, the return and the world diff.
+    An exception of the env or the agent ends only this episode: the record's ``error`` says it."""
+    record: dict[str, Any] = {"task_id": task_id, "split": None, "metrics": None, "trajectory": [], "return": 0.0}
+    try:
+        obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    except Exception as exc:  # noqa: BLE001 - an env that fails on one task fails that episode, not the run
+        record["error"] = exception_error(exc, f"{task_id}, reset")
+        return record
     start = world_image(env)
-    record: dict[str, Any] = {"task_id": task_id, "split": info.get("split"), "prompt": reset_prompt(obs, info),
-                              "metrics": None, "trajectory": [], "return": 0.0}
+    record.update(split=info.get("split"), prompt=reset_prompt(obs, info))
     try:
         agent.reset(obs, info)
     except MissingReplay as exc:
         record["error"] = str(exc.args[0])
         return record
+    try:
+        _play(env, agent, record, obs, info, max_steps)
+    except Exception as exc:  # noqa: BLE001
+        record.update(metrics=None, error=exception_error(exc, f"{task_id}, step {len(record['trajectory']) + 1}"))
+    if (usage := episode_usage(record["trajectory"])) is not None:
+        record["usage"] = usage
+    try:
+        record_world_diff(env, record, start)
+    except Exception as exc:  # noqa: BLE001
+        record.setdefault("error", exception_error(exc, f"{task_id}, world diff"))
+    return record
+
+
+def _play(env: gym.Env, agent, record: dict, obs, info: dict, max_steps: int) -> None:
+    """The steps of :func:`run_episode`, into ``record``."""
     for _ in range(max_steps):
         action = agent.act(obs, info)
         obs, reward, terminated, truncated, info = env.step(action)
@@ -368,10 +384,6 @@ def run_episode(env: gym.Env, agent, task_id: str, seed: int, max_steps: int = M
     record_conversation(record, info)
     if record["metrics"] is None:
         record["error"] = f"episode did not end within {max_steps} steps"
-    if (usage := episode_usage(record["trajectory"])) is not None:
-        record["usage"] = usage
-    record_world_diff(env, record, start)
-    return record
 
 
 def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed: int = 0,

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from toolgym.untrusted import escape
+
 
 def text_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
     """The lines of a table: the header, a rule of dashes under each column, the rows.
 
-    Cells are the strings given (numbers already formatted), left-aligned; columns are two spaces
-    apart; no line ends in spaces.
+    Cells are the strings given (numbers already formatted), left-aligned, with control characters
+    escaped (a cell may come from a results file); columns are two spaces apart; no line ends in spaces.
     """
     from tabulate import tabulate
 
-    text = tabulate([list(row) for row in body], headers=list(head), tablefmt="simple", stralign="left",
-                    disable_numparse=True)
+    text = tabulate([[escape(cell) for cell in row] for row in body], headers=[escape(cell) for cell in head],
+                    tablefmt="simple", stralign="left", disable_numparse=True)
     return [line.rstrip() for line in text.splitlines()]

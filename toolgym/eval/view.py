@@ -43,9 +43,10 @@ from pathlib import Path
 from toolgym.eval.passk import pass_hat_table, trials_of
 from toolgym.eval.provenance import provenance_warnings as report_warnings
 from toolgym.eval.runcard import header_lines, run_card
-from toolgym.eval.runner import read_numbered_results, table_rows
+from toolgym.eval.runner import MAX_RESULTS_FILE, read_numbered_results, table_rows
 from toolgym.registry import env_class, untrusted_env_args
 from toolgym.templating import render
+from toolgym.untrusted import read_text
 
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
 RECORD_PATH = re.compile(r"/record/(\d{1,9})/(\d{1,9})", re.ASCII)
@@ -89,9 +90,7 @@ class Run:
         path = Path(path)
         try:
             numbered = read_numbered_results(path)
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); is this a toolgym results file?") from None
+            text = read_text(path, MAX_RESULTS_FILE, "results file")
         except ValueError as exc:  # json's own limits (an integer of over 4300 digits) do not name the file
             if str(exc).startswith(str(path)):
                 raise

@@ -14,7 +14,8 @@ from typing import Any
 
 from toolgym.agents.search.policy import Policy, as_policy
 from toolgym.agents.search.strategies import Strategy, TreeSearch
-from toolgym.agents.search.tree import Decision, SearchResult
+from toolgym.agents.search.tree import Decision, Node, SearchResult
+from toolgym.untrusted import escape
 
 
 def run_search(env, policy: Policy, strategy: Strategy, task_id: str, seed: int = 0) -> SearchResult:
@@ -53,10 +54,26 @@ def run_searches(envs: Sequence, policy: Policy, strategy: Strategy, task_ids: S
     live: list[_Live] = []
 
     def start(env) -> None:
-        task_id = queue.pop(0)
-        observation, info = env.reset(seed=seed, options={"task_id": task_id})
-        search = TreeSearch(env, strategy, policy.start(observation, info), observation, info).run()
-        live.append(_Live(env, task_id, search, next(search)))  # every search asks for a first decision
+        """Start the next task on ``env``; a task whose reset raises ends at once with that error,
+        and the one after it is started."""
+        while queue:
+            task_id = queue.pop(0)
+            try:
+                observation, info = env.reset(seed=seed, options={"task_id": task_id})
+            except Exception as exc:  # noqa: BLE001 - an env that fails on one task fails that task, not the run
+                error = f"reset: {type(exc).__name__}: {escape(' '.join(str(exc).split())[:300])}"
+                root = Node(depth=0, parent=None, action=None, observation="", reward=0.0, info={})
+                finished(task_id, SearchResult(strategy=strategy.name, root=root, leaf=None, llm_calls=0, chains=0,
+                                               restores=0, error=error))
+                continue
+            search = TreeSearch(env, strategy, policy.start(observation, info), observation, info).run()
+            live.append(_Live(env, task_id, search, next(search)))  # every search asks for a first decision
+            return
+
+    def finished(task_id: str, result: SearchResult) -> None:
+        results[task_id] = result
+        if on_result is not None:
+            on_result(task_id, result)
 
     for env in envs[:len(queue)]:
         start(env)
@@ -72,11 +89,8 @@ def run_searches(envs: Sequence, policy: Policy, strategy: Strategy, task_ids: S
                 task.decision = task.search.send(step)
                 live.append(task)
             except StopIteration as stop:
-                results[task.task_id] = stop.value
-                if on_result is not None:
-                    on_result(task.task_id, stop.value)
-                if queue:
-                    start(task.env)
+                finished(task.task_id, stop.value)
+                start(task.env)
     return results
 
 

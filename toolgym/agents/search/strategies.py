@@ -19,6 +19,7 @@ from toolgym.agents.llm.agent import Step
 from toolgym.agents.llm.prompts import EpisodeState
 from toolgym.agents.search.tree import Decision, Node, SearchResult, diversity_info
 from toolgym.envs.common.actions import ToolCall, parse_action
+from toolgym.untrusted import escape
 
 STRATEGY_HELP = ("react (one chain), react@N (up to N chains, the first that answers is kept) or dfsdt "
                  "(ToolLLM's depth-first decision tree, width 2, 200 LLM calls)")
@@ -120,6 +121,8 @@ class TreeSearch:
                         break
         except _Stop:
             pass
+        except Exception as exc:  # noqa: BLE001 - an env that fails on a step ends this task's search, not the run
+            self.error = f"{type(exc).__name__}: {escape(' '.join(str(exc).split())[:300])}"
         return SearchResult(strategy=self.strategy.name, root=self.root, leaf=self.answer or self.last_end,
                             llm_calls=self.llm_calls, chains=self.chains, restores=self.restores, error=self.error,
                             query=str(self.root.observation))

@@ -58,10 +58,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolgym.envs.common.official import read_jsonl
 from toolgym.worlds.base import WorkBudget, charge
 from toolgym.worlds.bfcl.api import call_work, run_call
 from toolgym.worlds.bfcl.apis import API_CLASSES, DOC_FILES, make_instances
@@ -108,7 +108,7 @@ def _function_docs(folder: Path, involved: list[str]) -> list[dict]:
     docs = []
     for name in involved:
         path = folder / "multi_turn_func_doc" / f"{DOC_FILES[name]}.json"
-        docs += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        docs += [record for _, record in read_jsonl(path)]
     return docs
 
 
@@ -118,15 +118,10 @@ def load_multi_turn_tasks(folder: Path, category: str) -> list[MultiTurnTask]:
         raise ValueError(f"not a multi-turn category: {category!r}")
     folder = Path(folder)
     answers = {}
-    for line in (folder / "possible_answer" / f"BFCL_v4_{category}.json").read_text().splitlines():
-        if line.strip():
-            record = json.loads(line)
-            answers[record["id"]] = record["ground_truth"]
+    for _, record in read_jsonl(folder / "possible_answer" / f"BFCL_v4_{category}.json"):
+        answers[record["id"]] = record["ground_truth"]
     tasks = []
-    for line in (folder / f"BFCL_v4_{category}.json").read_text().splitlines():
-        if not line.strip():
-            continue
-        entry = json.loads(line)
+    for _, entry in read_jsonl(folder / f"BFCL_v4_{category}.json"):
         involved = list(entry["involved_classes"])
         missed = {int(turn): list(names) for turn, names in entry.get("missed_function", {}).items()}
         held_back = {name for names in missed.values() for name in names}

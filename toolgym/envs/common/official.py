@@ -11,6 +11,13 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
+from toolgym.untrusted import (MIB, UntrustedFileError, json_shape_problem, open_regular, read_json_lines,
+                               read_text)
+
+
+#: The largest official file read (τ²'s telecom tasks.json, the largest released, is 14 MB).
+MAX_OFFICIAL_FILE = 64 * MIB
+
 
 class OfficialDataError(ValueError):
     """An official data file that does not hold what the benchmark's format has."""
@@ -166,59 +173,78 @@ def file_sha256(path: Path) -> str:
     if key in _FILE_DIGESTS:
         return _FILE_DIGESTS[key]
     digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with open_regular(path) as file:  # a FIFO or device is refused, never waited on or read forever
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    except UntrustedFileError as error:
+        raise OfficialDataError(str(error)) from None
     if time.time() - stat.st_mtime > _RACY_SECONDS:
         _FILE_DIGESTS[key] = digest.hexdigest()
     return digest.hexdigest()
 
 
-def read_json(path: Path) -> Any:
-    """A JSON file's content.
+def read_official_text(path: Path, limit: int = MAX_OFFICIAL_FILE) -> str:
+    """An official text file (a policy, a wiki, TOML), read as untrusted (:func:`toolgym.untrusted.read_text`).
 
     Raises:
-        OfficialDataError: The file is not UTF-8 JSON; the message names the file and line.
+        OfficialDataError: The file is not a regular file, larger than ``limit`` or not UTF-8.
     """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as error:
-        raise OfficialDataError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        return read_text(path, limit, "benchmark file")
+    except UntrustedFileError as error:
+        raise OfficialDataError(str(error)) from None
+
+
+def _loads(text: str, where: str, line: int | None = None) -> Any:
+    """One JSON document of an official file, its shape checked first; errors name ``where``
+    and the line (``line``: the file's line of a JSON Lines record)."""
+    if problem := json_shape_problem(text):
+        raise OfficialDataError(f"{where}{'' if line is None else f':{line}'}: {problem}; not a benchmark file")
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise OfficialDataError(f"{path}:{error.lineno}: invalid JSON: {error.msg} (column {error.colno})") from None
+        raise OfficialDataError(f"{where}:{error.lineno if line is None else line}: invalid JSON: {error.msg} "
+                                f"(column {error.colno})") from None
+    except (ValueError, RecursionError) as error:  # ValueError: an integer past Python's digit limit
+        why = "nested too deeply" if isinstance(error, RecursionError) else str(error).split(";")[0]
+        raise OfficialDataError(f"{where}{'' if line is None else f':{line}'}: invalid JSON: {why}") from None
 
 
-def read_json_list(path: Path, items: str) -> list:
+def read_json(path: Path, limit: int = MAX_OFFICIAL_FILE) -> Any:
+    """A JSON file's content, read as untrusted (:mod:`toolgym.untrusted`: a regular file of at
+    most ``limit`` bytes, its nesting and size of values bounded).
+
+    Raises:
+        OfficialDataError: The file is refused or not UTF-8 JSON; the message names the file and line.
+    """
+    return _loads(read_official_text(path, limit), str(path))
+
+
+def read_json_list(path: Path, items: str, limit: int = MAX_OFFICIAL_FILE) -> list:
     """A JSON file that holds a list of ``items`` (e.g. "samples").
 
     Raises:
         OfficialDataError: The file is not JSON, or not a list; the message names the file.
     """
-    value = read_json(path)
+    value = read_json(path, limit)
     if not isinstance(value, list):
         raise OfficialDataError(f"{path}: expected a JSON list of {items}, got {type(value).__name__}")
     return value
 
 
 def read_jsonl(path: Path) -> list[tuple[int, Any]]:
-    """The records of a JSON Lines file as ``(line number from 1, record)``, blank lines skipped.
+    """The records of a JSON Lines file as ``(line number from 1, record)``, blank lines skipped
+    (read as untrusted, as :func:`read_json`).
 
     Raises:
-        OfficialDataError: A line is not JSON; the message names the file and line.
+        OfficialDataError: The file is refused or a line is not JSON; the message names the file and line.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise OfficialDataError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as error:
-            raise OfficialDataError(f"{path}:{number}: invalid JSON: {error.msg} (column {error.colno})") from None
-    return records
+        lines = read_json_lines(path, MAX_OFFICIAL_FILE, "benchmark file")
+    except UntrustedFileError as error:
+        raise OfficialDataError(str(error)) from None
+    return [(number, _loads(line, str(path), number)) for number, line in lines if line.strip()]
 
 
 def require_key(record: Any, key: str, where: str) -> Any:

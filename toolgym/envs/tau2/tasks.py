@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, require_key
+from toolgym.envs.common.official import (OfficialDataError, OfficialLayout, read_json, read_official_text,
+                                          require_key)
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.tau2 import tasks as builtin_tasks
 from toolgym.worlds.tau2.airline import AirlineWorld
@@ -108,8 +109,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
     world = WORLDS[domain]()
     if domain == "telecom":
         try:
-            carrier = tomllib.loads((domain_folder / "db.toml").read_text(encoding="utf-8"))
-            phone = tomllib.loads((domain_folder / "user_db.toml").read_text(encoding="utf-8"))
+            carrier = tomllib.loads(read_official_text(domain_folder / "db.toml"))
+            phone = tomllib.loads(read_official_text(domain_folder / "user_db.toml"))
         except tomllib.TOMLDecodeError as error:
             raise OfficialDataError(f"{domain_folder}: db.toml or user_db.toml is not TOML: {error}") from None
         world.load_telecom(carrier, phone.get("device"))
@@ -147,16 +148,16 @@ def _read_official(domain: str, folder: str) -> TaskSet:
         solo = domain_folder / "main_policy_solo.md"
         solo_policy = _telecom_policy(solo, domain_folder / "tech_support_manual.md") if solo.is_file() else None
     else:
-        policy = (domain_folder / "policy.md").read_text(encoding="utf-8")
+        policy = read_official_text(domain_folder / "policy.md")
         solo = domain_folder / "policy_solo.md"
-        solo_policy = solo.read_text(encoding="utf-8") if domain not in SOLO_REFUSALS and solo.is_file() else None
+        solo_policy = read_official_text(solo) if domain not in SOLO_REFUSALS and solo.is_file() else None
     default_split = "small" if task_file.name == "tasks_small.json" else DEFAULT_OFFICIAL_SPLIT
     return TaskSet(by_id, splits, policy, world.snapshot(), default_split, solo_policy)
 
 
 def _telecom_policy(main: Path, tech_support: Path) -> str:
-    return (f"<main_policy>\n{main.read_text(encoding='utf-8')}\n</main_policy>\n"
-            f"<tech_support_policy>\n{tech_support.read_text(encoding='utf-8')}\n</tech_support_policy>")
+    return (f"<main_policy>\n{read_official_text(main)}\n</main_policy>\n"
+            f"<tech_support_policy>\n{read_official_text(tech_support)}\n</tech_support_policy>")
 
 
 def solo_ready(task: dict) -> bool:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_official_text
+from toolgym.untrusted import UntrustedFileError, python_calls, read_text
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.taubench import tasks as builtin_tasks
 from toolgym.worlds.taubench.airline import TauBenchAirlineWorld
@@ -30,8 +31,11 @@ OFFICIAL_SPLITS = {"airline": ("test",), "retail": ("test", "train", "dev")}
 FOLDER = "tau_bench_v1/tau_bench/envs"
 BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks.retail_tasks}
 _ASSETS = Path(__file__).resolve().parents[2] / "assets" / "tau2"
-#: The largest task file read (retail's train file is about 0.6 MB).
-MAX_TASK_FILE = 16 * 2**20
+#: The largest task file read (retail's train file is about 0.5 MB; the scan reads some 1 MB a second).
+MAX_TASK_FILE = 4 * 2**20
+#: The longest ``Task(...)`` call read (the released ones are at most 3 KB): each is parsed alone, and
+#: ``ast`` builds some 300 bytes per character of a dense call.
+MAX_TASK_CALL = 16 * 1024
 
 
 def layout(domain: str) -> OfficialLayout:
@@ -56,30 +60,32 @@ class TaskSet:
 def parse_task_file(path: Path) -> list[dict]:
     """The ``Task(...)`` records of a τ-bench task file, in order, read with ``ast`` (never imported).
 
+    Only the ``Task(...)`` calls are parsed, one at a time (:func:`toolgym.untrusted.python_calls`),
+    after a linear scan that bounds how deep the file's expressions nest.
+
     Raises:
-        OfficialDataError: The file is too large, not Python, or a ``Task``/``Action`` keyword
-            is not a literal (a call, a name, an f-string: nothing in the file is run).
+        OfficialDataError: The file is not a regular file, too large, not UTF-8, nested too
+            deeply, a ``Task(...)`` call is not Python or too long, or a ``Task``/``Action``
+            keyword is not a literal (a call, a name, an f-string: nothing in the file is run).
     """
-    if path.stat().st_size > MAX_TASK_FILE:
-        raise OfficialDataError(f"{path}: larger than {MAX_TASK_FILE} bytes, not a τ-bench task file")
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as error:
-        raise OfficialDataError(f"{path}: not Python source: {error}") from None
-    tasks = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Task":
+        source = read_text(path, MAX_TASK_FILE, "τ-bench task file")
+        tasks = []
+        for line, node in python_calls(source, frozenset({"Task"}), str(path), MAX_TASK_CALL):
+            if not isinstance(node, ast.Call):
+                raise OfficialDataError(f"{path}:{line}: Task(...) is not a call")
             task = _keywords(path, node)
             actions = task.get("actions")
             if not isinstance(actions, list):
                 raise OfficialDataError(f"{path}:{node.lineno}: Task(...) needs a list of Action(...) as actions")
-            task["actions"] = actions
             for key, kind in (("user_id", str), ("instruction", str), ("outputs", list)):
                 if not isinstance(task.get(key, [] if key == "outputs" else None), kind):
                     raise OfficialDataError(f"{path}:{node.lineno}: Task(...) needs {key} as a {kind.__name__}")
             task.setdefault("outputs", [])
-            tasks.append((node.lineno, node.col_offset, task))
-    return [task for _, _, task in sorted(tasks, key=lambda t: t[:2])]
+            tasks.append(task)
+    except UntrustedFileError as error:
+        raise OfficialDataError(str(error)) from None
+    return tasks
 
 
 def _keywords(path: Path, call: ast.Call) -> dict:
@@ -140,7 +146,7 @@ def _read_official(domain: str, folder: str, split: str) -> TaskSet:
         task_id = f"{split}_{index}"
         tasks[task_id] = {**task, "id": task_id, "split": split,
                           "user_scenario": {"persona": None, "instructions": task["instruction"]}}
-    wiki = (domain_folder / "wiki.md").read_text(encoding="utf-8")
+    wiki = read_official_text(domain_folder / "wiki.md")
     initial = world.snapshot()
     world.close()
     return TaskSet(tasks, wiki, initial)

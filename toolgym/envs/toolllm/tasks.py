@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json_list, require_key
+from toolgym.envs.common.official import OfficialDataError, OfficialLayout, read_json, read_json_list, require_key
 from toolgym.worlds.rapidapi.tasks import GROUPS
 
 LAYOUT = OfficialLayout(
@@ -91,8 +91,8 @@ def _recordings(folder: Path) -> list[tuple[str, str, str]]:
     found = []
     for path in sorted(folder.glob("**/answer/**/*.json")):
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError, OSError):
+            record = read_json(path)
+        except OfficialDataError:
             continue  # an example file toolgym does not need; the queries are what must be sound
         generation = record.get("answer_generation") if isinstance(record, dict) else None
         chains = generation.get("train_messages") if isinstance(generation, dict) else None
@@ -103,7 +103,7 @@ def _recordings(folder: Path) -> list[tuple[str, str, str]]:
                     continue
                 try:
                     content = json.loads(reply.get("content") or "")
-                except ValueError:
+                except (ValueError, TypeError, RecursionError):
                     continue
                 if isinstance(content, dict) and not content.get("error") and "response" in content:
                     found.append((str(call.get("name")), str(call.get("arguments") or "{}"),

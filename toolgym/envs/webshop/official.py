@@ -104,10 +104,14 @@ def _price(pricing_text, where: str) -> tuple[list[float], str]:
     return pricing[:2], f"${pricing[0]} to ${pricing[1]}"
 
 
+#: The largest product or attribute file read: WebShop's full catalogue is some GB.
+MAX_CATALOGUE_FILE = 8 * 2**30
+
+
 def load_products(items_path: Path, attributes_path: Path, seed: int) -> list[dict]:
     """Product rows from WebShop's item and attribute files (``load_products``)."""
-    items = read_json_list(items_path, "products")
-    attributes = read_json(attributes_path)
+    items = read_json_list(items_path, "products", MAX_CATALOGUE_FILE)
+    attributes = read_json(attributes_path, MAX_CATALOGUE_FILE)
     if not isinstance(attributes, dict):
         raise OfficialDataError(f"{attributes_path}: expected a JSON object keyed by asin")
     rows, seen = [], set()
