@@ -199,6 +199,15 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--out", help="write toolgym's results file (one JSON line per run, then a pass^k line)")
     rs.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
+    dm = _subparser(sub, "demos", "write the oracle's solved episodes as a chat dataset: one JSON line per episode "
+                                  "with 'messages' (OpenAI form: tool_calls and tool messages) and 'tools', for "
+                                  "datasets.load_dataset('json', ...) and TRL's SFTTrainer")
+    _add_env_flags(dm)
+    dm.add_argument("--episodes", type=int, help="episodes to write (default: every task the oracle solves)")
+    dm.add_argument("--seed", type=int, default=0, help="order in which tasks are drawn, and the resets' seed "
+                                                       "(default 0)")
+    dm.add_argument("--out", required=True, help="the JSON-lines file to write")
+
     dt = _subparser(sub, "data", "official data folders")
     data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
     dc = data_sub.add_parser("check", help=DATA_CHECK_HELP, description=DATA_CHECK_HELP)
@@ -251,6 +260,15 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"toolgym: error: {message}", file=sys.stderr)
         return 2
+
+
+def demos_command(args) -> int:
+    """``toolgym demos``: oracle episodes as a chat dataset (:mod:`toolgym.train.demos`)."""
+    from toolgym.train.demos import write_demonstrations
+
+    count = write_demonstrations(args.out, args.env_id, _env_kwargs(args), args.episodes, args.seed)
+    print(f"wrote {count} demonstrations of {args.env_id} to {args.out}")
+    return 0
 
 
 def list_envs(args) -> int:
@@ -924,7 +942,7 @@ def _check_part(env_id: str, root, part: str, layouts) -> bool:
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
             "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command,
-            "data": data_command}
+            "data": data_command, "demos": demos_command}
 
 
 if __name__ == "__main__":
