@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "tokens, with a margin: an action parser reads no further)")
     llm.add_argument("--prompt-format", help="chat | tooltalk | toolbench | messages | plain | react "
                                              "(default: the env's)")
+    llm.add_argument("--tool-choice", metavar="auto|required|NAME",
+                     help="ask for tool calls: required (every completion is one or more calls) or a tool's name; "
+                          "hf: models decode them under a grammar of the tools' schemas (llguidance, the [models] "
+                          "extra); needs --prompt-format chat or tooltalk. Default: none sent")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                      help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
@@ -419,7 +423,8 @@ def _llm_agent(args):
         backend_kwargs.setdefault("threads", cpu_threads(args.threads))
     options = {"seed": args.seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
-               "prompt_format": args.prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
+               "prompt_format": args.prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs,
+               "tool_choice": args.tool_choice}
     try:
         agent = make_agent(args.agent, env_class, **options)
     except BackendError as exc:
@@ -433,7 +438,9 @@ def _llm_agent(args):
 
         longest = longest_oracle_action(make_env(args.env_id, _env_kwargs(args)), getattr(agent.backend, "tokenizer",
                                                                                            None))
-        agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=min(1024, longest + longest // 4 + 32))
+        # Calls under a grammar end only when their JSON closes: room for its bounds (toolgym.llm.constrained).
+        budget = 1024 if args.tool_choice not in (None, "auto", "none") else min(1024, longest + longest // 4 + 32)
+        agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=budget)
         if not args.no_progress:  # with the progress display; the results record it (decoding)
             print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
                   f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
