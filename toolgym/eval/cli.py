@@ -135,6 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
                                              "tau-bench | bfcl-fc | bfcl-fc-responses | bfcl-prompting | "
                                              "bfcl-prompting-responses (default: the env's; on official tasks the "
                                              "benchmark's own protocol where toolgym has it)")
+    llm.add_argument("--tool-choice", metavar="auto|required|NAME",
+                     help="ask for tool calls: required (every completion is one or more calls) or a tool's name; "
+                          "hf: models decode them under a grammar of the tools' schemas (llguidance, the [models] "
+                          "extra); needs --prompt-format chat or tooltalk. Default: none sent")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
     llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
                      help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
@@ -232,6 +236,14 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--bfcl-model", metavar="NAME",
                     help="bfcl: the BFCL model whose handler decodes the results (a name ending in -FC: function "
                          "calling; default gpt-4.1-2025-04-14-FC)")
+    dm = _subparser(sub, "demos", "write the oracle's solved episodes as a chat dataset: one JSON line per episode "
+                                  "with 'messages' (OpenAI form: tool_calls and tool messages) and 'tools', for "
+                                  "datasets.load_dataset('json', ...) and TRL's SFTTrainer")
+    _add_env_flags(dm)
+    dm.add_argument("--episodes", type=int, help="episodes to write (default: every task the oracle solves)")
+    dm.add_argument("--seed", type=int, default=0, help="order in which tasks are drawn, and the resets' seed "
+                                                       "(default 0)")
+    dm.add_argument("--out", required=True, help="the JSON-lines file to write")
 
     dt = _subparser(sub, "data", "official data folders")
     data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
@@ -287,6 +299,15 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"toolgym: error: {escape(message, keep_newlines=True)}", file=sys.stderr)  # it may quote a file
         return 2
+
+
+def demos_command(args) -> int:
+    """``toolgym demos``: oracle episodes as a chat dataset (:mod:`toolgym.train.demos`)."""
+    from toolgym.train.demos import write_demonstrations
+
+    count = write_demonstrations(args.out, args.env_id, _env_kwargs(args), args.episodes, args.seed)
+    print(f"wrote {count} demonstrations of {args.env_id} to {args.out}")
+    return 0
 
 
 def list_envs(args) -> int:
@@ -456,7 +477,8 @@ def _llm_agent(args):
         prompt_format = getattr(env_class, "official_prompt_format", None)
     options = {"seed": seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
-               "prompt_format": prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs}
+               "prompt_format": prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs,
+               "tool_choice": args.tool_choice}
     try:
         agent = make_agent(args.agent, env_class, **options)
     except BackendError as exc:
@@ -468,7 +490,9 @@ def _llm_agent(args):
 
         longest = longest_oracle_action(scripted_env(args.env_id, _env_kwargs(args)),
                                         getattr(agent.backend, "tokenizer", None))
-        agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=min(1024, longest + longest // 4 + 32))
+        # Calls under a grammar end only when their JSON closes: room for its bounds (toolgym.llm.constrained).
+        budget = 1024 if args.tool_choice not in (None, "auto", "none") else min(1024, longest + longest // 4 + 32)
+        agent.sampling = dataclasses.replace(agent.sampling, max_new_tokens=budget)
         if not args.no_progress:  # with the progress display; the results record it (decoding)
             print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
                   f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
@@ -1027,7 +1051,7 @@ def _check_part(env_id: str, root, part: str, layouts) -> bool:
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
             "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command,
-            "export": export_command, "data": data_command}
+            "export": export_command, "data": data_command, "demos": demos_command}
 
 
 if __name__ == "__main__":

@@ -19,14 +19,14 @@ def make_llm_agent(kind: str, arg: str, env, options: dict) -> LLMAgent:
     """The ``AGENT_FACTORIES`` entry for ``hf:`` and ``openai:``.
 
     ``options``: ``temperature``, ``top_p``, ``max_new_tokens``, ``seed`` (decoding),
-    ``prompt_format``, ``parser``, ``max_concurrency`` (openai) and ``backend_kwargs``.
+    ``prompt_format``, ``parser``, ``tool_choice``, ``max_concurrency`` (openai) and ``backend_kwargs``.
     """
     backend_kwargs = dict(options.get("backend_kwargs") or {})
     if kind == "openai" and options.get("max_concurrency") is not None:
         backend_kwargs["max_concurrency"] = options["max_concurrency"]
     sampling = SamplingParams(**{k: options[k] for k in SAMPLING_KEYS if options.get(k) is not None})
     return LLMAgent(make_backend(kind, arg, **backend_kwargs), env=env, prompt_format=options.get("prompt_format"),
-                    parser=options.get("parser"), sampling=sampling)
+                    parser=options.get("parser"), sampling=sampling, tool_choice=options.get("tool_choice"))
 
 
 __all__ = ["LLMAgent", "Step", "PARSERS", "get_parser", "prompt_formats", "ReActFormat", "make_llm_agent"]

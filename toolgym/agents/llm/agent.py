@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from toolgym.llm.backends import Backend, BackendError, ChatRequest, Completion, SamplingParams
 from toolgym.agents.llm.parsers import ACTION_COMPLETE, get_parser
-from toolgym.agents.llm.prompts import EpisodeState, defaults_for, make_prompt_format
+from toolgym.agents.llm.prompts import ChatFormat, EpisodeState, defaults_for, make_prompt_format
 
 
 @dataclass
@@ -36,13 +36,22 @@ class LLMAgent:
         prompt_format: A name from ``prompts.prompt_formats()``; default per env.
         parser: A name from ``parsers.PARSERS``; default: the format's, else the env's.
         sampling: Decoding settings.
+        tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool's name (sent as OpenAI's
+            ``{"type": "function", "function": {"name": ...}}``); None sends none. A local (hf)
+            model decodes ``required`` and a name under a grammar of the tools' schemas
+            (:mod:`toolgym.llm.constrained`); it needs a prompt format that offers the tools
+            natively (chat, tooltalk).
     """
 
     def __init__(self, backend: Backend, env=None, prompt_format: str | None = None, parser: str | None = None,
-                 sampling: SamplingParams | None = None):
+                 sampling: SamplingParams | None = None, tool_choice: str | None = None):
         env_format, env_parser = defaults_for(env) if env is not None else ("chat", "tool_call")
         self.backend = backend
         self.format = make_prompt_format(prompt_format or env_format)
+        if tool_choice not in (None, "auto", "none") and not isinstance(self.format, ChatFormat):
+            raise ValueError(f"tool_choice={tool_choice!r} needs a prompt format that offers the env's tools "
+                             f"natively (chat, tooltalk), not {self.format.name!r}")
+        self.tool_choice = tool_choice
         self.parser_name = parser or self.format.parser or env_parser
         self.parse = get_parser(self.parser_name)
         self.sampling = sampling or SamplingParams()
@@ -62,7 +71,7 @@ class LLMAgent:
     def describe(self) -> dict:
         """Run settings for results files (no secrets)."""
         return {**self.backend.describe(), **self.format.describe(), "parser": self.parser_name,
-                "decoding": self.sampling.describe()}
+                "decoding": self.sampling.describe(), "tool_choice": self.tool_choice}
 
     # -- many episodes ---------------------------------------------------------------------
     def start(self, observation: str, info: dict, trial: int = 0) -> EpisodeState:
@@ -75,8 +84,12 @@ class LLMAgent:
     def request(self, state: EpisodeState, observation: str, info: dict) -> ChatRequest:
         state.info = info
         messages, tools = self.format.build(state, info)
-        return ChatRequest(messages=messages, tools=tools, stop=self.format.stop,
-                           complete=ACTION_COMPLETE.get(self.parser_name), **self.format.request_fields(state, info))
+        request = ChatRequest(messages=messages, tools=tools, stop=self.format.stop,
+                              complete=ACTION_COMPLETE.get(self.parser_name), **self.format.request_fields(state, info))
+        if self.tool_choice is not None:  # the run's --tool-choice over the protocol's
+            request.tool_choice = (self.tool_choice if self.tool_choice in ("auto", "none", "required")
+                                   else {"type": "function", "function": {"name": self.tool_choice}})
+        return request
 
     def finish(self, state: EpisodeState, completion: Completion) -> Step:
         """The action for a completion; further calls in it are queued for the next steps."""

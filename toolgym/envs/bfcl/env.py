@@ -296,6 +296,13 @@ class BFCLEnv(ToolEnv):
       simple_javascript, multiple, parallel, parallel_multiple, irrelevance; multi-turn from the
       worlds' generator) or ``"official"`` (``BFCL_v4_<category>.json`` and
       ``possible_answer/`` from ``data_dir`` or ``$TOOLGYM_DATA``, the ``bfcl/`` folder).
+    - ``split`` (built-in only): ``"train"`` or ``"test"``: instead of the six, generated tasks
+      to train on (``toolgym.worlds.bfcl.single_turn``), ``tasks_per_category`` (default 1,000)
+      of each of simple_python, multiple, parallel, parallel_multiple and irrelevance, over 32
+      function families of toolgym's own (ints, floats, strings, enums, arrays, dicts, optional
+      parameters with defaults; questions phrased several ways, names and places from Faker).
+      ``test`` holds out every fourth family, so no test function is seen in training. Ids are
+      ``<category>_<split>-<n>``. The split does not change the multi-turn and memory tasks.
     - ``scoring``: ``"paper"`` or ``"paper_compat"``.
     - ``world_seed``: seed of the built-in tasks.
     - ``memory_prereq``: ``"each"`` (default): every memory episode plays its prerequisite
@@ -310,6 +317,7 @@ class BFCLEnv(ToolEnv):
 
     env_id = "BFCL-v0"
     scorings = ("paper", "paper_compat")
+    splits = {"built-in": ("train", "test"), "official": ()}
     table_columns = (Column("Accuracy", "mean", ("success",)),)
     #: The leaderboard's aggregate columns, as rows: (title, how, members); members are
     #: categories or earlier groups' titles.
@@ -330,7 +338,7 @@ class BFCLEnv(ToolEnv):
     def __init__(self, tasks: str = "built-in", split: str | None = None, data_dir: str | None = None,
                  scoring: str = "paper", mode: str | None = None, render_mode: str | None = None,
                  category: str | Sequence[str] = "simple_python", world_seed: int = 0,
-                 memory_prereq: str = "each"):
+                 memory_prereq: str = "each", tasks_per_category: int = 1000):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         self.categories = resolve_categories(category)
@@ -355,7 +363,11 @@ class BFCLEnv(ToolEnv):
                 self._tasks.update((t.id, t) for t in loaded)
             layout.check_not_empty(self.env_id, folder, len(self._tasks))
         else:
-            single = [t for t in builtin_single_turn(world_seed) if t.category in self.categories]
+            if tasks_per_category < 1:
+                raise ValueError(f"BFCL-v0: tasks_per_category must be positive, got {tasks_per_category}")
+            generated = builtin_single_turn(world_seed, tasks_per_category, split) if split else \
+                builtin_single_turn(world_seed)
+            single = [t for t in generated if t.category in self.categories]
             multi = ([t for t in _multi_turn().builtin_multi_turn_tasks(world_seed) if t.category in self.categories]
                      if any(c in MULTI_TURN for c in self.categories) else [])
             memory = (_memory().builtin_memory_tasks(world_seed, self.categories)

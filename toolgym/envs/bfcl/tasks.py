@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from toolgym.envs.common.official import OfficialDataError, read_jsonl
+from toolgym.worlds.bfcl import single_turn as generated
 
 SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
                "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
@@ -261,8 +262,18 @@ def _user(text: str) -> list[list[dict]]:
     return [[{"role": "user", "content": text}]]
 
 
-def builtin_single_turn(seed: int, per_category: int = 6) -> list[SingleTurnTask]:
-    """Generated single-turn tasks with their possible answers, per category, from ``seed``."""
+def builtin_single_turn(seed: int, per_category: int = 6, split: str | None = None) -> list[SingleTurnTask]:
+    """Generated single-turn tasks with their possible answers, per category, from ``seed``.
+
+    Without a split, a small fixed set (``per_category`` of each of seven categories, Java and
+    JavaScript too); with ``split="train"`` or ``"test"``, ``per_category`` tasks of each of
+    :data:`~toolgym.worlds.bfcl.single_turn.CATEGORIES` over that split's function families.
+    """
+    if split is not None:
+        return [SingleTurnTask(record["id"], category, record["question"], record["function"],
+                               record["ground_truth"])
+                for category in generated.CATEGORIES
+                for record in generated.generate(seed, split, category, per_category)]
     rng = random.Random(seed)
     tasks = []
     for i in range(per_category):

@@ -46,6 +46,10 @@ class ChatRequest:
     ``complete`` tells when a completion already holds the whole action its parser reads (the
     agent's :data:`toolgym.agents.llm.parsers.ACTION_COMPLETE`: a curl line that has ended); a
     backend that can stop a row on it does (hf), others rely on ``stop``.
+
+    ``tool_choice``: OpenAI's (``"auto"``, ``"none"``, ``"required"``, or
+    ``{"type": "function", "function": {"name": ...}}``; a function's name alone is taken as that
+    too by the hf backend, which decodes calls under a grammar: :mod:`toolgym.llm.constrained`).
     """
 
     messages: list[dict]

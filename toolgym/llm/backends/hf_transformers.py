@@ -175,6 +175,7 @@ class TransformersBackend:
         if self.compile and not self.static_cache:
             raise ValueError("compile needs static_cache: a dynamic cache changes shape at every token")
         self._seed: int | None = None
+        self._grammar_tokenizer = None  # llguidance's view of the tokenizer, built at the first tool_choice
         template = self.tokenizer.chat_template or ""
         self.has_template = bool(template)
         self.template_tools = "tools" in template
@@ -255,6 +256,9 @@ class TransformersBackend:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if stop:
             kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
+        grammar = self._tool_call_grammar(requests)
+        if grammar is not None:
+            kwargs["logits_processor"].append(grammar)  # after the recorder: logprobs stay the model's own
         complete = requests[0].complete
         watch = _RowWatch(self.tokenizer, input_ids.shape[1], complete, self.on_tokens)
         kwargs["stopping_criteria"] = [watch]
@@ -290,6 +294,23 @@ class TransformersBackend:
                 logprobs=[round(v, 6) for v in logprobs[row][:length]],
                 finish_reason="stop" if stopped else finish))
         return results
+
+    def _tool_call_grammar(self, requests: Sequence[ChatRequest]):
+        """The grammar of the rows whose ``tool_choice`` asks for calls
+        (:mod:`toolgym.llm.constrained`), or None when every row decodes freely."""
+        from toolgym.llm.constrained import (ToolCallGrammar, constrained_function_names, grammar_tokenizer,
+                                             tool_calls_schema)
+
+        schemas = []
+        for request in requests:
+            names = constrained_function_names(request.tools, request.tool_choice)
+            schemas.append(None if names is None else tool_calls_schema(request.tools or [], names))
+        if all(schema is None for schema in schemas):
+            return None
+        if self._grammar_tokenizer is None:
+            self._grammar_tokenizer = grammar_tokenizer(self.tokenizer)
+        eos = self.tokenizer.eos_token_id
+        return ToolCallGrammar(self._grammar_tokenizer, schemas, eos if eos is not None else min(self._eos_ids()))
 
     def _prefill_rows(self, prompts: list[list[int]], width: int):
         """The KV cache of all but the last prompt token, computed row by row without padding and

