@@ -219,6 +219,31 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
+def python_call_problem(function: str, parameters: Mapping[str, ToolParameter], arguments: Mapping[str, Any]
+                        ) -> str | None:
+    """Python's own words (CPython 3.11's) for calling ``function`` with ``arguments`` by keyword,
+    or None when the call binds: the first unknown argument, else every missing one in order.
+
+    The text an original that calls its tool functions as ``tool(**arguments)`` answers; toolgym
+    gives it without calling anything.
+
+    Args:
+        function: The function's qualified name (``CancelReservation.invoke``).
+        parameters: Its parameters, in order.
+        arguments: Argument name -> value.
+    """
+    unknown = next((name for name in arguments if name not in parameters), None)
+    if unknown is not None:
+        return f"{function}() got an unexpected keyword argument '{unknown}'"
+    missing = [repr(name) for name, parameter in parameters.items() if parameter.required and name not in arguments]
+    if not missing:
+        return None
+    names = (missing[0] if len(missing) == 1 else f"{missing[0]} and {missing[1]}" if len(missing) == 2
+             else f"{', '.join(missing[:-1])}, and {missing[-1]}")
+    plural = "s" if len(missing) > 1 else ""
+    return f"{function}() missing {len(missing)} required positional argument{plural}: {names}"
+
+
 def _render(path: tuple) -> str:
     steps = []
     while path is not None:
@@ -245,6 +270,12 @@ def _encodable(text: str) -> bool:
 class Toolkit:
     """A set of tools bound to one world; ``call`` validates and runs them safely."""
 
+    #: The tools run on the arguments as the call gives them, as an original whose code calls
+    #: ``tool(**arguments)`` does: nothing coerced or type-checked first (``3.0`` stays ``3.0``,
+    #: ``"3"`` stays ``"3"``, unknown keys inside list items stay), a missing or unknown argument
+    #: refused in Python's words (:meth:`binding_problem`). When False, the arguments are validated
+    #: against the tool's schema and coerced to its types first.
+    arguments_as_given: bool = False
     specs: dict[str, ToolSpec] = {}
     #: Tools declared by data (:func:`declared_tool`), after the methods marked with :func:`tool`.
     declared_tools: tuple[ToolSpec, ...] = ()
@@ -282,6 +313,11 @@ class Toolkit:
                               error=f"Arguments of {name} must be a JSON object, got {type(arguments).__name__}.")
         request = dict(arguments)
         visible = {k: v for k, v in arguments.items() if k not in spec.injected}
+        if self.arguments_as_given:
+            problem = self.binding_problem(spec, visible)
+            if problem is not None:
+                return ToolResult(name=name, arguments=request, is_action=spec.is_action, error=problem)
+            return self._run_injected(spec, visible, request, injected)
         # Checked before pydantic, so that nothing walks a value nested thousands deep, and again
         # by run() after coercion, which turns "nan" into a float NaN and "1e400" into infinity.
         problem = argument_problem(visible)
@@ -293,7 +329,11 @@ class Toolkit:
         except pydantic.ValidationError as exc:
             return ToolResult(name=name, arguments=request, is_action=spec.is_action,
                               error=f"Invalid arguments for {name}: {_format_validation(exc)}")
-        values = {k: getattr(parsed, k) for k in parsed.model_fields_set}
+        return self._run_injected(spec, {k: getattr(parsed, k) for k in parsed.model_fields_set}, request, injected)
+
+    def _run_injected(self, spec: ToolSpec, values: dict, request: dict, injected: dict | None) -> ToolResult:
+        """Run ``spec`` on ``values`` and the injected arguments it needs."""
+        name = spec.name
         for key in spec.injected:
             if injected is None or key not in injected:
                 return ToolResult(name=name, arguments=request, is_action=spec.is_action,
@@ -313,8 +353,8 @@ class Toolkit:
 
         Args:
             spec: The tool.
-            arguments: Parameter name -> value, already coerced to the parameters' types (or,
-                in the program toolkits, exactly as the program wrote them).
+            arguments: Parameter name -> value, already coerced to the parameters' types (or, in
+                the program toolkits and those with :attr:`arguments_as_given`, exactly as given).
             request: The arguments to report in the result; ``arguments`` when None.
         """
         request = dict(arguments) if request is None else request
@@ -337,6 +377,10 @@ class Toolkit:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
         return failed(error)
 
+    def binding_problem(self, spec: ToolSpec, arguments: dict) -> str | None:
+        """Why a call of ``spec`` with ``arguments`` (as given) does not bind to its parameters,
+        in Python's words for the original's function (this toolkit's method by default)."""
+        return python_call_problem(f"{type(self).__name__}.{spec.method_name}", spec.parameters, arguments)
 
     def error_text(self, exc: Exception) -> str:
         """What the agent reads of an exception other than :class:`ToolError` that a call raised.

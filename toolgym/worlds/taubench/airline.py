@@ -60,6 +60,8 @@ class AirlineTools(AirlineRules, V1Toolkit):
     def _flights(self, **fields: str) -> list[dict]:
         """The flights whose top-level ``fields`` equal the values, in the table's order: SQLite reads
         the fields, and only matching records are parsed (v1 scans every flight; the order is the same)."""
+        if not all(isinstance(value, str) for value in fields.values()):
+            return []  # v1 compares each flight's text to the value: nothing else equals it
         where = " AND ".join(f"json_extract(doc, '$.{name}') = ?" for name in fields)
         rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
         return [json.loads(doc) for (doc,) in rows.fetchall()]
@@ -192,8 +194,6 @@ class AirlineTools(AirlineRules, V1Toolkit):
         """
         if not self.world.has("users", user_id):
             return "Error: user not found"
-        # v1 stores the number as given; the schema's float turns 100 into 100.0, so a whole amount goes back to int
-        amount = int(amount) if amount.is_integer() else amount
         payment_id = self._add_certificate(user_id, amount)
         if payment_id is None:
             return "None"  # v1's tool falls off its loop and returns None, which its env passes on as is
