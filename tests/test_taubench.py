@@ -403,3 +403,40 @@ def test_official_loader_reads_a_small_folder_in_v1s_layout(tmp_path):
         make("retail", tasks="official", split="base", data_dir=str(tmp_path))
     with pytest.raises(FileNotFoundError):
         make("retail", tasks="official", split="train", data_dir=str(tmp_path))  # no tasks_train.py
+
+
+#: The most SQL statements one ground-truth call of a built-in task makes: a read is one statement a
+#: record, a write adds BEGIN, one UPDATE a record written and COMMIT (issue 48).
+MOST_STATEMENTS = {"get_reservation_details": 1, "get_user_details": 1, "cancel_reservation": 4,
+                   "update_reservation_passengers": 4, "update_reservation_baggages": 6, "send_certificate": 4,
+                   "find_user_id_by_email": 1, "get_order_details": 1, "get_product_details": 1,
+                   "modify_pending_order_address": 4, "modify_user_address": 4, "cancel_pending_order": 6,
+                   "return_delivered_order_items": 5, "exchange_delivered_order_items": 6,
+                   "modify_pending_order_items": 7}
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_a_call_makes_a_bounded_number_of_sql_statements(domain):
+    """Counted on the world's sqlite3 connection (its tools' hot path) and on its SQLAlchemy engine,
+    which a tool call does not use at all."""
+    from sqlalchemy import event
+    env = make(domain)
+    orm_statements = []
+    event.listen(env.world.engine, "before_cursor_execute", lambda *args: orm_statements.append(args[2]))
+    counted = set()
+    for task_id in env.task_ids()[:60]:
+        env.reset(options={"task_id": task_id}, seed=0)
+        orm_statements.clear()
+        for action in env.task_data.tasks[task_id]["actions"]:
+            if action["name"] not in MOST_STATEMENTS:
+                continue
+            statements = []
+            env.world.sql().set_trace_callback(statements.append)
+            try:
+                assert env.toolkit.call(action["name"], json.loads(json.dumps(action["kwargs"]))).ok
+            finally:
+                env.world.sql().set_trace_callback(None)
+            assert len(statements) <= MOST_STATEMENTS[action["name"]], (action["name"], statements)
+            counted.add(action["name"])
+        assert orm_statements == []
+    assert len(counted) >= 6

@@ -94,11 +94,16 @@ class DocumentWorld(World):
     # thousands, and the ORM's JSON type costs more than the tool.
     def get(self, table: str, key: str, missing: str) -> dict:
         """Record ``key`` of ``table`` (a fresh copy); raises ToolError(``missing``) when absent."""
+        record = self.find(table, key)
+        if record is None:
+            raise ToolError(missing)
+        return record
+
+    def find(self, table: str, key: str) -> dict | None:
+        """Record ``key`` of ``table`` (a fresh copy), or None when absent: one statement."""
         row = self.sql().execute(f'SELECT doc FROM "{table}" WHERE key = ?', (key,)).fetchone() \
             if _text_key(key) else None
-        if row is None:
-            raise ToolError(missing)
-        return json.loads(row[0])
+        return None if row is None else json.loads(row[0])
 
     def has(self, table: str, key: str) -> bool:
         return _text_key(key) and self.sql().execute(

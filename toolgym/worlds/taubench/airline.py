@@ -18,7 +18,7 @@ from toolgym.worlds.tau2.airline import (AIRPORTS, NOW, RESERVATION_IDS, Airline
 from toolgym.worlds.tau2.airline import AirlineTools as Tau2AirlineTools
 from toolgym.worlds.tau2.store import DocumentWorld
 from toolgym.worlds.taubench.common import V1Hash, V1Toolkit, calculate, v1_tool
-from toolgym.worlds.tools import ACTION, READ, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 
 class TauBenchAirlineWorld(V1Hash, AirlineWorld):
@@ -192,9 +192,10 @@ class AirlineTools(AirlineRules, V1Toolkit):
             user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
             amount: Certificate amount to send.
         """
-        if not self.world.has("users", user_id):
+        try:
+            payment_id = self._add_certificate(user_id, amount)
+        except ToolError:  # the user is not found: nothing was written
             return "Error: user not found"
-        payment_id = self._add_certificate(user_id, amount)
         if payment_id is None:
             return "None"  # v1's tool falls off its loop and returns None, which its env passes on as is
         return f"Certificate {payment_id} added to user {user_id} with amount {amount}."

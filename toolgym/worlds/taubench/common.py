@@ -143,7 +143,7 @@ class V1Toolkit(Toolkit):
         return answer if isinstance(answer, str) else json.dumps(answer)
 
     def _doc(self, table: str, key: str) -> dict | None:
-        return self.world.get(table, key, "") if self.world.has(table, key) else None
+        return self.world.find(table, key)
 
 
 def v1_tool(tau2_tool: Callable[..., Any], body: Callable[..., str] | None = None) -> Callable[..., str]:
