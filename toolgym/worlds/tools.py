@@ -181,10 +181,11 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
     """
     # An explicit stack: a deeply nested value must not hit Python's recursion limit here.
     # A path is (parent path, step), rendered only for the message: building every item's
-    # label up front would cost the length of its keys once per item.
+    # label up front would cost the length of its keys once per item. A step is text, or
+    # (text before, a name or key, text after), whose label is made only for the message.
     stack: list[tuple[tuple, Any, int]] = []
     for name, value in arguments.items():
-        stack += [((None, _label(name)), value, 1), ((None, f"the name {_label(name)}"), name, 1)]
+        stack += [((None, ("", name, "")), value, 1), ((None, ("the name ", name, "")), name, 1)]
     seen = 0
     while stack:
         path, value, depth = stack.pop()
@@ -209,7 +210,7 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
                 return f"the arguments hold more than {MAX_ARGUMENT_VALUES} values"
             if isinstance(value, Mapping):
                 for key, item in value.items():
-                    stack += [((path, f"[{_label(key)}]"), item, depth + 1), ((path, " (a key)"), key, depth + 1)]
+                    stack += [((path, ("[", key, "]")), item, depth + 1), ((path, " (a key)"), key, depth + 1)]
             else:
                 stack += [((path, f"[{i}]"), item, depth + 1) for i, item in enumerate(value)]
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -248,7 +249,7 @@ def _render(path: tuple) -> str:
     steps = []
     while path is not None:
         path, step = path
-        steps.append(step)
+        steps.append(step if isinstance(step, str) else f"{step[0]}{_label(step[1])}{step[2]}")
     return "".join(reversed(steps))
 
 
@@ -260,6 +261,8 @@ def _label(name: Any) -> str:
 
 
 def _encodable(text: str) -> bool:
+    if text.isascii():
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
