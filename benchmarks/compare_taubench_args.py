@@ -15,7 +15,9 @@ where ``/tmp/taubench_v1`` holds v1's ``tau_bench`` package (``git archive HEAD 
 github.com/sierra-research/tau-bench); v1's database is read from ``--data``. ``litellm``, which
 v1's user module imports, is stubbed when it is not installed.
 
-Measured (tau-bench 59a200c, 2026-11-29): see docs/environments.md's TauBench-v0 page.
+Measured (tau-bench 59a200c, 2026-11-29): airline test 1,634 perturbed trajectories, retail test
+5,383, retail dev and train 9,135 (16,152 in all, about 4 minutes on one core): every output text,
+final database and reward equal to v1's; the 685 ground-truth trajectories equal too.
 """
 
 from __future__ import annotations
