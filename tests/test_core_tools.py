@@ -13,7 +13,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import (
-    ACTION, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, READ, ToolError, Toolkit, argument_problem, parse_docstring, tool,
+    ACTION, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, READ, ToolError, Toolkit, argument_problem, parse_docstring,
+    ToolParameter, python_call_problem, tool,
 )
 
 # A test that hangs fails instead of stalling the suite.
@@ -106,6 +107,43 @@ def test_validation_errors_are_results_not_exceptions(world):
     assert tools.call("AddNote", ["a"]).error == "Arguments of AddNote must be a JSON object, got list."
     assert tools.call("Nope", {}).error == "Unknown tool 'Nope'." and not tools.call("Nope", {}).known
     assert world.session.scalars(select(Note)).all() == []
+
+
+class NoteToolsAsGiven(NoteTools):
+    arguments_as_given = True
+
+
+def _python_words(function, arguments: dict) -> str | None:
+    try:
+        function(**arguments)
+    except TypeError as error:
+        return str(error)
+    return None
+
+
+@pytest.mark.parametrize("arguments", [{}, {"a": 1}, {"b": 1, "d": 1}, {"a": 1, "b": 2, "c": 3}, {"zz": 1},
+                                       {"a": 1, "zz": 1, "yy": 2}, {"it's": 1}, {"d": 1}])
+def test_python_call_problem_words_a_call_as_python_does(arguments):
+    def invoke(a, b, c, d=0):
+        pass
+
+    parameters = {name: ToolParameter(Any, ... if name != "d" else 0) for name in "abcd"}
+    expected = _python_words(invoke, arguments)
+    assert python_call_problem(invoke.__qualname__, parameters, arguments) == expected
+
+
+def test_a_toolkit_with_arguments_as_given_runs_its_tools_on_them_uncoerced(world):
+    tools = NoteToolsAsGiven(world)
+    assert tools.call("Scribble", {"text": "a", "score": 3}).response == {"score": 3}  # an int stays an int
+    assert type(tools.call("Scribble", {"text": "a", "score": "3"}).response["score"]) is str
+    assert tools.call("AddNote", {}).error == (
+        "NoteToolsAsGiven.add_note() missing 1 required positional argument: 'text'")
+    assert tools.call("AddNote", {"text": "a", "colour": "red"}).error == (
+        "NoteToolsAsGiven.add_note() got an unexpected keyword argument 'colour'")
+    assert tools.call("AddNote", {"text": "a", "priority": "urgent"}).ok  # no schema check either
+    assert tools.call("Scribble", {"score": float("nan")}).error == (  # the house's bounds still hold
+        "Invalid arguments for Scribble: score: nan is not a finite number")
+    assert tools.call("CountNotes", {}, injected={"token": "real"}).response == {"count": 3, "token": "real"}
 
 
 def test_injected_arguments_come_from_the_environment(world):

@@ -211,6 +211,46 @@ def test_refusals_of_the_rules_shared_with_tau2_are_worded_as_v1s_and_change_not
                 passengers=[]) == "Error: number of passengers does not match"
     assert airline.world.state_hash() == before
 
+def test_arguments_are_stored_as_v1_stores_them():
+    """v1 calls ``invoke(data=data, **arguments)``: nothing is coerced, list items keep their unknown
+    keys, and a call that does not bind fails in Python's words for v1's function (issue 48)."""
+    env = make("airline")
+    env.reset(options={"task_index": 0}, seed=0)
+    reservation = next(r for r in env.world.records("reservations") if r.get("status") != "cancelled")
+    rid, uid = reservation["reservation_id"], reservation["user_id"]
+    card = next(k for k, m in env.world.get("users", uid, "")["payment_methods"].items()
+                if m["source"] == "credit_card")
+    call(env, "update_reservation_baggages", reservation_id=rid, total_baggages=3.0,
+         nonfree_baggages=reservation["nonfree_baggages"], payment_id=card)
+    stored = env.world.get("reservations", rid, "")
+    assert type(stored["total_baggages"]) is float and stored["total_baggages"] == 3.0
+    passengers = [{**p, "note": "window"} for p in reservation["passengers"]]
+    call(env, "update_reservation_passengers", reservation_id=rid, passengers=passengers)
+    assert env.world.get("reservations", rid, "")["passengers"] == passengers
+    assert call(env, "send_certificate", user_id=uid, amount="150") == (
+        f"Certificate certificate_3221322 added to user {uid} with amount 150.")
+    assert env.world.get("users", uid, "")["payment_methods"]["certificate_3221322"]["amount"] == "150"
+    before = env.world.state_hash()
+    booking = dict(user_id=uid, origin="JFK", destination="SEA", flight_type="one_way", cabin="economy", flights=[],
+                   passengers=passengers, payment_methods=[{"payment_id": "certificate_3221322", "amount": 150}],
+                   total_baggages=0, nonfree_baggages=0, insurance="no")
+    errors = {
+        "'<' not supported between instances of 'str' and 'int'": ("book_reservation", booking),
+        "CancelReservation.invoke() missing 1 required positional argument: 'reservation_id'":
+            ("cancel_reservation", {}),
+        "GetUserDetails.invoke() got an unexpected keyword argument 'name'":
+            ("get_user_details", {"user_id": uid, "name": "x"}),
+        "tau_bench.envs.airline.tools.get_user_details.GetUserDetails.invoke() got multiple values for keyword "
+        "argument 'data'": ("get_user_details", {"user_id": uid, "data": {}}),
+        "unhashable type: 'list'": ("cancel_reservation", {"reservation_id": [rid]}),
+    }
+    for error, (name, arguments) in errors.items():
+        assert env.toolkit.call(name, arguments).error == error
+        assert env.step({"name": name, "arguments": arguments})[0] == f"Error: {error}"
+    assert call(env, "search_direct_flight", origin=["JFK"], destination="SEA", date="2024-05-20") == "[]"
+    assert env.world.state_hash() == before
+
+
 def test_schemas_are_v1s():
     env = make("retail")
     schemas = {tool["function"]["name"]: tool["function"] for tool in env.tools}
@@ -363,3 +403,40 @@ def test_official_loader_reads_a_small_folder_in_v1s_layout(tmp_path):
         make("retail", tasks="official", split="base", data_dir=str(tmp_path))
     with pytest.raises(FileNotFoundError):
         make("retail", tasks="official", split="train", data_dir=str(tmp_path))  # no tasks_train.py
+
+
+#: The most SQL statements one ground-truth call of a built-in task makes: a read is one statement a
+#: record, a write adds BEGIN, one UPDATE a record written and COMMIT (issue 48).
+MOST_STATEMENTS = {"get_reservation_details": 1, "get_user_details": 1, "cancel_reservation": 4,
+                   "update_reservation_passengers": 4, "update_reservation_baggages": 6, "send_certificate": 4,
+                   "find_user_id_by_email": 1, "get_order_details": 1, "get_product_details": 1,
+                   "modify_pending_order_address": 4, "modify_user_address": 4, "cancel_pending_order": 6,
+                   "return_delivered_order_items": 5, "exchange_delivered_order_items": 6,
+                   "modify_pending_order_items": 7}
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_a_call_makes_a_bounded_number_of_sql_statements(domain):
+    """Counted on the world's sqlite3 connection (its tools' hot path) and on its SQLAlchemy engine,
+    which a tool call does not use at all."""
+    from sqlalchemy import event
+    env = make(domain)
+    orm_statements = []
+    event.listen(env.world.engine, "before_cursor_execute", lambda *args: orm_statements.append(args[2]))
+    counted = set()
+    for task_id in env.task_ids()[:60]:
+        env.reset(options={"task_id": task_id}, seed=0)
+        orm_statements.clear()
+        for action in env.task_data.tasks[task_id]["actions"]:
+            if action["name"] not in MOST_STATEMENTS:
+                continue
+            statements = []
+            env.world.sql().set_trace_callback(statements.append)
+            try:
+                assert env.toolkit.call(action["name"], json.loads(json.dumps(action["kwargs"]))).ok
+            finally:
+                env.world.sql().set_trace_callback(None)
+            assert len(statements) <= MOST_STATEMENTS[action["name"]], (action["name"], statements)
+            counted.add(action["name"])
+        assert orm_statements == []
+    assert len(counted) >= 6

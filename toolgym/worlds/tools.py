@@ -181,10 +181,11 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
     """
     # An explicit stack: a deeply nested value must not hit Python's recursion limit here.
     # A path is (parent path, step), rendered only for the message: building every item's
-    # label up front would cost the length of its keys once per item.
+    # label up front would cost the length of its keys once per item. A step is text, or
+    # (text before, a name or key, text after), whose label is made only for the message.
     stack: list[tuple[tuple, Any, int]] = []
     for name, value in arguments.items():
-        stack += [((None, _label(name)), value, 1), ((None, f"the name {_label(name)}"), name, 1)]
+        stack += [((None, ("", name, "")), value, 1), ((None, ("the name ", name, "")), name, 1)]
     seen = 0
     while stack:
         path, value, depth = stack.pop()
@@ -209,7 +210,7 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
                 return f"the arguments hold more than {MAX_ARGUMENT_VALUES} values"
             if isinstance(value, Mapping):
                 for key, item in value.items():
-                    stack += [((path, f"[{_label(key)}]"), item, depth + 1), ((path, " (a key)"), key, depth + 1)]
+                    stack += [((path, ("[", key, "]")), item, depth + 1), ((path, " (a key)"), key, depth + 1)]
             else:
                 stack += [((path, f"[{i}]"), item, depth + 1) for i, item in enumerate(value)]
         elif dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -219,11 +220,36 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
+def python_call_problem(function: str, parameters: Mapping[str, ToolParameter], arguments: Mapping[str, Any]
+                        ) -> str | None:
+    """Python's own words (CPython 3.11's) for calling ``function`` with ``arguments`` by keyword,
+    or None when the call binds: the first unknown argument, else every missing one in order.
+
+    The text an original that calls its tool functions as ``tool(**arguments)`` answers; toolgym
+    gives it without calling anything.
+
+    Args:
+        function: The function's qualified name (``CancelReservation.invoke``).
+        parameters: Its parameters, in order.
+        arguments: Argument name -> value.
+    """
+    unknown = next((name for name in arguments if name not in parameters), None)
+    if unknown is not None:
+        return f"{function}() got an unexpected keyword argument '{unknown}'"
+    missing = [repr(name) for name, parameter in parameters.items() if parameter.required and name not in arguments]
+    if not missing:
+        return None
+    names = (missing[0] if len(missing) == 1 else f"{missing[0]} and {missing[1]}" if len(missing) == 2
+             else f"{', '.join(missing[:-1])}, and {missing[-1]}")
+    plural = "s" if len(missing) > 1 else ""
+    return f"{function}() missing {len(missing)} required positional argument{plural}: {names}"
+
+
 def _render(path: tuple) -> str:
     steps = []
     while path is not None:
         path, step = path
-        steps.append(step)
+        steps.append(step if isinstance(step, str) else f"{step[0]}{_label(step[1])}{step[2]}")
     return "".join(reversed(steps))
 
 
@@ -235,6 +261,8 @@ def _label(name: Any) -> str:
 
 
 def _encodable(text: str) -> bool:
+    if text.isascii():
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -245,6 +273,12 @@ def _encodable(text: str) -> bool:
 class Toolkit:
     """A set of tools bound to one world; ``call`` validates and runs them safely."""
 
+    #: The tools run on the arguments as the call gives them, as an original whose code calls
+    #: ``tool(**arguments)`` does: nothing coerced or type-checked first (``3.0`` stays ``3.0``,
+    #: ``"3"`` stays ``"3"``, unknown keys inside list items stay), a missing or unknown argument
+    #: refused in Python's words (:meth:`binding_problem`). When False, the arguments are validated
+    #: against the tool's schema and coerced to its types first.
+    arguments_as_given: bool = False
     specs: dict[str, ToolSpec] = {}
     #: Tools declared by data (:func:`declared_tool`), after the methods marked with :func:`tool`.
     declared_tools: tuple[ToolSpec, ...] = ()
@@ -282,6 +316,11 @@ class Toolkit:
                               error=f"Arguments of {name} must be a JSON object, got {type(arguments).__name__}.")
         request = dict(arguments)
         visible = {k: v for k, v in arguments.items() if k not in spec.injected}
+        if self.arguments_as_given:
+            problem = self.binding_problem(spec, visible)
+            if problem is not None:
+                return ToolResult(name=name, arguments=request, is_action=spec.is_action, error=problem)
+            return self._run_injected(spec, visible, request, injected)
         # Checked before pydantic, so that nothing walks a value nested thousands deep, and again
         # by run() after coercion, which turns "nan" into a float NaN and "1e400" into infinity.
         problem = argument_problem(visible)
@@ -293,7 +332,11 @@ class Toolkit:
         except pydantic.ValidationError as exc:
             return ToolResult(name=name, arguments=request, is_action=spec.is_action,
                               error=f"Invalid arguments for {name}: {_format_validation(exc)}")
-        values = {k: getattr(parsed, k) for k in parsed.model_fields_set}
+        return self._run_injected(spec, {k: getattr(parsed, k) for k in parsed.model_fields_set}, request, injected)
+
+    def _run_injected(self, spec: ToolSpec, values: dict, request: dict, injected: dict | None) -> ToolResult:
+        """Run ``spec`` on ``values`` and the injected arguments it needs."""
+        name = spec.name
         for key in spec.injected:
             if injected is None or key not in injected:
                 return ToolResult(name=name, arguments=request, is_action=spec.is_action,
@@ -313,8 +356,8 @@ class Toolkit:
 
         Args:
             spec: The tool.
-            arguments: Parameter name -> value, already coerced to the parameters' types (or,
-                in the program toolkits, exactly as the program wrote them).
+            arguments: Parameter name -> value, already coerced to the parameters' types (or, in
+                the program toolkits and those with :attr:`arguments_as_given`, exactly as given).
             request: The arguments to report in the result; ``arguments`` when None.
         """
         request = dict(arguments) if request is None else request
@@ -337,6 +380,10 @@ class Toolkit:
             return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
         return failed(error)
 
+    def binding_problem(self, spec: ToolSpec, arguments: dict) -> str | None:
+        """Why a call of ``spec`` with ``arguments`` (as given) does not bind to its parameters,
+        in Python's words for the original's function (this toolkit's method by default)."""
+        return python_call_problem(f"{type(self).__name__}.{spec.method_name}", spec.parameters, arguments)
 
     def error_text(self, exc: Exception) -> str:
         """What the agent reads of an exception other than :class:`ToolError` that a call raised.

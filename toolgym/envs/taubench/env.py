@@ -51,11 +51,17 @@ class TauBenchEnv(ToolEnv):
     ``max_steps`` scores 0, as v1's runner (its components are still reported).
 
     Where toolgym differs from v1's code (``scoring="paper"`` is v1's reward; there is no other):
-    - Arguments are validated against the tool's schema before the tool runs: a call v1 would
-      crash on (a missing argument) or pass through answers ``Error: Invalid arguments for ...``
-      (v1: ``Error: <Python exception>``); an unknown tool answers ``Unknown action NAME`` as v1.
-      ``send_certificate``'s ``amount`` (a JSON number) keeps a whole value as an int, as v1 stores
-      the ``100`` of the ground truth.
+    - None in how a call's arguments are taken: as v1's ``Env.step``, the tool runs on them as given
+      (``3.0`` is stored as ``3.0``, ``"3"`` as ``"3"``, a list item keeps its unknown keys, a value of
+      another type is stored or fails as in v1's code), a call that does not bind answers Python's
+      words for v1's function (``Error: CancelReservation.invoke() missing 1 required positional
+      argument: 'reservation_id'``) and an exception its text after ``Error:``; an unknown tool
+      answers ``Unknown action NAME``. Checked against v1's tools on 15 kinds of perturbed calls
+      (``benchmarks/compare_taubench_args.py``). Two things remain toolgym's: a value the database
+      cannot hold (an integer beyond 64 bits, NaN, nesting deeper than 32) is refused with
+      ``Error: Invalid arguments for ...``, and a call that fails changes nothing, where v1 keeps
+      what its tool wrote before the exception (its tools check before they write, so no
+      perturbed call measured differs).
     - The user ends the conversation with ``###STOP###`` as v1's; ``###TRANSFER###`` and
       ``###OUT-OF-SCOPE###`` (τ²'s signals, which toolgym's LLM user may write) end it too.
     - On official tasks an LLM agent speaks v1's own wire protocol by default (the

@@ -315,6 +315,8 @@ class AirlineTools(AirlineRules, Tau2Toolkit):
         """
         if not isinstance(date, str) or '"' in date or "\\" in date:  # not a key of any flight's dates
             return []
+        if not isinstance(origin, str) or not isinstance(destination, (str, type(None))):
+            return []  # τ² compares each flight's text to the value: nothing else equals it
         route = "json_extract(doc, '$.origin') = ?" + (" AND json_extract(doc, '$.destination') = ?"
                                                         if destination is not None else "")
         rows = self.world.sql().execute(

@@ -29,14 +29,13 @@ class Tau2Toolkit(Toolkit):
     hold (see :func:`toolgym.worlds.tools.argument_problem`).
     """
 
+    arguments_as_given = True
+
     def call(self, name: str, arguments: Any, injected: dict | None = None) -> ToolResult:
-        spec = self.specs.get(name) if isinstance(name, str) else None
-        if spec is None:
+        if not (isinstance(name, str) and name in self.specs):
             return ToolResult(name=str(name), arguments=arguments if isinstance(arguments, dict) else {},
                               error=f"Tool '{name}' not found.", known=False)
-        if not isinstance(arguments, dict):
-            return super().call(name, arguments, injected)
-        return self.run(spec, dict(arguments))
+        return super().call(name, arguments, injected)
 
     def error_text(self, exc: Exception) -> str:
         return str(exc)

@@ -28,6 +28,15 @@ class DocumentRow:
     doc: Mapped[dict] = mapped_column(JSON)
 
 
+def _text_key(key) -> bool:
+    """Whether ``key`` can name a record, looked up as the originals look a key up in their dicts:
+    only text does (SQLite would match the number 123 to the key '123'), and a list or an object
+    fails in Python's words, ``unhashable type: 'list'``."""
+    if isinstance(key, (list, dict)):
+        raise TypeError(f"unhashable type: '{type(key).__name__}'")
+    return isinstance(key, str)
+
+
 class DocumentWorld(World):
     """A world whose tables are document tables; ``tables`` maps τ²'s collection names to models.
 
@@ -85,13 +94,20 @@ class DocumentWorld(World):
     # thousands, and the ORM's JSON type costs more than the tool.
     def get(self, table: str, key: str, missing: str) -> dict:
         """Record ``key`` of ``table`` (a fresh copy); raises ToolError(``missing``) when absent."""
-        row = self.sql().execute(f'SELECT doc FROM "{table}" WHERE key = ?', (key,)).fetchone()
-        if row is None:
+        record = self.find(table, key)
+        if record is None:
             raise ToolError(missing)
-        return json.loads(row[0])
+        return record
+
+    def find(self, table: str, key: str) -> dict | None:
+        """Record ``key`` of ``table`` (a fresh copy), or None when absent: one statement."""
+        row = self.sql().execute(f'SELECT doc FROM "{table}" WHERE key = ?', (key,)).fetchone() \
+            if _text_key(key) else None
+        return None if row is None else json.loads(row[0])
 
     def has(self, table: str, key: str) -> bool:
-        return self.sql().execute(f'SELECT 1 FROM "{table}" WHERE key = ?', (key,)).fetchone() is not None
+        return _text_key(key) and self.sql().execute(
+            f'SELECT 1 FROM "{table}" WHERE key = ?', (key,)).fetchone() is not None
 
     def put(self, table: str, key: str, record: dict) -> None:
         """Write record ``key`` (insert or replace, keeping its place in the table's order)."""

@@ -18,7 +18,14 @@ from toolgym.worlds.tau2.airline import (AIRPORTS, NOW, RESERVATION_IDS, Airline
 from toolgym.worlds.tau2.airline import AirlineTools as Tau2AirlineTools
 from toolgym.worlds.tau2.store import DocumentWorld
 from toolgym.worlds.taubench.common import V1Hash, V1Toolkit, calculate, v1_tool
-from toolgym.worlds.tools import ACTION, READ, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, tool
+
+
+def _json_value(kind: str, value):
+    """The Python value of what SQLite's ``json_extract`` read, given its ``json_type``."""
+    if kind in ("object", "array"):
+        return json.loads(value)
+    return {"true": True, "false": False, "null": None}.get(kind, value)
 
 
 class TauBenchAirlineWorld(V1Hash, AirlineWorld):
@@ -26,6 +33,10 @@ class TauBenchAirlineWorld(V1Hash, AirlineWorld):
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
+        # the one-stop search reads the flights into its destination: without an index, every flight's JSON
+        self.sql().execute("CREATE INDEX IF NOT EXISTS flights_destination ON flights "
+                           "(json_extract(doc, '$.destination'))")
+        self.commit()
         self.tools = AirlineTools(self)
 
     def load(self, data: dict[str, dict]) -> None:
@@ -57,12 +68,33 @@ class AirlineTools(AirlineRules, V1Toolkit):
     def _used_up(self, payment_id: str) -> None:
         raise KeyError(payment_id)  # v1 reads the certificate its first entry deleted
 
-    def _flights(self, **fields: str) -> list[dict]:
+    def _flights(self, dates: tuple = (), **fields: str) -> list[dict]:
         """The flights whose top-level ``fields`` equal the values, in the table's order: SQLite reads
-        the fields, and only matching records are parsed (v1 scans every flight; the order is the same)."""
+        the fields, and only matching records are parsed (v1 scans every flight; the order is the same).
+
+        With ``dates``, a flight's ``dates`` holds only those of them it flies (SQLite reads them out):
+        all that a search looks at, and parsing every date of every flight was most of its cost.
+        """
+        if not all(isinstance(value, str) for value in fields.values()):
+            return []  # v1 compares each flight's text to the value: nothing else equals it
         where = " AND ".join(f"json_extract(doc, '$.{name}') = ?" for name in fields)
-        rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
-        return [json.loads(doc) for (doc,) in rows.fetchall()]
+        if not all(isinstance(d, str) and '"' not in d and "\\" not in d for d in dates):  # not a JSON path's key
+            dates = ()
+        if not dates:
+            rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk',
+                                            tuple(fields.values()))
+            return [json.loads(doc) for (doc,) in rows.fetchall()]
+        # json_type tells a date that is absent (NULL) from one whose value is null ('null')
+        picks = ", ".join(f"json_type(doc, '$.dates.\"{d}\"'), json_extract(doc, '$.dates.\"{d}\"')" for d in dates)
+        rows = self.world.sql().execute(f"SELECT json_remove(doc, '$.dates'), {picks} FROM flights WHERE {where} "
+                                        "ORDER BY pk", tuple(fields.values())).fetchall()
+        flights = []
+        for doc, *picked in rows:
+            flight = json.loads(doc)
+            flight["dates"] = {date: _json_value(kind, value)
+                               for date, kind, value in zip(dates, picked[::2], picked[1::2]) if kind is not None}
+            flights.append(flight)
+        return flights
 
     def _book(self, user_id: str, origin: str, destination: str, flight_type: str, cabin: str, flights: list[dict],
               passengers: list[dict], payment_methods: list[dict], total_baggages: int, nonfree_baggages: int,
@@ -141,7 +173,7 @@ class AirlineTools(AirlineRules, V1Toolkit):
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'.
         """
         results = []
-        for flight in self._flights(origin=origin, destination=destination):
+        for flight in self._flights((date,), origin=origin, destination=destination):
             if (date in flight["dates"]
                     and flight["dates"][date]["status"] == "available"):
                 results.append({k: v for k, v in flight.items() if k != "dates"})
@@ -157,9 +189,13 @@ class AirlineTools(AirlineRules, V1Toolkit):
             destination: The destination city airport in three letters, such as 'LAX'.
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
         """
-        seconds = self._flights(destination=destination)
+        try:  # the only dates a search looks at: the day, and v1's next day for an arrival marked +1
+            dates = (date, f"2024-05-{int(date[-2:]) + 1}")
+        except (TypeError, ValueError):
+            dates = ()  # every date read: the loop below fails as v1's does, where v1's does
+        seconds = self._flights(dates, destination=destination)
         results = []
-        for first in self._flights(origin=origin):
+        for first in self._flights(dates, origin=origin):
             for second in seconds:
                 if first["destination"] != second["origin"]:
                     continue
@@ -190,11 +226,10 @@ class AirlineTools(AirlineRules, V1Toolkit):
             user_id: The ID of the user to book the reservation, such as 'sara_doe_496'.
             amount: Certificate amount to send.
         """
-        if not self.world.has("users", user_id):
+        try:
+            payment_id = self._add_certificate(user_id, amount)
+        except ToolError:  # the user is not found: nothing was written
             return "Error: user not found"
-        # v1 stores the number as given; the schema's float turns 100 into 100.0, so a whole amount goes back to int
-        amount = int(amount) if amount.is_integer() else amount
-        payment_id = self._add_certificate(user_id, amount)
         if payment_id is None:
             return "None"  # v1's tool falls off its loop and returns None, which its env passes on as is
         return f"Certificate {payment_id} added to user {user_id} with amount {amount}."

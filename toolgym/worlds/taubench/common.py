@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolgym.worlds.tau2.common import ValueFirstError
-from toolgym.worlds.tools import Toolkit, ToolError
+from toolgym.worlds.tools import Toolkit, ToolError, ToolSpec, python_call_problem
 
 
 def to_hashable(item):
@@ -111,7 +111,26 @@ def v1_error(error: ToolError) -> str:
 
 class V1Toolkit(Toolkit):
     """A v1 domain's tools: each answers with text, ``json.dumps`` of the record it read or wrote or
-    v1's error string; only an error of the data itself (v1's ``KeyError``) fails the call."""
+    v1's error string; only an error of the data itself (v1's ``KeyError``) fails the call.
+
+    They are called as v1's ``Env.step`` calls its tools (``Tool.invoke(data=data, **arguments)``):
+    on the arguments as given (``3.0`` is stored as ``3.0``, a list item keeps its unknown keys), a
+    missing or unknown argument refused in Python's words for v1's function
+    (``CancelReservation.invoke() missing 1 required positional argument: 'reservation_id'``), and
+    any other exception answered with its own text, as v1's ``Error: {e}``.
+    """
+
+    arguments_as_given = True
+
+    def binding_problem(self, spec: ToolSpec, arguments: dict) -> str | None:
+        function = "".join(word.capitalize() for word in spec.name.split("_")) + ".invoke"
+        if "data" in arguments:  # v1 passes its database as ``data=``: Python names the function in full
+            return (f"tau_bench.envs.{spec.app}.tools.{spec.name}.{function}() got multiple values for keyword "
+                    f"argument 'data'")
+        return python_call_problem(function, spec.parameters, arguments)
+
+    def error_text(self, exc: Exception) -> str:
+        return str(exc)
 
     def _answer(self, operation: Callable[..., Any], *arguments: Any, **keywords: Any) -> str:
         """What v1's tool returns for ``operation(*arguments, **keywords)``, a rule of τ²'s; its
@@ -124,7 +143,7 @@ class V1Toolkit(Toolkit):
         return answer if isinstance(answer, str) else json.dumps(answer)
 
     def _doc(self, table: str, key: str) -> dict | None:
-        return self.world.get(table, key, "") if self.world.has(table, key) else None
+        return self.world.find(table, key)
 
 
 def v1_tool(tau2_tool: Callable[..., Any], body: Callable[..., str] | None = None) -> Callable[..., str]:
