@@ -57,6 +57,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from toolgym.llm.backends import BackendError, ChatRequest, SamplingParams, TransformersBackend
+from toolgym.llm.backends.common import DEFAULT_MAX_NEW_TOKENS
 from toolgym.agents.llm.parsers import parse_tool_call
 from toolgym.serving import (RETRY_AFTER_S, BoundedHandler, BoundedHTTPServer, HttpError, content_length,
                              is_loopback)
@@ -301,7 +302,7 @@ class BatchingGenerator:
             raise ApiError(400, f"the messages cannot be put through the model's chat template: {exc}",
                            param="messages") from None
         context = getattr(self.backend, "context_length", None)
-        wanted = item.sampling.max_new_tokens
+        wanted = item.sampling.max_new_tokens or DEFAULT_MAX_NEW_TOKENS  # the local backend's limit when none is named
         if context and len(ids) + wanted > context:
             raise ApiError(400, f"This model's maximum context length is {context} tokens; the messages take "
                                 f"{len(ids)} and max_tokens asks for {wanted} more", param="messages",
