@@ -312,6 +312,24 @@ class Tau2Env(ToolEnv):
     # -- episode ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        self._start(options)
+        if self.solo_mode:
+            return self._reset_solo()
+        self._messages = self._opening()
+        user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        if getattr(self.user, "protocol", None) == "tau2":
+            user_seed = trial_seed(self.trial)  # τ² seeds the user as the agent, per trial
+        opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
+        if isinstance(opening, Mapping) and opening.get("tool_calls"):  # the user acts on its phone first
+            opening = self._user_turn("", reply=opening)
+        else:
+            self._messages.append({"role": "user", "content": opening})
+        self._episode_start = len(self._messages)
+        return opening, self._info()
+
+    def _start(self, options: dict | None) -> None:
+        """Pick the episode's task (or take the record given), put the world in its start and clear
+        the episode's counts."""
         options = dict(options) if isinstance(options, Mapping) else options
         task = options.pop("task_record", None) if isinstance(options, Mapping) else None
         if task is not None:  # a task record of τ²'s format given whole (rescore: the one a results file holds)
@@ -326,22 +344,13 @@ class Tau2Env(ToolEnv):
         self._errors = 0
         self._done = False
         self._final_metrics = None
-        if self.solo_mode:
-            return self._reset_solo()
-        self._messages = [{"role": "system", "content": self.task_data.policy}]
-        self._messages += self._history()
-        if len(self._messages) == 1:
-            self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
-        user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
-        if getattr(self.user, "protocol", None) == "tau2":
-            user_seed = trial_seed(self.trial)  # τ² seeds the user as the agent, per trial
-        opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
-        if isinstance(opening, Mapping) and opening.get("tool_calls"):  # the user acts on its phone first
-            opening = self._user_turn("", reply=opening)
-        else:
-            self._messages.append({"role": "user", "content": opening})
-        self._episode_start = len(self._messages)
-        return opening, self._info()
+
+    def _opening(self) -> list[dict]:
+        """The conversation before the user's first word: the policy, the task's history, else τ²'s greeting."""
+        messages = [{"role": "system", "content": self.task_data.policy}] + self._history()
+        if len(messages) == 1:
+            messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
+        return messages
 
     def _reset_solo(self):
         """τ³'s solo start: its system prompt with the solo policy and the ticket, the task's history, no

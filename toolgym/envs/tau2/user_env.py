@@ -8,8 +8,7 @@ from typing import Any
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
 from toolgym.envs.tau2.env import AGENT_STOP, Tau2Env
-from toolgym.envs.tau2.tasks import start_task
-from toolgym.envs.users import FIRST_AGENT_MESSAGE, USER_GUIDELINES, is_stop, scenario_text
+from toolgym.envs.users import USER_GUIDELINES, is_stop, scenario_text
 
 #: The agent's actions (tool calls and one message) between two of the customer's, at most.
 MAX_AGENT_ACTIONS_PER_TURN = 30
@@ -84,16 +83,9 @@ class Tau2UserEnv(Tau2Env):
 
     # -- episode ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        ToolEnv.reset(self, seed=seed)
-        self.task_id = self._choose_task(options)
-        self.task = self.task_data.tasks[self.task_id]
-        start_task(self.world, self.task_data.initial_state, self.task)
-        self._errors = 0
-        self._done = False
-        self._final_metrics = None
-        self._messages = [{"role": "system", "content": self.task_data.policy}] + self._history()
-        if len(self._messages) == 1:
-            self._messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
+        ToolEnv.reset(self, seed=seed)  # Tau2-v0's reset would ask its user for the opening
+        self._start(options)
+        self._messages = self._opening()
         self._episode_start = len(self._messages)
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
         self._oracle_opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
