@@ -44,6 +44,8 @@ def test_a_run_as_the_leaderboard_makes_it_is_comparable():
     ({"env_kwargs": {"user": "scripted"}},
      "scripted user (the original's user is an LLM: --env-kwarg user=llm:openai:URL#MODEL)"),
     ({"env_kwargs": {"max_steps": 30}}, "max_steps 30 (the original's: 200)"),
+    ({"env_kwargs": {"solo_mode": True, "user": "scripted"}},
+     "solo mode (the leaderboard's runs have a user; compare with τ³'s solo-mode runs)"),
     ({"trials": 1}, "1 trial(s) per task (the leaderboard's: 4, --trials 4)"),
     ({"prompt_format": "chat"}, "agent protocol profile chat (the original's requests: --prompt-format tau2)"),
     ({"scoring": "paper"}, "scoring=paper (the published numbers are the released evaluator's: --scoring "
@@ -58,6 +60,11 @@ def test_a_run_as_the_leaderboard_makes_it_is_comparable():
 ])
 def test_each_difference_from_the_original_is_a_reason(changes, reason):
     assert comparability(run_card([_tau2_record(**changes)]), tasks_total=1) == [reason]
+
+
+def test_a_solo_run_says_it_has_no_user():
+    run, _ = header_lines(run_card([_tau2_record(env_kwargs={"solo_mode": True, "domain": "telecom"})]), tasks_total=1)
+    assert "domain telecom, split base, tasks official sha256:0123456789ab, user none (solo mode), agent" in run
 
 
 def test_a_subset_of_the_tasks_is_a_reason():

@@ -61,6 +61,7 @@ class RunCard:
     errors: int
     unscored: int  # episodes with a component no one graded (Tau2's NL assertions without a judge)
     scorings: tuple[str, ...] = ()  # the env's scorings (paper_compat: the released evaluator's)
+    solo: bool = False  # Tau2-v0's solo mode (τ³'s solo agent: no user)
 
 
 def _defaults(env_id: str) -> tuple[dict, tuple[str, ...]]:
@@ -100,7 +101,7 @@ def run_card(records: Sequence[dict], env_id: str | None = None) -> RunCard:
         tasks=len({r.get("task_id") for r in records}),
         errors=sum(1 for r in records if r.get("error")),
         unscored=sum(1 for r in records if isinstance(r.get("metrics"), dict) and r["metrics"].get("unscored")),
-        scorings=scorings)
+        scorings=scorings, solo=setting.get("solo_mode") is True)
 
 
 #: The most characters of one setting a header shows (a results file may hold anything there).
@@ -145,7 +146,9 @@ def comparability(card: RunCard, tasks_total: int | None = None) -> list[str]:
     elif board is not None and card.profile not in board.profiles:
         reasons.append(f"agent protocol profile {card.profile} (the original's requests: --prompt-format "
                        f"{' or '.join(board.profiles)})")
-    if board is not None and board.llm_user and not (card.user or "").startswith("llm:"):
+    if card.solo:
+        reasons.append("solo mode (the leaderboard's runs have a user; compare with τ³'s solo-mode runs)")
+    elif board is not None and board.llm_user and not (card.user or "").startswith("llm:"):
         reasons.append(f"{user_text(card.user)} user (the original's user is an LLM: --env-kwarg "
                        f"user=llm:openai:URL#MODEL)")
     if board is not None:
@@ -177,7 +180,7 @@ def header_lines(card: RunCard, tasks_total: int | None = None) -> list[str]:
     parts = [f"domain {card.domain}" if card.domain else None,
              f"{'categories' if card.env == 'BFCL-v0' else 'split'} {split}",
              f"tasks {card.tasks_source}{digest}",
-             f"user {user_text(card.user)}" if card.user is not None else None,
+             "user none (solo mode)" if card.solo else f"user {user_text(card.user)}" if card.user is not None else None,
              f"agent {card.agent}" + (f" (model {card.model})" if card.model and card.model not in str(card.agent)
                                       else ""),
              f"profile {card.profile or '-'}", f"scoring {card.scoring}", f"trials {card.trials}",
