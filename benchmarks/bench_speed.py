@@ -3,7 +3,8 @@
 - make: ``import toolgym`` + ``gym.make(env_id)`` in a fresh process, once the env's cache
   (``$TOOLGYM_CACHE``) is warm: one run fills it, then the median of ``--repeats`` runs.
 - step / episode: the oracle over the env's tasks in this process (medians of ``--repeats``
-  passes after a warm-up pass); ms/step counts every ``env.step`` and its share of ``reset``.
+  passes after a warm-up pass); ms/step counts every ``env.step`` and its share of ``reset``, and
+  steps/s is its inverse: oracle steps per second on one core.
 
 Run: .venv/bin/python benchmarks/bench_speed.py [--data-dir ../shared/data] [--repeats 3]
 """
@@ -33,6 +34,19 @@ CONFIGS = [
     ("VirtualHome program", "VirtualHome-v0", {}, None),
     ("VirtualHome step", "VirtualHome-v0", {"mode": "step"}, None),
     ("GoogleSheets", "GoogleSheets-v0", {}, None),
+    ("Tau2 airline", "Tau2-v0", {"domain": "airline"}, None),
+    ("Tau2 retail", "Tau2-v0", {"domain": "retail"}, None),
+    ("Tau2 telecom", "Tau2-v0", {"domain": "telecom"}, None),
+    ("Tau2 airline official", "Tau2-v0", {"domain": "airline", "tasks": "official"}, None),
+    ("Tau2 retail official", "Tau2-v0", {"domain": "retail", "tasks": "official"}, None),
+    ("Tau2User telecom", "Tau2User-v0", {"domain": "telecom"}, None),
+    ("TauBench airline", "TauBench-v0", {"domain": "airline"}, None),
+    ("TauBench retail", "TauBench-v0", {"domain": "retail"}, None),
+    ("TauBench airline official", "TauBench-v0", {"domain": "airline", "tasks": "official"}, None),
+    ("TauBench retail official", "TauBench-v0", {"domain": "retail", "tasks": "official"}, None),
+    ("BFCL single-turn", "BFCL-v0", {"split": "train", "tasks_per_category": 200}, None),
+    ("BFCL official single", "BFCL-v0", {"tasks": "official", "category": "simple_python"}, None),
+    ("BFCL official multi", "BFCL-v0", {"tasks": "official", "category": "multi_turn_base"}, 50),
 ]
 
 
@@ -87,9 +101,11 @@ def main() -> None:
         steps = passes[0][1]
         rows.append((label, make * 1e3, seconds / steps * 1e3, seconds / len(task_ids) * 1e3,
                      len(task_ids) / seconds, len(task_ids)))
-    print(f"{'env':<22} {'make ms':>8} {'ms/step':>8} {'ms/episode':>10} {'episodes/s':>10} {'episodes':>8}")
+    print(f"{'env':<26} {'make ms':>8} {'ms/step':>8} {'steps/s':>8} {'ms/episode':>10} {'episodes/s':>10} "
+          f"{'episodes':>8}")
     for label, make_ms, step_ms, episode_ms, per_second, n in rows:
-        print(f"{label:<22} {make_ms:>8.0f} {step_ms:>8.2f} {episode_ms:>10.2f} {per_second:>10.1f} {n:>8}")
+        print(f"{label:<26} {make_ms:>8.0f} {step_ms:>8.2f} {1e3 / step_ms:>8.0f} {episode_ms:>10.2f} "
+              f"{per_second:>10.1f} {n:>8}")
 
 
 if __name__ == "__main__":
