@@ -30,16 +30,16 @@ FIXTURE = json.loads((Path(__file__).parent / "data" / "tau2_protocol.json").rea
 
 
 @contextlib.contextmanager
-def recording_server(answers):
-    """A chat-completions server on 127.0.0.1 that answers each POST with the next message of
-    ``answers`` (an assistant message dict); yields its base URL and the request bodies it got."""
+def chat_server(answer):
+    """A chat-completions server on 127.0.0.1 that answers each POST with ``answer(body)`` (an
+    assistant message dict); yields its base URL and the request bodies it got."""
     bodies = []
-    pending = list(answers)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
-            bodies.append(json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0))))
-            message = pending.pop(0) if pending else {"role": "assistant", "content": "###STOP###"}
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            message = answer(body)
+            bodies.append(body)
             data = json.dumps({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                                "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
             self.send_response(200)
@@ -60,6 +60,12 @@ def recording_server(answers):
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def recording_server(answers):
+    """:func:`chat_server` answering with ``answers`` in turn, then ``###STOP###``."""
+    pending = list(answers)
+    return chat_server(lambda body: pending.pop(0) if pending else {"role": "assistant", "content": "###STOP###"})
 
 
 def call(call_id: str, name: str, arguments: dict) -> dict:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -18,6 +16,7 @@ from toolgym.agents.llm import LLMAgent  # noqa: E402
 from toolgym.envs.taubench import protocol  # noqa: E402
 from toolgym.envs.taubench.env import TauBenchEnv  # noqa: E402
 from toolgym.llm import OpenAICompatibleBackend  # noqa: E402
+from tests.test_tau2_protocol import chat_server  # noqa: E402
 
 EMAIL = "yusuf.rossi7301@example.com"
 OPENING = f"Hi, I need help with my order. My email is {EMAIL}"
@@ -31,37 +30,18 @@ def recording_server():
     agent with a lookup call, then a message. Yields the base URL and the (who, body) pairs."""
     received = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            user = body["messages"][0]["content"].startswith("You are a user interacting with an agent.")
-            agent_turns = sum(who == "agent" for who, _ in received)
-            received.append(("user" if user else "agent", body))
-            if user:
-                message = {"role": "assistant", "content": OPENING if len(body["messages"]) == 2 else "###STOP###"}
-            elif agent_turns == 0:
-                message = {"role": "assistant", "content": None, "tool_calls": [LOOKUP]}
-            else:
-                message = {"role": "assistant", "content": "I found your account."}
-            data = json.dumps({"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def answer(body):
+        user = body["messages"][0]["content"].startswith("You are a user interacting with an agent.")
+        agent_turns = sum(who == "agent" for who, _ in received)
+        received.append(("user" if user else "agent", body))
+        if user:
+            return {"role": "assistant", "content": OPENING if len(body["messages"]) == 2 else "###STOP###"}
+        if agent_turns == 0:
+            return {"role": "assistant", "content": None, "tool_calls": [LOOKUP]}
+        return {"role": "assistant", "content": "I found your account."}
 
-        def log_message(self, format, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", received
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with chat_server(answer) as (url, _):
+        yield url, received
 
 
 def test_the_user_prompt_is_v1s():

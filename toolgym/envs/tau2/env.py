@@ -18,7 +18,7 @@ from toolgym.envs.common.official import OfficialLayout
 from toolgym.envs.tau2.tasks import (DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
                                      official_task_set, run_function, solo_ready, start_task)
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
-from toolgym.worlds.tau2.common import SOLO_STOP_TOKEN, SoloStopTools
+from toolgym.worlds.tau2.common import SoloStopTools
 from toolgym.worlds.tools import ToolResult
 
 #: What the agent writes to end the conversation itself (τ²-bench's agent stop).
@@ -377,9 +377,8 @@ class Tau2Env(ToolEnv):
 
     def _act(self, action: Any) -> Outcome:
         if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
-            if self.solo_mode and any(isinstance(c, Mapping) and SOLO_STOP_TOOL in (c.get("name"), (
-                    c.get("function") or {}).get("name") if isinstance(c.get("function"), Mapping) else None)
-                                      for c in action["tool_calls"]):
+            if self.solo_mode and any(isinstance(call, ToolCall) and call.name == SOLO_STOP_TOOL
+                                      for call in map(parse_action, action["tool_calls"])):
                 return self._solo_stop()
             return self._continue(self._message_with_calls(action))
         parsed = parse_action(action, self._signatures)
@@ -412,7 +411,7 @@ class Tau2Env(ToolEnv):
 
     def _solo_stop(self) -> Outcome:
         """A solo turn with a ``done`` call: τ³ replaces it with ``###STOP###`` and runs none of its calls."""
-        self._messages.append({"role": "assistant", "content": SOLO_STOP_TOKEN})
+        self._messages.append({"role": "assistant", "content": AGENT_STOP})
         return self._end("", "agent_stop")
 
     def _continue(self, observation: str) -> Outcome:

@@ -11,8 +11,6 @@ from toolgym.worlds.tools import READ, Toolkit, ToolError, ToolResult, tool
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 TRANSFER_RESULT = "Transfer successful"
-#: What τ³'s solo agent's ``done`` call becomes in the conversation.
-SOLO_STOP_TOKEN = "###STOP###"
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.USub: operator.neg, ast.UAdd: operator.pos}
 MAX_EXPRESSION = 1000
@@ -48,7 +46,7 @@ class SoloStopTools(Tau2Toolkit):
     @tool(kind=READ, app="solo")
     def done(self) -> str:
         """Call this function when you are done with the task."""
-        return SOLO_STOP_TOKEN
+        return "###STOP###"  # τ³'s stop token, what the call becomes in the conversation
 
 
 class ValueFirstError(ToolError):
