@@ -36,7 +36,7 @@ def test_a_run_as_the_leaderboard_makes_it_is_comparable():
     run, verdict = header_lines(card, tasks_total=1)
     assert run == ("run: domain retail, split base, tasks official sha256:0123456789ab, user llm (gpt-4.1), "
                    "agent openai:URL#m, profile tau2, scoring paper_compat, trials 4, caps max_steps 200, "
-                   "max_errors 10")
+                   "max_messages 200, max_errors 10")
     assert verdict == "leaderboard-comparable: yes"
 
 
@@ -44,6 +44,7 @@ def test_a_run_as_the_leaderboard_makes_it_is_comparable():
     ({"env_kwargs": {"user": "scripted"}},
      "scripted user (the original's user is an LLM: --env-kwarg user=llm:openai:URL#MODEL)"),
     ({"env_kwargs": {"max_steps": 30}}, "max_steps 30 (the original's: 200)"),
+    ({"env_kwargs": {"max_messages": None}}, "max_messages none (the original's: 200)"),
     ({"env_kwargs": {"solo_mode": True, "user": "scripted"}},
      "solo mode (the leaderboard's runs have a user; compare with τ³'s solo-mode runs)"),
     ({"trials": 1}, "1 trial(s) per task (the leaderboard's: 4, --trials 4)"),
@@ -89,7 +90,7 @@ def test_eval_report_and_view_print_the_same_card(tmp_path, capsys):
     run, verdict = printed[title + 1:title + 3]
     assert run.startswith("run: domain mock, split base, tasks built-in sha256:")
     assert run.endswith("user scripted, agent oracle, profile -, scoring paper, trials 1, caps max_steps 200, "
-                        "max_errors 10")
+                        "max_messages 200, max_errors 10")
     assert verdict == ("leaderboard-comparable: no: built-in tasks (the published numbers are on the official ones: "
                        "--tasks official); 2 of 3 tasks run; agent oracle is not a model; scripted user (the "
                        "original's user is an LLM: --env-kwarg user=llm:openai:URL#MODEL); 1 trial(s) per task (the "

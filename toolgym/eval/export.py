@@ -217,8 +217,9 @@ def _write_tau2(records: Sequence[dict], out: Path, data_dir: str | None, source
         "timestamp": "",
         "info": {"git_commit": str((records[0].get("provenance") or {}).get("commit") or ""),
                  "num_trials": max(int(r.get("trials") or 1) for r in records),
-                 "max_steps": int(kwargs.get("max_steps") or env.max_steps),
-                 "max_errors": int(kwargs.get("max_errors") or env.max_errors),
+                 # τ²'s max_steps is Tau2-v0's max_messages (τ²'s count); without it, the agent's actions
+                 "max_steps": env.max_messages if env.max_messages is not None else env.max_steps,
+                 "max_errors": env.max_errors,
                  "user_info": {"implementation": f"toolgym:{user}",
                                "llm": user.split(":", 1)[1] if str(user).startswith("llm:") else None},
                  "agent_info": {"implementation": f"toolgym:{records[0].get('agent')}",

@@ -611,6 +611,8 @@ def replay_run(env, user, run: RecordedRun) -> dict:
     user.play(run.user_turns)
     steps = run.steps or [TextStep(AGENT_STOP, -1)]  # a user that stopped at once: see AGENT_STOP
     base.max_steps = len(steps)  # the run's own length: a run that did not stop ends here
+    if hasattr(base, "max_messages"):  # Tau2-v0: a step here is one call, not τ²'s message of calls
+        base.max_messages = None
     observation, info = env.reset(seed=0, options=run.reset_options)  # the replay draws nothing at random
     record: dict[str, Any] = {"task_id": info.get("task_id", run.task_id), "split": info.get("split"),
                               "trial": run.trial, "metrics": None, "trajectory": [], "return": 0.0}

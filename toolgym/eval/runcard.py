@@ -30,13 +30,14 @@ class Leaderboard:
 
 
 LEADERBOARDS = {
-    "Tau2-v0": Leaderboard("τ²-bench", ("tau2",), split="base", caps={"max_steps": 200, "max_errors": 10}, trials=4,
-                           llm_user=True),
+    "Tau2-v0": Leaderboard("τ²-bench", ("tau2",), split="base",
+                           caps={"max_steps": 200, "max_messages": 200, "max_errors": 10}, trials=4, llm_user=True),
     "TauBench-v0": Leaderboard("τ-bench", ("tau-bench",), split="test", caps={"max_steps": 30}, llm_user=True),
     "BFCL-v0": Leaderboard("BFCL", ("bfcl-fc", "bfcl-fc-responses", "bfcl-prompting")),
 }
-#: Env arguments that are caps (limits an episode runs under), in the order the header names them.
-CAP_ARGUMENTS = ("max_steps", "max_errors")
+#: Env arguments that are caps (limits an episode runs under), in the order the header names them
+#: (Tau2-v0's ``max_messages`` is τ²'s ``max_steps``, counted as τ² counts).
+CAP_ARGUMENTS = ("max_steps", "max_messages", "max_errors")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class RunCard:
     profile: str | None  # the agent's prompt format (its protocol profile)
     scoring: str | None
     trials: int
-    caps: dict[str, int]
+    caps: dict[str, int | None]  # None: the cap is off
     tasks: int  # distinct tasks run
     errors: int
     unscored: int  # episodes with a component no one graded (Tau2's NL assertions without a judge)
@@ -97,7 +98,8 @@ def run_card(records: Sequence[dict], env_id: str | None = None) -> RunCard:
         user=_text(user) if isinstance(user, str) or user is None else "custom",
         agent=_text(first.get("agent")), model=_text(first.get("model")), profile=_text(first.get("prompt_format")),
         scoring=_text(first.get("scoring")), trials=trials,
-        caps={k: setting[k] for k in CAP_ARGUMENTS if isinstance(setting.get(k), int)},
+        caps={k: setting[k] for k in CAP_ARGUMENTS if k in setting and (isinstance(setting[k], int)
+                                                                        or setting[k] is None)},
         tasks=len({r.get("task_id") for r in records}),
         errors=sum(1 for r in records if r.get("error")),
         unscored=sum(1 for r in records if isinstance(r.get("metrics"), dict) and r["metrics"].get("unscored")),
@@ -154,7 +156,8 @@ def comparability(card: RunCard, tasks_total: int | None = None) -> list[str]:
     if board is not None:
         for cap, value in board.caps.items():
             if card.caps.get(cap, value) != value:
-                reasons.append(f"{cap} {card.caps[cap]} (the original's: {value})")
+                shown = "none" if card.caps[cap] is None else card.caps[cap]
+                reasons.append(f"{cap} {shown} (the original's: {value})")
         if card.trials < board.trials:
             reasons.append(f"{card.trials} trial(s) per task (the leaderboard's: {board.trials}, --trials "
                            f"{board.trials})")
@@ -184,7 +187,8 @@ def header_lines(card: RunCard, tasks_total: int | None = None) -> list[str]:
              f"agent {card.agent}" + (f" (model {card.model})" if card.model and card.model not in str(card.agent)
                                       else ""),
              f"profile {card.profile or '-'}", f"scoring {card.scoring}", f"trials {card.trials}",
-             "caps " + ", ".join(f"{k} {v}" for k, v in card.caps.items()) if card.caps else None]
+             "caps " + ", ".join(f"{k} {'none' if v is None else v}" for k, v in card.caps.items())
+             if card.caps else None]
     reasons = comparability(card, tasks_total)
     word = "leaderboard-comparable" if card.env in LEADERBOARDS else "comparable with the paper's numbers"
     verdict = f"{word}: yes" if not reasons else f"{word}: no: " + "; ".join(reasons)

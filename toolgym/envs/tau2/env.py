@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
 from toolgym.envs.common.metrics import Column
+from toolgym.envs.tau2.protocol import MAX_STEPS as TAU2_MAX_STEPS
 from toolgym.envs.tau2.protocol import guidelines_folder, trial_seed
 from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.tau2.grading import goal_reached, grade
@@ -23,6 +24,9 @@ from toolgym.worlds.tools import ToolResult
 
 #: What the agent writes to end the conversation itself (τ²-bench's agent stop).
 AGENT_STOP = STOP
+#: τ²'s ``max_steps``: the steps of its orchestrator (messages, see ``Tau2Env._count_message``) a
+#: simulation may take.
+MAX_MESSAGES = TAU2_MAX_STEPS
 #: How many tool calls the user may make in one turn before it hangs up.
 MAX_USER_CALLS = 10
 #: The longest tool-call id of a model's that the conversation keeps (longer ones are renumbered).
@@ -107,8 +111,8 @@ class Tau2Env(ToolEnv):
     ``"tau2"``: its guidelines read from the official data's ``tau2/user_simulator/``, the
     user's own tools as native calls) and the judge gets τ²'s request; what still differs
     from τ²'s harness is listed in :mod:`toolgym.envs.tau2.protocol`. In both scorings a
-    model's tool-call ids stay in the conversation (an id over 200 characters is renumbered),
-    and ``max_steps`` counts the agent's actions where τ²'s 200 counts every message.
+    model's tool-call ids stay in the conversation (an id over 200 characters is renumbered);
+    τ²'s step limit is ``max_messages`` (see Episode End).
 
     ## Starting State
     The domain's database (official: τ²-bench's ``db.json`` / ``db.toml``, airline's from τ-bench
@@ -122,9 +126,15 @@ class Tau2Env(ToolEnv):
 
     ## Episode End
     Terminated when the user's reply holds ``###STOP###``, ``###TRANSFER###`` or
-    ``###OUT-OF-SCOPE###``, or the agent sends ``###STOP###``. Truncated after ``max_steps``
-    actions, and terminated after ``max_errors`` failed tool calls of either side; both score 0
-    (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS). ``info["metrics"]["termination"]`` says which.
+    ``###OUT-OF-SCOPE###``, or the agent sends ``###STOP###``. τ²'s limits, counted as τ²'s
+    orchestrator counts them: ``max_messages`` (τ²'s ``max_steps``, 200) steps, each a message of
+    the agent or the user or the results of one message's tool calls (the greeting and the task's
+    history not counted), and ``max_errors`` (10) failed tool calls of either side; both are
+    checked after every step but a message of calls (so the user is not asked once the agent's
+    message reaches the limit) and override a stop made in the same step. Reaching one ends
+    the episode with τ²'s reason, ``max_steps`` (truncated) or ``too_many_errors``, scored 0.
+    ``max_steps`` (toolgym's) also truncates after that many agent actions.
+    ``info["metrics"]["termination"]`` says which.
     In solo mode the agent ends the ticket with a ``done`` call (or a text holding ``###STOP###``);
     any other text ends the episode as ``agent_error``, scored 0, as τ³'s orchestrator ends it.
 
@@ -160,8 +170,9 @@ class Tau2Env(ToolEnv):
       its sampling settings and ``protocol`` (``"tau2"`` by default on official tasks, where
       its seed is τ²'s for the episode's ``reset(options={"trial": t})``).
     - ``judge``: None, a backend, or ``"hf:MODEL"`` / ``"openai:URL#MODEL"`` for NL assertions.
-    - ``max_steps``: actions per episode (default 200; τ²-bench's 200 counts the user's and the
-      tools' messages too). ``max_errors``: failed tool calls per episode (default 10, τ²-bench's).
+    - ``max_messages``: τ²'s step limit (default 200, τ²-bench's; None: none), see Episode End.
+      ``max_steps``: the agent's actions per episode (default 200). ``max_errors``: failed tool
+      calls per episode (default 10, τ²-bench's).
     - ``world_seed``: seed of the built-in database and tasks.
     - ``solo_mode``: τ³'s solo mode (see above); telecom and mock only.
 
@@ -208,6 +219,8 @@ class Tau2Env(ToolEnv):
     - v0: initial version. Since issue 39: 240 built-in tasks per domain (were 12 airline, 12
       retail, 4 telecom) with ``train``/``test`` splits; the default run is still every built-in
       task (``base``). Since issue 50: ``solo_mode`` (τ³'s solo agent: telecom and mock).
+      Since issue 47: ``max_messages`` (τ²'s step limit, 200, counted as τ² counts; ``max_steps``
+      used to stand for it counting agent actions).
     """
 
     env_id = "Tau2-v0"
@@ -224,13 +237,13 @@ class Tau2Env(ToolEnv):
                  data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
                  render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
                  judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0,
-                 solo_mode: bool = False):
+                 solo_mode: bool = False, max_messages: int | None = MAX_MESSAGES):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if domain not in DOMAINS:
             raise ValueError(f"{self.env_id}: domain must be one of {DOMAINS}, got {domain!r}")
-        if max_steps < 1 or max_errors < 1:
-            raise ValueError(f"{self.env_id}: max_steps and max_errors must be at least 1")
+        if max_steps < 1 or max_errors < 1 or (max_messages is not None and max_messages < 1):
+            raise ValueError(f"{self.env_id}: max_steps, max_messages and max_errors must be at least 1")
         if solo_mode and domain in SOLO_REFUSALS:
             raise ValueError(f"{self.env_id}: {SOLO_REFUSALS[domain]}")
         if solo_mode and user != "scripted":
@@ -239,6 +252,7 @@ class Tau2Env(ToolEnv):
         self.max_errors = max_errors
         self.domain = domain
         self.max_steps = max_steps
+        self.max_messages = max_messages
         self.task_data = (official_task_set(self.env_id, domain, data_dir) if tasks == "official"
                           else builtin_task_set(domain, world_seed))
         split = split if split is not None else self.task_data.default_split
@@ -324,6 +338,7 @@ class Tau2Env(ToolEnv):
             opening = self._user_turn("", reply=opening)
         else:
             self._messages.append({"role": "user", "content": opening})
+            self._count_message()
         self._episode_start = len(self._messages)
         return opening, self._info()
 
@@ -342,6 +357,8 @@ class Tau2Env(ToolEnv):
             self.task = self.task_data.tasks[self.task_id]
         start_task(self.world, self.task_data.initial_state, self.task)
         self._errors = 0
+        self._sent = 0
+        self._limit: str | None = None
         self._done = False
         self._final_metrics = None
 
@@ -359,6 +376,7 @@ class Tau2Env(ToolEnv):
         prompt = SOLO_SYSTEM_PROMPT.format(stop_function_name=SOLO_STOP_TOOL, domain_policy=self.task_data.solo_policy,
                                            ticket=ticket)
         self._messages = [{"role": "system", "content": prompt}] + self._history()
+        self._sent = -1  # τ³'s orchestrator sends the solo agent's first message before it counts
         self._episode_start = len(self._messages)
         return (ticket if isinstance(ticket, str) else ""), self._info()
 
@@ -392,11 +410,16 @@ class Tau2Env(ToolEnv):
         if isinstance(parsed, TextReply):
             text = parsed.text
             self._messages.append({"role": "assistant", "content": text})
+            limit = self._count_message()  # τ²'s limits override the agent's own stop
             if AGENT_STOP in text:
-                return self._end("", "agent_stop")
+                return self._end("", limit or "agent_stop")
             if self.solo_mode:  # τ³: a solo agent's text that is no stop ends the simulation as an agent error
-                return self._end("Error: in solo mode the agent can only make tool calls", "agent_error")
+                return self._end("Error: in solo mode the agent can only make tool calls", limit or "agent_error")
+            if limit:  # τ² checks before the user answers
+                return self._end("", limit)
             reply = self._user_turn(text)
+            if self._limit:
+                return self._end(reply, self._limit)
             if is_stop(reply):
                 return self._end(reply, "user_stop")
             observation = reply
@@ -407,6 +430,7 @@ class Tau2Env(ToolEnv):
             observation = f"Error: could not read the tool call: {parsed.error}"
             self._messages.append({"role": "assistant", "content": parsed.text})
             self._messages.append({"role": "user", "content": observation})
+            self._count_message()  # the agent's message; toolgym's error stands in for τ²'s user reading it
         return self._continue(observation)
 
     def _solo_stop(self) -> Outcome:
@@ -415,13 +439,31 @@ class Tau2Env(ToolEnv):
         return self._end("", "agent_stop")
 
     def _continue(self, observation: str) -> Outcome:
-        """The step's result, or the end of the episode at ``max_steps`` actions or ``max_errors``
-        failed tool calls (τ²-bench's MAX_STEPS and TOO_MANY_ERRORS, both scored 0)."""
+        """The step's result, or the end of the episode at τ²'s limits (:meth:`_count_message`),
+        ``max_steps`` actions or ``max_errors`` failed tool calls (τ²-bench's MAX_STEPS and
+        TOO_MANY_ERRORS, both scored 0)."""
+        if self._limit is not None:
+            return self._end(observation, self._limit)
         if self._errors >= self.max_errors:
             return self._end(observation, "too_many_errors")
         if self._steps >= self.max_steps:
             return self._end(observation, "max_steps")
         return Outcome(observation, truncated=False)
+
+    def _count_message(self, checked: bool = True) -> str | None:
+        """Count one step of τ²'s orchestrator: a message of the agent or the user, or the results
+        of one message's tool calls (one step however many calls). At τ²'s check points (after
+        every step but a message of calls, whose results are awaited: ``checked``) its limits end
+        the episode: ``max_messages`` steps (MAX_STEPS), then ``max_errors`` failed calls of either
+        side (TOO_MANY_ERRORS, which wins when both hold), whatever stop the step made. Returns the
+        termination once a limit holds."""
+        self._sent += 1
+        if checked and self._limit is None:
+            if self.max_messages is not None and self._sent >= self.max_messages:
+                self._limit = "max_steps"
+            if self._errors >= self.max_errors:
+                self._limit = "too_many_errors"
+        return self._limit
 
     def _user_turn(self, message: str, reply: Any = None) -> str:
         """The user's answer to ``message`` (or its ``reply`` already given): its tool calls on its
@@ -437,22 +479,29 @@ class Tau2Env(ToolEnv):
                     content = reply.get("content")
                     message = "\n".join(self._calls(calls, "user", content if isinstance(content, str) and content
                                                     else None, ids))
+                    if self._limit:
+                        return message
                     reply = None
                     continue
             call = parse_action(reply) if isinstance(reply, Mapping) else None
             if not isinstance(call, ToolCall):
                 text = reply if isinstance(reply, str) else json.dumps(reply, default=str)
                 self._messages.append({"role": "user", "content": text})
+                self._count_message()
                 return text
             message = self._call(call, requestor="user")
+            if self._limit:
+                return message
             reply = None
         text = "I have to go now. ###STOP###"  # a user that only calls tools hangs up
         self._messages.append({"role": "user", "content": text})
+        self._count_message()
         return text
 
     def _refuse(self, error: str) -> Outcome:
         observation = f"Error: {error}"
         self._messages.append({"role": "user", "content": observation})
+        self._count_message()
         return self._continue(observation)
 
     def _message_with_calls(self, message: Mapping) -> str:
@@ -474,6 +523,7 @@ class Tau2Env(ToolEnv):
         observation = f"Error: {error}"
         self._messages.append({"role": "assistant", "content": json.dumps(message, default=str)[:10_000]})
         self._messages.append({"role": "user", "content": observation})
+        self._count_message()
         return observation
 
     def _call(self, call: ToolCall, requestor: str = "assistant") -> str:
@@ -505,6 +555,7 @@ class Tau2Env(ToolEnv):
             tool_calls.append({"id": call_id, "type": "function",
                                "function": {"name": result.name, "arguments": arguments}})
         self._messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
+        self._count_message(checked=False)
         observations = []
         for result, call in zip(results, tool_calls):
             if result.error is not None:
@@ -517,6 +568,7 @@ class Tau2Env(ToolEnv):
             self._messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
                                    "content": observation, "requestor": requestor})
             observations.append(observation)
+        self._count_message()
         return observations
 
     def _end(self, observation: str, termination: str) -> Outcome:

@@ -43,7 +43,8 @@ class Tau2UserEnv(Tau2Env):
     Terminated when the customer's message ends the conversation, the agent sends
     ``###STOP###``, or ``max_errors`` tool calls fail; truncated after ``max_steps`` of the
     customer's actions, or when the agent acts ``MAX_AGENT_ACTIONS_PER_TURN`` times without a
-    message to the customer. ``info["metrics"]["termination"]`` says which.
+    message to the customer. ``info["metrics"]["termination"]`` says which. Tau2-v0's
+    ``max_messages`` (τ²'s count of every message) is not applied: ``max_steps`` bounds the customer.
 
     ## Arguments
     Tau2-v0's (``domain``, ``tasks``, ``split``, ``data_dir``, ``scoring``, ``judge``,
@@ -73,7 +74,7 @@ class Tau2UserEnv(Tau2Env):
         # the scripted user is the oracle of the customer's side
         super().__init__(domain=domain, tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode, user="scripted", judge=judge, max_steps=max_steps,
-                         max_errors=max_errors, world_seed=world_seed)
+                         max_errors=max_errors, world_seed=world_seed, max_messages=None)
         user_tools = getattr(self.world, "user_tools", None)
         self._user_signatures = ({name: list(spec.parameters) for name, spec in user_tools.specs.items()}
                                  if user_tools is not None else {})
