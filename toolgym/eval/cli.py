@@ -105,9 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--save-as", action="append", metavar="FORMAT:PATH",
                     help="after the run, export --out as the original's results (tau2, tau-bench or bfcl; see "
                          "`toolgym export`) to PATH (repeatable)")
-    ev.add_argument("--trials", type=int, default=1, metavar="K",
+    ev.add_argument("--trials", type=int, metavar="K",
                     help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
-                         "τ-bench's reliability estimate (default 1); with --resume, only the (task, trial) pairs "
+                         "τ-bench's reliability estimate (default 1; an LLM agent under a benchmark's protocol "
+                         "profile: the original's, τ²'s 4 under tau2); with --resume, only the (task, trial) pairs "
                          "--out lacks are played")
     ev.add_argument("--env-url", metavar="URL",
                     help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
@@ -348,6 +349,8 @@ def _run_eval(args) -> int:
 
     if args.env_url is not None:
         return eval_remote(args)
+    if args.trials is None:
+        args.trials = _default_trials(args)
     if args.trials != 1:
         return eval_trials(args)
     if args.strategy is not None:
@@ -472,12 +475,9 @@ def _llm_agent(args):
         backend_kwargs.setdefault("threads", cpu_threads(args.threads))
     # a server gets no seed of toolgym's own (a benchmark's protocol sends its own seeds); hf: samples from it
     seed = args.seed if args.agent.startswith("hf:") else None
-    prompt_format = args.prompt_format
-    if prompt_format is None and _env_kwargs(args).get("tasks") == "official":  # the benchmark's own protocol
-        prompt_format = getattr(env_class, "official_prompt_format", None)
     options = {"seed": seed, "temperature": args.temperature, "top_p": args.top_p,
                "max_new_tokens": args.max_new_tokens, "max_concurrency": args.max_concurrency,
-               "prompt_format": prompt_format, "parser": args.parser, "backend_kwargs": backend_kwargs,
+               "prompt_format": _profile(args, env_class), "parser": args.parser, "backend_kwargs": backend_kwargs,
                "tool_choice": args.tool_choice}
     try:
         agent = make_agent(args.agent, env_class, **options)
@@ -497,6 +497,31 @@ def _llm_agent(args):
             print(f"toolgym: at most {agent.sampling.max_new_tokens} new tokens a step (the oracle's longest action "
                   f"on {args.env_id} is {longest} tokens; --max-new-tokens sets it)", file=sys.stderr)
     return agent
+
+
+def _profile(args, env_class) -> str | None:
+    """The LLM agent's prompt format: ``--prompt-format``, else on official tasks the benchmark's
+    own protocol where toolgym has it (None: the env's default format)."""
+    if args.prompt_format is None and _env_kwargs(args).get("tasks") == "official":
+        return getattr(env_class, "official_prompt_format", None)
+    return args.prompt_format
+
+
+def _default_trials(args) -> int:
+    """``--trials``' default: for an LLM agent whose protocol profile is a benchmark's, the trials
+    its harness runs (τ²'s 4 under ``tau2``, τ-bench's 1 under ``tau-bench``); else 1. Said on
+    stderr when it is not 1."""
+    from toolgym.agents.llm.prompts import prompt_formats
+    from toolgym.registry import check_env_args
+
+    if args.agent.partition(":")[0] not in LLM_PREFIXES or args.strategy is not None or args.ray is not None:
+        return 1
+    profile = _profile(args, check_env_args(args.env_id, _env_kwargs(args)))
+    trials = getattr(prompt_formats().get(profile), "trials", 1)
+    if trials != 1:
+        print(f"toolgym: {trials} trials per task, as the {profile} profile's original runs them (--trials "
+              f"sets it)", file=sys.stderr)
+    return trials
 
 
 def scripted_env(env_id: str, env_kwargs: dict) -> gym.Env:
