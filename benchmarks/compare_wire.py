@@ -18,7 +18,7 @@ Scripts: ``tau2`` (the user asks to cancel reservation EHGLP3, the agent looks i
 the user stops), ``tau2-multi`` (the same with a turn of text and two calls), ``tau2-telecom``
 (the user checks its status bar with a native tool call first; the agent answers), ``tau-bench``
 (v1 retail: the user gives an email, the agent looks the user up, answers, the user stops; v1
-asks the user model twice more when its env is built: ``diff --skip-first 2``).
+asks the user model twice more when its env is built, and toolgym's ``tau-bench`` user too).
 
 Measured on 2026-11-29 (τ² a2c0247, litellm 1.82.6): airline task 0,
 4 of 4 requests equal; the same with a turn of text and two calls, 4 of 4; telecom task

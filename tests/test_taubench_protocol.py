@@ -69,12 +69,18 @@ def test_agent_and_user_send_v1s_requests(official_data):
         for _ in range(2):
             step = agent.step_batch([state], [observation], [info])[0]
             observation, _, terminated, _, info = env.step(step.action)
-    assert terminated and [who for who, _ in received] == ["user", "agent", "agent", "user"]
+    assert terminated and [who for who, _ in received] == ["user", "user", "user", "agent", "agent", "user"]
     user_system = protocol.user_system_prompt(env.task["user_scenario"]["instructions"])
     wiki = env.task_data.wiki
-    user_1, agent_1, agent_2, user_2 = (body for _, body in received)
+    built_1, built_2, user_1, agent_1, agent_2, user_2 = (body for _, body in received)
     greeting = [{"role": "system", "content": user_system},
                 {"role": "user", "content": "Hi! How can I help you today?"}]
+    # v1's user asks for an opening with no instruction when run.py builds its env, and again when it
+    # builds the episode's own env; both answers are discarded
+    assert built_1 == built_2 == {"model": "m", "messages": [
+        {"role": "system", "content": protocol.user_system_prompt(None)},
+        {"role": "user", "content": "Hi! How can I help you today?"}]}
+    assert "Instruction:" not in built_1["messages"][0]["content"]
     assert user_1 == {"model": "m", "messages": greeting}  # no temperature: the server's default
     opening = [{"role": "system", "content": wiki}, {"role": "user", "content": OPENING}]
     assert agent_1 == {"model": "m", "messages": opening, "tools": env.tools, "temperature": 0.0}
@@ -88,3 +94,15 @@ def test_agent_and_user_send_v1s_requests(official_data):
         {"content": OPENING, "role": "assistant", "provider_specific_fields": {"refusal": None}},
         {"role": "user", "content": "I found your account."}]}
     assert [t["function"]["name"] for t in env.tools][-2:] == ["think", "transfer_to_human_agents"]  # v1's order
+
+
+def test_each_later_episode_asks_for_one_discarded_opening(official_data):
+    with recording_server() as (url, received):
+        env = TauBenchEnv(domain="retail", tasks="official", data_dir=str(official_data), user=f"llm:openai:{url}#m")
+        first, _ = env.reset(seed=0, options={"task_id": "test_0"})
+        second, _ = env.reset(seed=0, options={"task_id": "test_1"})
+    assert first == second == OPENING  # the discarded answers are not the episode's
+    systems = [body["messages"][0]["content"] for _, body in received]
+    discarded = protocol.user_system_prompt(None)
+    instruction = [s for s in systems if s != discarded]
+    assert [s == discarded for s in systems] == [True, True, False, True, False] and len(set(instruction)) == 2

@@ -324,7 +324,8 @@ class LLMUser:
             scenario as τ² writes it, roles flipped over the whole conversation, the user's calls
             and their results as native ``tool_calls`` and ``tool`` messages, ``tool_choice``
             ``"auto"``, the episode's seed in the request, no turn limit of its own);
-            ``"tau-bench"``: τ-bench v1's LLM user (:mod:`toolgym.envs.taubench.protocol`). None:
+            ``"tau-bench"``: τ-bench v1's LLM user (:mod:`toolgym.envs.taubench.protocol`; its
+            openings asked and discarded at env build included). None:
             toolgym's own prompt (:data:`USER_GUIDELINES`), the conversation's text only.
     """
 
@@ -342,6 +343,7 @@ class LLMUser:
         self.guidelines = guidelines
         self._messages: list[dict] = []
         self._seed: int | None = None
+        self._built = False  # tau-bench: whether v1's env build (its run's first env) was asked for
 
     def reset(self, scenario: Mapping, seed: int | None = None) -> str:
         import dataclasses
@@ -353,6 +355,12 @@ class LLMUser:
             return self._tau2_reply([{"role": "assistant", "content": FIRST_AGENT_MESSAGE}])
         if self.protocol == "tau-bench":
             from toolgym.envs.taubench.protocol import user_system_prompt
+            # v1's LLMUserSimulationEnv asks for an opening without an instruction whenever it is built
+            # and discards it: once for run.py's first env, once for each episode's own env
+            for _ in range(1 if self._built else 2):
+                self._messages = [{"role": "system", "content": user_system_prompt(None)}]
+                self._taubench_reply([])
+            self._built = True
             instructions = scenario.get("instructions")
             self._messages = [{"role": "system", "content": user_system_prompt(
                 instructions if isinstance(instructions, str) or instructions is None else scenario_text(scenario))}]

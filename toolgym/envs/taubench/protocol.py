@@ -25,8 +25,12 @@ Differences v1 makes by accident and toolgym reproduces:
   (``{"refusal": null}``), and without their null keys (no ``content`` beside a tool call).
 - The system prompt's "satisified".
 
-Known remaining differences: v1 asks the user model for an opening twice more when its env is
-built and discards the answers; toolgym asks once per episode.
+- v1's ``LLMUserSimulationEnv`` asks for an opening (system prompt without an instruction, then
+  the greeting) whenever it is built and discards the answer: ``run.py`` builds one env before its
+  tasks and one per episode. The ``tau-bench`` user sends the same discarded request twice before
+  its first episode's opening and once before each later one, so a run of one env (the sequential
+  runner, ``--batch-size 1``) sends v1's request sequence; a batched run sends the run's one per
+  env in the batch.
 """
 
 from __future__ import annotations
