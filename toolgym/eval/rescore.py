@@ -22,7 +22,10 @@ Formats:
   (``telecom-workflow``, telecom with another agent policy, replays in telecom). Each run is graded
   as ``tau2 evaluate-trajs`` grades it: against the task the file holds, played whole whatever its
   split (``fresh_tasks``: today's task of the run's id), unless its ``reward_info`` checked
-  another task's actions (the task was renumbered; :func:`grading_task`).
+  another task's actions (the task was renumbered; :func:`grading_task`). Each run's file task is
+  compared with today's of its id by :func:`task_digest` (τ³'s task fixes change rewards): the
+  table says how many runs were graded on older versions. τ³'s banking_knowledge runs are read and
+  reported unscored while Tau2-v0 lacks the domain (:data:`TAU3_PENDING_DOMAINS`).
 - ``tau-bench``: τ-bench's (v1) results, a JSON list of ``{task_id, trial, reward, info, traj}``
   with ``traj`` the agent's messages: OpenAI tool calls (the tool-calling agent; v1 runs the
   first call of a message, and keeps only it) or ReAct text (``Action: {"name", "arguments"}``,
@@ -56,6 +59,7 @@ own length. A file that cannot be read is one ``ValueError`` naming the file.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -67,6 +71,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, FailFast, Field, ValidationError
 
 import toolgym
+from toolgym.envs.tau2.tasks import DOMAINS as TAU2_DOMAINS
 from toolgym.envs.users import ReplayUser
 from toolgym.eval.passk import pass_hat_k
 from toolgym.eval.runner import MAX_RECORD_DEPTH, run_header
@@ -78,7 +83,11 @@ FORMATS = ("tau-bench", "tau2", "bfcl")
 #: The env each format's runs are replayed in.
 FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0", "bfcl": "BFCL-v0"}
 #: The domains each env has (a results file may name only these).
-DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": ("airline", "retail", "telecom", "mock")}
+DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": tuple(TAU2_DOMAINS)}
+#: τ³ domains whose results files are read, but whose runs this toolgym's Tau2-v0 cannot replay yet:
+#: each run is reported unscored with the reason.
+TAU3_PENDING_DOMAINS = {"banking_knowledge": "banking_knowledge is not a domain of this toolgym's Tau2-v0 yet: the "
+                                             "run is read, not replayed"}
 #: τ² domains that are another's with a different agent policy: tools, tasks and grading are the other's,
 #: and the policy is what the recorded agent read, so the run replays there.
 TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
@@ -302,8 +311,9 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None, raw_tasks: list)
         environment = (results.info or {}).get("environment_info")
         named = environment.get("domain_name") if isinstance(environment, Mapping) else None
         named = TAU2_DOMAIN_ALIASES.get(named, named) if isinstance(named, str) else named
-        domain = _checked_domain(path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
-    else:
+        domain = named if _pending(named) else _checked_domain(
+            path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
+    elif not _pending(domain):
         domain = _checked_domain(path, "Tau2-v0", domain, "--domain is")
     histories = {str(task.id): len(task.initial_state.message_history or ()) if task.initial_state else 0
                  for task in results.tasks}
@@ -342,6 +352,40 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None, raw_tasks: list)
             env_kwargs={"domain": domain, "tasks": "official"}, file_task=file_tasks.get(task_id),
             recorded_actions=_recorded_actions(reward_info)))
     return runs
+
+
+def _pending(domain: Any) -> bool:
+    """Whether ``domain`` is a τ³ domain Tau2-v0 does not have yet (its runs are read, reported unscored)."""
+    return domain in TAU3_PENDING_DOMAINS and domain not in DOMAINS["Tau2-v0"]
+
+
+#: The parts of a τ² task that its replay and grading read (what a task fix changes).
+TASK_DIGEST_FIELDS = ("user_scenario", "initial_state", "evaluation_criteria")
+#: Values τ²'s task models fill in when a task file leaves them out (a results file holds its tasks
+#: dumped whole): left out of the digest, so a dump and its source file agree.
+_TASK_DEFAULTS = {"requestor": "assistant", "assert_value": True, "reward_basis": ["DB", "COMMUNICATE"],
+                  "error": False}
+#: The fields τ²'s models keep of a history message and of the initialization data (a dump adds
+#: timestamps, audio fields and costs to each message; the model drops other initialization keys).
+_KEPT = {"message_history": ("role", "content", "tool_calls", "id", "name", "arguments", "requestor", "error"),
+         "initialization_data": ("agent_data", "user_data")}
+
+
+def task_digest(task: Mapping) -> str:
+    """A τ² task's version: the SHA-256 of what its replay and grading read
+    (:data:`TASK_DIGEST_FIELDS`) as τ²'s task model keeps it, nulls, defaults and emptied objects left
+    out, keys sorted."""
+    def canonical(value: Any, kept: tuple[str, ...] | None = None) -> Any:
+        if isinstance(value, Mapping):  # an object left empty is as good as none
+            items = ((k, canonical(v, _KEPT.get(k))) for k, v in value.items()
+                     if v is not None and _TASK_DEFAULTS.get(k, ...) != v and (kept is None or k in kept))
+            return {k: v for k, v in items if v != {}}
+        if isinstance(value, list):
+            return [canonical(v, kept) for v in value]
+        return value
+
+    core = canonical({key: task.get(key) for key in TASK_DIGEST_FIELDS})
+    return "sha256:" + hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _tau2_output(messages: Sequence[_Tau2Message], at: int, call_id: str, paired: set[int]) -> str | None:
@@ -721,6 +765,9 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
     for run in runs:
         trials[run.domain, run.task_id] = trials.get((run.domain, run.task_id), 0) + 1
     for run in runs:
+        if run.env_id == FORMAT_ENVS["tau2"] and _pending(run.domain):
+            records.append(_unreplayed(run, source, trials[run.domain, run.task_id], TAU3_PENDING_DOMAINS[run.domain]))
+            continue
         key = (run.env_id, json.dumps(run.env_kwargs, sort_keys=True))
         if key not in envs:
             if run.env_id not in toolgym.ENV_IDS:
@@ -737,10 +784,13 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
         record = {**header, "task_id": run.task_id, "trial": run.trial,
                   "trials": trials[run.domain, run.task_id], "domain": run.domain}
         if run.env_id == FORMAT_ENVS["tau2"]:
-            task, graded_against = grading_task(run, env.unwrapped.task_data.tasks, fresh_tasks)
+            today = env.unwrapped.task_data.tasks
+            task, graded_against = grading_task(run, today, fresh_tasks)
             if task is not None:
                 run.reset_options = {"task_record": task}
             record["graded_against"] = graded_against
+            if run.file_task is not None and run.task_id in today:  # τ³'s task fixes change rewards
+                record["task_changed"] = task_digest(run.file_task) != task_digest(today[run.task_id])
         if not run.steps and run.env_id != FORMAT_ENVS["tau2"]:
             record.update(metrics=None, error="the run has no action of the agent to replay")
         else:
@@ -750,6 +800,40 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
                 record.update(metrics=None, error=str(exc.args[0] if exc.args else exc))
         records.append(record)
     return records
+
+
+def _unreplayed(run: RecordedRun, source: str, trials: int, reason: str) -> dict:
+    """The record of a run that is read but not replayed: unscored, ``reason`` saying why."""
+    return {"env": run.env_id, "task_set": "official", "agent": f"recorded:{Path(source).name}", "seed": 0,
+            "toolgym_version": toolgym.__version__, "env_kwargs": {**run.env_kwargs, "user": "replay"},
+            "task_id": run.task_id, "trial": run.trial, "trials": trials, "domain": run.domain, "metrics": None,
+            "rescore": {"recorded_reward": run.reward, "recorded": run.components, "reward": None,
+                        "verdict": "unscored", "nl_assertion_as_recorded": False, "differing": [reason],
+                        "unscored": [reason], "first_tool_difference": None, "recorded_termination": run.termination,
+                        "termination": None, "unreplayed_steps": len(run.steps),
+                        "tool_outputs": {"compared": 0, "equal": 0}}}
+
+
+def task_versions_line(records: Sequence[dict]) -> str | None:
+    """How many τ² runs ran on another version of their task than today's (by :func:`task_digest`),
+    and which version graded them; None when no run's task could be compared."""
+    compared = [r for r in records if isinstance(r.get("task_changed"), bool)]
+    if not compared:
+        return None
+    changed = [r for r in compared if r["task_changed"]]
+    if not changed:
+        return f"task versions: all {len(compared)} compared run(s) ran on today's version of their task"
+    fresh = [r for r in changed if str(r.get("graded_against", "")).startswith("today's")]
+    held = len(changed) - len(fresh)
+    parts = []
+    if held:
+        parts.append(f"{held} run(s) graded on older task versions, the ones the file holds (as τ²'s evaluate-trajs "
+                     f"grades; --fresh-tasks grades against today's)")
+    if fresh:
+        parts.append(f"{len(fresh)} run(s) graded against today's task versions (--fresh-tasks), not the older ones "
+                     f"they ran on")
+    return (f"task versions: {len(changed)} of {len(compared)} compared run(s) differ from today's task of their id "
+            f"by digest: " + "; ".join(parts))
 
 
 def format_rescore_table(path: str | Path, file_format: str, records: Sequence[dict],
@@ -765,8 +849,8 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
             verdict, toolgym_reward, differing, first = "error", "-", record.get("error", ""), "-"
         else:
             verdict = comparison["verdict"]
-            toolgym_reward = f"{comparison['reward']:g}" + (" (NL as recorded)" if comparison.get(
-                "nl_assertion_as_recorded") else "")
+            toolgym_reward = "-" if comparison["reward"] is None else f"{comparison['reward']:g}" + (
+                " (NL as recorded)" if comparison.get("nl_assertion_as_recorded") else "")
             differing = "; ".join(comparison["differing"]) or "-"
             if "renumbered" in record.get("graded_against", ""):
                 differing = f"graded against {record['graded_against']}; {differing}"
@@ -779,7 +863,10 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
     compared = [r["rescore"]["tool_outputs"] for r in records if r.get("rescore")]
     equal = f"{sum(c['equal'] for c in compared)} of {sum(c['compared'] for c in compared)}"
     lines = [f"{escape(path)}: {len(runs)} run(s) in {file_format} format, replayed in {runs[0].env_id}: {summary}; "
-             f"{equal} recorded tool outputs equal", *text_table(head, body)]
+             f"{equal} recorded tool outputs equal"]
+    versions = task_versions_line(records)
+    lines += [versions] if versions else []
+    lines += text_table(head, body)
     lines += ["", *format_pass_hat(records, runs)]
     return "\n".join(lines)
 
