@@ -12,7 +12,9 @@ import pytest
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.agents import make_agent
 from toolgym.eval import batch
-from toolgym.eval.batch import evaluate_batched, requests_text
+from toolgym.eval import watch
+from toolgym.eval.batch import evaluate_batched
+from toolgym.eval.watch import requests_text
 from toolgym.registry import env_class
 
 pytest.importorskip("openai")
@@ -66,18 +68,18 @@ def slow_server():
 
 
 def test_the_progress_shows_requests_retries_and_a_slow_first_answer(slow_server, monkeypatch, capsys):
-    monkeypatch.setattr(batch, "WATCH_INTERVAL_S", 0.02)
+    monkeypatch.setattr(watch, "WATCH_INTERVAL_S", 0.02)
     url = f"http://127.0.0.1:{slow_server.server_address[1]}/v1"
     agent = make_agent(f"openai:{url}#m", env_class("BFCL-v0"), backend_kwargs={"timeout": 0.5, "max_retries": 2})
     shown = []
     said_slow = threading.Event()
-    real_text = batch.slow_server_text
+    real_text = watch.slow_server_text
 
     def slow_text(backend, waiting_s):
         said_slow.set()
         return real_text(backend, waiting_s)
 
-    monkeypatch.setattr(batch, "slow_server_text", slow_text)
+    monkeypatch.setattr(watch, "slow_server_text", slow_text)
 
     class Bar:
         """The progress bar's postfix texts; the server answers once the first attempt timed out,
@@ -140,8 +142,51 @@ def test_the_users_and_the_judges_requests_count_too(slow_server):
     envs = [gym.make("Tau2-v0", domain="mock", user=f"llm:openai:{url}#user", judge=f"openai:{url}#judge")
             for _ in range(2)]
     agent = make_agent(f"openai:{url}#m", env_class("Tau2-v0"))
-    backends = batch.request_backends(agent, envs)
+    backends = watch.request_backends(agent, envs)
     assert [b.model for b in backends] == ["m", "user", "judge", "user", "judge"]
     backends[1].in_flight, backends[3].retries, backends[4].last_error = 2, 1, "BackendError: judge down"
-    assert requests_text(batch._counters(backends)) == ("2 request(s) in flight, 0 answered, 1 retries, "
+    assert requests_text(watch.request_counters(backends)) == ("2 request(s) in flight, 0 answered, 1 retries, "
                                                        "last error: BackendError: judge down")
+
+
+def test_the_sequential_runner_shows_the_requests_too(slow_server, monkeypatch, capsys):
+    """``eval --env-url`` plays episodes one after another on the server's env: its bar shows the
+    agent's requests and a slow first answer as the batched runner's does, and the LLM flags
+    (``--backend-kwarg timeout=``, which the slow-server line names) reach its agent."""
+    import gymnasium as gym
+
+    from toolgym.eval import runner
+
+    monkeypatch.setattr(watch, "WATCH_INTERVAL_S", 0.02)
+    url = f"http://127.0.0.1:{slow_server.server_address[1]}/v1"
+    shown = []
+
+    class Bar:
+        def __init__(self, iterable, **kwargs):
+            self.iterable = iterable
+
+        def __iter__(self):
+            return iter(self.iterable)
+
+        def set_postfix_str(self, text):
+            shown.append(text)
+            if "1 retries" in text:  # the first attempt timed out and the SDK retries it: answer now
+                slow_server.release.set()
+
+        def close(self):
+            pass
+
+    import toolgym.remote
+    from toolgym.eval.cli import main
+
+    monkeypatch.setattr(runner, "tqdm", Bar)
+    # a local env stands in for the server's (the runner steps either alike)
+    monkeypatch.setattr(toolgym.remote, "make", lambda env_url, env_id, **kwargs: gym.make(env_id, **kwargs))
+    assert main(["eval", "BFCL-v0", "--env-kwarg", "category=simple_python", "--env-url", "http://127.0.0.1:9",
+                 "--agent", f"openai:{url}#m", "--episodes", "1", "--backend-kwarg", "timeout=0.5",
+                 "--backend-kwarg", "max_retries=2"]) == 0
+    assert "1 request(s) in flight, 0 answered, 0 retries" in shown
+    assert "1 request(s) in flight, 0 answered, 1 retries" in shown
+    err = capsys.readouterr().err
+    assert err.count(f"toolgym: no answer from {url} after ") == 1
+    assert "raise the timeout with --backend-kwarg timeout=SECONDS" in err

@@ -10,7 +10,6 @@ interrupted run continues with ``resume=True`` (finished episodes are kept, the 
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +20,11 @@ from tqdm import tqdm
 
 from toolgym.eval.runner import (MAX_STEPS, episode_usage, exception_error, open_results, record_conversation,
                                  record_world_diff, reset_prompt, run_header, select_tasks, world_image, write_record)
+from toolgym.eval.watch import request_backends, request_counters, requests_text, watching
 from toolgym.registry import make_env
 
 # Episodes that must fail on the backend, with no request answered yet, before a run stops.
 FAILURES_BEFORE_STOP = 3
-# Seconds between two looks at a server backend's requests (in flight, retries, last error).
-WATCH_INTERVAL_S = 1.0
 
 
 class BackendUnavailable(RuntimeError):
@@ -122,12 +120,8 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     backend = getattr(agent, "backend", None)
     if progress and hasattr(backend, "on_tokens"):
         backend.on_tokens = on_tokens
-    stop_watching = threading.Event()
     servers = request_backends(agent, envs)
-    watcher = threading.Thread(target=_watch_requests, args=(servers, bar, stats, stop_watching), daemon=True,
-                               name="toolgym-requests")
-    if servers:
-        watcher.start()
+    watcher = watching(servers, bar, lambda: f"{stats['steps']} steps, ")
     try:
         live = [slot for slot in slots if _start_next(slot, queue, agent, header, seed, trials, env_id, finish)]
         while live:
@@ -161,13 +155,11 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
             generated["tokens"] = 0  # now counted in stats["completion_tokens"]
             elapsed = time.perf_counter() - start
             # steps, not only episodes: a lockstep batch of long episodes finishes all at once
-            requests = f", {requests_text(_counters(servers))}" if servers else ""
+            requests = f", {requests_text(request_counters(servers))}" if servers else ""
             bar.set_postfix_str(f"{stats['steps']} steps, {len(live)} live, "
                                 f"{stats['completion_tokens'] / max(elapsed, 1e-9):.1f} tok/s{requests}")
     finally:
-        stop_watching.set()
-        if watcher.is_alive():
-            watcher.join()  # before the bar closes: a last postfix would print it again
+        watcher.stop()  # before the bar closes: a last postfix would print it again
         if hasattr(backend, "on_tokens"):
             backend.on_tokens = None
         bar.close()
@@ -176,58 +168,6 @@ def evaluate_batched(env_id: str, agent, agent_spec: str, env_kwargs: dict | Non
     stats["seconds"] = time.perf_counter() - start
     keys = [(t, trial) for t in task_ids for trial in range(trials)] if trials else task_ids
     return [finished[k] for k in keys if k in finished], envs[0], stats
-
-
-def request_backends(agent, envs: list[gym.Env]) -> list:
-    """The server backends a run waits on (those with ``progress()``): the agent's, and each
-    env's LLM user's and judge's."""
-    found = {}
-    for env in envs:
-        base = env.unwrapped
-        for backend in (getattr(agent, "backend", None), getattr(getattr(base, "user", None), "backend", None),
-                        getattr(base, "judge", None)):
-            if callable(getattr(backend, "progress", None)):
-                found[id(backend)] = backend
-    return list(found.values())
-
-
-def _counters(backends: list) -> dict:
-    """The backends' :meth:`progress` summed (the first last error, the agent's before the users')."""
-    each = [b.progress() for b in backends]
-    return {"in_flight": sum(c["in_flight"] for c in each), "answered": sum(c["answered"] for c in each),
-            "retries": sum(c["retries"] for c in each),
-            "last_error": next((c["last_error"] for c in each if c.get("last_error")), None)}
-
-
-def requests_text(counters: dict) -> str:
-    """A server backend's requests in a few words: in flight, answered, retries, the last error."""
-    text = (f"{counters['in_flight']} request(s) in flight, {counters['answered']} answered, "
-            f"{counters['retries']} retries")
-    if counters.get("last_error"):
-        error = "".join(c if c.isprintable() else "?" for c in counters["last_error"])
-        text += f", last error: {error[:120]}"
-    return text
-
-
-def slow_server_text(backend, waiting_s: float) -> str:
-    """What to say when the first request has outlived the backend's timeout."""
-    return (f"toolgym: no answer from {backend.base_url} after {waiting_s:.0f}s: the first request outlived the "
-            f"timeout ({backend.timeout:g}s) and is retried. The server may be slow (a model on a CPU, a cold "
-            f"start): raise the timeout with --backend-kwarg timeout=SECONDS")
-
-
-def _watch_requests(backends: list, bar, stats: dict, stop: threading.Event) -> None:
-    """Until ``stop``: the backends' requests on the progress bar every :data:`WATCH_INTERVAL_S`
-    (a run waiting on a server shows what it waits for), and once per server, on stderr even
-    without a bar, that it is slow when its first request outlives the timeout."""
-    warned: set[str] = set()
-    while not stop.wait(WATCH_INTERVAL_S):
-        bar.set_postfix_str(f"{stats['steps']} steps, {requests_text(_counters(backends))}")
-        for backend in backends:
-            waiting = backend.progress().get("waiting_s")
-            if backend.base_url not in warned and waiting is not None and waiting > backend.timeout:
-                tqdm.write(slow_server_text(backend, waiting), file=sys.stderr)
-                warned.add(backend.base_url)
 
 
 def _step_batch(agent, live: list[_Slot], env_id: str) -> list:

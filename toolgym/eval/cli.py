@@ -371,6 +371,7 @@ def _run_eval(args) -> int:
 def eval_remote(args) -> int:
     """``eval --env-url``: the sequential runner, each episode on the server's session."""
     from toolgym.eval.runner import evaluate
+    from toolgym.registry import env_class
 
     if args.strategy is not None or args.ray is not None:
         raise ValueError("--env-url runs the episodes one after another on the server; drop --strategy and --ray")
@@ -379,10 +380,15 @@ def eval_remote(args) -> int:
     except ImportError as exc:
         raise ImportError(f"--env-url needs the serve extra: pip install 'toolgym[serve]' ({exc})") from exc
     env = toolgym.remote.make(args.env_url, args.env_id, **_env_kwargs(args))
+    options = None
+    if args.agent.partition(":")[0] in LLM_PREFIXES:  # the LLM flags, as the other runners take them
+        options = {"temperature": args.temperature, "top_p": args.top_p, "max_new_tokens": args.max_new_tokens,
+                   "max_concurrency": args.max_concurrency, "parser": args.parser, "tool_choice": args.tool_choice,
+                   "prompt_format": _profile(args, env_class(args.env_id)), "backend_kwargs": dict(args.backend_kwarg or [])}
     try:
         records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=args.seed, episodes=args.episodes,
                                 out=args.out, progress=not args.no_progress, resume=args.resume,
-                                overwrite=args.overwrite, env=env)
+                                overwrite=args.overwrite, env=env, agent_options=options)
         code = print_results(env, records)
     finally:
         env.close()

@@ -26,6 +26,7 @@ from toolgym.eval.passk import pass_hat_table, trials_of
 from toolgym.eval.provenance import run_provenance
 from toolgym.eval.runcard import header_lines, run_card
 from toolgym.eval.tables import text_table
+from toolgym.eval.watch import request_backends, watching
 from toolgym.registry import env_class, make_env, untrusted_env_args
 from toolgym.untrusted import MIB, UntrustedFileError, escape, read_json_lines
 
@@ -412,20 +413,26 @@ def evaluate(env_id: str, agent_spec: str, env_kwargs: dict | None = None, seed:
                                   columns=env.unwrapped.table_columns, trials=trials)
     keys = [(t, trial) for trial in range(trials) for t in task_ids] if trials else task_ids
     todo = [k for k in keys if k not in finished]
+    bar = tqdm(todo, desc=env_id, disable=not progress, file=sys.stderr, unit="ep", initial=len(finished),
+               total=len(keys))
+    # the requests of the agent's servers (and the env's user's and judge's), on the bar
+    watcher = watching(request_backends(agent, [env]), bar)
     try:
-        bar = tqdm(todo, desc=env_id, disable=not progress, file=sys.stderr, unit="ep", initial=len(finished),
-                   total=len(keys))
         playing = 0  # the trial the agent is seeded for
         for key in bar:
             task_id, trial = key if trials else (key, 0)
             if trial != playing:
                 agent, playing = make_agent(agent_spec, env, seed=seed + trial, **(agent_options or {})), trial
+                watcher.stop()
+                watcher = watching(request_backends(agent, [env]), bar)
             record = {**header, **run_episode(env, agent, task_id, seed + trial)}
             if trials:
                 record.update(episode_seed=seed + trial, trial=trial)
             finished[key] = record
             write_record(sink, record)
     finally:
+        watcher.stop()
+        bar.close()
         if sink:
             sink.close()
     if isinstance(agent, ReplayAgent):
