@@ -28,8 +28,8 @@ def test_the_tau2_profile_runs_tau2s_four_trials_with_tau2s_seeds(official_data,
     assert [(r["trial"], r["trials"]) for r in records] == [(0, 4), (1, 4), (2, 4), (3, 4)]
     # one request a trial (the server says ###STOP###), each with the seed τ²'s own code draws for it
     assert sorted(body["seed"] for body in bodies) == sorted(FIXTURE["trial_seeds"])
-    assert "toolgym: 4 trials per task, as the tau2 profile's original runs them (--trials sets it)" in \
-        capsys.readouterr().err
+    assert "toolgym: 4 trials per task, as the leaderboard of the tau2 profile's benchmark runs them (--trials " \
+        "sets it)" in capsys.readouterr().err
 
 
 def test_trials_overrides_the_profiles_default(official_data, tmp_path, capsys):

@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--trials", type=int, metavar="K",
                     help="run each task K times (trial t with seed SEED+t) and report pass^1..pass^K, "
                          "τ-bench's reliability estimate (default 1; an LLM agent under a benchmark's protocol "
-                         "profile: the original's, τ²'s 4 under tau2); with --resume, only the (task, trial) pairs "
+                         "profile: its leaderboard's, τ²'s 4 under tau2); with --resume, only the (task, trial) pairs "
                          "--out lacks are played")
     ev.add_argument("--env-url", metavar="URL",
                     help="run the episodes on a `toolgym serve ENV_ID --protocol openenv` server (its env "
@@ -514,8 +514,8 @@ def _profile(args, env_class) -> str | None:
 
 
 def _default_trials(args) -> int:
-    """``--trials``' default: for an LLM agent whose protocol profile is a benchmark's, the trials
-    its harness runs (τ²'s 4 under ``tau2``, τ-bench's 1 under ``tau-bench``); else 1. Said on
+    """``--trials``' default: for an LLM agent whose protocol profile is a benchmark's, the trials of
+    its leaderboard runs (τ²'s 4 under ``tau2``, τ-bench's 1 under ``tau-bench``); else 1. Said on
     stderr when it is not 1."""
     from toolgym.agents.llm.prompts import prompt_formats
     from toolgym.registry import check_env_args
@@ -525,8 +525,8 @@ def _default_trials(args) -> int:
     profile = _profile(args, check_env_args(args.env_id, _env_kwargs(args)))
     trials = getattr(prompt_formats().get(profile), "trials", 1)
     if trials != 1:
-        print(f"toolgym: {trials} trials per task, as the {profile} profile's original runs them (--trials "
-              f"sets it)", file=sys.stderr)
+        print(f"toolgym: {trials} trials per task, as the leaderboard of the {profile} profile's benchmark runs "
+              f"them (--trials sets it)", file=sys.stderr)
     return trials
 
 

@@ -70,8 +70,8 @@ class PromptFormat:
     sampling: ClassVar[dict | None] = None
     #: The API its requests go to: ``"chat"`` (chat completions) or ``"responses"``.
     api: ClassVar[str] = "chat"
-    #: Trials per task the original harness runs by default (``eval --trials``' default on the tasks
-    #: where the profile is the default).
+    #: Trials per task of the original's leaderboard runs (``eval --trials``' default for an LLM agent
+    #: under this profile).
     trials: ClassVar[int] = 1
 
     def __init_subclass__(cls, **kwargs):
@@ -225,7 +225,7 @@ class Tau2Format(PromptFormat):
 
     name = "tau2"
     parser = "turn"
-    trials = 4  # τ²'s config.py DEFAULT_NUM_TRIALS (protocol.TRIALS)
+    trials = 4  # τ²'s leaderboard submissions: `tau2 run --num-trials 4` (its own default is 1; protocol.TRIALS)
 
     def build(self, state, info):
         from toolgym.envs.tau2.protocol import agent_messages, solo_tools, tools

@@ -32,8 +32,9 @@ official tasks. Facts taken from τ²-bench (commit a2c0247, the release of the 
   ``all()`` over the judge's results (so an answer with fewer results than assertions can pass,
   and one that is not JSON ends the run); toolgym reads the i-th result as the i-th
   assertion's verdict and counts a missing or unreadable one as not met.
-- Limits: ``max_steps`` 200, ``max_errors`` 10, 4 trials, seeds ``random.seed(300)`` then one
-  ``random.randint(0, 1000000)`` per trial (``runner/batch.py``).
+- Limits: ``max_steps`` 200 (Tau2-v0's ``max_messages``, counted as τ²'s orchestrator counts),
+  ``max_errors`` 10, 4 trials (the leaderboard's submissions; ``tau2 run``'s default is 1), seeds
+  ``random.seed(300)`` then one ``random.randint(0, 1000000)`` per trial (``runner/batch.py``).
 - Solo agent (τ³'s ``llm_agent_solo``, Tau2-v0's ``solo_mode``): the system prompt is τ³'s solo
   prompt, which the env already holds (instructions, policy and ticket); the tools are the
   agent's, then the user's, then ``done`` (:func:`solo_tools`); ``tool_choice`` is
