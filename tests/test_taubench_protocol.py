@@ -106,3 +106,25 @@ def test_each_later_episode_asks_for_one_discarded_opening(official_data):
     discarded = protocol.user_system_prompt(None)
     instruction = [s for s in systems if s != discarded]
     assert [s == discarded for s in systems] == [True, True, False, True, False] and len(set(instruction)) == 2
+
+
+def test_the_agent_sends_v1s_own_tool_schemas(official_data):
+    """v1's get_info() schemas (``assets/taubench/v1_tools.json``), where toolgym's airline
+    toolkit, built on τ²'s item models, words three tools otherwise."""
+    with recording_server() as (url, received):
+        env = TauBenchEnv(domain="airline", tasks="official", data_dir=str(official_data))
+        agent = LLMAgent(OpenAICompatibleBackend(url, model="m"), env=env, prompt_format="tau-bench")
+        observation, info = env.reset(seed=0, options={"task_id": "test_0"})
+        agent.step_batch([agent.start(observation, info)], [observation], [info])
+    (_, body), = received
+    assert body["tools"] == protocol.tools("airline")
+    assert [t["function"]["name"] for t in body["tools"]] == [t["function"]["name"] for t in env.tools]
+    book = body["tools"][0]["function"]["parameters"]["properties"]
+    assert book["cabin"]["enum"] == ["basic_economy", "economy", "business"]
+    assert book["passengers"]["items"]["properties"]["first_name"]["description"] == \
+        "The first name of the passenger, such as 'Noah'."
+    assert list(book["flights"]) == ["type", "description", "items"]  # v1's key order
+    differing = [t["function"]["name"] for t, ours in zip(protocol.tools("airline"), env.tools) if t != ours]
+    assert differing == ["book_reservation", "update_reservation_flights", "update_reservation_passengers"]
+    assert protocol.tools("retail") == TauBenchEnv(domain="retail", tasks="official",
+                                                   data_dir=str(official_data)).tools

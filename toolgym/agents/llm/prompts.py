@@ -255,9 +255,9 @@ class TauBenchFormat(PromptFormat):
     parser = "turn"
 
     def build(self, state, info):
-        from toolgym.envs.taubench.protocol import agent_messages
+        from toolgym.envs.taubench.protocol import agent_messages, tools
 
-        return agent_messages(list(info.get("messages") or [])), list(info.get("tools") or []) or None
+        return agent_messages(list(info.get("messages") or [])), tools(info["domain"])
 
 
 def prompt_formats() -> dict[str, type[PromptFormat]]:

@@ -12,7 +12,10 @@ the defaults on official tasks. Facts taken from τ-bench (``agents/tool_calling
   only its first tool call as the server sent it (id and arguments text unchanged), followed by
   a ``tool`` message with ``tool_call_id``, ``name`` and ``content``, or by the user's reply as a
   ``user`` message. Tools are the domain's ``get_info()`` in v1's order (the env's
-  ``info["tools"]``), ``temperature`` 0.0; no ``tool_choice``, seed or token limit. At most 30
+  ``info["tools"]``: the same tools), sent as v1's own ``get_info()`` writes them (:func:`tools`:
+  ``assets/taubench/v1_tools.json``, written by ``benchmarks/taubench_v1_tools.py`` from τ-bench
+  59a200c; toolgym's airline schemas, derived from τ²'s item models, word three tools' array items
+  and enums otherwise), ``temperature`` 0.0; no ``tool_choice``, seed or token limit. At most 30
   agent steps (:data:`MAX_STEPS`).
 - User (``LLMUserSimulationEnv``): v1's system prompt around the task's instruction
   (:func:`user_system_prompt`), then ``"Hi! How can I help you today?"`` as a ``user`` turn;
@@ -35,7 +38,10 @@ Differences v1 makes by accident and toolgym reproduces:
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 MAX_STEPS = 30
 TEMPERATURE = 0.0
@@ -56,6 +62,16 @@ USER_RULES = "\n".join([
     "- Do not repeat the exact instruction in the conversation. Instead, use your own words to convey the same"
     " information.",
     "- Try to make the conversation as natural as possible, and stick to the personalities in the instruction."])
+
+
+def tools(domain: str) -> list[dict]:
+    """The domain's tools as v1's agent sends them (each tool's ``get_info()``, in v1's order)."""
+    return json.loads(_v1_tools())[domain]
+
+
+@functools.cache
+def _v1_tools() -> str:
+    return (Path(__file__).resolve().parents[2] / "assets" / "taubench" / "v1_tools.json").read_text(encoding="utf-8")
 
 
 def user_system_prompt(instruction: str | None) -> str:
