@@ -29,7 +29,10 @@ for the originals' own tools and leaderboards:
   score files: the accuracy line, then each failed entry) and ``score/<model>/data_overall.json``:
   the leaderboard's columns (:mod:`toolgym.envs.bfcl.leaderboard`, computed as ``bfcl evaluate``
   computes them; "N/A" where BFCL shows it).
-  Memory categories are not exported (their results hold the prerequisite conversations too).
+  Memory categories (``agentic/memory/<backend>/``): each question entry's result is its one turn
+  of steps, those of the question's chat (the episode's ``question_steps``; BFCL keeps the
+  prerequisite conversations' results apart and grades only the question's last answer); records
+  written before ``question_steps`` existed are left out.
 
 Only official tasks are exported: the originals' tools grade against their own task files.
 """
@@ -333,8 +336,14 @@ def _ends_turn(action: Any) -> bool:
 
 
 def bfcl_result(record: dict, function_calling: bool, task: Any = None) -> Any:
-    """An entry's ``result``: the single step's answer, or the multi-turn list of turns of steps."""
+    """An entry's ``result``: the single step's answer, the multi-turn list of turns of steps, or a
+    memory question's one turn of steps (those of the question's chat: BFCL stores the
+    prerequisite conversations apart, and its checker reads the question's last answer)."""
     actions = [step.get("action") for step in record.get("trajectory") or () if isinstance(step, dict)]
+    if (record.get("split") or "") in BFCL_MEMORY:
+        asked = (record.get("metrics") or {}).get("question_steps")
+        asked = asked if isinstance(asked, int) and not isinstance(asked, bool) and 0 <= asked else 0
+        return [[bfcl_step(action, function_calling, task) for action in actions[len(actions) - asked:]]]
     if not (record.get("split") or "").startswith("multi_turn"):
         return bfcl_step(actions[0] if actions else "", function_calling, task)
     turns: list[list] = [[]]
@@ -355,7 +364,8 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | 
     by_category: dict[str, list[dict]] = {}
     for record in records:
         by_category.setdefault(record.get("split") or "", []).append(record)
-    left_out = sorted(c for c in by_category if c in BFCL_MEMORY or not c)
+    left_out = sorted(c for c in by_category if not c or (c in BFCL_MEMORY and not all(
+        isinstance((r.get("metrics") or {}).get("question_steps"), int) or r.get("error") for r in by_category[c])))
     tasks: dict[str, Any] = {}
     if not function_calling:  # a prompting model writes BFCL's own function names (with their dots)
         exported = sorted(c for c in by_category if c not in left_out)

@@ -38,6 +38,7 @@ Formats:
   ``BFCL-v0`` with ``scoring="paper_compat"`` (BFCL's released checker), official tasks; each
   step of a result is one action (a function-calling model's ``[{name: "<json arguments>"}]``
   as tool calls, a prompting model's text as it is), and BFCL's verdict is the recorded reward.
+  Memory results are read and reported unscored (:data:`BFCL_MEMORY_UNREPLAYED`).
 
 How a run is replayed: the messages before the user's first turn (τ²'s greeting, or the task's
 message history, counted from the file's ``tasks``) are the env's own start. Each tool call of
@@ -357,6 +358,11 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None, raw_tasks: list)
 def _pending(domain: Any) -> bool:
     """Whether ``domain`` is a τ³ domain Tau2-v0 does not have yet (its runs are read, reported unscored)."""
     return domain in TAU3_PENDING_DOMAINS and domain not in DOMAINS["Tau2-v0"]
+
+
+#: Why a BFCL memory result is read but not replayed.
+BFCL_MEMORY_UNREPLAYED = ("a memory question is answered from what its prerequisite conversations wrote, which the "
+                          "result file does not hold: the recorded verdict is not checked again")
 
 
 #: The parts of a τ² task that its replay and grading read (what a task fix changes).
@@ -767,6 +773,9 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
     for run in runs:
         if run.env_id == FORMAT_ENVS["tau2"] and _pending(run.domain):
             records.append(_unreplayed(run, source, trials[run.domain, run.task_id], TAU3_PENDING_DOMAINS[run.domain]))
+            continue
+        if run.env_id == FORMAT_ENVS["bfcl"] and run.domain.startswith("memory_"):
+            records.append(_unreplayed(run, source, 1, BFCL_MEMORY_UNREPLAYED))
             continue
         key = (run.env_id, json.dumps(run.env_kwargs, sort_keys=True))
         if key not in envs:

@@ -170,8 +170,9 @@ class BFCLEnv(ToolEnv):
     the episode's check; memory: ``answer_not_found``, or ``no_last_message`` when the question
     gets no answer within the step limit), ``error_type`` (BFCL's full ``error_type``) and, for
     multi-turn, the episode's ``turns_passed``, ``turns``, ``failing_turn``; for memory,
-    ``prereq_conversations``, ``memory_calls``, ``forced_quits`` and ``memory_entries`` (what the
-    memory holds when the question is answered).
+    ``prereq_conversations``, ``memory_calls``, ``forced_quits``, ``memory_entries`` (what the
+    memory holds when the question is answered) and ``question_steps`` (the steps of the question's
+    chat: BFCL's result of the entry, which ``toolgym export --format bfcl`` writes).
 
     ``table_columns`` is the accuracy; ``table_groups`` adds BFCL's leaderboard columns as rows:
     Non-Live AST (unweighted mean of simple (itself the mean of Python, Java, JavaScript),

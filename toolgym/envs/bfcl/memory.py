@@ -234,6 +234,8 @@ class MemoryEpisode:
         self.answer: str | None = None
         self.forced_quits = 0
         self.calls = 0
+        #: The steps of the question's chat (BFCL's result of the entry: its one turn of steps).
+        self.question_steps = 0
         self._messages: list[dict] = []
         self._step_budget = WorkBudget("step", MAX_CALLS_PER_STEP, MAX_WORK_PER_STEP)
         self._turn_budget = WorkBudget("turn", MAX_CALLS_PER_TURN, MAX_WORK_PER_TURN)
@@ -273,6 +275,7 @@ class MemoryEpisode:
             {"type": "function", "function": {"name": name, "arguments": json.dumps(arguments, default=str)}}
             for name, arguments in calls]})
         results = []
+        self.question_steps += self.in_question
         self._step_budget.start()
         for name, arguments in calls:
             refused = charge((self._step_budget, self._turn_budget), self.world.work(name, arguments))
@@ -298,6 +301,7 @@ class MemoryEpisode:
         """The model answered without a call: the turn ends (the question's answer is this text)."""
         self._messages.append({"role": "assistant", "content": text})
         if self.in_question:
+            self.question_steps += 1
             self.answer = text
             self.done = True
             return
@@ -324,7 +328,8 @@ class MemoryEpisode:
                 "error_type": verdict["error_type"] or None, "failing_detail": verdict["error"] or None,
                 "prereq_conversations": len(self.task.prereq) if self.prereq_played else 0,
                 "memory_calls": self.calls,
-                "forced_quits": self.forced_quits, "memory_entries": self.world.entry_count()}
+                "forced_quits": self.forced_quits, "memory_entries": self.world.entry_count(),
+                "question_steps": self.question_steps}
 
     # -- the oracle -------------------------------------------------------------------------
     @functools.cached_property
