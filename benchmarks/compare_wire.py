@@ -25,6 +25,23 @@ Measured on 2026-11-29 (τ² a2c0247, litellm 1.82.6): airline task 0,
 ``[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]`` (toolgym's
 side: ``Tau2Env(domain="telecom", tasks="official", split="full")`` reset to that task, an
 ``LLMAgent`` with ``prompt_format="tau2"``), 4 of 4; v1 retail task 0, 4 of 4.
+
+``domains`` plays the first N official tasks of every domain through both harnesses with the
+``tasks`` script (answers read from each request: the user opens, in telecom after a native
+``check_status_bar`` call, the agent makes one read call and answers, the user stops, the judge
+says every outcome is met) and compares the requests side by side::
+
+    python benchmarks/compare_wire.py domains --data $DATA --tau2 /tmp/tau2venv/bin/tau2 \
+        --taubench-src /tmp/taubsrc --python /tmp/tau2venv/bin/python --tasks 5
+
+Measured on 2026-11-29 with ``--tasks 5`` (τ² a2c0247, τ-bench 59a200c): τ² airline agent 10/10,
+user 10/10; retail agent 10/10, user 10/10, judge 3/3; telecom agent 10/10, user 15/15; v1
+airline agent 10/10, user 16/16 (v1's discarded openings included); v1 retail agent 10/10, user
+16/16. Mock differs in count, not in fields: τ²'s evaluator raises when an env assertion's
+function raises (``create_task_1_with_env_assertions`` asserts on a task the scripted agent never
+created), ``tau2 run`` then retries the whole simulation (``--max-retries``) and records an
+infrastructure error; toolgym counts the assertion not met and plays the episode once. Before that
+task, mock's requests are equal (user 6/6, agent 4/4).
 """
 
 from __future__ import annotations

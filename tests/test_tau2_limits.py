@@ -84,3 +84,10 @@ def test_an_unreadable_action_is_one_step():
 def test_a_limit_below_one_is_refused(bad):
     with pytest.raises(ValueError, match="max_steps, max_messages and max_errors must be at least 1"):
         gym.make("Tau2-v0", domain="mock", max_messages=bad)
+
+
+def test_a_limit_the_users_opening_reaches_ends_at_the_first_step_unread():
+    env = make(max_messages=1)  # the opening is step 1
+    _, reward, terminated, truncated, info = env.step(GET_USERS)
+    assert truncated and reward == 0.0 and info["metrics"]["termination"] == "max_steps"
+    assert roles(env) == ["user"]  # the call was not run

@@ -132,7 +132,9 @@ class Tau2Env(ToolEnv):
     history not counted), and ``max_errors`` (10) failed tool calls of either side; both are
     checked after every step but a message of calls (so the user is not asked once the agent's
     message reaches the limit) and override a stop made in the same step. Reaching one ends
-    the episode with τ²'s reason, ``max_steps`` (truncated) or ``too_many_errors``, scored 0.
+    the episode with τ²'s reason, ``max_steps`` (truncated) or ``too_many_errors``, scored 0; a
+    limit the user's opening reaches (``max_messages`` 1, or 3 with telecom's opening calls) ends
+    it at the agent's first step, its action unread (τ² does not ask the agent at all).
     ``max_steps`` (toolgym's) also truncates after that many agent actions.
     ``info["metrics"]["termination"]`` says which.
     In solo mode the agent ends the ticket with a ``done`` call (or a text holding ``###STOP###``);
@@ -394,6 +396,8 @@ class Tau2Env(ToolEnv):
         return history
 
     def _act(self, action: Any) -> Outcome:
+        if self._limit is not None:  # reached by the user's opening: τ² never asks the agent
+            return self._end("", self._limit)
         if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
             if self.solo_mode and any(isinstance(call, ToolCall) and call.name == SOLO_STOP_TOOL
                                       for call in map(parse_action, action["tool_calls"])):

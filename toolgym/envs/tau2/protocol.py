@@ -40,6 +40,14 @@ official tasks. Facts taken from τ²-bench (commit a2c0247, the release of the 
   agent's, then the user's, then ``done`` (:func:`solo_tools`); ``tool_choice`` is
   ``"required"``.
 
+Checked with ``benchmarks/compare_wire.py domains`` (both harnesses behind one recording
+server, five official tasks of each domain): every request of the agent, the user and the judge
+equal in airline, retail and telecom. Not reproduced: τ²'s evaluator raises when an env
+assertion's function raises (mock's assertions on a task the agent did not create), and ``tau2
+run`` retries the whole simulation, sending its requests again, then records an infrastructure
+error (left out of its metrics); Tau2-v0 counts such an assertion not met and plays the episode
+once.
+
 Differences τ² makes by accident and toolgym reproduces:
 
 - The assistant's tool calls carry a top-level ``name`` beside ``function.name`` (τ²'s
