@@ -42,6 +42,13 @@ function raises (``create_task_1_with_env_assertions`` asserts on a task the scr
 created), ``tau2 run`` then retries the whole simulation (``--max-retries``) and records an
 infrastructure error; toolgym counts the assertion not met and plays the episode once. Before that
 task, mock's requests are equal (user 6/6, agent 4/4).
+
+``limits`` runs τ² with ``--max-steps`` 1 to 9 and Tau2-v0 with ``max_messages`` the same (airline
+task 0; telecom's first base task, whose user opens with a native call). Measured on 2026-11-29:
+the terminations agree in 18 of 18 runs (``max_steps`` up to 5 in airline and 7 in telecom, then
+``user_stop``; at 5 in airline the user's stop on the 5th message is overridden, as τ² does), and
+the requests are equal except where the user's opening reaches the limit (airline 1, telecom 1 to
+3): τ² never asks the agent, toolgym asks it once and ends the episode at its first step unread.
 """
 
 from __future__ import annotations
@@ -270,6 +277,36 @@ def domains(data: Path, tau2: str, taubench_src: str, python: str, tasks: int, f
     return sum(t - e for e, t in total.values())
 
 
+def limits(data: Path, tau2: str, folder: Path, port: int, largest: int = 9) -> int:
+    """τ²'s ``max_steps`` against Tau2-v0's ``max_messages``: airline task 0 and telecom's first
+    base task (the user's opening has a native call there) at every limit from 1 to ``largest``,
+    both harnesses behind the ``tasks`` script; prints each run's termination in both and the
+    request counts. Returns the number of runs whose terminations differ."""
+    from toolgym.envs.tau2.env import Tau2Env
+
+    folder.mkdir(parents=True, exist_ok=True)
+    llm_args = json.dumps({"temperature": 0.0, "api_base": "{url}"})
+    differing = 0
+    for domain in ("airline", "telecom"):
+        task = Tau2Env(domain=domain, tasks="official", data_dir=str(data)).task_ids()[0]
+        for limit in range(1, largest + 1):
+            name = f"limit-{domain}-{limit}"
+            original = [tau2, "run", "--domain", domain, "--task-ids", task, "--num-trials", "1", "--max-concurrency",
+                        "1", "--max-steps", str(limit), "--agent-llm", "openai/m", "--agent-llm-args", llm_args,
+                        "--user-llm", "openai/m", "--user-llm-args", llm_args, "--save-to", str(folder / f"{name}-res")]
+            ours = [sys.executable, "-m", "toolgym.eval.cli", "eval", "Tau2-v0", "--tasks", "official", "--data-dir",
+                    str(data), "--env-kwarg", f"domain={domain}", "--env-kwarg", f"max_messages={limit}", "--episodes",
+                    "1", "--trials", "1", "--agent", "openai:{url}#m", "--env-kwarg", "user=llm:openai:{url}#m",
+                    "--no-progress", "--scoring", "paper_compat", "--out", str(folder / f"{name}.jsonl")]
+            run_pair(name, original, {"TAU2_DATA_DIR": str(data / "tau2bench"), "OPENAI_API_KEY": "x"}, None, ours,
+                     folder, port)
+            theirs = json.loads((folder / f"{name}-res" / "results.json").read_text())["simulations"][0]
+            mine = next(json.loads(line) for line in open(folder / f"{name}.jsonl") if '"task_id"' in line)
+            print(f"{name}: termination τ² {theirs['termination_reason']}, toolgym {mine['metrics']['termination']}")
+            differing += theirs["termination_reason"] != mine["metrics"]["termination"]
+    return differing
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -289,7 +326,14 @@ def main() -> int:
     a.add_argument("--tasks", type=int, default=3, help="tasks per domain (default 3)")
     a.add_argument("--folder", type=Path, default=Path("wire"), help="where the request files go")
     a.add_argument("--port", type=int, default=18711)
+    m = sub.add_parser("limits", help="τ²'s max_steps against Tau2-v0's max_messages at limits 1..9")
+    m.add_argument("--data", type=Path, required=True, help="the official data folder (holds tau2bench/)")
+    m.add_argument("--tau2", default="tau2", help="τ²'s CLI, installed in its own venv")
+    m.add_argument("--folder", type=Path, default=Path("wire"), help="where the request files go")
+    m.add_argument("--port", type=int, default=18721)
     args = parser.parse_args()
+    if args.command == "limits":
+        return 1 if limits(args.data, args.tau2, args.folder, args.port) else 0
     if args.command == "serve":
         serve(args.port, args.out, args.script)
         return 0
