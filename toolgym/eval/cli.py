@@ -384,7 +384,8 @@ def eval_remote(args) -> int:
     if args.agent.partition(":")[0] in LLM_PREFIXES:  # the LLM flags, as the other runners take them
         options = {"temperature": args.temperature, "top_p": args.top_p, "max_new_tokens": args.max_new_tokens,
                    "max_concurrency": args.max_concurrency, "parser": args.parser, "tool_choice": args.tool_choice,
-                   "prompt_format": _profile(args, env_class(args.env_id)), "backend_kwargs": dict(args.backend_kwarg or [])}
+                   "prompt_format": _profile(args, env_class(args.env_id)),
+                   "backend_kwargs": dict(args.backend_kwarg or [])}
     try:
         records, env = evaluate(args.env_id, args.agent, _env_kwargs(args), seed=args.seed, episodes=args.episodes,
                                 out=args.out, progress=not args.no_progress, resume=args.resume,
