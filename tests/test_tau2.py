@@ -384,6 +384,20 @@ def test_telecom_set_apn_settings_fills_tau2s_defaults_and_refuses_unknown_keys(
     assert refused.error.startswith("1 validation error for APNSettings\napn\n  Extra inputs are not permitted")
 
 
+def test_the_airline_database_dumps_as_taus_flightdb_does():
+    """τ²'s ``FlightDB`` dumps a reservation never cancelled with ``"status": null`` (its model's
+    default) where the official file leaves the key out; the stored record is unchanged, and v1's
+    dump (v1 has no such field) keeps it as stored."""
+    for env_id, dumped in (("Tau2-v0", {"status": None}), ("TauBench-v0", {})):
+        world = gym.make(env_id, domain="airline").unwrapped.world
+        key, record = next(iter(world.dump()["reservations"].items()))
+        record.pop("status", None)
+        world.put("reservations", key, record)
+        world.commit()
+        assert "status" not in world.find("reservations", key)
+        assert world.dump()["reservations"][key] == {**record, **dumped}
+
+
 def test_the_database_hash_does_not_depend_on_the_order_of_a_records_keys():
     """τ² hashes its database with sorted keys: a tool that writes a record's keys in another
     order leaves the same state."""

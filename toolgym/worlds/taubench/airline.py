@@ -44,6 +44,9 @@ class TauBenchAirlineWorld(V1Hash, AirlineWorld):
         # (τ²'s world puts them in the order of τ²'s models)
         DocumentWorld.load(self, data)
 
+    def dump(self) -> dict[str, dict]:
+        return DocumentWorld.dump(self)  # v1's records as stored: v1 has no reservation status default
+
 
 class AirlineTools(AirlineRules, V1Toolkit):
     """The airline agent's tools (τ-bench v1's ``tau_bench/envs/airline/tools``): τ²'s rules
