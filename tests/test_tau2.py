@@ -384,18 +384,23 @@ def test_telecom_set_apn_settings_fills_tau2s_defaults_and_refuses_unknown_keys(
     assert refused.error.startswith("1 validation error for APNSettings\napn\n  Extra inputs are not permitted")
 
 
-def test_the_airline_database_dumps_as_taus_flightdb_does():
-    """τ²'s ``FlightDB`` dumps a reservation never cancelled with ``"status": null`` (its model's
-    default) where the official file leaves the key out; the stored record is unchanged, and v1's
-    dump (v1 has no such field) keeps it as stored."""
-    for env_id, dumped in (("Tau2-v0", {"status": None}), ("TauBench-v0", {})):
-        world = gym.make(env_id, domain="airline").unwrapped.world
-        key, record = next(iter(world.dump()["reservations"].items()))
-        record.pop("status", None)
-        world.put("reservations", key, record)
+@pytest.mark.parametrize("domain,table,defaults", [
+    ("airline", "reservations", {"status": None}),
+    ("retail", "orders", dict.fromkeys(("cancel_reason", "exchange_items", "exchange_new_items",
+                                        "exchange_payment_method_id", "exchange_price_difference", "return_items",
+                                        "return_payment_method_id")))])
+def test_the_database_dumps_as_taus_models_do(domain, table, defaults):
+    """τ²'s ``FlightDB`` and ``RetailDB`` dump a record's unset optional fields as null (a reservation
+    never cancelled has ``"status": null``) where the official file leaves them out; the stored
+    record is unchanged, and v1's dump (v1 has no such fields) keeps it as stored."""
+    for env_id, dumped in (("Tau2-v0", defaults), ("TauBench-v0", {})):
+        world = gym.make(env_id, domain=domain).unwrapped.world
+        key, record = next(iter(world.dump()[table].items()))
+        record = {field: value for field, value in record.items() if field not in defaults}
+        world.put(table, key, record)
         world.commit()
-        assert "status" not in world.find("reservations", key)
-        assert world.dump()["reservations"][key] == {**record, **dumped}
+        assert world.find(table, key) == record
+        assert world.dump()[table][key] == {**record, **dumped}
 
 
 def test_the_database_hash_does_not_depend_on_the_order_of_a_records_keys():

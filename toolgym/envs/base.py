@@ -65,10 +65,17 @@ def action_size(action: Any, limit: int) -> int:
             size += len(repr(value)[:limit + 1])
         if size > limit:  # checked before the items are queued: a huge container costs nothing more
             return limit + 1
-        if mapping:
-            stack += [(item, depth + 1) for pair in value.items() for item in pair]
-        elif isinstance(value, (list, tuple)):
-            stack += [(item, depth + 1) for item in value]
+        if not (mapping or isinstance(value, (list, tuple))):
+            continue
+        items = (item for pair in value.items() for item in pair) if mapping else value
+        for item in items:
+            # text, the usual item, is counted here: queueing each string cost more than the count
+            if type(item) is str and depth < MAX_ACTION_DEPTH:
+                size += len(item) + 2
+            else:
+                stack.append((item, depth + 1))
+        if size > limit:
+            return limit + 1
     return size
 
 

@@ -20,6 +20,10 @@ from toolgym.worlds.base import World
 from toolgym.worlds.tools import ToolError
 
 
+#: Parsed records a world keeps for its read-only readers (:meth:`DocumentWorld.shared`); cleared past this.
+MAX_SHARED_RECORDS = 20_000
+
+
 class DocumentRow:
     """Columns of a document table (a mixin of each domain's declarative models)."""
 
@@ -101,9 +105,30 @@ class DocumentWorld(World):
 
     def find(self, table: str, key: str) -> dict | None:
         """Record ``key`` of ``table`` (a fresh copy), or None when absent: one statement."""
+        text = self.text(table, key)
+        return None if text is None else json.loads(text)
+
+    def text(self, table: str, key: str) -> str | None:
+        """Record ``key`` of ``table`` as stored: ``json.dumps`` of the record (what an original
+        that prints a record with ``json.dumps`` answers, without parsing it), or None when absent."""
         row = self.sql().execute(f'SELECT doc FROM "{table}" WHERE key = ?', (key,)).fetchone() \
             if _text_key(key) else None
-        return None if row is None else json.loads(row[0])
+        return None if row is None else row[0]
+
+    def shared(self, doc: str):
+        """The record stored as ``doc`` (a text read from a table), parsed once per world and shared
+        by every reader: for a reader that only reads it (a search); change a copy, never this.
+
+        Keyed by the text itself, so a record that was written again is parsed again; parsing a
+        flight's 30 dates on every search cost more than the original's whole search.
+        """
+        memo = self.__dict__.setdefault("_shared_records", {})
+        record = memo.get(doc)
+        if record is None:
+            if len(memo) >= MAX_SHARED_RECORDS:
+                memo.clear()
+            record = memo[doc] = json.loads(doc)
+        return record
 
     def has(self, table: str, key: str) -> bool:
         return _text_key(key) and self.sql().execute(
