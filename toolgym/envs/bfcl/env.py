@@ -350,6 +350,7 @@ class BFCLEnv(ToolEnv):
         self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds,
         # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
+        self._prompts: dict[tuple, dict] = {}  # see _prompt_parts
         if tasks == "official":
             layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
@@ -391,6 +392,9 @@ class BFCLEnv(ToolEnv):
 
     def task_ids(self) -> list[str]:
         return list(self._tasks)
+
+    def _has_task(self, task_id: str) -> bool:
+        return task_id in self._tasks
 
     def task_records(self) -> dict:
         return self._tasks
@@ -438,26 +442,38 @@ class BFCLEnv(ToolEnv):
         return "\n".join(str(m.get("content", "")) for m in turn if m.get("role") == "user")
 
     def _info(self) -> dict:
-        functions = self._functions()
         info = self.base_info(self.task.id)
         info["messages"] = [dict(m) for m in self._messages]
-        info["functions"] = [dict(f) for f in functions]
-        info["tools"] = tools_of(functions, self._language())
-        info["system_prompt"] = system_prompt(with_language_hints(functions, self.task.category))
+        info.update(self._prompt_parts())
         return info
+
+    def _prompt_parts(self) -> dict:
+        """``info``'s ``functions``, ``tools`` and ``system_prompt`` for the docs the episode offers
+        now: made once per task and set of docs and shared by its episodes' ``info`` (read them,
+        never change them), as building them at each reset and step cost ten times BFCL's checker."""
+        return self._docs_made()[0]
+
+    def _docs_made(self) -> tuple[dict, dict[str, str]]:
+        """(:meth:`_prompt_parts`, each call name the docs answer to -> the doc's name): a doc's own
+        name, and the name ``info["tools"]`` offers (dots as underscores) where no doc has that name."""
+        functions = self._functions()
+        # an episode's docs only grow, in its task's order of reveals: their count tells them
+        key = self.task.id if self.episode is None else (self.task.id, len(functions))
+        made = self._prompts.get(key)
+        if made is None:
+            parts = {"functions": [dict(f) for f in functions], "tools": tools_of(functions, self._language()),
+                     "system_prompt": system_prompt(with_language_hints(functions, self.task.category))}
+            names = {openai_name(d["name"]): d["name"] for d in functions}
+            names.update((d["name"], d["name"]) for d in functions)
+            made = self._prompts[key] = (parts, names)
+        return made
 
     def _step_info(self, turn: Any, observation: str) -> dict:
         return self._info()
 
-    def _native_names(self) -> dict[str, str]:
-        """Doc names by the names ``info["tools"]`` offers (dots as underscores)."""
-        return {openai_name(d["name"]): d["name"] for d in self._functions()}
-
     def _decode(self, action: Any) -> list[tuple[str, Any]]:
-        calls = read_calls(action, self._language())
-        names = self._native_names()
-        return [(name if any(d["name"] == name for d in self._functions()) else names.get(name, name), args)
-                for name, args in calls]
+        names = self._docs_made()[1]
+        return [(names.get(name, name), args) for name, args in read_calls(action, self._language())]
 
     def _act(self, action: Any) -> Outcome:
         if self.task.category in MEMORY:

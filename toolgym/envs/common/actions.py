@@ -43,9 +43,10 @@ Action = ToolCall | TextReply | Unparseable
 _LENIENT_ENCODER = json.JSONEncoder(default=str)
 
 
-def call_arguments_text(arguments: Any) -> str:
-    """A call's arguments as the conversation records them: ``json.dumps(arguments, default=str)``."""
-    return _LENIENT_ENCODER.encode(arguments)
+def json_text(value: Any) -> str:
+    """``json.dumps(value, default=str)``: how an action or a call's arguments are written into the
+    conversation (anything JSON cannot write as its ``str``)."""
+    return _LENIENT_ENCODER.encode(value)
 
 
 def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None) -> Action:
