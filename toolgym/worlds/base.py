@@ -322,8 +322,9 @@ class World(WorldBuilding):
     def stored_bytes(self) -> int:
         """Bytes the database holds now, written but uncommitted rows included (its pages in use):
         the size of the world, for a budget on how much the tools may make it grow."""
-        (pages, free, page_size), = self._sqlite.execute(
-            "SELECT * FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()").fetchall()
+        (pages,), = self._sqlite.execute("PRAGMA page_count").fetchall()
+        (free,), = self._sqlite.execute("PRAGMA freelist_count").fetchall()
+        (page_size,), = self._sqlite.execute("PRAGMA page_size").fetchall()
         return (pages - free) * page_size
 
     def state_hash(self) -> str:

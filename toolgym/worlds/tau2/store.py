@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
 
 from sqlalchemy import JSON, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -20,7 +21,7 @@ from toolgym.worlds.base import World
 from toolgym.worlds.tools import ToolError
 
 
-#: Parsed records a world keeps for its read-only readers (:meth:`DocumentWorld.shared`); cleared past this.
+#: Values a world keeps for its read-only readers (:meth:`DocumentWorld.derived`); cleared past this many.
 MAX_SHARED_RECORDS = 20_000
 
 
@@ -122,13 +123,18 @@ class DocumentWorld(World):
         Keyed by the text itself, so a record that was written again is parsed again; parsing a
         flight's 30 dates on every search cost more than the original's whole search.
         """
-        memo = self.__dict__.setdefault("_shared_records", {})
-        record = memo.get(doc)
-        if record is None:
+        return self.derived(doc, lambda: json.loads(doc))
+
+    def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """``make()``, made once per world and shared by ``key``, which must hold every stored text
+        the value is made from (a record written again makes it anew): read it, never change it."""
+        memo = self.__dict__.setdefault("_derived", {})
+        value = memo.get(key)
+        if value is None:
             if len(memo) >= MAX_SHARED_RECORDS:
                 memo.clear()
-            record = memo[doc] = json.loads(doc)
-        return record
+            value = memo[key] = make()
+        return value
 
     def has(self, table: str, key: str) -> bool:
         return _text_key(key) and self.sql().execute(

@@ -66,14 +66,17 @@ class AirlineTools(AirlineRules, V1Toolkit):
 
     def _flights(self, **fields: str) -> list[dict]:
         """The flights whose top-level ``fields`` equal the values, in the table's order (v1 scans
-        every flight; the order is the same): SQLite finds them by the route's index, and each is
-        the world's shared parse of its record (:meth:`DocumentWorld.shared`), to be read only.
-        """
+        every flight; the order is the same), each the world's shared parse of its record
+        (:meth:`DocumentWorld.shared`), to be read only."""
+        return [self.world.shared(doc) for doc in self._flight_texts(**fields)]
+
+    def _flight_texts(self, **fields: str) -> list[str]:
+        """The stored texts of :meth:`_flights`: SQLite finds them by the route's index."""
         if not all(isinstance(value, str) for value in fields.values()):
             return []  # v1 compares each flight's text to the value: nothing else equals it
         where = " AND ".join(f"json_extract(doc, '$.{name}') = ?" for name in fields)
         rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
-        return [self.world.shared(doc) for (doc,) in rows.fetchall()]
+        return [doc for (doc,) in rows.fetchall()]
 
     def _book(self, user_id: str, origin: str, destination: str, flight_type: str, cabin: str, flights: list[dict],
               passengers: list[dict], payment_methods: list[dict], total_baggages: int, nonfree_baggages: int,
@@ -151,8 +154,15 @@ class AirlineTools(AirlineRules, V1Toolkit):
             destination: The destination city airport in three letters, such as 'LAX'.
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'.
         """
+        texts = self._flight_texts(origin=origin, destination=destination)
+        if not isinstance(date, str):  # v1's lookup of it fails, or finds nothing, as below
+            return self._direct_flights(texts, date)
+        # the answer is the route's records' and the date's alone: made once, kept by them
+        return self.world.derived(("search_direct_flight", date, *texts), lambda: self._direct_flights(texts, date))
+
+    def _direct_flights(self, texts: list[str], date: str) -> str:
         results = []
-        for flight in self._flights(origin=origin, destination=destination):
+        for flight in map(self.world.shared, texts):
             if (date in flight["dates"]
                     and flight["dates"][date]["status"] == "available"):
                 results.append({k: v for k, v in flight.items() if k != "dates"})
