@@ -159,7 +159,8 @@ class BFCLEnv(ToolEnv):
     as ``tool`` messages), ``info["tools"]`` the OpenAI tool schemas of the offered functions
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models (the offered docs
-    with BFCL's language hints).
+    with BFCL's language hints). These three are made once per task (and set of offered docs) and
+    the same objects are in every ``info`` of its episodes: read them, copy before changing them.
 
     ## Rewards
     The return is the category's accuracy item: 1 when the entry passes, else 0, given at the
