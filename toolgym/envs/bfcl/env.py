@@ -16,6 +16,9 @@ from toolgym.envs.bfcl.tasks import (NO_GROUND_TRUTH, SINGLE_TURN, SingleTurnTas
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
+#: The system prompts' characters of the prompt parts an env keeps (:meth:`BFCLEnv._docs_made`),
+#: about a quarter of the memory they hold; past it they are made anew.
+MAX_PROMPT_CHARS = 8_000_000
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
@@ -351,7 +354,8 @@ class BFCLEnv(ToolEnv):
         self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds,
         # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
-        self._prompts: dict[tuple, dict] = {}  # see _prompt_parts
+        self._prompts: dict[Any, tuple[dict, dict]] = {}  # see _docs_made
+        self._prompt_chars = 0  # the characters of the system prompts kept there
         if tasks == "official":
             layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
@@ -466,6 +470,10 @@ class BFCLEnv(ToolEnv):
                      "system_prompt": system_prompt(with_language_hints(functions, self.task.category))}
             names = {openai_name(d["name"]): d["name"] for d in functions}
             names.update((d["name"], d["name"]) for d in functions)
+            self._prompt_chars += len(parts["system_prompt"])
+            if self._prompt_chars > MAX_PROMPT_CHARS:  # every task's parts made: about 90 KB a multi-turn task
+                self._prompts.clear()
+                self._prompt_chars = len(parts["system_prompt"])
             made = self._prompts[key] = (parts, names)
         return made
 
