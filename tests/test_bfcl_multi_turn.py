@@ -753,3 +753,25 @@ def test_folder_views_compare_as_bfcls_directories_by_names_and_contents():
     assert ours == theirs
     theirs.contents["x"].contents["f"] = FileView("f", "")
     assert ours != theirs
+
+
+def test_a_call_makes_a_bounded_number_of_sql_statements():
+    """Counted on the world's sqlite3 connection: a read runs its own queries and nothing else (a
+    call that wrote nothing leaves the world's size as it was, so it is not measured); a write
+    adds its statements, the size check and the commit."""
+    instances = make_instances(["GorillaFileSystem"], {"GorillaFileSystem": {"root": {"alex": {
+        "type": "directory", "contents": {"f.txt": {"type": "file", "content": "hi"}}}}}}, False)
+    sql = instances["GorillaFileSystem"]._world.sql()
+    most = {"ls": 2, "pwd": 2, "cat": 4, "touch": 12, "echo": 10, "mkdir": 13}
+    made = {}
+    for name, arguments in (("ls", {}), ("pwd", {}), ("cat", {"file_name": "f.txt"}), ("touch", {"file_name": "g"}),
+                            ("echo", {"content": "x", "file_name": "g"}), ("mkdir", {"dir_name": "d"})):
+        statements = []
+        sql.set_trace_callback(statements.append)
+        try:
+            made[name] = run_call(instances, name, arguments, rollback=False)
+        finally:
+            sql.set_trace_callback(None)
+        assert len(statements) <= most[name], (name, statements)
+        assert not any("PRAGMA" in s for s in statements) or name in ("touch", "echo", "mkdir"), statements
+    assert made["cat"] == '{"file_content": "hi"}' and made["ls"] == '{"current_directory_content": ["f.txt"]}'

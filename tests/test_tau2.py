@@ -384,6 +384,25 @@ def test_telecom_set_apn_settings_fills_tau2s_defaults_and_refuses_unknown_keys(
     assert refused.error.startswith("1 validation error for APNSettings\napn\n  Extra inputs are not permitted")
 
 
+@pytest.mark.parametrize("domain,table,defaults", [
+    ("airline", "reservations", {"status": None}),
+    ("retail", "orders", dict.fromkeys(("cancel_reason", "exchange_items", "exchange_new_items",
+                                        "exchange_payment_method_id", "exchange_price_difference", "return_items",
+                                        "return_payment_method_id")))])
+def test_the_database_dumps_as_taus_models_do(domain, table, defaults):
+    """τ²'s ``FlightDB`` and ``RetailDB`` dump a record's unset optional fields as null (a reservation
+    never cancelled has ``"status": null``) where the official file leaves them out; the stored
+    record is unchanged, and v1's dump (v1 has no such fields) keeps it as stored."""
+    for env_id, dumped in (("Tau2-v0", defaults), ("TauBench-v0", {})):
+        world = gym.make(env_id, domain=domain).unwrapped.world
+        key, record = next(iter(world.dump()[table].items()))
+        record = {field: value for field, value in record.items() if field not in defaults}
+        world.put(table, key, record)
+        world.commit()
+        assert world.find(table, key) == record
+        assert world.dump()[table][key] == {**record, **dumped}
+
+
 def test_the_database_hash_does_not_depend_on_the_order_of_a_records_keys():
     """τ² hashes its database with sorted keys: a tool that writes a record's keys in another
     order leaves the same state."""
@@ -509,3 +528,50 @@ def test_book_reservation_reads_its_counts_as_tau2s_reservation_model_does():
     refused = env.step({"name": "book_reservation", "arguments": {**booking["arguments"], "cabin": "first"}})[0]
     assert refused.startswith("Error: 1 validation error for Reservation\ncabin\n  Input should be 'business', "
                               "'economy' or 'basic_economy'")
+
+
+TAU2_MOST_STATEMENTS = {
+    "get_reservation_details": 1, "get_user_details": 1, "search_direct_flight": 1, "get_flight_status": 1,
+    "cancel_reservation": 4, "send_certificate": 4, "update_reservation_baggages": 6, "update_reservation_flights": 7,
+    "update_reservation_passengers": 4, "find_user_id_by_email": 1, "find_user_id_by_name_zip": 1,
+    "get_order_details": 1, "get_product_details": 1, "list_all_product_types": 1, "cancel_pending_order": 6,
+    "exchange_delivered_order_items": 6, "modify_pending_order_address": 4, "modify_pending_order_items": 7,
+    "modify_pending_order_payment": 6, "modify_user_address": 4, "return_delivered_order_items": 5,
+    "enable_roaming": 12, "resume_line": 12, "refuel_data": 18, "send_payment_request": 14}
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])
+def test_a_call_makes_a_bounded_number_of_sql_statements(domain):
+    """An agent's call as an episode makes it (the call, then the sync), counted on the world's
+    sqlite3 connection; the SQLAlchemy engine is not used at all. In telecom a read makes no
+    sync: nothing was written since the last one."""
+    from sqlalchemy import event
+    env = make(domain)
+    orm_statements = []
+    event.listen(env.world.engine, "before_cursor_execute", lambda *args: orm_statements.append(args[2]))
+    counted = set()
+
+    def statements_of(requestor, name, arguments):
+        statements = []
+        env.world.sql().set_trace_callback(statements.append)
+        try:
+            assert call_tool(env.world, requestor, name, arguments, sync=True).ok
+        finally:
+            env.world.sql().set_trace_callback(None)
+        return statements
+
+    for task_id in env.task_ids()[:60]:
+        env.reset(options={"task_id": task_id}, seed=0)
+        orm_statements.clear()
+        for action in env.task_data.tasks[task_id]["evaluation_criteria"]["actions"]:
+            if action["name"] not in TAU2_MOST_STATEMENTS or action.get("requestor", "assistant") != "assistant":
+                continue
+            statements = statements_of("assistant", action["name"], json.loads(json.dumps(action["arguments"])))
+            assert len(statements) <= TAU2_MOST_STATEMENTS[action["name"]], (action["name"], statements)
+            counted.add(action["name"])
+            if domain == "telecom":
+                customer = action["arguments"]["customer_id"]
+                assert statements_of("assistant", "get_customer_by_id", {"customer_id": customer}) == [
+                    f"SELECT doc FROM \"customers\" WHERE key = '{customer}'"]
+        assert orm_statements == []
+    assert len(counted) >= 3

@@ -5,6 +5,7 @@ conversation. Text spaces are in :mod:`toolgym.envs.common.spaces`, official-dat
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import operator
 import os
@@ -36,6 +37,9 @@ REFUSED_TURN = "(an action too long to read)"
 MAX_ACTION_DEPTH = 100
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def action_size(action: Any, limit: int) -> int:
     """The length of an action in characters: a string's length, a dict's or list's JSON size.
 
@@ -65,10 +69,21 @@ def action_size(action: Any, limit: int) -> int:
             size += len(repr(value)[:limit + 1])
         if size > limit:  # checked before the items are queued: a huge container costs nothing more
             return limit + 1
-        if mapping:
-            stack += [(item, depth + 1) for pair in value.items() for item in pair]
-        elif isinstance(value, (list, tuple)):
-            stack += [(item, depth + 1) for item in value]
+        if not (mapping or isinstance(value, (list, tuple))):
+            continue
+        for item in itertools.chain.from_iterable(value.items()) if mapping else value:
+            # scalars, the usual items, are counted here as above: queueing each cost more than its count
+            kind = type(item)
+            if kind not in _SCALARS or depth >= MAX_ACTION_DEPTH:
+                stack.append((item, depth + 1))
+            elif kind is str:
+                size += len(item) + 2
+            elif kind is int:
+                size += item.bit_length() // 3 + 1
+            else:
+                size += len(repr(item))
+        if size > limit:
+            return limit + 1
     return size
 
 
@@ -215,6 +230,10 @@ class ToolEnv(gym.Env):
         """Ids of the tasks of this env's task set and split, in a fixed order."""
         raise NotImplementedError
 
+    def _has_task(self, task_id: str) -> bool:
+        """Whether ``task_id`` is one of :meth:`task_ids` (an env with many tasks answers from its index)."""
+        return task_id in self.task_ids()
+
     def task_split(self, task_id: str) -> str:
         """The split (subset) a task belongs to, for per-subset tables."""
         return self.split or "all"
@@ -291,7 +310,6 @@ class ToolEnv(gym.Env):
                              f"the options are {', '.join(RESET_OPTIONS)}")
         if "task_id" in options and "task_index" in options:
             raise ValueError(f"{self.env_id}: reset options 'task_id' and 'task_index' both pick the task; give one")
-        ids = self.task_ids()
         if "task_id" in options:
             task_id = options["task_id"]
             if isinstance(task_id, int) and not isinstance(task_id, bool):
@@ -299,11 +317,12 @@ class ToolEnv(gym.Env):
             if not isinstance(task_id, str):
                 raise ValueError(f"{self.env_id}: reset option 'task_id' must be a string, "
                                  f"got {type(task_id).__name__}")
-            if task_id not in ids:
+            if not self._has_task(task_id):
                 shown = task_id if len(task_id) <= 100 else task_id[:100] + "..."
                 raise KeyError(f"{self.env_id}: unknown task_id {shown!r} (reset option 'task_id'; "
-                               f"task_ids() lists the {len(ids)} tasks)")
+                               f"task_ids() lists the {len(self.task_ids())} tasks)")
         elif "task_index" in options:
+            ids = self.task_ids()
             index = options["task_index"]
             try:
                 index = operator.index(index) if not isinstance(index, bool) else None
@@ -316,6 +335,7 @@ class ToolEnv(gym.Env):
                 raise ValueError(f"{self.env_id}: reset option 'task_index' must be in [0, {len(ids)}), got {index}")
             task_id = ids[index]
         else:
+            ids = self.task_ids()
             task_id = ids[int(self.np_random.integers(len(ids)))]
         trial = options.get("trial", 0)
         if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:

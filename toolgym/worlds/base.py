@@ -19,10 +19,8 @@ import hashlib
 import json
 import random
 import sqlite3
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from collections.abc import Iterator
 
 from sqlalchemy import create_engine
 from sqlalchemy.orm import DeclarativeBase, Session
@@ -224,8 +222,7 @@ class World(WorldBuilding):
         self.clock.set(state.now)
 
     # -- transactions ---------------------------------------------------------------------
-    @contextmanager
-    def atomic(self, write: bool = True) -> Iterator[None]:
+    def atomic(self, write: bool = True) -> Atomic:
         """One call on the world, all or nothing: the rule of every tool, API request and REST call.
 
         When the body returns, its database writes commit (``write=False``: the body only reads,
@@ -236,17 +233,7 @@ class World(WorldBuilding):
         never starts. A program of several calls is atomic as a whole with :meth:`snapshot`
         and :meth:`restore` around it.
         """
-        before = self.volatile_state()  # cheap (no database image); used only on failure
-        try:
-            yield
-            if write:
-                self.commit()
-            elif self.has_pending_writes():
-                self.rollback()
-        except BaseException:
-            self.rollback()  # also clears a failed flush, so no later call sees PendingRollbackError
-            self.restore_volatile_state(before)
-            raise
+        return Atomic(self, write)
 
     def commit(self) -> None:
         """Commit the session's ORM work and the statements run on :meth:`sql`."""
@@ -264,8 +251,9 @@ class World(WorldBuilding):
 
     def has_pending_writes(self) -> bool:
         """Whether anything was written since the last commit (ORM objects or statements on :meth:`sql`)."""
-        session = self.session
-        return bool(session.dirty or session.new or session.deleted) or self._sqlite.in_transaction
+        # SQLite's flag first, then the session's own test of its objects (what its flush asks):
+        # building its dirty, new and deleted sets cost more than a read tool
+        return self._sqlite.in_transaction or not self.session._is_clean()
 
     # -- snapshots ------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -366,6 +354,37 @@ class World(WorldBuilding):
         (``populate_existing``) after writing here.
         """
         return self._sqlite
+
+
+class Atomic:
+    """The context of :meth:`World.atomic` (a class: a generator's context manager cost more than a read tool)."""
+
+    __slots__ = ("world", "write", "before")
+
+    def __init__(self, world: World, write: bool):
+        self.world, self.write = world, write
+
+    def __enter__(self) -> None:
+        self.before = self.world.volatile_state()  # cheap (no database image); used only on failure
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        world = self.world
+        if kind is None:
+            try:
+                if self.write:
+                    world.commit()
+                elif world.has_pending_writes():
+                    world.rollback()
+                return False
+            except BaseException:
+                self._undo()
+                raise
+        self._undo()  # also clears a failed flush, so no later call sees PendingRollbackError
+        return False  # the exception goes on
+
+    def _undo(self) -> None:
+        self.world.rollback()
+        self.world.restore_volatile_state(self.before)
 
 
 def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:

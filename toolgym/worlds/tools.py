@@ -184,9 +184,18 @@ def argument_problem(arguments: Mapping[str, Any]) -> str | None:
     # label up front would cost the length of its keys once per item. A step is text, or
     # (text before, a name or key, text after), whose label is made only for the message.
     stack: list[tuple[tuple, Any, int]] = []
-    for name, value in arguments.items():
-        stack += [((None, ("", name, "")), value, 1), ((None, ("the name ", name, "")), name, 1)]
     seen = 0
+    for name, value in arguments.items():
+        # ASCII text, the usual name and value, is counted here: it cannot fail, and queueing it cost
+        # more than the check
+        if type(value) is str and value.isascii():
+            seen += 1
+        else:
+            stack.append(((None, ("", name, "")), value, 1))
+        if type(name) is str and name.isascii():
+            seen += 1
+        else:
+            stack.append(((None, ("the name ", name, "")), name, 1))
     while stack:
         path, value, depth = stack.pop()
         seen += 1
@@ -315,7 +324,8 @@ class Toolkit:
             return ToolResult(name=name, arguments={}, is_action=spec.is_action,
                               error=f"Arguments of {name} must be a JSON object, got {type(arguments).__name__}.")
         request = dict(arguments)
-        visible = {k: v for k, v in arguments.items() if k not in spec.injected}
+        # without injected parameters the call's own dict is passed on: run() reads it, the tool gets a copy (**)
+        visible = {k: v for k, v in arguments.items() if k not in spec.injected} if spec.injected else arguments
         if self.arguments_as_given:
             problem = self.binding_problem(spec, visible)
             if problem is not None:

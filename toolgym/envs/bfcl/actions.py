@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from toolgym.envs.common.actions import ToolCall, Unparseable, parse_action
+from toolgym.envs.common.actions import ToolCall, Unparseable, json_text, parse_action
 from toolgym.worlds.bfcl.calls import CallSyntaxError, parse_calls
 
 
@@ -72,7 +72,7 @@ def answer_text(action: Any) -> str:
         return action
     if is_message(action) and not action.get("tool_calls"):
         return str(action.get("content") or "")
-    return json.dumps(action, default=str)
+    return json_text(action)
 
 
 def _native(value: Any) -> list[tuple[str, Any]]:

@@ -16,6 +16,9 @@ from toolgym.envs.bfcl.tasks import (NO_GROUND_TRUTH, SINGLE_TURN, SingleTurnTas
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
+#: The system prompts' characters of the prompt parts an env keeps (:meth:`BFCLEnv._docs_made`),
+#: about a quarter of the memory they hold; past it they are made anew.
+MAX_PROMPT_CHARS = 8_000_000
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
@@ -159,7 +162,8 @@ class BFCLEnv(ToolEnv):
     as ``tool`` messages), ``info["tools"]`` the OpenAI tool schemas of the offered functions
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models (the offered docs
-    with BFCL's language hints).
+    with BFCL's language hints). These three are made once per task (and set of offered docs) and
+    the same objects are in every ``info`` of its episodes: read them, copy before changing them.
 
     ## Rewards
     The return is the category's accuracy item: 1 when the entry passes, else 0, given at the
@@ -351,6 +355,8 @@ class BFCLEnv(ToolEnv):
         self.world = None  # single-turn items have no state; a multi-turn episode holds its own worlds,
         # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
+        self._prompts: dict[Any, tuple[dict, dict]] = {}  # see _docs_made
+        self._prompt_chars = 0  # the characters of the system prompts kept there
         if tasks == "official":
             layout, = self.read_layouts()
             folder = layout.locate(self.env_id, data_dir)
@@ -392,6 +398,9 @@ class BFCLEnv(ToolEnv):
 
     def task_ids(self) -> list[str]:
         return list(self._tasks)
+
+    def _has_task(self, task_id: str) -> bool:
+        return task_id in self._tasks
 
     def task_records(self) -> dict:
         return self._tasks
@@ -439,26 +448,42 @@ class BFCLEnv(ToolEnv):
         return "\n".join(str(m.get("content", "")) for m in turn if m.get("role") == "user")
 
     def _info(self) -> dict:
-        functions = self._functions()
         info = self.base_info(self.task.id)
         info["messages"] = [dict(m) for m in self._messages]
-        info["functions"] = [dict(f) for f in functions]
-        info["tools"] = tools_of(functions, self._language())
-        info["system_prompt"] = system_prompt(with_language_hints(functions, self.task.category))
+        info.update(self._prompt_parts())
         return info
+
+    def _prompt_parts(self) -> dict:
+        """``info``'s ``functions``, ``tools`` and ``system_prompt`` for the docs the episode offers
+        now: made once per task and set of docs and shared by its episodes' ``info`` (read them,
+        never change them), as building them at each reset and step cost ten times BFCL's checker."""
+        return self._docs_made()[0]
+
+    def _docs_made(self) -> tuple[dict, dict[str, str]]:
+        """(:meth:`_prompt_parts`, each call name the docs answer to -> the doc's name): a doc's own
+        name, and the name ``info["tools"]`` offers (dots as underscores) where no doc has that name."""
+        functions = self._functions()
+        # an episode's docs only grow, in its task's order of reveals: their count tells them
+        key = self.task.id if self.episode is None else (self.task.id, len(functions))
+        made = self._prompts.get(key)
+        if made is None:
+            parts = {"functions": [dict(f) for f in functions], "tools": tools_of(functions, self._language()),
+                     "system_prompt": system_prompt(with_language_hints(functions, self.task.category))}
+            names = {openai_name(d["name"]): d["name"] for d in functions}
+            names.update((d["name"], d["name"]) for d in functions)
+            self._prompt_chars += len(parts["system_prompt"])
+            if self._prompt_chars > MAX_PROMPT_CHARS:  # every task's parts made: about 90 KB a multi-turn task
+                self._prompts.clear()
+                self._prompt_chars = len(parts["system_prompt"])
+            made = self._prompts[key] = (parts, names)
+        return made
 
     def _step_info(self, turn: Any, observation: str) -> dict:
         return self._info()
 
-    def _native_names(self) -> dict[str, str]:
-        """Doc names by the names ``info["tools"]`` offers (dots as underscores)."""
-        return {openai_name(d["name"]): d["name"] for d in self._functions()}
-
     def _decode(self, action: Any) -> list[tuple[str, Any]]:
-        calls = read_calls(action, self._language())
-        names = self._native_names()
-        return [(name if any(d["name"] == name for d in self._functions()) else names.get(name, name), args)
-                for name, args in calls]
+        names = self._docs_made()[1]
+        return [(names.get(name, name), args) for name, args in read_calls(action, self._language())]
 
     def _act(self, action: Any) -> Outcome:
         if self.task.category in MEMORY:

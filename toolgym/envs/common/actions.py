@@ -38,6 +38,16 @@ class Unparseable:
 
 Action = ToolCall | TextReply | Unparseable
 
+#: ``json.dumps(value, default=str)``'s encoder, made once: ``json.dumps`` with any keyword builds a
+#: new encoder per call, which cost more than a cheap tool.
+_LENIENT_ENCODER = json.JSONEncoder(default=str)
+
+
+def json_text(value: Any) -> str:
+    """``json.dumps(value, default=str)``: how an action or a call's arguments are written into the
+    conversation (anything JSON cannot write as its ``str``)."""
+    return _LENIENT_ENCODER.encode(value)
+
 
 def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None) -> Action:
     """Read an agent's action.
@@ -49,7 +59,7 @@ def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None
     if isinstance(action, (ToolCall, TextReply, Unparseable)):
         return action  # already read (an env passes its own Unparseable for a refused action)
     if isinstance(action, dict):
-        return _from_mapping(action, str(action))
+        return _from_mapping(action, None)  # its text (str of the dict) made only if it is refused
     if not isinstance(action, str):
         return Unparseable(repr(action)[:200], f"actions are strings or dicts, not {type(action).__name__}")
     text = action.strip()
@@ -65,12 +75,11 @@ def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None
     return call if call is not None else TextReply(action)
 
 
-def _from_mapping(value: dict, text: str) -> Action:
-    if isinstance(value.get("function"), dict):  # OpenAI tool_call shape
-        value = value["function"]
+def _from_mapping(action: dict, text: str | None) -> Action:
+    value = action["function"] if isinstance(action.get("function"), dict) else action  # OpenAI tool_call shape
     name = value.get("name")
     if not isinstance(name, str) or not name:
-        return Unparseable(text, "a tool call needs a string 'name'")
+        return Unparseable(str(action) if text is None else text, "a tool call needs a string 'name'")
     arguments = value.get("arguments", value.get("parameters", {}))
     if isinstance(arguments, str):
         try:

@@ -636,13 +636,25 @@ class Tau2Env(ToolEnv):
 
     def _info(self) -> dict:
         info = self.base_info(self.task_id)
-        # The agent's view: the user's own tool calls and their results stay on the user's side, as in τ²-bench.
-        messages = [dict(m) for m in self._messages if m.get("requestor") != "user"
-                    and not (m["role"] == "user" and m.get("tool_calls"))]
-        info.update(tools=self.tools, messages=messages, domain=self.domain, steps=self._steps)
+        info.update(tools=self.tools, messages=self._agent_view(), domain=self.domain, steps=self._steps)
         if self.solo_mode:
             info.update(solo_mode=True, ticket=self.task.get("ticket"))
         return info
+
+    def _agent_view(self) -> list[dict]:
+        """The conversation as the agent sees it: the user's own tool calls and their results stay
+        on the user's side, as in τ²-bench. Each message is copied once, when it is new (an
+        episode's conversation only grows), and the copies are shared by the episode's ``info``s:
+        copying the whole conversation at every step cost more than a read tool."""
+        messages = self._messages
+        view = self.__dict__.get("_view")
+        if view is None or view[0] is not messages:  # a new episode's conversation
+            view = (messages, 0, [])
+        _, seen, copies = view
+        copies += [dict(m) for m in messages[seen:] if m.get("requestor") != "user"
+                   and not (m["role"] == "user" and m.get("tool_calls"))]
+        self._view = (messages, len(messages), copies)
+        return list(copies)
 
     # -- oracle ----------------------------------------------------------------------------
     def oracle_action(self) -> Any:

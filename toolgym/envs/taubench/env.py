@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, json_text, parse_action
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 from toolgym.envs.taubench.tasks import DOMAINS, OFFICIAL_SPLITS, WORLDS, builtin_task_set, layout, official_task_set
@@ -220,7 +220,7 @@ class TauBenchEnv(ToolEnv):
             arguments = result.arguments
             observation = f"Error: {result.error}" if result.error is not None else str(result.response)
         entry = {"id": call_id, "type": "function",
-                 "function": {"name": str(call.name), "arguments": json.dumps(arguments, default=str)}}
+                 "function": {"name": str(call.name), "arguments": json_text(arguments)}}
         function = raw_call.get("function") if isinstance(raw_call, Mapping) else None
         if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
             given = raw_call.get("id")

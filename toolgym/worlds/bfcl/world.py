@@ -155,7 +155,8 @@ class TableAPI(BfclAPI):
                 if rollback:
                     raise
                 failure = exc  # BFCL keeps what a raising call changed before it raised
-            size = self._world.stored_bytes()
+            # a call that wrote nothing (no transaction open) left the world's size as the last call did
+            size = self._world.stored_bytes() if self._sql.in_transaction else 0
             if size > MAX_WORLD_BYTES:
                 raise ValueError(f"the call was undone: it would make the world {size} bytes, "
                                  f"more than toolgym's limit of {MAX_WORLD_BYTES} bytes")

@@ -128,6 +128,14 @@ class AirlineWorld(DocumentWorld):
                                 for key, reservation in (data.get("reservations") or {}).items()}
         super().load(data)
 
+    def dump(self) -> dict[str, dict]:
+        """τ²'s ``db.json`` layout as τ²'s ``FlightDB`` dumps it: a reservation never cancelled has
+        ``"status": null`` (its model's default; the official file leaves the key out)."""
+        data = super().dump()
+        for reservation in data["reservations"].values():
+            reservation.setdefault("status", None)
+        return data
+
 
 class AirlineRules:
     """What τ²'s and τ-bench v1's airline tools share: lookups, the checks of a booked flight and of

@@ -52,6 +52,15 @@ class RetailWorld(DocumentWorld):
         from toolgym.worlds.tau2.tasks import retail_database
         self.load(retail_database(self.seed))
 
+    def dump(self) -> dict[str, dict]:
+        """τ²'s ``db.json`` layout as τ²'s ``RetailDB`` dumps it: an order's unset optional fields
+        (:data:`ORDER_OPTIONAL`) as null, which the official file leaves out."""
+        data = super().dump()
+        for order in data["orders"].values():
+            for key in ORDER_OPTIONAL:
+                order.setdefault(key, None)
+        return data
+
 
 def _is_gift_card(method: dict) -> bool:
     return method.get("source") == "gift_card"

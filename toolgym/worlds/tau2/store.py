@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
 
 from sqlalchemy import JSON, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import ToolError
+
+
+#: Values a world keeps for its read-only readers (:meth:`DocumentWorld.derived`); cleared past this many.
+MAX_SHARED_RECORDS = 20_000
 
 
 class DocumentRow:
@@ -101,9 +106,35 @@ class DocumentWorld(World):
 
     def find(self, table: str, key: str) -> dict | None:
         """Record ``key`` of ``table`` (a fresh copy), or None when absent: one statement."""
+        text = self.text(table, key)
+        return None if text is None else json.loads(text)
+
+    def text(self, table: str, key: str) -> str | None:
+        """Record ``key`` of ``table`` as stored: ``json.dumps`` of the record (what an original
+        that prints a record with ``json.dumps`` answers, without parsing it), or None when absent."""
         row = self.sql().execute(f'SELECT doc FROM "{table}" WHERE key = ?', (key,)).fetchone() \
             if _text_key(key) else None
-        return None if row is None else json.loads(row[0])
+        return None if row is None else row[0]
+
+    def shared(self, doc: str):
+        """The record stored as ``doc`` (a text read from a table), parsed once per world and shared
+        by every reader: for a reader that only reads it (a search); change a copy, never this.
+
+        Keyed by the text itself, so a record that was written again is parsed again; parsing a
+        flight's 30 dates on every search cost more than the original's whole search.
+        """
+        return self.derived(doc, lambda: json.loads(doc))
+
+    def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """``make()``, made once per world and shared by ``key``, which must hold every stored text
+        the value is made from (a record written again makes it anew): read it, never change it."""
+        memo = self.__dict__.setdefault("_derived", {})
+        value = memo.get(key)
+        if value is None:
+            if len(memo) >= MAX_SHARED_RECORDS:
+                memo.clear()
+            value = memo[key] = make()
+        return value
 
     def has(self, table: str, key: str) -> bool:
         return _text_key(key) and self.sql().execute(

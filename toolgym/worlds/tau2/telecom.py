@@ -205,7 +205,26 @@ class TelecomWorld(DocumentWorld):
 
     def sync(self) -> None:
         """τ²-bench's ``sync_tools``: the line's status, roaming and data allowance to the phone's
-        surroundings; a paid payment request to the carrier's bill; a bill awaiting payment to the phone."""
+        surroundings; a paid payment request to the carrier's bill; a bill awaiting payment to the phone.
+
+        A sync reads only the database and a second one changes nothing, so none is made while
+        nothing was written since the last (SQLite's count of changed rows has not moved, and no
+        restore or rollback came between): a read call costs no sync, as τ²'s costs it nothing.
+        """
+        if self.__dict__.get("_synced_at") == self._sqlite.total_changes:
+            return
+        self._sync()
+        self._synced_at = self._sqlite.total_changes
+
+    def restore(self, snap) -> None:
+        self._synced_at = None  # another image: SQLite's count does not tell
+        super().restore(snap)
+
+    def rollback(self) -> None:
+        self._synced_at = None  # a sync's own write may be undone: the count does not go back
+        super().rollback()
+
+    def _sync(self) -> None:
         row = self.sql().execute("SELECT doc FROM user_state WHERE key = 'surroundings'").fetchone()
         if row is None:
             raise ToolError("no user state")

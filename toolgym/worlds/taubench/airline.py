@@ -21,13 +21,6 @@ from toolgym.worlds.taubench.common import V1Hash, V1Toolkit, calculate, v1_tool
 from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 
-def _json_value(kind: str, value):
-    """The Python value of what SQLite's ``json_extract`` read, given its ``json_type``."""
-    if kind in ("object", "array"):
-        return json.loads(value)
-    return {"true": True, "false": False, "null": None}.get(kind, value)
-
-
 class TauBenchAirlineWorld(V1Hash, AirlineWorld):
     """τ²'s airline world (same tables, same generated database) with τ-bench v1's tools and hash."""
 
@@ -43,6 +36,9 @@ class TauBenchAirlineWorld(V1Hash, AirlineWorld):
         # v1's records as its files hold them: v1's tools print them with their keys in that order
         # (τ²'s world puts them in the order of τ²'s models)
         DocumentWorld.load(self, data)
+
+    def dump(self) -> dict[str, dict]:
+        return DocumentWorld.dump(self)  # v1's records as stored: v1 has no reservation status default
 
 
 class AirlineTools(AirlineRules, V1Toolkit):
@@ -68,33 +64,19 @@ class AirlineTools(AirlineRules, V1Toolkit):
     def _used_up(self, payment_id: str) -> None:
         raise KeyError(payment_id)  # v1 reads the certificate its first entry deleted
 
-    def _flights(self, dates: tuple = (), **fields: str) -> list[dict]:
-        """The flights whose top-level ``fields`` equal the values, in the table's order: SQLite reads
-        the fields, and only matching records are parsed (v1 scans every flight; the order is the same).
+    def _flights(self, **fields: str) -> list[dict]:
+        """The flights whose top-level ``fields`` equal the values, in the table's order (v1 scans
+        every flight; the order is the same), each the world's shared parse of its record
+        (:meth:`DocumentWorld.shared`), to be read only."""
+        return [self.world.shared(doc) for doc in self._flight_texts(**fields)]
 
-        With ``dates``, a flight's ``dates`` holds only those of them it flies (SQLite reads them out):
-        all that a search looks at, and parsing every date of every flight was most of its cost.
-        """
+    def _flight_texts(self, **fields: str) -> list[str]:
+        """The stored texts of :meth:`_flights`: SQLite finds them by the route's index."""
         if not all(isinstance(value, str) for value in fields.values()):
             return []  # v1 compares each flight's text to the value: nothing else equals it
         where = " AND ".join(f"json_extract(doc, '$.{name}') = ?" for name in fields)
-        if not all(isinstance(d, str) and '"' not in d and "\\" not in d for d in dates):  # not a JSON path's key
-            dates = ()
-        if not dates:
-            rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk',
-                                            tuple(fields.values()))
-            return [json.loads(doc) for (doc,) in rows.fetchall()]
-        # json_type tells a date that is absent (NULL) from one whose value is null ('null')
-        picks = ", ".join(f"json_type(doc, '$.dates.\"{d}\"'), json_extract(doc, '$.dates.\"{d}\"')" for d in dates)
-        rows = self.world.sql().execute(f"SELECT json_remove(doc, '$.dates'), {picks} FROM flights WHERE {where} "
-                                        "ORDER BY pk", tuple(fields.values())).fetchall()
-        flights = []
-        for doc, *picked in rows:
-            flight = json.loads(doc)
-            flight["dates"] = {date: _json_value(kind, value)
-                               for date, kind, value in zip(dates, picked[::2], picked[1::2]) if kind is not None}
-            flights.append(flight)
-        return flights
+        rows = self.world.sql().execute(f'SELECT doc FROM "flights" WHERE {where} ORDER BY pk', tuple(fields.values()))
+        return [doc for (doc,) in rows.fetchall()]
 
     def _book(self, user_id: str, origin: str, destination: str, flight_type: str, cabin: str, flights: list[dict],
               passengers: list[dict], payment_methods: list[dict], total_baggages: int, nonfree_baggages: int,
@@ -145,8 +127,8 @@ class AirlineTools(AirlineRules, V1Toolkit):
         Args:
             reservation_id: The reservation id, such as '8JX2WO'.
         """
-        reservation = self._doc("reservations", reservation_id)
-        return "Error: user not found" if reservation is None else json.dumps(reservation)
+        reservation = self.world.text("reservations", reservation_id)  # v1's json.dumps of the record
+        return "Error: user not found" if reservation is None else reservation
 
     @tool(kind=READ, app="airline")
     def get_user_details(self, user_id: str) -> str:
@@ -155,8 +137,8 @@ class AirlineTools(AirlineRules, V1Toolkit):
         Args:
             user_id: The user id, such as 'sara_doe_496'.
         """
-        user = self._doc("users", user_id)
-        return "Error: user not found" if user is None else json.dumps(user)
+        user = self.world.text("users", user_id)
+        return "Error: user not found" if user is None else user
 
     @tool(kind=READ, app="airline")
     def list_all_airports(self) -> str:
@@ -172,8 +154,15 @@ class AirlineTools(AirlineRules, V1Toolkit):
             destination: The destination city airport in three letters, such as 'LAX'.
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'.
         """
+        texts = self._flight_texts(origin=origin, destination=destination)
+        if not isinstance(date, str):  # v1's lookup of it fails, or finds nothing, as below
+            return self._direct_flights(texts, date)
+        # the answer is the route's records' and the date's alone: made once, kept by them
+        return self.world.derived(("search_direct_flight", date, *texts), lambda: self._direct_flights(texts, date))
+
+    def _direct_flights(self, texts: list[str], date: str) -> str:
         results = []
-        for flight in self._flights((date,), origin=origin, destination=destination):
+        for flight in map(self.world.shared, texts):
             if (date in flight["dates"]
                     and flight["dates"][date]["status"] == "available"):
                 results.append({k: v for k, v in flight.items() if k != "dates"})
@@ -189,13 +178,9 @@ class AirlineTools(AirlineRules, V1Toolkit):
             destination: The destination city airport in three letters, such as 'LAX'.
             date: The date of the flight in the format 'YYYY-MM-DD', such as '2024-05-01'.
         """
-        try:  # the only dates a search looks at: the day, and v1's next day for an arrival marked +1
-            dates = (date, f"2024-05-{int(date[-2:]) + 1}")
-        except (TypeError, ValueError):
-            dates = ()  # every date read: the loop below fails as v1's does, where v1's does
-        seconds = self._flights(dates, destination=destination)
+        seconds = self._flights(destination=destination)
         results = []
-        for first in self._flights(dates, origin=origin):
+        for first in self._flights(origin=origin):
             for second in seconds:
                 if first["destination"] != second["origin"]:
                     continue

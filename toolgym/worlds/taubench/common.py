@@ -109,6 +109,12 @@ def v1_error(error: ToolError) -> str:
     return f"Error: {text}" if isinstance(error, ValueFirstError) else f"Error: {text[:1].lower()}{text[1:]}"
 
 
+@functools.cache
+def _invoke_name(tool: str) -> str:
+    """v1's method behind a tool, as Python names it: ``cancel_reservation`` -> ``CancelReservation.invoke``."""
+    return "".join(word.capitalize() for word in tool.split("_")) + ".invoke"
+
+
 class V1Toolkit(Toolkit):
     """A v1 domain's tools: each answers with text, ``json.dumps`` of the record it read or wrote or
     v1's error string; only an error of the data itself (v1's ``KeyError``) fails the call.
@@ -123,7 +129,7 @@ class V1Toolkit(Toolkit):
     arguments_as_given = True
 
     def binding_problem(self, spec: ToolSpec, arguments: dict) -> str | None:
-        function = "".join(word.capitalize() for word in spec.name.split("_")) + ".invoke"
+        function = _invoke_name(spec.name)
         if "data" in arguments:  # v1 passes its database as ``data=``: Python names the function in full
             return (f"tau_bench.envs.{spec.app}.tools.{spec.name}.{function}() got multiple values for keyword "
                     f"argument 'data'")
@@ -154,5 +160,18 @@ def v1_tool(tau2_tool: Callable[..., Any], body: Callable[..., str] | None = Non
     @functools.wraps(tau2_tool)
     def answer(self: V1Toolkit, **arguments: Any) -> str:
         return body(**arguments) if body is not None else self._answer(tau2_tool, self, **arguments)
+
+    return answer
+
+
+def v1_record(tau2_tool: Callable[..., Any], table: str, missing: str) -> Callable[..., str]:
+    """τ²'s tool that reads one record by its id, as v1's: the record's text as the table stores it
+    (``json.dumps`` of the record, which is what v1 answers, without parsing it), or v1's ``missing``."""
+
+    @functools.wraps(tau2_tool)
+    def answer(self: V1Toolkit, **arguments: Any) -> str:
+        (key,) = arguments.values()  # the call bound to the tool's one parameter
+        text = self.world.text(table, key)
+        return missing if text is None else text
 
     return answer

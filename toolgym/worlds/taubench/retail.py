@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Literal
 
 from toolgym.worlds.tau2.retail import RetailRules, RetailWorld
+from toolgym.worlds.tau2.store import DocumentWorld
 from toolgym.worlds.tau2.retail import RetailTools as Tau2RetailTools
-from toolgym.worlds.taubench.common import V1Hash, V1Toolkit, calculate, v1_tool
+from toolgym.worlds.taubench.common import V1Hash, V1Toolkit, calculate, v1_record, v1_tool
 from toolgym.worlds.tools import ACTION, READ, ToolError, tool
 
 
@@ -23,6 +24,9 @@ class TauBenchRetailWorld(V1Hash, RetailWorld):
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
         self.tools = RetailTools(self)
+
+    def dump(self) -> dict[str, dict]:
+        return DocumentWorld.dump(self)  # v1's records as stored: v1 has no defaults to fill
 
 
 class RetailTools(RetailRules, V1Toolkit):
@@ -77,9 +81,9 @@ class RetailTools(RetailRules, V1Toolkit):
     exchange_delivered_order_items = v1_tool(Tau2RetailTools.exchange_delivered_order_items)
     find_user_id_by_email = v1_tool(Tau2RetailTools.find_user_id_by_email)
     find_user_id_by_name_zip = v1_tool(Tau2RetailTools.find_user_id_by_name_zip)
-    get_order_details = v1_tool(Tau2RetailTools.get_order_details)
-    get_product_details = v1_tool(Tau2RetailTools.get_product_details)
-    get_user_details = v1_tool(Tau2RetailTools.get_user_details)
+    get_order_details = v1_record(Tau2RetailTools.get_order_details, "orders", "Error: order not found")
+    get_product_details = v1_record(Tau2RetailTools.get_product_details, "products", "Error: product not found")
+    get_user_details = v1_record(Tau2RetailTools.get_user_details, "users", "Error: user not found")
     list_all_product_types = v1_tool(Tau2RetailTools.list_all_product_types)
     modify_pending_order_address = v1_tool(Tau2RetailTools.modify_pending_order_address)
     modify_pending_order_items = v1_tool(Tau2RetailTools.modify_pending_order_items)
