@@ -1,0 +1,1098 @@
+"""A simulated shell over the knowledge base, in place of τ³'s sandboxed bash (``SandboxManager``).
+
+τ³ exports the documents as Markdown files into a fresh folder (``<id>.md`` and ``INDEX.md``, see
+:meth:`KnowledgeBase.files`) and runs each ``shell`` command with bash inside Anthropic's sandbox
+runtime, after refusing commands that look like escapes (``..``, ``~``, ``$HOME``, absolute paths
+after a space). toolgym never starts a process: the command is tokenised as bash reads words
+(quotes, backslashes, unquoted globs; a hand-written lexer because ``shlex`` forgets which
+characters were quoted, which decides what a glob is), and run by Python versions of the
+utilities the prompt names, over the files in memory. Each command line starts afresh in the
+knowledge-base folder, as τ³'s does.
+
+What runs, with GNU's output text: ``ls`` (-1 -a -A -l -h -r -S -t), ``cat`` (-n), ``head`` and
+``tail`` (-n N, -N, -c N, ``-n +N``), ``grep`` (-i -n -r -R -l -L -c -w -x -v -o -h -H -q -s
+-E -F -G -e -m, -A/-B/-C, --include/--exclude), ``find`` (-name -iname -type -maxdepth), ``wc``
+(-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``echo``, ``pwd``, ``true``,
+``false``; joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
+and ``/dev/null``. Anything else (``awk``, ``sed``, variables, command substitution, subshells)
+is an error that says it is not simulated (exit status 127).
+
+Differences from a real shell, for what does run: directory listings (``ls``, ``find``,
+``grep -r``) are in byte order, where a real one lists ``find``'s and ``grep -r``'s files in the
+file system's order; ``ls -l`` shows τ³'s sanitised owner and date (``kb_user  kb_group``,
+``Jan  1 00:00``) and folders as 4096 bytes; POSIX classes (``[[:alpha:]]``) are ASCII; regular
+expressions run on RE2 (:mod:`.patterns`): back-references are refused; ``pwd`` prints
+``/knowledge_base``.
+
+``terminal_use`` is read-only as τ³'s sandbox is: a write fails with ``Read-only file system``.
+``terminal_use_write`` keeps what the agent writes (``>``, ``>>``, ``touch``, ``mkdir``, ``rm``)
+in memory for the episode, never on disk. Work is bounded (:data:`MAX_WORK` characters read, so
+a command line costs at most that much), and so is output (:data:`MAX_OUTPUT`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from toolgym.worlds.tau2.banking_knowledge.knowledge.documents import KnowledgeBase
+from toolgym.worlds.tau2.banking_knowledge.knowledge.patterns import (
+    UnsupportedPattern,
+    compile_python,
+    posix_to_python,
+)
+
+MAX_COMMAND_CHARS = 10_000
+MAX_WORDS = 2_000
+MAX_COMMANDS = 32
+#: Characters all the utilities of one command line may read, together (the whole KB is ~3 M).
+MAX_WORK = 50_000_000
+#: Characters one command line may print.
+MAX_OUTPUT = 5_000_000
+ROOT = "/knowledge_base"
+NOT_SIMULATED = 127
+SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, echo, pwd, true, false"
+_USER, _GROUP, _DATE = "kb_user", "kb_group", "Jan  1 00:00"  # τ³'s sanitised ls -l fields
+_DIR_SIZE = 4096
+_SINGLE_QUOTED = re.compile(r"'[^']*'")
+_DOUBLE_QUOTED = re.compile(r'"[^"]*"')
+_ABSOLUTE = re.compile(r"(?:^|[\s;|&])(/[a-zA-Z][^\s;|&]*)")
+_OPERATORS = ("&&", "||", ";", "|", "&")
+
+
+class ShellError(Exception):
+    """A failure bash reports on stderr: ``(message, status)``."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class LimitExceeded(Exception):
+    """The command line read or printed more than the shell allows."""
+
+
+def escape_problem(command: str) -> str | None:
+    """τ³'s ``SandboxManager._has_escape_pattern``: what blocks ``command``, or None."""
+    stripped = _SINGLE_QUOTED.sub('""', command)
+    stripped = _DOUBLE_QUOTED.sub('""', stripped)
+    if ".." in stripped:
+        return ".."
+    absolute = _ABSOLUTE.search(stripped)
+    if absolute:
+        return f"absolute path: {absolute.group(1)}"
+    if stripped.strip().startswith("/"):
+        return "absolute path at start"
+    if "~" in stripped:
+        return "~"
+    if "$HOME" in stripped or "${HOME}" in stripped:
+        return "$HOME"
+    return None
+
+
+# -- words ------------------------------------------------------------------------------------
+
+@dataclass
+class Word:
+    """A shell word: its text, and which characters came unquoted (for globbing)."""
+
+    text: str = ""
+    unquoted: list[bool] = field(default_factory=list)
+    started: bool = False
+
+    def add(self, text: str, quoted: bool) -> None:
+        self.text += text
+        self.unquoted += [not quoted] * len(text)
+        self.started = True
+
+    def is_glob(self) -> bool:
+        return any(flag and c in "*?[" for c, flag in zip(self.text, self.unquoted))
+
+    def glob_pattern(self) -> str:
+        # quoted wildcard characters become one-character sets, which fnmatch reads literally
+        return "".join(f"[{c}]" if not flag and c in "*?[" else c for c, flag in zip(self.text, self.unquoted))
+
+
+@dataclass
+class Redirect:
+    fd: int  # 0 stdin, 1 stdout, 2 stderr
+    target: Word | None  # None with ``to_fd``
+    append: bool = False
+    to_fd: int | None = None
+
+
+def tokenize(command: str) -> list[Word | str]:
+    """Bash's words and operators (``|``, ``||``, ``&&``, ``;``, ``&``, redirections as ``<``,
+    ``>``, ``>>``, ``2>``, ``2>>``, ``&>``, ``2>&1``, ``>&2``); a newline separates like ``;``."""
+    tokens: list[Word | str] = []
+    word = Word()
+    i, n = 0, len(command)
+
+    def finish() -> None:
+        nonlocal word
+        if word.started:
+            tokens.append(word)
+        word = Word()
+
+    while i < n:
+        c = command[i]
+        if c in " \t":
+            finish()
+            i += 1
+        elif c == "\n":
+            finish()
+            tokens.append(";")
+            i += 1
+        elif c == "#" and not word.started:
+            end = command.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "'":
+            end = command.find("'", i + 1)
+            if end < 0:
+                raise ShellError("bash: -c: line 1: unexpected EOF while looking for matching `''", 2)
+            word.add(command[i + 1:end], True)
+            i = end + 1
+        elif c == '"':
+            i += 1
+            chunk = []
+            while i < n and command[i] != '"':
+                if command[i] == "\\" and i + 1 < n and command[i + 1] in '$`"\\\n':
+                    if command[i + 1] != "\n":
+                        chunk.append(command[i + 1])
+                    i += 2
+                    continue
+                if command[i] in "$`":
+                    _expansion(command, i)
+                chunk.append(command[i])
+                i += 1
+            if i >= n:
+                raise ShellError('bash: -c: line 1: unexpected EOF while looking for matching `"\'', 2)
+            word.add("".join(chunk), True)
+            i += 1
+        elif c == "\\":
+            if i + 1 < n and command[i + 1] != "\n":
+                word.add(command[i + 1], True)
+            i += 2
+        elif c in "$`":
+            _expansion(command, i)
+            word.add(c, False)
+            i += 1
+        elif c in "()":
+            raise ShellError(f"subshells and grouping ({c}) are not simulated; run one command, or a "
+                             "pipeline, at a time", NOT_SIMULATED)
+        elif c in "|&;<>":
+            digits = word.text if word.started and word.text.isdigit() and all(word.unquoted) else None
+            if c in "<>" and digits is not None and digits in ("1", "2", "0"):
+                word = Word()
+                prefix = digits
+            else:
+                finish()
+                prefix = ""
+            op = c
+            if command.startswith(c * 2, i) and c in "|&><":
+                op = c * 2
+            elif c == "&" and command.startswith("&>", i):
+                op = "&>"
+            i += len(op)
+            if op in (">", ">>", "<") and command.startswith("&", i) and i + 1 < n and command[i + 1] in "012":
+                op += "&" + command[i + 1]
+                i += 2
+            if op == "<<":
+                raise ShellError("here-documents (<<) are not simulated; write with echo and >", NOT_SIMULATED)
+            tokens.append(prefix + op)
+        else:
+            word.add(c, False)
+            i += 1
+    finish()
+    return tokens
+
+
+def _expansion(command: str, i: int) -> None:
+    nxt = command[i + 1] if i + 1 < len(command) else ""
+    if command[i] == "`" or nxt == "(" or nxt == "{" or nxt.isalnum() or nxt in "_?$!#*@-":
+        raise ShellError("variables and command substitution ($, `) are not simulated", NOT_SIMULATED)
+
+
+@dataclass
+class Command:
+    words: list[Word]
+    redirects: list[Redirect]
+
+
+def parse(tokens: list[Word | str]) -> list[tuple[str, list[Command]]]:
+    """``[(connector, pipeline)]``: the connector (``""``, ``;``, ``&&``, ``||``) before each pipeline."""
+    result: list[tuple[str, list[Command]]] = []
+    connector = ""
+    pipeline: list[Command] = []
+    current = Command([], [])
+    i = 0
+    count = 0
+
+    def syntax(near: str) -> ShellError:
+        return ShellError(f"bash: -c: line 1: syntax error near unexpected token `{near}'", 2)
+
+    while i < len(tokens):
+        token = tokens[i]
+        if isinstance(token, Word):
+            current.words.append(token)
+        elif token in ("|", "&&", "||", ";", "&"):
+            if token == "&":
+                raise ShellError("background jobs (&) are not simulated", NOT_SIMULATED)
+            if not current.words and not current.redirects:
+                raise syntax(token)
+            pipeline.append(current)
+            count += 1
+            current = Command([], [])
+            if token != "|":
+                result.append((connector, pipeline))
+                connector, pipeline = token, []
+        else:
+            fd = 2 if token.startswith("2") else 0 if token.startswith(("<", "0")) else 1
+            op = token.lstrip("012")
+            if "&" in op[1:]:
+                current.redirects.append(Redirect(fd, None, to_fd=int(op[-1])))
+            else:
+                if i + 1 >= len(tokens) or not isinstance(tokens[i + 1], Word):
+                    raise syntax(tokens[i + 1] if i + 1 < len(tokens) else "newline")
+                target = tokens[i + 1]
+                i += 1
+                if op == "&>":
+                    current.redirects.append(Redirect(1, target))
+                    current.redirects.append(Redirect(2, None, to_fd=1))
+                else:
+                    current.redirects.append(Redirect(fd, target, append=op == ">>"))
+        i += 1
+        if count > MAX_COMMANDS:
+            raise ShellError(f"more than {MAX_COMMANDS} commands in one line", 1)
+    if current.words or current.redirects:
+        pipeline.append(current)
+    elif pipeline or connector in ("&&", "||", "|"):
+        raise syntax(connector or "|")
+    if pipeline:
+        result.append((connector, pipeline))
+    return result
+
+
+# -- the file system ---------------------------------------------------------------------------
+
+def _normal(path: str) -> str:
+    """A path relative to the knowledge-base folder, ``""`` for the folder itself."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return "/".join(parts)
+
+
+class Files:
+    """The folder's files (and, written ones, folders) in memory."""
+
+    def __init__(self, kb: KnowledgeBase, writable: bool):
+        self.base = kb.files()
+        self.writable = writable
+        self.written: dict[str, str | None] = {}  # over ``base``; None: removed
+        self.folders: set[str] = set()
+
+    def text(self, path: str) -> str | None:
+        key = _normal(path)
+        if key in self.written:
+            return self.written[key]
+        return self.base.get(key)
+
+    def is_dir(self, path: str) -> bool:
+        key = _normal(path)
+        return key == "" or key in self.folders
+
+    def names(self, folder: str = "") -> list[str]:
+        """Entries directly in ``folder``, in byte order."""
+        prefix = f"{folder}/" if folder else ""
+        names = set()
+        for key in [*self.base, *self.written, *self.folders]:
+            exists = key in self.folders or self.text(key) is not None
+            if exists and key.startswith(prefix) and key != folder:
+                names.add(key[len(prefix):].split("/", 1)[0])
+        return sorted(names, key=_byte_key)
+
+    def walk(self, folder: str = "") -> list[str]:
+        """Every path under ``folder`` (folders before their contents), in byte order."""
+        out = []
+        for name in self.names(folder):
+            path = f"{folder}/{name}" if folder else name
+            out.append(path)
+            if path in self.folders:
+                out += self.walk(path)
+        return out
+
+    def write(self, path: str, text: str, append: bool = False) -> None:
+        key = _normal(path)
+        if not self.writable:
+            raise ShellError(f"bash: line 1: {path}: Read-only file system")
+        if self.is_dir(key):
+            raise ShellError(f"bash: line 1: {path}: Is a directory")
+        parent = key.rsplit("/", 1)[0] if "/" in key else ""
+        if not self.is_dir(parent):
+            raise ShellError(f"bash: line 1: {path}: No such file or directory")
+        old = self.text(key) if append else None
+        self.written[key] = (old or "") + text
+
+
+def _byte_key(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+# -- running ----------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    status: int = 0
+    out: str = ""
+    err: str = ""
+
+
+class Shell:
+    """One episode's shell: :meth:`run` a command line, get ``(status, stdout, stderr)`` as τ³'s
+    ``SandboxManager.run_command`` returns them."""
+
+    def __init__(self, kb: KnowledgeBase, allow_writes: bool = False):
+        self.kb = kb
+        self.files = Files(kb, allow_writes)
+        #: Characters read by the last command line (its cost; bounded by :data:`MAX_WORK`).
+        self.work = 0
+        self.utilities: dict[str, Callable[[list[str], str | None], Result]] = {
+            "ls": self._ls, "cat": self._cat, "head": self._head, "tail": self._tail, "grep": self._grep,
+            "find": self._find, "wc": self._wc, "sort": self._sort, "uniq": self._uniq, "echo": self._echo,
+            "pwd": self._pwd, "true": lambda args, stdin: Result(), "false": lambda args, stdin: Result(1),
+            "touch": self._touch, "mkdir": self._mkdir, "rm": self._rm,
+        }
+
+    def run(self, command: str) -> tuple[int, str, str]:
+        if not isinstance(command, str):
+            raise TypeError(f"expected string or bytes-like object, got '{type(command).__name__}'")
+        problem = escape_problem(command)
+        if problem:
+            return 1, "", f"Error: Command blocked - contains '{problem}' which could escape the sandbox"
+        if len(command) > MAX_COMMAND_CHARS:
+            return 1, "", f"Command failed: the command is longer than {MAX_COMMAND_CHARS} characters"
+        self.work = 0
+        try:
+            tokens = tokenize(command)
+            if sum(isinstance(token, Word) for token in tokens) > MAX_WORDS:
+                return 1, "", f"Command failed: more than {MAX_WORDS} words"
+            lines = parse(tokens)
+        except ShellError as error:
+            return error.status, "", error.message + "\n"
+        out: list[str] = []
+        err: list[str] = []
+        status = 0
+        try:
+            for connector, pipeline in lines:
+                if (connector == "&&" and status != 0) or (connector == "||" and status == 0):
+                    continue
+                status = self._pipeline(pipeline, out, err)
+        except LimitExceeded as error:
+            return 1, "".join(out)[:MAX_OUTPUT], f"Command failed: {error}"
+        return status, "".join(out), "".join(err)
+
+    def _read(self, text: str) -> str:
+        self.work += len(text)
+        if self.work > MAX_WORK:
+            raise LimitExceeded(f"the command read more than {MAX_WORK} characters")
+        return text
+
+    def _pipeline(self, pipeline: list[Command], out: list[str], err: list[str]) -> int:
+        stdin: str | None = None
+        status = 0
+        for position, command in enumerate(pipeline):
+            last = position == len(pipeline) - 1
+            result = self._command(command, stdin)
+            status = result.status
+            if result.err:
+                err.append(result.err)
+            if last:
+                out.append(result.out)
+                if sum(map(len, out)) > MAX_OUTPUT:
+                    raise LimitExceeded(f"the output is longer than {MAX_OUTPUT} characters")
+            else:
+                stdin = self._read(result.out)
+        return status
+
+    def _expand(self, words: list[Word]) -> list[str]:
+        args: list[str] = []
+        for word in words:
+            if word.is_glob():
+                matches = self._glob(word.glob_pattern())
+                args += matches if matches else [word.text]
+            else:
+                args.append(word.text)
+        return args
+
+    def _glob(self, pattern: str) -> list[str]:
+        folder, _, name = pattern.rpartition("/")
+        folder_key = _normal(folder)
+        if folder and not self.files.is_dir(folder_key):
+            return []
+        hidden_ok = name.startswith(".")
+        names = [entry for entry in self.files.names(folder_key)
+                 if (hidden_ok or not entry.startswith(".")) and fnmatch.fnmatchcase(entry, name)]
+        return [f"{folder}/{entry}" if folder else entry for entry in names]
+
+    def _command(self, command: Command, stdin: str | None) -> Result:
+        args = self._expand(command.words)
+        stdout_to: tuple[str, bool] | None = None
+        discard_out = discard_err = err_to_out = False
+        for redirect in command.redirects:
+            if redirect.to_fd is not None:
+                err_to_out = redirect.fd == 2 and redirect.to_fd == 1
+                continue
+            target = self._expand([redirect.target])
+            if len(target) != 1:
+                return Result(1, "", f"bash: line 1: {redirect.target.text}: ambiguous redirect\n")
+            path = target[0]
+            if redirect.fd == 0:
+                text = self.files.text(path) if path != "/dev/null" else ""
+                if text is None:
+                    return Result(1, "", f"bash: line 1: {path}: No such file or directory\n")
+                stdin = self._read(text)
+            elif path == "/dev/null":
+                if redirect.fd == 1:
+                    discard_out = True
+                else:
+                    discard_err = True
+            elif redirect.fd == 1:
+                try:
+                    self.files.write(path, "", append=True)  # bash opens (creates) the file first
+                except ShellError as error:
+                    return Result(1, "", error.message + "\n")
+                if not redirect.append:
+                    self.files.written[_normal(path)] = ""
+                stdout_to = (path, True)
+            else:
+                try:
+                    self.files.write(path, "", append=True)
+                except ShellError as error:
+                    return Result(1, "", error.message + "\n")
+        if not args:
+            return Result()
+        name, rest = args[0], args[1:]
+        utility = self.utilities.get(name)
+        if utility is None:
+            return Result(NOT_SIMULATED, "", f"bash: line 1: {name}: not available in this simulated shell "
+                                             f"(it runs {SUPPORTED})\n")
+        try:
+            result = utility(rest, stdin)
+        except ShellError as error:
+            result = Result(error.status, "", error.message + "\n")
+        if err_to_out:
+            result = Result(result.status, result.out + result.err, "")
+        if discard_err:
+            result.err = ""
+        if discard_out:
+            result.out = ""
+        if stdout_to is not None:
+            self.files.write(stdout_to[0], result.out, append=True)
+            result.out = ""
+        return result
+
+    # -- the utilities --------------------------------------------------------------------------
+
+    def _inputs(self, name: str, operands: list[str], stdin: str | None, missing: str,
+                ) -> tuple[list[tuple[str, str]], list[str]]:
+        """``[(operand, text)]`` of the readable operands (stdin for none or ``-``), and the error lines."""
+        if not operands:
+            operands = ["-"]
+        texts, errors = [], []
+        for operand in operands:
+            if operand == "-":
+                texts.append((operand, self._read(stdin or "")))
+            elif self.files.is_dir(operand):
+                errors.append(f"{name}: {operand}: Is a directory\n" if name != "head" and name != "tail"
+                              else f"{name}: error reading '{operand}': Is a directory\n")
+            else:
+                text = self.files.text(operand) if operand != "/dev/null" else ""
+                if text is None:
+                    errors.append(missing.format(name=name, operand=operand))
+                else:
+                    texts.append((operand, self._read(text)))
+        return texts, errors
+
+    def _ls(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("ls", args, "1aAlhrStd", "", {"all": "a", "almost-all": "A",
+                                                                "human-readable": "h", "reverse": "r"})
+        flags = {flag for flag, _ in opts}
+        long = "l" in flags
+        operands = operands or ["."]
+        errors, files, folders = [], [], []
+        for operand in operands:
+            if self.files.is_dir(operand) and "d" not in flags:
+                folders.append(operand)
+            elif self.files.text(operand) is not None or self.files.is_dir(operand):
+                files.append(operand)
+            else:
+                errors.append(f"ls: cannot access '{operand}': No such file or directory\n")
+        out = []
+        if files:
+            out.append(self._ls_lines(files, flags, long, with_total=False))
+        for position, folder in enumerate(sorted(folders, key=_byte_key)):
+            names = [n for n in self.files.names(_normal(folder)) if "a" in flags or "A" in flags
+                     or not n.startswith(".")]
+            paths = [f"{_normal(folder)}/{n}" if _normal(folder) else n for n in names]
+            listing = self._ls_lines(list(zip(names, paths)), flags, long, with_total=True,
+                                     dots="a" in flags)
+            if len(folders) + len(files) > 1 or errors:
+                listing = f"{folder}:\n" + listing
+            if out or position:
+                listing = "\n" + listing
+            out.append(listing)
+        return Result(2 if errors else 0, "".join(out), "".join(errors))
+
+    def _size(self, path: str) -> int:
+        text = self.files.text(path)
+        return _DIR_SIZE if text is None else len(text.encode("utf-8", "surrogatepass"))
+
+    def _ls_lines(self, entries, flags: set[str], long: bool, with_total: bool, dots: bool = False) -> str:
+        items = [(e, e) if isinstance(e, str) else e for e in entries]  # (shown name, path)
+        items.sort(key=lambda item: _byte_key(item[0]))
+        if "S" in flags:
+            items.sort(key=lambda item: -self._size(item[1]))
+        elif "t" in flags:
+            order = {name: rank for rank, name in enumerate(self.files.base)}
+            items.sort(key=lambda item: -order.get(item[1], len(order)))
+        if dots:
+            items = [(".", ""), ("..", "..")] + items
+        if "r" in flags:
+            items.reverse()
+        if not long:
+            return "".join(f"{name}\n" for name, _ in items)
+        rows = []
+        for name, path in items:
+            folder = path == ".." or self.files.is_dir(path)
+            links = (3 if path == ".." else 2 + sum(1 for n in self.files.names(_normal(path))
+                                                    if self.files.is_dir(f"{path}/{n}"))) if folder else 1
+            rows.append(("drwxr-xr-x" if folder else "-rw-r--r--", links, self._size(path) if not folder
+                         else _DIR_SIZE, name))
+        width = max((len(str(links)) for _, links, _, _ in rows), default=1)
+        human = "h" in flags
+        lines = [f"{mode} {links:>{width}} {_USER}  {_GROUP}  {_human(size) if human else size} {_DATE} {name}\n"
+                 for mode, links, size, name in rows]
+        if with_total:
+            blocks = sum(4 * math.ceil(size / 4096) for _, _, size, _ in rows)
+            lines.insert(0, f"total {_human(blocks * 1024) if human else blocks}\n")
+        return "".join(lines)
+
+    def _cat(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("cat", args, "n", "", {"number": "n"})
+        texts, errors = self._inputs("cat", operands, stdin, "{name}: {operand}: No such file or directory\n")
+        text = "".join(t for _, t in texts)
+        if opts:
+            lines = text.splitlines(keepends=True)
+            text = "".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, 1))
+        return Result(1 if errors else 0, text, "".join(errors))
+
+    def _head_tail(self, name: str, args: list[str], stdin: str | None) -> Result:
+        args = [f"-n{a[1:]}" if re.fullmatch(r"-[0-9]+", a) else a for a in args]
+        opts, operands = getopt(name, args, "qv", "nc", {"lines": "n", "bytes": "c", "quiet": "q"})
+        count, unit, from_start = 10, "n", False
+        for flag, value in opts:
+            if flag in "nc":
+                unit = flag
+                from_start = value.startswith("+") and name == "tail"
+                number = value.lstrip("+-")
+                if not number.isdigit():
+                    what = "lines" if flag == "n" else "bytes"
+                    raise ShellError(f"{name}: invalid number of {what}: '{value}'")
+                count = int(number)
+        all_but = any(flag in "nc" and value.startswith("-") for flag, value in opts) and name == "head"
+        texts, errors = self._inputs(name, operands, stdin,
+                                     "{name}: cannot open '{operand}' for reading: No such file or directory\n")
+        headers = (len(operands) > 1 and "q" not in {f for f, _ in opts}) or "v" in {f for f, _ in opts}
+        out = []
+        for position, (operand, text) in enumerate(texts):
+            if headers:
+                shown = "standard input" if operand == "-" else operand
+                out.append(("\n" if position else "") + f"==> {shown} <==\n")
+            if unit == "c":
+                data = text.encode("utf-8", "surrogatepass")
+                if name == "head":
+                    part = data[:-count] if all_but else data[:count]
+                else:
+                    part = data[count - 1:] if from_start else data[-count:] if count else b""
+                out.append(part.decode("utf-8", "replace"))
+                continue
+            lines = text.splitlines(keepends=True)
+            if name == "head":
+                part = (lines[:-count] if count else lines) if all_but else lines[:count]
+            else:
+                part = lines[max(count - 1, 0):] if from_start else (lines[-count:] if count else [])
+            out.append("".join(part))
+        return Result(1 if errors else 0, "".join(out), "".join(errors))
+
+    def _head(self, args: list[str], stdin: str | None) -> Result:
+        return self._head_tail("head", args, stdin)
+
+    def _tail(self, args: list[str], stdin: str | None) -> Result:
+        return self._head_tail("tail", args, stdin)
+
+    def _wc(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("wc", args, "lwcm", "", {"lines": "l", "words": "w", "bytes": "c", "chars": "m"})
+        chosen = {flag for flag, _ in opts} or {"l", "w", "c"}
+        texts, errors = self._inputs("wc", operands, stdin, "{name}: {operand}: No such file or directory\n")
+        rows = []
+        for operand, text in texts:
+            counts = {"l": text.count("\n"), "w": len(text.split()), "m": len(text),
+                      "c": len(text.encode("utf-8", "surrogatepass"))}
+            rows.append(([counts[k] for k in "lwmc" if k in chosen], "" if operand == "-" and not operands
+                         else operand))
+        if len(texts) > 1:
+            rows.append(([sum(r[0][i] for r in rows) for i in range(len(rows[0][0]))], "total"))
+        # GNU's column width: the digits of the files' total size (7 at least when reading a pipe),
+        # 1 for a single count of a single input
+        if len(chosen) == 1 and len(operands or ["-"]) == 1:
+            width = 1
+        else:
+            total = sum(len(text.encode("utf-8", "surrogatepass")) for operand, text in texts if operand != "-")
+            width = max(len(str(total)), 7 if any(operand == "-" for operand, _ in texts) else 1)
+        out = "".join(" ".join(f"{n:>{width}}" for n in numbers) + (f" {label}" if label else "") + "\n"
+                      for numbers, label in rows)
+        return Result(1 if errors else 0, out, "".join(errors))
+
+    def _sort(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("sort", args, "rnuf", "", {"reverse": "r", "numeric-sort": "n", "unique": "u",
+                                                           "ignore-case": "f"}, status=2)
+        flags = {flag for flag, _ in opts}
+        texts, errors = self._inputs("sort", operands, stdin, "{name}: cannot read: {operand}: No such file or "
+                                                              "directory\n")
+        if errors:
+            return Result(2, "", errors[0])
+        lines = [line for _, text in texts for line in text.splitlines()]
+
+        def key(line: str):
+            # the key, then (unless -u) GNU's last resort: the whole line's bytes
+            main = _number(line) if "n" in flags else _byte_key(line.upper() if "f" in flags else line)
+            return main if "u" in flags else (main, _byte_key(line))
+
+        lines.sort(key=key, reverse="r" in flags)
+        if "u" in flags:
+            unique, seen = [], object()
+            for line in lines:
+                k = key(line)
+                if k != seen:
+                    unique.append(line)
+                    seen = k
+            lines = unique
+        return Result(0, "".join(f"{line}\n" for line in lines), "")
+
+    def _uniq(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("uniq", args, "cdui", "", {"count": "c", "repeated": "d", "unique": "u",
+                                                           "ignore-case": "i"})
+        flags = {flag for flag, _ in opts}
+        texts, errors = self._inputs("uniq", operands[:1], stdin, "{name}: {operand}: No such file or directory\n")
+        if errors:
+            return Result(1, "", errors[0])
+        groups: list[list[str]] = []
+        for line in (texts[0][1] if texts else "").splitlines():
+            same = groups and ((groups[-1][0].lower() == line.lower()) if "i" in flags else groups[-1][0] == line)
+            if same:
+                groups[-1].append(line)
+            else:
+                groups.append([line])
+        out = []
+        for group in groups:
+            if ("d" in flags and len(group) < 2) or ("u" in flags and len(group) > 1):
+                continue
+            out.append(f"{len(group):>7} {group[0]}\n" if "c" in flags else f"{group[0]}\n")
+        return Result(0, "".join(out), "")
+
+    def _echo(self, args: list[str], stdin: str | None) -> Result:
+        newline = True
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            newline = newline and "n" not in args[0]
+            args = args[1:]
+        return Result(0, " ".join(args) + ("\n" if newline else ""), "")
+
+    def _pwd(self, args: list[str], stdin: str | None) -> Result:
+        return Result(0, ROOT + "\n", "")
+
+    def _touch(self, args: list[str], stdin: str | None) -> Result:
+        _, operands = getopt("touch", args, "", "")
+        errors = []
+        for operand in operands:
+            if self.files.text(operand) is None and not self.files.is_dir(operand):
+                try:
+                    self.files.write(operand, "")
+                except ShellError as error:
+                    errors.append(error.message.replace("bash: line 1: ", "touch: cannot touch '", 1)
+                                  .replace(f"{operand}: ", f"{operand}': ", 1) + "\n")
+        return Result(1 if errors else 0, "", "".join(errors))
+
+    def _mkdir(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("mkdir", args, "p", "")
+        errors = []
+        for operand in operands:
+            key = _normal(operand)
+            if not self.files.writable:
+                errors.append(f"mkdir: cannot create directory '{operand}': Read-only file system\n")
+            elif self.files.is_dir(key) or self.files.text(key) is not None:
+                if not opts:
+                    errors.append(f"mkdir: cannot create directory '{operand}': File exists\n")
+            else:
+                parts = key.split("/")
+                for depth in range(1, len(parts) + 1):
+                    folder = "/".join(parts[:depth])
+                    if depth < len(parts) and not self.files.is_dir(folder) and not opts:
+                        errors.append(f"mkdir: cannot create directory '{operand}': No such file or directory\n")
+                        break
+                    self.files.folders.add(folder)
+        return Result(1 if errors else 0, "", "".join(errors))
+
+    def _rm(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("rm", args, "rfRv", "")
+        flags = {flag for flag, _ in opts}
+        errors = []
+        for operand in operands:
+            key = _normal(operand)
+            exists = self.files.text(key) is not None
+            if not exists and not self.files.is_dir(key):
+                if "f" not in flags:
+                    errors.append(f"rm: cannot remove '{operand}': No such file or directory\n")
+            elif not self.files.writable:
+                errors.append(f"rm: cannot remove '{operand}': Read-only file system\n")
+            elif not exists and not flags & {"r", "R"}:
+                errors.append(f"rm: cannot remove '{operand}': Is a directory\n")
+            elif exists:
+                self.files.written[key] = None
+            else:
+                for path in self.files.walk(key):
+                    if path in self.files.folders:
+                        self.files.folders.discard(path)
+                    else:
+                        self.files.written[path] = None
+                self.files.folders.discard(key)
+        return Result(1 if errors else 0, "", "".join(errors))
+
+    def _find(self, args: list[str], stdin: str | None) -> Result:
+        starts = []
+        while args and (not args[0].startswith("-") or args[0] == "-"):
+            starts.append(args.pop(0))
+        starts = starts or ["."]
+        tests: list[Callable[[str, str, bool, int], bool]] = []
+        max_depth, min_depth = None, 0
+        while args:
+            predicate = args.pop(0)
+            if predicate in ("-print", "-print0"):
+                continue
+            if predicate not in ("-name", "-iname", "-type", "-maxdepth", "-mindepth"):
+                if predicate in ("-o", "-or", "!", "-not", "(", ")", "-a", "-and"):
+                    raise ShellError(f"find: the operator {predicate} is not simulated; use -name, -iname, "
+                                     "-type and -maxdepth", NOT_SIMULATED)
+                raise ShellError(f"find: unknown predicate `{predicate}'")
+            if not args:
+                raise ShellError(f"find: missing argument to `{predicate}'")
+            value = args.pop(0)
+            if predicate == "-name":
+                tests.append(lambda name, path, folder, depth, v=value: fnmatch.fnmatchcase(name, v))
+            elif predicate == "-iname":
+                tests.append(lambda name, path, folder, depth, v=value.lower(): fnmatch.fnmatchcase(name.lower(), v))
+            elif predicate == "-type":
+                if value not in ("f", "d"):
+                    raise ShellError(f"find: Unknown argument to -type: {value}")
+                tests.append(lambda name, path, folder, depth, v=value: folder == (v == "d"))
+            else:
+                if not value.isdigit():
+                    raise ShellError(f"find: Expected a positive decimal integer argument to {predicate}, but "
+                                     f"got `{value}'")
+                if predicate == "-maxdepth":
+                    max_depth = int(value)
+                else:
+                    min_depth = int(value)
+        out, errors = [], []
+        for start in starts:
+            key = _normal(start)
+            if not self.files.is_dir(key) and self.files.text(key) is None:
+                errors.append(f"find: '{start}': No such file or directory\n")
+                continue
+            entries = [(start, start.rstrip("/").rsplit("/", 1)[-1] or start, self.files.is_dir(key), 0)]
+            if self.files.is_dir(key):
+                prefix = start if start.endswith("/") else start + "/"
+                for path in self.files.walk(key):
+                    relative = path[len(key) + 1:] if key else path
+                    entries.append((prefix + relative, path.rsplit("/", 1)[-1], path in self.files.folders,
+                                    relative.count("/") + 1))
+            for shown, name, folder, depth in entries:
+                if (max_depth is None or depth <= max_depth) and depth >= min_depth \
+                        and all(test(name, shown, folder, depth) for test in tests):
+                    out.append(shown + "\n")
+        return Result(1 if errors else 0, "".join(out), "".join(errors))
+
+    def _grep(self, args: list[str], stdin: str | None) -> Result:
+        return Grep(self).run(args, stdin)
+
+
+def _number(line: str) -> float:
+    """sort -n's key: the leading number (blanks, a minus sign, digits, one decimal point), else 0."""
+    match = re.match(r"[ \t]*(-?[0-9]*(?:\.[0-9]*)?)", line)
+    text = match.group(1) if match else ""
+    try:
+        return float(text) if text not in ("", "-", ".", "-.") else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _human(size: int) -> str:
+    """GNU's ``-h``: powers of 1024, rounded up, one decimal below 10."""
+    if size < 1024:
+        return str(size)
+    value = float(size)
+    for suffix in "KMGTPE":
+        value /= 1024
+        if value < 1024 or suffix == "E":
+            if value < 10:
+                return f"{math.ceil(value * 10) / 10:.1f}{suffix}"
+            return f"{math.ceil(value)}{suffix}"
+    return str(size)  # pragma: no cover
+
+
+def getopt(name: str, args: list[str], flags: str, valued: str, longs: dict[str, str] | None = None,
+           status: int = 1) -> tuple[list[tuple[str, str]], list[str]]:
+    """GNU-style options (bundled, permuted, ``--``, ``--long[=value]``): ``([(flag, value)], operands)``."""
+    longs = longs or {}
+    opts: list[tuple[str, str]] = []
+    operands: list[str] = []
+    hint = f"Try '{name} --help' for more information.\n"
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            operands += args[i:]
+            break
+        if arg.startswith("--"):
+            key, eq, value = arg[2:].partition("=")
+            matches = [long for long in longs if long.startswith(key)]
+            if key in longs:
+                matches = [key]
+            if len(matches) != 1:
+                raise ShellError(f"{name}: unrecognized option '{arg}'\n{hint}".rstrip("\n"), status)
+            flag = longs[matches[0]]
+            if flag in valued and not eq:
+                if i >= len(args):
+                    raise ShellError(f"{name}: option '--{matches[0]}' requires an argument\n{hint}".rstrip("\n"),
+                                     status)
+                value = args[i]
+                i += 1
+            opts.append((flag, value))
+        elif arg.startswith("-") and arg != "-":
+            j = 1
+            while j < len(arg):
+                flag = arg[j]
+                if flag in valued:
+                    value = arg[j + 1:]
+                    if not value:
+                        if i >= len(args):
+                            raise ShellError(f"{name}: option requires an argument -- '{flag}'\n{hint}"
+                                             .rstrip("\n"), status)
+                        value = args[i]
+                        i += 1
+                    opts.append((flag, value))
+                    break
+                if flag not in flags:
+                    raise ShellError(f"{name}: invalid option -- '{flag}'\n{hint}".rstrip("\n"), status)
+                opts.append((flag, ""))
+                j += 1
+        else:
+            operands.append(arg)
+    return opts, operands
+
+
+_GREP_LONGS = {
+    "ignore-case": "i", "line-number": "n", "recursive": "r", "dereference-recursive": "R",
+    "files-with-matches": "l", "files-without-match": "L", "count": "c", "word-regexp": "w",
+    "line-regexp": "x", "invert-match": "v", "only-matching": "o", "no-filename": "h", "with-filename": "H",
+    "quiet": "q", "silent": "q", "no-messages": "s", "extended-regexp": "E", "fixed-strings": "F",
+    "basic-regexp": "G", "regexp": "e", "max-count": "m", "after-context": "A", "before-context": "B",
+    "context": "C", "include": "include", "exclude": "exclude", "color": "color", "colour": "color",
+    "text": "a", "binary-files": "binary-files",
+}
+_GREP_USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information."
+
+
+class Grep:
+    """GNU grep over the shell's files."""
+
+    def __init__(self, shell: Shell):
+        self.shell = shell
+
+    def run(self, args: list[str], stdin: str | None) -> Result:
+        numbered = []
+        for arg in args:  # -NUM is -C NUM
+            numbered += ["-C", arg[1:]] if re.fullmatch(r"-[0-9]+", arg) else [arg]
+        try:
+            opts, operands = getopt("grep", numbered, "inrRlLcwxvohHqsEFGaIyU", "eABCm", _GREP_LONGS, status=2)
+        except ShellError as error:
+            message = error.message.split("\n")[0]
+            raise ShellError(f"{message}\n{_GREP_USAGE}", 2) from None
+        flags = {flag for flag, _ in opts}
+        patterns = [value for flag, value in opts if flag == "e"]
+        if not patterns:
+            if not operands:
+                raise ShellError(_GREP_USAGE, 2)
+            patterns = [operands.pop(0)]
+        values = {flag: value for flag, value in opts}
+        numbers = {}
+        for flag in "ABCm":
+            if flag in values:
+                if not values[flag].isdigit():
+                    what = "context length" if flag != "m" else "max count"
+                    raise ShellError(f"grep: {values[flag]}: invalid {what} argument", 2)
+                numbers[flag] = int(values[flag])
+        after = numbers.get("A", numbers.get("C", 0))
+        before = numbers.get("B", numbers.get("C", 0))
+        max_count = numbers.get("m")
+        regex = self._compile(patterns, flags)
+        includes = [value for flag, value in opts if flag == "include"]
+        excludes = [value for flag, value in opts if flag == "exclude"]
+        recursive = bool(flags & {"r", "R"})
+
+        # what to read: (shown name, text or None for a missing file)
+        sources: list[tuple[str, str | None]] = []
+        errors: list[str] = []
+        show_names = len(operands) > 1
+        if not operands and recursive:
+            operands, implicit = ["."], True
+        else:
+            implicit = False
+        files = self.shell.files
+        for operand in operands or ["-"]:
+            if operand == "-":
+                sources.append(("(standard input)", stdin or ""))
+            elif files.is_dir(operand):
+                if not recursive:
+                    errors.append(f"grep: {operand}: Is a directory\n")
+                    continue
+                show_names = True
+                key = _normal(operand)
+                prefix = "" if implicit else (operand if operand.endswith("/") else operand + "/")
+                for path in files.walk(key):
+                    if path in files.folders:
+                        continue
+                    base = path.rsplit("/", 1)[-1]
+                    if includes and not any(fnmatch.fnmatchcase(base, g) for g in includes):
+                        continue
+                    if any(fnmatch.fnmatchcase(base, g) for g in excludes):
+                        continue
+                    relative = path[len(key) + 1:] if key else path
+                    sources.append((prefix + relative, files.text(path)))
+            else:
+                text = files.text(operand) if operand != "/dev/null" else ""
+                if text is None:
+                    errors.append(f"grep: {operand}: No such file or directory\n")
+                    continue
+                sources.append((operand, text))
+        if "H" in flags:
+            show_names = True
+        if "h" in flags:
+            show_names = False
+
+        out: list[str] = []
+        selected_any = False
+        last_printed: int | None = None  # for "--" between context groups, across files
+        printed_any = False
+        for shown, text in sources:
+            text = self.shell._read(text or "")
+            lines = text.split("\n")
+            if text.endswith("\n") or text == "":
+                lines.pop()
+            invert = "v" in flags
+            selected = []
+            for number, line in enumerate(lines):
+                if (regex.search(line) is not None) != invert:
+                    selected.append(number)
+                    if max_count is not None and len(selected) >= max_count:
+                        break
+            if selected:
+                selected_any = True
+            if "q" in flags:
+                if selected_any:
+                    return Result(0, "", "")
+                continue
+            if "l" in flags or "L" in flags:
+                if bool(selected) == ("l" in flags):
+                    out.append(shown + "\n")
+                continue
+            if "c" in flags:
+                out.append((f"{shown}:" if show_names else "") + f"{len(selected)}\n")
+                continue
+            prefix = f"{shown}" if show_names else ""
+
+            def emit(number: int, separator: str, content: str) -> None:
+                head = (prefix + separator if show_names else "") + (f"{number + 1}{separator}" if "n" in flags
+                                                                      else "")
+                out.append(head + content + "\n")
+
+            if "o" in flags:
+                if invert:
+                    continue
+                for number in selected:
+                    for match in regex.finditer(lines[number]):
+                        if match.end() > match.start():
+                            emit(number, ":", match.group(0))
+                continue
+            shown_lines: dict[int, str] = {}
+            for number in selected:
+                for other in range(max(0, number - before), min(len(lines), number + after + 1)):
+                    shown_lines.setdefault(other, "-")
+                shown_lines[number] = ":"
+            last_printed = None
+            for number in sorted(shown_lines):
+                if (before or after) and ((last_printed is None and printed_any)
+                                          or (last_printed is not None and number > last_printed + 1)):
+                    out.append("--\n")
+                emit(number, shown_lines[number], lines[number])
+                last_printed = number
+                printed_any = True
+            if sum(map(len, out)) > MAX_OUTPUT:
+                raise LimitExceeded(f"the output is longer than {MAX_OUTPUT} characters")
+        status = 0 if selected_any else 1
+        if "L" in flags:
+            status = 0 if out else 1
+        if errors:
+            status = 2
+        return Result(status, "".join(out), "" if "s" in flags else "".join(errors))
+
+    def _compile(self, patterns: list[str], flags: set[str]):
+        pieces = []
+        for text in patterns:
+            for pattern in text.split("\n"):
+                if "F" in flags:
+                    pieces.append(re.escape(pattern))
+                else:
+                    try:
+                        pieces.append(posix_to_python(pattern, extended="E" in flags))
+                    except re.error as error:
+                        raise ShellError(f"grep: {_gnu_error(str(error))}", 2) from None
+                    except UnsupportedPattern as error:
+                        raise ShellError(f"grep: {error}", 2) from None
+        body = "|".join(f"(?:{piece})" for piece in pieces)
+        if "x" in flags:
+            body = f"^(?:{body})$"
+        elif "w" in flags:
+            body = rf"(?:^|\W)(?:{body})(?:\W|$)"
+        try:
+            return compile_python(body, re.IGNORECASE if flags & {"i", "y"} else 0)
+        except re.error as error:
+            raise ShellError(f"grep: {_gnu_error(str(error))}", 2) from None
+        except UnsupportedPattern as error:
+            raise ShellError(f"grep: {error}", 2) from None
+
+
+def _gnu_error(message: str) -> str:
+    """GNU grep's words for the pattern errors both it and Python see."""
+    if "unterminated character set" in message or "Unmatched [" in message:
+        return "Unmatched [, [^, [:, [., or [="
+    if "missing )" in message:
+        return "Unmatched ( or \\("
+    if "unbalanced parenthesis" in message:
+        return "Unmatched ) or \\)"
+    if "Trailing backslash" in message or "bad escape (end of pattern)" in message:
+        return "Trailing backslash"
+    return message
