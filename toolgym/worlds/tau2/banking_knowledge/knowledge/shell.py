@@ -337,6 +337,16 @@ class Files:
         self.written[key] = (old or "") + text
 
 
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,:@%^=-")
+
+
+def quote(name: str, always: bool = False) -> str:
+    """A file name as GNU's messages show it: in single quotes when the shell would need them (or always)."""
+    if not always and name and all(c in _PLAIN for c in name):
+        return name
+    return "'" + name.replace("'", "'\\''") + "'"
+
+
 def _byte_key(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
@@ -414,7 +424,7 @@ class Shell:
                 if sum(map(len, out)) > MAX_OUTPUT:
                     raise LimitExceeded(f"the output is longer than {MAX_OUTPUT} characters")
             else:
-                stdin = self._read(result.out)
+                stdin = result.out  # counted when the next utility reads it
         return status
 
     def _expand(self, words: list[Word]) -> list[str]:
@@ -506,12 +516,12 @@ class Shell:
             if operand == "-":
                 texts.append((operand, self._read(stdin or "")))
             elif self.files.is_dir(operand):
-                errors.append(f"{name}: {operand}: Is a directory\n" if name != "head" and name != "tail"
+                errors.append(f"{name}: {quote(operand)}: Is a directory\n" if name != "head" and name != "tail"
                               else f"{name}: error reading '{operand}': Is a directory\n")
             else:
                 text = self.files.text(operand) if operand != "/dev/null" else ""
                 if text is None:
-                    errors.append(missing.format(name=name, operand=operand))
+                    errors.append(missing.format(name=name, operand=quote(operand), always=quote(operand, always=True)))
                 else:
                     texts.append((operand, self._read(text)))
         return texts, errors
@@ -529,7 +539,7 @@ class Shell:
             elif self.files.text(operand) is not None or self.files.is_dir(operand):
                 files.append(operand)
             else:
-                errors.append(f"ls: cannot access '{operand}': No such file or directory\n")
+                errors.append(f"ls: cannot access {quote(operand, always=True)}: No such file or directory\n")
         out = []
         if files:
             out.append(self._ls_lines(files, flags, long, with_total=False))
@@ -590,7 +600,9 @@ class Shell:
         return Result(1 if errors else 0, text, "".join(errors))
 
     def _head_tail(self, name: str, args: list[str], stdin: str | None) -> Result:
-        args = [f"-n{a[1:]}" if re.fullmatch(r"-[0-9]+", a) else a for a in args]
+        # -NUM is -n NUM, unless it is the value of -n or -c
+        args = [f"-n{a[1:]}" if re.fullmatch(r"-[0-9]+", a) and (i == 0 or args[i - 1] not in ("-n", "-c"))
+                else a for i, a in enumerate(args)]
         opts, operands = getopt(name, args, "qv", "nc", {"lines": "n", "bytes": "c", "quiet": "q"})
         count, unit, from_start = 10, "n", False
         for flag, value in opts:
@@ -604,7 +616,7 @@ class Shell:
                 count = int(number)
         all_but = any(flag in "nc" and value.startswith("-") for flag, value in opts) and name == "head"
         texts, errors = self._inputs(name, operands, stdin,
-                                     "{name}: cannot open '{operand}' for reading: No such file or directory\n")
+                                     "{name}: cannot open {always} for reading: No such file or directory\n")
         headers = (len(operands) > 1 and "q" not in {f for f, _ in opts}) or "v" in {f for f, _ in opts}
         out = []
         for position, (operand, text) in enumerate(texts):
@@ -643,8 +655,8 @@ class Shell:
                       "c": len(text.encode("utf-8", "surrogatepass"))}
             rows.append(([counts[k] for k in "lwmc" if k in chosen], "" if operand == "-" and not operands
                          else operand))
-        if len(texts) > 1:
-            rows.append(([sum(r[0][i] for r in rows) for i in range(len(rows[0][0]))], "total"))
+        if len(operands) > 1:
+            rows.append(([sum(r[0][i] for r in rows) for i in range(len(chosen))], "total"))
         # GNU's column width: the digits of the files' total size (7 at least when reading a pipe),
         # 1 for a single count of a single input
         if len(chosen) == 1 and len(operands or ["-"]) == 1:
@@ -809,7 +821,7 @@ class Shell:
         for start in starts:
             key = _normal(start)
             if not self.files.is_dir(key) and self.files.text(key) is None:
-                errors.append(f"find: '{start}': No such file or directory\n")
+                errors.append(f"find: \u2018{start}\u2019: No such file or directory\n")
                 continue
             entries = [(start, start.rstrip("/").rsplit("/", 1)[-1] or start, self.files.is_dir(key), 0)]
             if self.files.is_dir(key):
@@ -830,12 +842,16 @@ class Shell:
 
 def _number(line: str) -> float:
     """sort -n's key: the leading number (blanks, a minus sign, digits, one decimal point), else 0."""
-    match = re.match(r"[ \t]*(-?[0-9]*(?:\.[0-9]*)?)", line)
-    text = match.group(1) if match else ""
-    try:
-        return float(text) if text not in ("", "-", ".", "-.") else 0.0
-    except ValueError:
-        return 0.0
+    text = line.lstrip(" \t")
+    end = 1 if text.startswith("-") else 0
+    while end < len(text) and text[end].isascii() and text[end].isdigit():
+        end += 1
+    if end < len(text) and text[end] == ".":
+        end += 1
+        while end < len(text) and text[end].isascii() and text[end].isdigit():
+            end += 1
+    digits = text[:end]
+    return float(digits) if any(c.isdigit() for c in digits) else 0.0
 
 
 def _human(size: int) -> str:
@@ -967,7 +983,7 @@ class Grep:
                 sources.append(("(standard input)", stdin or ""))
             elif files.is_dir(operand):
                 if not recursive:
-                    errors.append(f"grep: {operand}: Is a directory\n")
+                    errors.append(f"grep: {quote(operand)}: Is a directory\n")
                     continue
                 show_names = True
                 key = _normal(operand)
@@ -985,7 +1001,7 @@ class Grep:
             else:
                 text = files.text(operand) if operand != "/dev/null" else ""
                 if text is None:
-                    errors.append(f"grep: {operand}: No such file or directory\n")
+                    errors.append(f"grep: {quote(operand)}: No such file or directory\n")
                     continue
                 sources.append((operand, text))
         if "H" in flags:
