@@ -6,14 +6,18 @@ patterns are therefore parsed with Python's own parser (the meaning Python gives
 RE2 (``google-re2``), which matches leftmost-first like Python, so the same matches are found.
 What RE2 cannot run (back-references, look-around, atomic groups, possessive repeats,
 conditionals) is refused with :class:`UnsupportedPattern`. Known differences, for the rare
-pattern they touch: ``\\b``/``\\B`` treat only ASCII letters, digits and ``_`` as word characters;
+pattern they touch: ``\\b``/``\\B`` treat only ASCII letters, digits and ``_`` as word characters
+(and ``\\B`` matches an empty text, which Python's does not);
 ``$`` without MULTILINE matches only at the very end (Python's also before a final newline);
-RE2 allows counted repeats up to 1000.
+RE2 allows counted repeats up to 1000; where a pattern matches the empty string, Python may take a
+non-empty match at the place of an empty one (``|0`` finds ``0`` after the empty match before it),
+which RE2 does not, so the count can be lower.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 
 try:  # Python 3.11+
     from re import _constants as sre
@@ -152,7 +156,9 @@ def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise UnsupportedPattern(f"the pattern is longer than {MAX_PATTERN_CHARS} characters")
-    parsed = sre_parse.parse(pattern, flags)
+    with warnings.catch_warnings():  # Python's hints about future set syntax are not the agent's business
+        warnings.simplefilter("ignore", FutureWarning)
+        parsed = sre_parse.parse(pattern, flags)
     flags = parsed.state.flags
     if flags & re.ASCII == 0:
         flags |= re.UNICODE
@@ -167,7 +173,18 @@ def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
 
 def count_matches(regex: re2._Regexp, text: str) -> int:
     """How many matches ``re.findall`` returns (non-overlapping, empty ones too): at most ``len(text) + 1``."""
-    return sum(1 for _ in regex.finditer(text))
+    count = 0
+    previous_empty_at = -1
+    for match in regex.finditer(text):
+        start, end = match.span()
+        # google-re2's finditer can find an empty match twice; Python never takes an empty match
+        # where the previous empty one was
+        if start == end:
+            if start == previous_empty_at:
+                continue
+            previous_empty_at = start
+        count += 1
+    return count
 
 
 _POSIX_CLASSES = {
