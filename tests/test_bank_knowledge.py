@@ -156,9 +156,20 @@ def test_patterns_count_as_pythons_re(pattern, ignore_case):
 
 def test_unsupported_patterns_say_why():
     for pattern, words in [(r"(a)\1", "back-references"), ("(?=a)b", "look-around"), ("(?<!a)b", "look-around"),
-                           ("(a)?(?(1)b|c)", "conditional"), ("a{1001}", "1000"), ("x" * 10_001, "longer")]:
+                           ("(a)?(?(1)b|c)", "conditional"), ("a{1001}", "1000"), ("x" * 10_001, "longer"),
+                           ("(" * 150 + ")" * 150, "nests")]:
         with pytest.raises(UnsupportedPattern, match=words):
             compile_python(pattern)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pattern=st.one_of(PATTERN_TEXT, st.text(max_size=40)))
+def test_fuzzed_grep_patterns_are_answers_or_error_texts(small, pattern):
+    result = toolkits.GrepTools(World(small)).call("grep", {"pattern": pattern})
+    assert (result.error is None) != (result.response is None)
+    text = result.response if result.error is None else result.error
+    assert isinstance(text, str) and len(text) < 2_000
 
 
 def test_configs_refusals_and_default(small):

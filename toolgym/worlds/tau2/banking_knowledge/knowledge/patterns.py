@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 import re2
 
 MAX_PATTERN_CHARS = 10_000
+MAX_NESTING = 100
 MAX_RE2_REPEAT = 1000
 #: Python's Unicode ``\\s`` (``str.isspace``), as an RE2 class body.
 _SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
@@ -147,6 +148,23 @@ class _Writer:
         return r"\B"
 
 
+def _nesting(pattern: str) -> int:
+    """How deep the pattern's parentheses go (escaped ones aside), counted in one pass."""
+    depth = deepest = 0
+    escaped = False
+    for c in pattern:
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
 def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
     """``pattern`` as Python's ``re.compile(pattern, flags)`` reads it, compiled for RE2.
 
@@ -156,6 +174,8 @@ def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise UnsupportedPattern(f"the pattern is longer than {MAX_PATTERN_CHARS} characters")
+    if _nesting(pattern) > MAX_NESTING:
+        raise UnsupportedPattern(f"the pattern nests groups more than {MAX_NESTING} deep")
     with warnings.catch_warnings():  # Python's hints about future set syntax are not the agent's business
         warnings.simplefilter("ignore", FutureWarning)
         parsed = sre_parse.parse(pattern, flags)
