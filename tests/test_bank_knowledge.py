@@ -45,6 +45,7 @@ DOCUMENTS = [
 class World:
     def __init__(self, kb):
         self.knowledge = kb
+        self.aux = {}
 
 
 def _official():

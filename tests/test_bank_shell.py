@@ -145,6 +145,7 @@ def test_tool_words_outcomes_as_tau3(kb):
 
     class World:
         knowledge = kb
+        aux: dict = {}
 
     tools = ShellTools(World())
     assert tools.shell("grep zzz INDEX.md") == "No matches found."
@@ -167,12 +168,17 @@ def test_write_variant_keeps_files_for_the_episode_only(kb):
     class World:
         knowledge = kb
 
-    tools = ShellWriteTools(World())
+        def __init__(self):
+            self.aux = {}  # the world's state outside its database: a new episode starts it empty
+
+    world = World()
+    tools = ShellWriteTools(world)
     assert tools.shell("echo 'first note' > notes.md && echo second >> notes.md") == "(no output)"
     assert tools.shell("cat notes.md") == "first note\nsecond\n"
     assert tools.shell("mkdir scratch && touch scratch/a.md && ls scratch") == "a.md\n"
     assert tools.shell("rm doc_empty.md && ls | grep -c empty") == "No matches found."
     assert tools.shell("grep -rl note .") == "./notes.md\n"
+    assert world.aux["knowledge_shell"]["files"]["notes.md"] == "first note\nsecond\n"
     # the knowledge base itself, and another episode's shell, are untouched
     assert "doc_empty.md" in kb.files()
     assert ShellWriteTools(World()).shell("ls notes.md") == \

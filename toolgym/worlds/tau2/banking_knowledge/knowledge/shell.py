@@ -53,6 +53,8 @@ MAX_WORK = 50_000_000
 #: Characters one command line may print.
 MAX_OUTPUT = 5_000_000
 ROOT = "/knowledge_base"
+#: Where a writing shell keeps its files in the state it is given (the world's ``aux``).
+STATE_KEY = "knowledge_shell"
 NOT_SIMULATED = 127
 SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, echo, pwd, true, false"
 _USER, _GROUP, _DATE = "kb_user", "kb_group", "Jan  1 00:00"  # τ³'s sanitised ls -l fields
@@ -286,13 +288,43 @@ def _normal(path: str) -> str:
 
 
 class Files:
-    """The folder's files (and, written ones, folders) in memory."""
+    """The folder's files in memory: the exported documents, and over them what the agent wrote.
 
-    def __init__(self, kb: KnowledgeBase, writable: bool):
+    What is written lives in ``state`` (the world's ``aux`` for the shell tool) under
+    :data:`STATE_KEY`: it starts empty each episode, is undone with a failed call, and a
+    read-only shell never touches it.
+    """
+
+    def __init__(self, kb: KnowledgeBase, writable: bool, state: dict | None = None):
         self.base = kb.files()
         self.writable = writable
-        self.written: dict[str, str | None] = {}  # over ``base``; None: removed
-        self.folders: set[str] = set()
+        self.state = {} if state is None else state
+
+    def _store(self, create: bool = False) -> dict | None:
+        store = self.state.get(STATE_KEY)
+        if store is None and create:
+            store = self.state[STATE_KEY] = {"files": {}, "folders": {}}
+        return store
+
+    @property
+    def written(self) -> dict[str, str | None]:
+        """Files written over the exported ones; None: removed."""
+        store = self._store()
+        return store["files"] if store else {}
+
+    @property
+    def folders(self) -> dict[str, bool]:
+        store = self._store()
+        return store["folders"] if store else {}
+
+    def put(self, key: str, text: str | None) -> None:
+        self._store(create=True)["files"][key] = text
+
+    def add_folder(self, key: str) -> None:
+        self._store(create=True)["folders"][key] = True
+
+    def drop_folder(self, key: str) -> None:
+        self._store(create=True)["folders"].pop(key, None)
 
     def text(self, path: str) -> str | None:
         key = _normal(path)
@@ -334,7 +366,7 @@ class Files:
         if not self.is_dir(parent):
             raise ShellError(f"bash: line 1: {path}: No such file or directory")
         old = self.text(key) if append else None
-        self.written[key] = (old or "") + text
+        self.put(key, (old or "") + text)
 
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,:@%^=-")
@@ -364,9 +396,9 @@ class Shell:
     """One episode's shell: :meth:`run` a command line, get ``(status, stdout, stderr)`` as τ³'s
     ``SandboxManager.run_command`` returns them."""
 
-    def __init__(self, kb: KnowledgeBase, allow_writes: bool = False):
+    def __init__(self, kb: KnowledgeBase, allow_writes: bool = False, state: dict | None = None):
         self.kb = kb
-        self.files = Files(kb, allow_writes)
+        self.files = Files(kb, allow_writes, state)
         #: Characters read by the last command line (its cost; bounded by :data:`MAX_WORK`).
         self.work = 0
         self.utilities: dict[str, Callable[[list[str], str | None], Result]] = {
@@ -475,7 +507,7 @@ class Shell:
                 except ShellError as error:
                     return Result(1, "", error.message + "\n")
                 if not redirect.append:
-                    self.files.written[_normal(path)] = ""
+                    self.files.put(_normal(path), "")
                 stdout_to = (path, True)
             else:
                 try:
@@ -754,7 +786,7 @@ class Shell:
                     if depth < len(parts) and not self.files.is_dir(folder) and not opts:
                         errors.append(f"mkdir: cannot create directory '{operand}': No such file or directory\n")
                         break
-                    self.files.folders.add(folder)
+                    self.files.add_folder(folder)
         return Result(1 if errors else 0, "", "".join(errors))
 
     def _rm(self, args: list[str], stdin: str | None) -> Result:
@@ -772,14 +804,14 @@ class Shell:
             elif not exists and not flags & {"r", "R"}:
                 errors.append(f"rm: cannot remove '{operand}': Is a directory\n")
             elif exists:
-                self.files.written[key] = None
+                self.files.put(key, None)
             else:
                 for path in self.files.walk(key):
                     if path in self.files.folders:
-                        self.files.folders.discard(path)
+                        self.files.drop_folder(path)
                     else:
-                        self.files.written[path] = None
-                self.files.folders.discard(key)
+                        self.files.put(path, None)
+                self.files.drop_folder(key)
         return Result(1 if errors else 0, "", "".join(errors))
 
     def _find(self, args: list[str], stdin: str | None) -> Result:

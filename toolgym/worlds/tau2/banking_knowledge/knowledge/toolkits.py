@@ -108,16 +108,11 @@ class ShellTools(Tau2Toolkit):
 
     allow_writes = False
 
-    def __init__(self, world):
-        super().__init__(world)
-        self._shell: Shell | None = None
-
     @property
     def session(self) -> Shell:
-        """This episode's shell (its written files, for ``terminal_use_write``)."""
-        if self._shell is None or self._shell.kb is not self.world.knowledge:
-            self._shell = Shell(self.world.knowledge, allow_writes=self.allow_writes)
-        return self._shell
+        """A shell over the world's knowledge base; what it writes lives in the world's ``aux``, so
+        it lasts for the episode and a failed call leaves nothing."""
+        return Shell(self.world.knowledge, allow_writes=self.allow_writes, state=self.world.aux)
 
     @tool(kind=READ, app=APP)
     def shell(self, command: str) -> str:
