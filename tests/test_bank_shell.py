@@ -74,6 +74,15 @@ COMMANDS = [
     "ls nope 2>/dev/null", "cat nope.md 2>&1", "grep fee doc_empty.md && echo found || echo missing",
     "true && echo yes; false || echo no", "ls | grep -c md", "cat doc_cards_gold_001.md | head -3 | tail -1",
     "grep -n fee doc_cards_gold_001.md | head -2", "grep -rn 'verify' . | wc -l",
+    "sed -n '2,4p' doc_cards_gold_001.md", "sed -n '$p' doc_wires_international.md", "sed '2d' doc_wires_international.md",
+    "sed -n '/fee/p' doc_cards_gold_001.md", "sed 's/fee/[&]/g' doc_cards_gold_001.md",
+    "sed -E 's/([0-9]+)/<\\1>/g' doc_wires_international.md", "sed -n '/Fees/,/Late/p' doc_cards_gold_001.md",
+    "sed 3q doc_cards_gold_001.md", "sed -n '2!p' doc_wires_international.md", "sed -n '1p;3p' doc_cards_gold_001.md",
+    "sed 's/a/b/x' INDEX.md", "sed -n '5,2p' doc_cards_gold_001.md", "cat doc_cards_gold_001.md | sed -n '1,3p'",
+    "sed -n '1,3p' nope.md", "sed 's|/|:|g' INDEX.md", "sed p doc_wires_international.md", "sed -n '/^$/=' *.md",
+    "sed -n 's/fee/X/p' doc_cards_gold_001.md", "sed 's/fee/X/gi' doc_cards_gold_002.md",
+    "grep -l fee *.md | xargs wc -l", "ls | xargs -n 2 echo", "grep -l zzz *.md | xargs cat",
+    "ls doc_cards* | xargs grep -c fee",
 ]
 
 
@@ -135,7 +144,8 @@ def test_official_documents_equal_bash(tmp_path):
                     "find . -name '*checking*' | sort", "wc -l doc_credit_cards_gold_rewards_card_00*",
                     "grep -rh -o -i 'open_[a-z_]*_[0-9]\\+' . | sort | uniq -c | sort -rn | head",
                     "cat doc_credit_cards_gold_rewards_card_001.md", "grep -E -i -C 2 'foreign (transaction )?fee' "
-                    "doc_credit_cards_*.md", "grep -rliw 'overdraft' . | sort | head", "tail -n 5 INDEX.md"]:
+                    "doc_credit_cards_*.md", "grep -rliw 'overdraft' . | sort | head", "tail -n 5 INDEX.md",
+                    "sed -n '5,9p' INDEX.md", "grep -rl 'overdraft' . | sort | head -3 | xargs wc -l"]:
         assert shell.run(command) == _bash(command, tmp_path), command
 
 
@@ -160,6 +170,8 @@ def test_tool_words_outcomes_as_tau3(kb):
                                      "the sandbox"
     assert tools.shell("echo note > notes.md") == \
         "Error (exit code 1): bash: line 1: notes.md: Read-only file system\n"
+    assert tools.shell("sed -i 's/a/b/' INDEX.md") == \
+        "Error (exit code 4): sed: couldn't open temporary file sedAbCdEf: Read-only file system\n"
     assert tools.shell("awk '{print}' INDEX.md").startswith("Error (exit code 127): bash: line 1: awk: not available")
     assert tools.shell("echo $(ls)").startswith("Error (exit code 127): variables and command substitution")
 
@@ -179,6 +191,7 @@ def test_write_variant_keeps_files_for_the_episode_only(kb):
     assert tools.shell("rm doc_empty.md && ls | grep -c empty") == "No matches found."
     assert tools.shell("grep -rl note .") == "./notes.md\n"
     assert world.aux["knowledge_shell"]["files"]["notes.md"] == "first note\nsecond\n"
+    assert tools.shell("sed -i 's/first/1st/' notes.md && head -1 notes.md") == "1st note\n"
     # the knowledge base itself, and another episode's shell, are untouched
     assert "doc_empty.md" in kb.files()
     assert ShellWriteTools(World()).shell("ls notes.md") == \

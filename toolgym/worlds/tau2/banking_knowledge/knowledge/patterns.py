@@ -98,8 +98,9 @@ class _Writer:
                 count = f"{{{low}}}" if low == high else f"{{{low},{high}}}"
             return body + count + ("?" if op is sre.MIN_REPEAT else "")
         if op is sre.SUBPATTERN:
-            _group, add, remove, sub = av
-            return f"(?:{self.items(sub, (flags | add) & ~remove)})"
+            group, add, remove, sub = av
+            # capturing groups keep their numbers (sed's \\1); RE2 finds the same matches either way
+            return f"({'' if group else '?:'}{self.items(sub, (flags | add) & ~remove)})"
         if op is sre.BRANCH:
             return "(?:" + "|".join(self.items(alt, flags) for alt in av[1]) + ")"
         reason = {sre.GROUPREF: "back-references", sre.GROUPREF_EXISTS: "conditional groups",

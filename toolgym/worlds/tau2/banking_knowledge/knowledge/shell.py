@@ -12,9 +12,10 @@ knowledge-base folder, as τ³'s does.
 What runs, with GNU's output text: ``ls`` (-1 -a -A -l -h -r -S -t), ``cat`` (-n), ``head`` and
 ``tail`` (-n N, -N, -c N, ``-n +N``), ``grep`` (-i -n -r -R -l -L -c -w -x -v -o -h -H -q -s
 -E -F -G -e -m, -A/-B/-C, --include/--exclude), ``find`` (-name -iname -type -maxdepth), ``wc``
-(-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``echo``, ``pwd``, ``true``,
-``false``; joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
-and ``/dev/null``. Anything else (``awk``, ``sed``, variables, command substitution, subshells)
+(-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``sed`` (-n -E -e, ``p d q =
+s///``, line, ``$`` and ``/regex/`` addresses and ranges), ``xargs`` (-n), ``echo``, ``pwd``,
+``true``, ``false``; joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
+and ``/dev/null``. Anything else (``awk``, ``cut``, loops, variables, command substitution, subshells, here-documents)
 is an error that says it is not simulated (exit status 127).
 
 Differences from a real shell, for what does run: directory listings (``ls``, ``find``,
@@ -25,8 +26,8 @@ expressions run on RE2 (:mod:`.patterns`): back-references are refused; ``pwd`` 
 ``/knowledge_base``.
 
 ``terminal_use`` is read-only as τ³'s sandbox is: a write fails with ``Read-only file system``.
-``terminal_use_write`` keeps what the agent writes (``>``, ``>>``, ``touch``, ``mkdir``, ``rm``)
-in memory for the episode, never on disk. Work is bounded (:data:`MAX_WORK` characters read, so
+``terminal_use_write`` keeps what the agent writes (``>``, ``>>``, ``touch``, ``mkdir``, ``rm``,
+``sed -i``) in memory for the episode (the world's ``aux``), never on disk. Work is bounded (:data:`MAX_WORK` characters read, so
 a command line costs at most that much), and so is output (:data:`MAX_OUTPUT`).
 """
 
@@ -35,8 +36,11 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import re2
 
 from toolgym.worlds.tau2.banking_knowledge.knowledge.documents import KnowledgeBase
 from toolgym.worlds.tau2.banking_knowledge.knowledge.patterns import (
@@ -56,7 +60,7 @@ ROOT = "/knowledge_base"
 #: Where a writing shell keeps its files in the state it is given (the world's ``aux``).
 STATE_KEY = "knowledge_shell"
 NOT_SIMULATED = 127
-SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, echo, pwd, true, false"
+SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, sed, xargs, echo, pwd, true, false"
 _USER, _GROUP, _DATE = "kb_user", "kb_group", "Jan  1 00:00"  # τ³'s sanitised ls -l fields
 _DIR_SIZE = 4096
 _SINGLE_QUOTED = re.compile(r"'[^']*'")
@@ -405,7 +409,7 @@ class Shell:
             "ls": self._ls, "cat": self._cat, "head": self._head, "tail": self._tail, "grep": self._grep,
             "find": self._find, "wc": self._wc, "sort": self._sort, "uniq": self._uniq, "echo": self._echo,
             "pwd": self._pwd, "true": lambda args, stdin: Result(), "false": lambda args, stdin: Result(1),
-            "touch": self._touch, "mkdir": self._mkdir, "rm": self._rm,
+            "touch": self._touch, "mkdir": self._mkdir, "rm": self._rm, "sed": self._sed, "xargs": self._xargs,
         }
 
     def run(self, command: str) -> tuple[int, str, str]:
@@ -521,10 +525,7 @@ class Shell:
         if utility is None:
             return Result(NOT_SIMULATED, "", f"bash: line 1: {name}: not available in this simulated shell "
                                              f"(it runs {SUPPORTED})\n")
-        try:
-            result = utility(rest, stdin)
-        except ShellError as error:
-            result = Result(error.status, "", error.message + "\n")
+        result = self._call(name, rest, stdin)
         if err_to_out:
             result = Result(result.status, result.out + result.err, "")
         if discard_err:
@@ -537,6 +538,12 @@ class Shell:
         return result
 
     # -- the utilities --------------------------------------------------------------------------
+
+    def _call(self, name: str, args: list[str], stdin: str | None) -> Result:
+        try:
+            return self.utilities[name](args, stdin)
+        except ShellError as error:
+            return Result(error.status, "", error.message + "\n")
 
     def _inputs(self, name: str, operands: list[str], stdin: str | None, missing: str,
                 ) -> tuple[list[tuple[str, str]], list[str]]:
@@ -871,6 +878,42 @@ class Shell:
     def _grep(self, args: list[str], stdin: str | None) -> Result:
         return Grep(self).run(args, stdin)
 
+    def _xargs(self, args: list[str], stdin: str | None) -> Result:
+        """``xargs [-n N] [command [args]]``: the command once per N words of stdin (all at once by default)."""
+        size = None
+        while args and args[0].startswith("-") and args[0] != "-":  # xargs' options come before the command
+            flag = args.pop(0)
+            if flag == "-n" and args:
+                value = args.pop(0)
+            elif flag.startswith("-n"):
+                value = flag[2:]
+            else:
+                raise ShellError(f"xargs: invalid option -- '{flag[1:2]}'\nTry 'xargs --help' for more information.")
+            if not value.isdigit() or int(value) < 1:
+                raise ShellError(f"xargs: invalid number \"{value}\" for -n option")
+            size = int(value)
+        try:
+            words = shlex.split(self._read(stdin or ""))
+        except ValueError as error:
+            raise ShellError(f"xargs: {error}") from None
+        command = args or ["echo"]
+        if command[0] not in self.utilities:
+            return Result(127, "", f"xargs: {command[0]}: not available in this simulated shell (it runs "
+                                   f"{SUPPORTED})\n")
+        # GNU xargs runs the command once even on empty input
+        batches = [words[i:i + size] for i in range(0, len(words), size)] if size and words else [words]
+        out, err, status = [], [], 0
+        for batch in batches:
+            result = self._call(command[0], command[1:] + batch, None)
+            out.append(result.out)
+            err.append(result.err)
+            if result.status:
+                status = 123
+        return Result(status, "".join(out), "".join(err))
+
+    def _sed(self, args: list[str], stdin: str | None) -> Result:
+        return Sed(self).run(args, stdin)
+
 
 def _number(line: str) -> float:
     """sort -n's key: the leading number (blanks, a minus sign, digits, one decimal point), else 0."""
@@ -1144,3 +1187,272 @@ def _gnu_error(message: str) -> str:
     if "Trailing backslash" in message or "bad escape (end of pattern)" in message:
         return "Trailing backslash"
     return message
+
+
+@dataclass
+class _SedCommand:
+    start: int | str | re2._Regexp | None  # a line number, "$", a regex, or None (every line)
+    end: int | str | re2._Regexp | None
+    negate: bool
+    name: str  # p d q = s
+    regex: re2._Regexp | None = None
+    replacement: str = ""
+    every: bool = False
+    print_after: bool = False
+
+
+class Sed:
+    """GNU sed's common subset: ``-n``, ``-E``/``-r``, ``-e``, ``-i`` (a writing shell only), and
+    scripts of ``[address[,address]][!]`` ``p``, ``d``, ``q``, ``=`` or ``s/regex/replacement/[gpi]``,
+    addresses being line numbers, ``$`` or ``/regex/``."""
+
+    def __init__(self, shell: Shell):
+        self.shell = shell
+
+    def run(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("sed", args, "nErsi", "e", {"quiet": "n", "silent": "n", "regexp-extended": "E",
+                                                             "expression": "e", "in-place": "i"})
+        flags = {flag for flag, _ in opts}
+        scripts = [value for flag, value in opts if flag == "e"]
+        if not scripts:
+            if not operands:
+                raise ShellError("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...")
+            scripts = [operands.pop(0)]
+        extended = bool(flags & {"E", "r"})
+        commands = [self._parse(part.strip(), extended) for script in scripts
+                    for part in _split_script(script) if part.strip()]
+        if "i" in flags:
+            if not operands:
+                raise ShellError("sed: no input files", 1)
+            errors = []
+            for operand in operands:
+                text = self.shell.files.text(operand)
+                if text is None:
+                    errors.append(f"sed: can't read {operand}: No such file or directory\n")
+                    continue
+                if not self.shell.files.writable:
+                    errors.append(f"sed: couldn't open temporary file {_parent(operand)}sedAbCdEf: "
+                                  "Read-only file system\n")
+                    continue
+                self.shell.files.put(_normal(operand), self._apply(commands, [self.shell._read(text)], "n" in flags))
+            return Result(4 if errors and not self.shell.files.writable else 2 if errors else 0, "", "".join(errors))
+        texts, errors = self.shell._inputs("sed", operands, stdin,
+                                           "{name}: can't read {operand}: No such file or directory\n")
+        return Result(2 if errors else 0, self._apply(commands, [t for _, t in texts], "n" in flags),
+                      "".join(errors))
+
+    def _parse(self, text: str, extended: bool) -> _SedCommand:
+        i = 0
+        start = end = None
+        start, i = self._address(text, i, extended)
+        if start is not None and text.startswith(",", i):
+            end, i = self._address(text, i + 1, extended)
+            if end is None:
+                raise ShellError("sed: -e expression #1, char %d: unexpected `,'" % (i + 1))
+        while text.startswith(" ", i):
+            i += 1
+        negate = text.startswith("!", i)
+        i += negate
+        name = text[i:i + 1]
+        if name in ("p", "d", "q", "="):
+            if text[i + 1:].strip():
+                raise ShellError(f"sed: -e expression #1, char {i + 2}: extra characters after command")
+            return _SedCommand(start, end, negate, name)
+        if name == "s" and len(text) > i + 1:
+            delimiter = text[i + 1]
+            parts, j = _delimited(text, i + 2, delimiter, 2)
+            if parts is None:
+                raise ShellError(f"sed: -e expression #1, char {len(text)}: unterminated `s' command")
+            pattern, replacement = parts
+            options = text[j:]
+            if any(c not in "gpiI" for c in options):
+                raise ShellError(f"sed: -e expression #1, char {len(text)}: unknown option to `s'")
+            return _SedCommand(start, end, negate, "s", self._regex(pattern, extended, "i" in options.lower()),
+                               replacement, every="g" in options, print_after="p" in options)
+        if not name:
+            raise ShellError(f"sed: -e expression #1, char {i}: missing command")
+        raise ShellError(f"sed: the command {name!r} is not simulated (it runs p, d, q, = and s)", NOT_SIMULATED)
+
+    def _address(self, text: str, i: int, extended: bool):
+        if i < len(text) and text[i].isdigit():
+            j = i
+            while j < len(text) and text[j].isdigit():
+                j += 1
+            return int(text[i:j]), j
+        if text.startswith("$", i):
+            return "$", i + 1
+        if text.startswith("/", i):
+            parts, j = _delimited(text, i + 1, "/", 1)
+            if parts is None:
+                raise ShellError(f"sed: -e expression #1, char {len(text)}: unterminated address regex")
+            return self._regex(parts[0], extended, False), j
+        return None, i
+
+    @staticmethod
+    def _regex(pattern: str, extended: bool, ignore_case: bool) -> re2._Regexp:
+        try:
+            return compile_python(posix_to_python(pattern, extended), re.IGNORECASE if ignore_case else 0)
+        except (re.error, UnsupportedPattern) as error:
+            raise ShellError(f"sed: -e expression #1: {_gnu_error(str(error))}") from None
+
+    def _apply(self, commands: list[_SedCommand], texts: list[str], quiet: bool) -> str:
+        # one stream of lines; a file's end ends its last line, and only the last file's may lack a newline
+        lines: list[str] = []
+        for text in texts:
+            part = text.split("\n")
+            if text.endswith("\n") or text == "":
+                part.pop()
+            lines += part
+        final_newline = not texts or texts[-1].endswith("\n") or texts[-1] == ""
+        out: list[str] = []
+        pending = False  # GNU sed writes the newline a last line lacked only if more output follows
+
+        def emit(text: str, unterminated: bool = False) -> None:
+            nonlocal pending
+            out.append(("\n" if pending else "") + text + ("" if unterminated else "\n"))
+            pending = unterminated
+
+        active: dict[int, bool] = {}
+        last = len(lines)
+        for number, line in enumerate(lines, 1):
+            unterminated = number == last and not final_newline
+            deleted = quit_now = False
+            for index, command in enumerate(commands):
+                if not self._selects(command, index, number, last, line, active):
+                    continue
+                if command.name == "p":
+                    emit(line, unterminated)
+                elif command.name == "=":
+                    emit(str(number))
+                elif command.name == "d":
+                    deleted = True
+                    break
+                elif command.name == "q":
+                    quit_now = True
+                    break
+                else:
+                    line, changed = _substitute(command, line)
+                    if changed and command.print_after:
+                        emit(line, unterminated)
+            if not deleted and not quiet:
+                emit(line, unterminated)
+            if quit_now:
+                break
+        return "".join(out)
+
+    @staticmethod
+    def _selects(command: _SedCommand, index: int, number: int, last: int, line: str,
+                 active: dict[int, bool]) -> bool:
+        def hit(address) -> bool:
+            if address == "$":
+                return number == last
+            if isinstance(address, int):
+                return number == address
+            return address.search(line) is not None
+
+        if command.start is None:
+            chosen = True
+        elif command.end is None:
+            chosen = hit(command.start)
+        elif active.get(index):
+            end = command.end
+            if isinstance(end, int) and end <= number or not isinstance(end, int) and hit(end):
+                active[index] = False
+            chosen = True
+        elif hit(command.start):
+            end = command.end
+            # a line-number end at or before the start closes the range at once
+            active[index] = not (isinstance(end, int) and end <= number)
+            chosen = True
+        else:
+            chosen = False
+        return chosen != command.negate
+
+
+def _split_script(script: str) -> list[str]:
+    """A sed script's commands, split on ``;`` and newlines outside ``s`` and address delimiters."""
+    parts, current, i = [], [], 0
+    while i < len(script):
+        c = script[i]
+        if c in ";\n":
+            parts.append("".join(current))
+            current = []
+            i += 1
+            continue
+        if c == "/" or (c == "s" and i + 1 < len(script)):
+            if c == "s":
+                delimiter = script[i + 1]
+                fields, j = _delimited(script, i + 2, delimiter, 2)
+            else:
+                fields, j = _delimited(script, i + 1, "/", 1)
+            if fields is None:
+                current.append(script[i:])
+                break
+            current.append(script[i:j])
+            i = j
+            continue
+        current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def _delimited(text: str, i: int, delimiter: str, count: int) -> tuple[list[str] | None, int]:
+    """``count`` fields ended by ``delimiter`` from ``text[i]`` (a backslash escapes it): (fields, index after)."""
+    fields, current = [], []
+    while i < len(text) and len(fields) < count:
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            current.append(nxt if nxt == delimiter and delimiter != "/" or nxt == "/" and delimiter == "/"
+                           else c + nxt)
+            i += 2
+            continue
+        if c == delimiter:
+            fields.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    return (fields, i) if len(fields) == count else (None, i)
+
+
+def _substitute(command: _SedCommand, line: str) -> tuple[str, bool]:
+    out, position, changed = [], 0, False
+    for match in command.regex.finditer(line):
+        out.append(line[position:match.start()])
+        out.append(_expand(command.replacement, match))
+        position = match.end()
+        changed = True
+        if not command.every:
+            break
+    out.append(line[position:])
+    return "".join(out), changed
+
+
+def _expand(replacement: str, match) -> str:
+    """sed's replacement: ``&`` the match, ``\\N`` group N, ``\\n`` a newline, ``\\x`` x."""
+    out, i = [], 0
+    while i < len(replacement):
+        c = replacement[i]
+        if c == "&":
+            out.append(match.group(0))
+        elif c == "\\" and i + 1 < len(replacement):
+            nxt = replacement[i + 1]
+            i += 1
+            if nxt.isdigit():
+                try:
+                    out.append(match.group(int(nxt)) or "")
+                except IndexError:
+                    raise ShellError(f"sed: -e expression #1: invalid reference \\{nxt} on `s' command's RHS") \
+                        from None
+            else:
+                out.append("\n" if nxt == "n" else "\t" if nxt == "t" else nxt)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] + "/" if "/" in path else ""
