@@ -237,3 +237,25 @@ def test_fuzzed_utility_arguments_are_answers(kb, utility, args):
     status, out, err = Shell(kb).run(" ".join([utility, *(f"'{a}'" for a in args)]))
     assert isinstance(status, int) and len(out) <= MAX_OUTPUT
     assert status == 0 or err or status == 1
+
+
+@needs_bash
+def test_grep_patterns_read_as_gnu_grep_reads_them(kb, exported):
+    """Random basic and extended patterns (GNU's quirks included: a leading repetition ignored with a
+    warning, stacked repetitions, literal braces and parentheses, error texts) select the lines GNU
+    grep selects; ``\\<`` and ``\\>`` are left out (documented: toolgym reads both as ``\\b``)."""
+    import random
+
+    rng = random.Random(50)  # any seed; 50 is the issue
+    alphabet = list("aefw .*+?|()[]^$\\{}0123,-:") + ["[[:digit:]]", "\\w", "fee", "wire", "\\(", "\\)", "\\{2\\}",
+                                                     "{2}", "\\|"]
+    files = "doc_cards_gold_001.md doc_wires_international.md doc_accounts__general__001.md"
+    for _ in range(150):
+        pattern = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6)))
+        if pattern.endswith("\\") and not pattern.endswith("\\\\"):
+            pattern += "w"
+        for flags in ("-c", "-cE", "-ciw"):
+            command = f"grep {flags} -e '{pattern}' {files}"
+            if "'" in pattern:
+                continue
+            assert Shell(kb).run(command) == _bash(command, exported), command

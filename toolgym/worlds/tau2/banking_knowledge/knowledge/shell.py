@@ -20,7 +20,8 @@ is an error that says it is not simulated (exit status 127).
 
 Differences from a real shell, for what does run: directory listings (``ls``, ``find``,
 ``grep -r``) are in byte order, where a real one lists ``find``'s and ``grep -r``'s files in the
-file system's order; ``ls -l`` shows τ³'s sanitised owner and date (``kb_user  kb_group``,
+file system's order; ``\\<`` and ``\\>`` are both read as ``\\b`` (exact where they stand
+next to a word character, as in ``\\<fee\\>``); ``ls -l`` shows τ³'s sanitised owner and date (``kb_user  kb_group``,
 ``Jan  1 00:00``) and folders as 4096 bytes; POSIX classes (``[[:alpha:]]``) are ASCII; regular
 expressions run on RE2 (:mod:`.patterns`): back-references are refused; ``pwd`` prints
 ``/knowledge_base``.
@@ -46,6 +47,7 @@ from toolgym.worlds.tau2.banking_knowledge.knowledge.documents import KnowledgeB
 from toolgym.worlds.tau2.banking_knowledge.knowledge.patterns import (
     UnsupportedPattern,
     compile_python,
+    gnu_message,
     posix_to_python,
 )
 
@@ -1012,6 +1014,10 @@ class Grep:
 
     def __init__(self, shell: Shell):
         self.shell = shell
+        self.warnings: list[str] = []  # GNU's about the pattern, printed before anything else
+
+    def _warned(self, text: str) -> str:
+        return "".join(f"grep: warning: {warning}\n" for warning in self.warnings) + text
 
     def run(self, args: list[str], stdin: str | None) -> Result:
         numbered = []
@@ -1104,7 +1110,7 @@ class Grep:
                 selected_any = True
             if "q" in flags:
                 if selected_any:
-                    return Result(0, "", "")
+                    return Result(0, "", self._warned(""))
                 continue
             if "l" in flags or "L" in flags:
                 if bool(selected) == ("l" in flags):
@@ -1148,7 +1154,7 @@ class Grep:
             status = 0 if out else 1
         if errors:
             status = 2
-        return Result(status, "".join(out), "" if "s" in flags else "".join(errors))
+        return Result(status, "".join(out), self._warned("" if "s" in flags else "".join(errors)))
 
     def _compile(self, patterns: list[str], flags: set[str]):
         pieces = []
@@ -1158,9 +1164,9 @@ class Grep:
                     pieces.append(re.escape(pattern))
                 else:
                     try:
-                        pieces.append(posix_to_python(pattern, extended="E" in flags))
-                    except re.error as error:
-                        raise ShellError(f"grep: {_gnu_error(str(error))}", 2) from None
+                        pieces.append(posix_to_python(pattern, extended="E" in flags, warnings=self.warnings))
+                    except re.error as error:  # GNU then says only what is wrong, no warnings
+                        raise ShellError(f"grep: {gnu_message(str(error))}", 2) from None
                     except UnsupportedPattern as error:
                         raise ShellError(f"grep: {error}", 2) from None
         body = "|".join(f"(?:{piece})" for piece in pieces)
@@ -1171,22 +1177,9 @@ class Grep:
         try:
             return compile_python(body, re.IGNORECASE if flags & {"i", "y"} else 0)
         except re.error as error:
-            raise ShellError(f"grep: {_gnu_error(str(error))}", 2) from None
+            raise ShellError(f"grep: {gnu_message(str(error))}", 2) from None
         except UnsupportedPattern as error:
             raise ShellError(f"grep: {error}", 2) from None
-
-
-def _gnu_error(message: str) -> str:
-    """GNU grep's words for the pattern errors both it and Python see."""
-    if "unterminated character set" in message or "Unmatched [" in message:
-        return "Unmatched [, [^, [:, [., or [="
-    if "missing )" in message:
-        return "Unmatched ( or \\("
-    if "unbalanced parenthesis" in message:
-        return "Unmatched ) or \\)"
-    if "Trailing backslash" in message or "bad escape (end of pattern)" in message:
-        return "Trailing backslash"
-    return message
 
 
 @dataclass
@@ -1293,7 +1286,7 @@ class Sed:
         try:
             return compile_python(posix_to_python(pattern, extended), re.IGNORECASE if ignore_case else 0)
         except (re.error, UnsupportedPattern) as error:
-            raise ShellError(f"sed: -e expression #1: {_gnu_error(str(error))}") from None
+            raise ShellError(f"sed: -e expression #1: {gnu_message(str(error))}") from None
 
     def _apply(self, commands: list[_SedCommand], texts: list[str], quiet: bool) -> str:
         # one stream of lines; a file's end ends its last line, and only the last file's may lack a newline
