@@ -82,7 +82,7 @@ COMMANDS = [
     "sed -n '1,3p' nope.md", "sed 's|/|:|g' INDEX.md", "sed p doc_wires_international.md", "sed -n '/^$/=' *.md",
     "sed -n 's/fee/X/p' doc_cards_gold_001.md", "sed 's/fee/X/gi' doc_cards_gold_002.md",
     "grep -l fee *.md | xargs wc -l", "ls | xargs -n 2 echo", "grep -l zzz *.md | xargs cat",
-    "ls doc_cards* | xargs grep -c fee",
+    "ls doc_cards* | xargs grep -c fee", "tail -1 INDEX.md doc_empty.md", "uniq a b c", "ls | grep -L md",
 ]
 
 
@@ -229,7 +229,8 @@ def test_fuzzed_commands_are_answers_not_crashes(kb, command):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(utility=st.sampled_from(["ls", "cat", "head", "tail", "grep", "find", "wc", "sort", "uniq", "echo"]),
+@given(utility=st.sampled_from(["ls", "cat", "head", "tail", "grep", "find", "wc", "sort", "uniq", "sed", "xargs",
+                                "echo"]),
        args=st.lists(st.sampled_from(["-n", "-1", "-r", "-c", "-l", "-i", "-E", "-A", "-z", "--x", "--",
                                       "fee", "*.md", "INDEX.md", "nope", "-5", "+2", "[", "\\(", "a{2,1}"]),
                      max_size=5))

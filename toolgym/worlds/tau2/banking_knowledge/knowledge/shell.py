@@ -641,6 +641,9 @@ class Shell:
         return Result(1 if errors else 0, text, "".join(errors))
 
     def _head_tail(self, name: str, args: list[str], stdin: str | None) -> Result:
+        if name == "tail" and args and re.fullmatch(r"-[0-9]+", args[0]) \
+                and sum(not a.startswith("-") or a == "-" for a in args[1:]) > 1:
+            raise ShellError(f"tail: option used in invalid context -- {args[0][1:2]}")
         # -NUM is -n NUM, unless it is the value of -n or -c
         args = [f"-n{a[1:]}" if re.fullmatch(r"-[0-9]+", a) and (i == 0 or args[i - 1] not in ("-n", "-c"))
                 else a for i, a in enumerate(args)]
@@ -739,6 +742,8 @@ class Shell:
         opts, operands = getopt("uniq", args, "cdui", "", {"count": "c", "repeated": "d", "unique": "u",
                                                            "ignore-case": "i"})
         flags = {flag for flag, _ in opts}
+        if len(operands) > 2:
+            raise ShellError(f"uniq: extra operand \u2018{operands[2]}\u2019\nTry 'uniq --help' for more information.")
         texts, errors = self._inputs("uniq", operands[:1], stdin, "{name}: {operand}: No such file or directory\n")
         if errors:
             return Result(1, "", errors[0])
@@ -754,6 +759,12 @@ class Shell:
             if ("d" in flags and len(group) < 2) or ("u" in flags and len(group) > 1):
                 continue
             out.append(f"{len(group):>7} {group[0]}\n" if "c" in flags else f"{group[0]}\n")
+        if len(operands) == 2 and operands[1] != "-":  # uniq's second operand is where it writes
+            try:
+                self.files.write(operands[1], "".join(out))
+            except ShellError as error:
+                return Result(1, "", error.message.replace("bash: line 1: ", "uniq: ") + "\n")
+            return Result()
         return Result(0, "".join(out), "")
 
     def _echo(self, args: list[str], stdin: str | None) -> Result:
@@ -1149,9 +1160,7 @@ class Grep:
                 printed_any = True
             if sum(map(len, out)) > MAX_OUTPUT:
                 raise LimitExceeded(f"the output is longer than {MAX_OUTPUT} characters")
-        status = 0 if selected_any else 1
-        if "L" in flags:
-            status = 0 if out else 1
+        status = 0 if selected_any else 1  # -L too, since GNU grep 3.5
         if errors:
             status = 2
         return Result(status, "".join(out), self._warned("" if "s" in flags else "".join(errors)))
