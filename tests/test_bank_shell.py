@@ -83,6 +83,10 @@ COMMANDS = [
     "sed -n 's/fee/X/p' doc_cards_gold_001.md", "sed 's/fee/X/gi' doc_cards_gold_002.md",
     "grep -l fee *.md | xargs wc -l", "ls | xargs -n 2 echo", "grep -l zzz *.md | xargs cat",
     "ls doc_cards* | xargs grep -c fee", "tail -1 INDEX.md doc_empty.md", "uniq a b c", "ls | grep -L md",
+    "cd . && ls | head -2", "cd knowledge_base && ls", "cd INDEX.md", "cd a b",
+    "cat << 'EOF'\nline one\n  two $x\nEOF", "cat <<EOF\nplain\nEOF\necho after",
+    "grep -c fee << 'END'\nfee\nno\nfee fee\nEND", "cat <<-'EOF'\n\tindented\n\tEOF", "wc -l << 'X' && echo ok\na\nb\nX",
+    "cat << 'EOF'\nnever closed",
 ]
 
 
@@ -192,6 +196,7 @@ def test_write_variant_keeps_files_for_the_episode_only(kb):
     assert tools.shell("grep -rl note .") == "./notes.md\n"
     assert world.aux["knowledge_shell"]["files"]["notes.md"] == "first note\nsecond\n"
     assert tools.shell("sed -i 's/first/1st/' notes.md && head -1 notes.md") == "1st note\n"
+    assert tools.shell("cat > plan.md << 'EOF'\n# Plan\n- verify $id\nEOF\ncat plan.md") == "# Plan\n- verify $id\n"
     # the knowledge base itself, and another episode's shell, are untouched
     assert "doc_empty.md" in kb.files()
     assert ShellWriteTools(World()).shell("ls notes.md") == \

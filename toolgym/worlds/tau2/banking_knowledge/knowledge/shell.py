@@ -14,7 +14,8 @@ What runs, with GNU's output text: ``ls`` (-1 -a -A -l -h -r -S -t), ``cat`` (-n
 -E -F -G -e -m, -A/-B/-C, --include/--exclude), ``find`` (-name -iname -type -maxdepth), ``wc``
 (-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``sed`` (-n -E -e, ``p d q =
 s///``, line, ``$`` and ``/regex/`` addresses and ranges), ``xargs`` (-n), ``echo``, ``pwd``,
-``true``, ``false``; joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
+``true``, ``false``, ``cd`` (to ``.``; elsewhere it fails as bash's or says moving is not
+simulated), here-documents (``<< 'EOF'``); joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
 and ``/dev/null``. Anything else (``awk``, ``cut``, loops, variables, command substitution, subshells, here-documents)
 is an error that says it is not simulated (exit status 127).
 
@@ -62,7 +63,7 @@ ROOT = "/knowledge_base"
 #: Where a writing shell keeps its files in the state it is given (the world's ``aux``).
 STATE_KEY = "knowledge_shell"
 NOT_SIMULATED = 127
-SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, sed, xargs, echo, pwd, true, false"
+SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, sed, xargs, echo, cd ., pwd, true, false"
 _USER, _GROUP, _DATE = "kb_user", "kb_group", "Jan  1 00:00"  # τ³'s sanitised ls -l fields
 _DIR_SIZE = 4096
 _SINGLE_QUOTED = re.compile(r"'[^']*'")
@@ -111,6 +112,7 @@ class Word:
     text: str = ""
     unquoted: list[bool] = field(default_factory=list)
     started: bool = False
+    here_document: bool = False  # the body of a ``<<`` here-document: stdin's text, not a file name
 
     def add(self, text: str, quoted: bool) -> None:
         self.text += text
@@ -133,12 +135,36 @@ class Redirect:
     to_fd: int | None = None
 
 
-def tokenize(command: str) -> list[Word | str]:
+def tokenize(command: str, warnings: list[str] | None = None) -> list[Word | str]:
     """Bash's words and operators (``|``, ``||``, ``&&``, ``;``, ``&``, redirections as ``<``,
     ``>``, ``>>``, ``2>``, ``2>>``, ``&>``, ``2>&1``, ``>&2``); a newline separates like ``;``."""
     tokens: list[Word | str] = []
     word = Word()
     i, n = 0, len(command)
+    pending: list[tuple[Word, str, bool, int]] = []  # here-documents whose bodies follow the line
+
+    def bodies(i: int) -> int:
+        """Read the pending here-documents' bodies from ``command[i]`` (a line's start) on."""
+        for body, delimiter, strip_tabs, line_number in pending:
+            lines = []
+            closed = False
+            while i < n:
+                end = command.find("\n", i)
+                line = command[i:] if end < 0 else command[i:end]
+                i = n if end < 0 else end + 1
+                if strip_tabs:
+                    line = line.lstrip("\t")
+                if line == delimiter:
+                    closed = True
+                    break
+                lines.append(line + "\n")
+            body.add("".join(lines), True)
+            if not closed and warnings is not None:
+                last = command.count("\n") + (0 if command.endswith("\n") else 1)
+                warnings.append(f"bash: line {last}: warning: here-document at line {line_number} delimited by "
+                                f"end-of-file (wanted `{delimiter}')\n")
+        pending.clear()
+        return i
 
     def finish() -> None:
         nonlocal word
@@ -154,7 +180,7 @@ def tokenize(command: str) -> list[Word | str]:
         elif c == "\n":
             finish()
             tokens.append(";")
-            i += 1
+            i = bodies(i + 1)
         elif c == "#" and not word.started:
             end = command.find("\n", i)
             i = n if end < 0 else end
@@ -210,12 +236,31 @@ def tokenize(command: str) -> list[Word | str]:
                 op += "&" + command[i + 1]
                 i += 2
             if op == "<<":
-                raise ShellError("here-documents (<<) are not simulated; write with echo and >", NOT_SIMULATED)
+                strip_tabs = command.startswith("-", i)
+                i += strip_tabs
+                while i < n and command[i] in " \t":
+                    i += 1
+                start = i
+                while i < n and command[i] not in " \t\n;|&<>()":
+                    i += 1
+                raw = command[start:i]
+                delimiter = raw.replace("'", "").replace('"', "").replace("\\", "")
+                if not delimiter:
+                    raise ShellError("bash: -c: line 1: syntax error near unexpected token `newline'", 2)
+                if raw == delimiter and any(mark in command[i:] for mark in ("$", "`")):
+                    raise ShellError("an unquoted here-document expands $ and `, which is not simulated; "
+                                     "quote its delimiter (<< 'EOF')", NOT_SIMULATED)
+                body = Word(here_document=True)
+                pending.append((body, delimiter, strip_tabs, command.count("\n", 0, i) + 1))
+                tokens += ["<", body]
+                continue
             tokens.append(prefix + op)
         else:
             word.add(c, False)
             i += 1
     finish()
+    if pending:  # bash warns and takes the rest as the body; a one-line command has none
+        bodies(n)
     return tokens
 
 
@@ -412,6 +457,7 @@ class Shell:
             "find": self._find, "wc": self._wc, "sort": self._sort, "uniq": self._uniq, "echo": self._echo,
             "pwd": self._pwd, "true": lambda args, stdin: Result(), "false": lambda args, stdin: Result(1),
             "touch": self._touch, "mkdir": self._mkdir, "rm": self._rm, "sed": self._sed, "xargs": self._xargs,
+            "cd": self._cd,
         }
 
     def run(self, command: str) -> tuple[int, str, str]:
@@ -424,7 +470,8 @@ class Shell:
             return 1, "", f"Command failed: the command is longer than {MAX_COMMAND_CHARS} characters"
         self.work = 0
         try:
-            tokens = tokenize(command)
+            warnings: list[str] = []
+            tokens = tokenize(command, warnings)
             if sum(isinstance(token, Word) for token in tokens) > MAX_WORDS:
                 return 1, "", f"Command failed: more than {MAX_WORDS} words"
             lines = parse(tokens)
@@ -440,7 +487,7 @@ class Shell:
                 status = self._pipeline(pipeline, out, err)
         except LimitExceeded as error:
             return 1, "".join(out)[:MAX_OUTPUT], f"Command failed: {error}"
-        return status, "".join(out), "".join(err)
+        return status, "".join(out), "".join(warnings + err)
 
     def _read(self, text: str) -> str:
         self.work += len(text)
@@ -492,6 +539,9 @@ class Shell:
         for redirect in command.redirects:
             if redirect.to_fd is not None:
                 err_to_out = redirect.fd == 2 and redirect.to_fd == 1
+                continue
+            if redirect.target.here_document:
+                stdin = self._read(redirect.target.text)
                 continue
             target = self._expand([redirect.target])
             if len(target) != 1:
@@ -773,6 +823,19 @@ class Shell:
             newline = newline and "n" not in args[0]
             args = args[1:]
         return Result(0, " ".join(args) + ("\n" if newline else ""), "")
+
+    def _cd(self, args: list[str], stdin: str | None) -> Result:
+        """``cd .`` stays; a folder that is not there fails as bash's does; moving is not simulated."""
+        if len(args) > 1:
+            raise ShellError("bash: line 1: cd: too many arguments")
+        target = args[0] if args else ""
+        if target and _normal(target) == "":
+            return Result()
+        if target and not self.files.is_dir(target):
+            reason = "Not a directory" if self.files.text(target) is not None else "No such file or directory"
+            raise ShellError(f"bash: line 1: cd: {target}: {reason}")
+        raise ShellError("cd: changing folder is not simulated; the documents are all in the current folder "
+                         "(name a created folder in the paths instead)", NOT_SIMULATED)
 
     def _pwd(self, args: list[str], stdin: str | None) -> Result:
         return Result(0, ROOT + "\n", "")
