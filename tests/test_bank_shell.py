@@ -265,3 +265,38 @@ def test_grep_patterns_read_as_gnu_grep_reads_them(kb, exported):
             if "'" in pattern:
                 continue
             assert Shell(kb).run(command) == _bash(command, exported), command
+
+
+@needs_bash
+def test_random_pipelines_equal_bash(kb, tmp_path):
+    """Random pipelines of the utilities over files that exist or not: the status and output equal
+    bash's (stderr too for one command; a pipeline's stages write it concurrently in bash)."""
+    import random
+
+    rng = random.Random(50)
+    files = ["INDEX.md", "doc_cards_gold_001.md", "doc_wires_international.md", "doc_empty.md", "nope.md", "*.md",
+             "doc_cards*"]
+    utilities = {
+        "cat": ["-n", ""], "head": ["-n 2", "-3", "-c 5", "-n -1", ""], "tail": ["-n 2", "-1", "-n +3", "-c 7", ""],
+        "wc": ["-l", "-w", "-c", "-m", "", "-lw"], "sort": ["", "-r", "-n", "-u", "-f", "-rn"],
+        "grep": ["-i fee", "-c fee", "-n wire", "-v e", "-l fee", "-o '[0-9]\\+'", "-w fee", "-A1 fee", "-B1 -n Fee",
+                 "-h fee", "-iE 'fee|wire'", "-x ''", "-L fee"],
+        "uniq": ["", "-c", "-d", "-u", "-i"], "sed": ["-n '1,2p'", "'1d'", "'s/e/E/g'", "-n '$p'", "'2q'"],
+        "ls": ["", "-1", "-r", "-S"], "echo": ["hi", "-n x", "a b"],
+    }
+    _export(kb, tmp_path)
+    for _ in range(150):
+        stages = []
+        for position in range(rng.randint(1, 3)):
+            name = rng.choice(list(utilities))
+            operands = []
+            if name not in ("ls", "echo") and (position == 0 or rng.random() < 0.2):
+                # uniq writes to a second operand (the sandbox is read-only, this folder is not)
+                operands = [rng.choice(files[:5])] if name == "uniq" else \
+                    [rng.choice(files) for _ in range(rng.randint(1, 2))]
+            stages.append(" ".join([name, rng.choice(utilities[name]), *operands]))
+        command = " | ".join(stages) + rng.choice(["", "", " && echo ok", " || echo failed", "; echo done"])
+        mine, theirs = Shell(kb).run(command), _bash(command, tmp_path)
+        assert mine[:2] == theirs[:2], command
+        if len(stages) == 1:
+            assert mine[2] == theirs[2], command

@@ -1299,12 +1299,23 @@ class Sed:
                     errors.append(f"sed: couldn't open temporary file {_parent(operand)}sedAbCdEf: "
                                   "Read-only file system\n")
                     continue
-                self.shell.files.put(_normal(operand), self._apply(commands, [self.shell._read(text)], "n" in flags))
+                self.shell.files.put(_normal(operand), self._apply(commands, [self.shell._read(text)], "n" in flags)[0])
             return Result(4 if errors and not self.shell.files.writable else 2 if errors else 0, "", "".join(errors))
-        texts, errors = self.shell._inputs("sed", operands, stdin,
-                                           "{name}: can't read {operand}: No such file or directory\n")
-        return Result(2 if errors else 0, self._apply(commands, [t for _, t in texts], "n" in flags),
-                      "".join(errors))
+        sources: list[tuple[str, str | None]] = []
+        for operand in operands or ["-"]:
+            text = (stdin or "") if operand == "-" else self.shell.files.text(operand)
+            sources.append((operand, None if text is None else self.shell._read(text)))
+        output, processed = self._apply(commands, [text for _, text in sources if text is not None], "n" in flags)
+        # GNU sed opens a file when it needs its first line (reading one line ahead), so a missing file
+        # after a q is never reported
+        errors, lines_before = [], 0
+        for operand, text in sources:
+            if text is None:
+                if processed >= lines_before:
+                    errors.append(f"sed: can't read {quote(operand)}: No such file or directory\n")
+            else:
+                lines_before += len(text.splitlines())
+        return Result(2 if errors else 0, output, "".join(errors))
 
     def _parse(self, text: str, extended: bool) -> _SedCommand:
         i = 0
@@ -1360,7 +1371,8 @@ class Sed:
         except (re.error, UnsupportedPattern) as error:
             raise ShellError(f"sed: -e expression #1: {gnu_message(str(error))}") from None
 
-    def _apply(self, commands: list[_SedCommand], texts: list[str], quiet: bool) -> str:
+    def _apply(self, commands: list[_SedCommand], texts: list[str], quiet: bool) -> tuple[str, int]:
+        """The output, and the number of the last line read (where a ``q`` stopped, else the last)."""
         # one stream of lines; a file's end ends its last line, and only the last file's may lack a newline
         lines: list[str] = []
         for text in texts:
@@ -1402,8 +1414,8 @@ class Sed:
             if not deleted and not quiet:
                 emit(line, unterminated)
             if quit_now:
-                break
-        return "".join(out)
+                return "".join(out), number
+        return "".join(out), last
 
     @staticmethod
     def _selects(command: _SedCommand, index: int, number: int, last: int, line: str,
