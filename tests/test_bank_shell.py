@@ -178,6 +178,8 @@ def test_tool_words_outcomes_as_tau3(kb):
         "Error (exit code 4): sed: couldn't open temporary file sedAbCdEf: Read-only file system\n"
     assert tools.shell("awk '{print}' INDEX.md").startswith("Error (exit code 127): bash: line 1: awk: not available")
     assert tools.shell("echo $(ls)").startswith("Error (exit code 127): variables and command substitution")
+    assert tools.shell("ls | xargs " + "xargs " * 900) == \
+        "Error (exit code 127): xargs: running xargs from xargs is not simulated\n"
 
 
 def test_write_variant_keeps_files_for_the_episode_only(kb):

@@ -973,6 +973,8 @@ class Shell:
         except ValueError as error:
             raise ShellError(f"xargs: {error}") from None
         command = args or ["echo"]
+        if command[0] == "xargs":  # one level: a chain of xargs would nest without bound
+            raise ShellError("xargs: running xargs from xargs is not simulated", NOT_SIMULATED)
         if command[0] not in self.utilities:
             return Result(127, "", f"xargs: {command[0]}: not available in this simulated shell (it runs "
                                    f"{SUPPORTED})\n")
