@@ -34,8 +34,8 @@ Configs (``RETRIEVAL_CONFIGS``) run offline and exactly as τ³'s, except where 
   text-embedding-3-large: the cosine scores differ (a 384-dimension model that reads the first 256
   word pieces of a document), so do the ranks. The prompt is τ³'s openai template with the model's
   name changed, and τ³'s generic ``classic_rag`` for the ``_grep`` one. The index is built at the
-  first dense search (about a minute of CPU for τ³'s 698 documents); building the config only
-  checks that the extra is installed.
+  first dense search (minutes of CPU for τ³'s 698 documents on a small machine); building the
+  config only checks that the extra is installed.
 - ``terminal_use``, ``terminal_use_write``: the ``shell`` tool, a simulated shell over the
   documents laid out as τ³'s sandbox exports them (see ``shell.py`` for what it runs and how its
   output may differ from a real one); the write variant keeps what it writes in the world's
