@@ -146,7 +146,8 @@ class ShellWriteTools(ShellTools):
 
 def for_config(spec: RetrievalConfig, kb: KnowledgeBase) -> tuple[type[Tau2Toolkit], ...]:
     """The toolkits of config ``spec``. The BM25 index is built over ``kb`` now; the dense one (minutes
-    of CPU for τ³'s 698 documents on a small machine) at the first dense search, but a missing extra fails here."""
+    of CPU for τ³'s 698 documents on a small machine) at the first dense search, but a missing
+    extra fails here."""
     toolkits: list[type[Tau2Toolkit]] = []
     if spec.all_tools or spec.kb_search == "bm25":
         search.bm25_index(kb)
