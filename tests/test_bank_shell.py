@@ -74,7 +74,8 @@ COMMANDS = [
     "ls nope 2>/dev/null", "cat nope.md 2>&1", "grep fee doc_empty.md && echo found || echo missing",
     "true && echo yes; false || echo no", "ls | grep -c md", "cat doc_cards_gold_001.md | head -3 | tail -1",
     "grep -n fee doc_cards_gold_001.md | head -2", "grep -rn 'verify' . | wc -l",
-    "sed -n '2,4p' doc_cards_gold_001.md", "sed -n '$p' doc_wires_international.md", "sed '2d' doc_wires_international.md",
+    "sed -n '2,4p' doc_cards_gold_001.md", "sed -n '$p' doc_wires_international.md",
+    "sed '2d' doc_wires_international.md",
     "sed -n '/fee/p' doc_cards_gold_001.md", "sed 's/fee/[&]/g' doc_cards_gold_001.md",
     "sed -E 's/([0-9]+)/<\\1>/g' doc_wires_international.md", "sed -n '/Fees/,/Late/p' doc_cards_gold_001.md",
     "sed 3q doc_cards_gold_001.md", "sed -n '2!p' doc_wires_international.md", "sed -n '1p;3p' doc_cards_gold_001.md",
@@ -85,7 +86,8 @@ COMMANDS = [
     "ls doc_cards* | xargs grep -c fee", "tail -1 INDEX.md doc_empty.md", "uniq a b c", "ls | grep -L md",
     "cd . && ls | head -2", "cd knowledge_base && ls", "cd INDEX.md", "cd a b",
     "cat << 'EOF'\nline one\n  two $x\nEOF", "cat <<EOF\nplain\nEOF\necho after",
-    "grep -c fee << 'END'\nfee\nno\nfee fee\nEND", "cat <<-'EOF'\n\tindented\n\tEOF", "wc -l << 'X' && echo ok\na\nb\nX",
+    "grep -c fee << 'END'\nfee\nno\nfee fee\nEND", "cat <<-'EOF'\n\tindented\n\tEOF",
+    "wc -l << 'X' && echo ok\na\nb\nX",
     "cat << 'EOF'\nnever closed",
 ]
 

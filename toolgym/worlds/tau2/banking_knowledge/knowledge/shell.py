@@ -15,22 +15,25 @@ What runs, with GNU's output text: ``ls`` (-1 -a -A -l -h -r -S -t), ``cat`` (-n
 (-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``sed`` (-n -E -e, ``p d q =
 s///``, line, ``$`` and ``/regex/`` addresses and ranges), ``xargs`` (-n), ``echo``, ``pwd``,
 ``true``, ``false``, ``cd`` (to ``.``; elsewhere it fails as bash's or says moving is not
-simulated), here-documents (``<< 'EOF'``); joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
-and ``/dev/null``. Anything else (``awk``, ``cut``, loops, variables, command substitution, subshells, here-documents)
-is an error that says it is not simulated (exit status 127).
+simulated); joined by ``|``, ``&&``, ``||``, ``;`` and newlines, with ``<``, ``>``, ``>>``,
+``2>``, ``2>&1``, ``/dev/null`` and here-documents (``<< 'EOF'``). Anything else (``awk``,
+``cut``, loops, variables, command substitution, subshells) is an error that says it is not
+simulated (exit status 127).
 
 Differences from a real shell, for what does run: directory listings (``ls``, ``find``,
 ``grep -r``) are in byte order, where a real one lists ``find``'s and ``grep -r``'s files in the
-file system's order; ``\\<`` and ``\\>`` are both read as ``\\b`` (exact where they stand
-next to a word character, as in ``\\<fee\\>``); ``ls -l`` shows τ³'s sanitised owner and date (``kb_user  kb_group``,
-``Jan  1 00:00``) and folders as 4096 bytes; POSIX classes (``[[:alpha:]]``) are ASCII; regular
-expressions run on RE2 (:mod:`.patterns`): back-references are refused; ``pwd`` prints
-``/knowledge_base``.
+file system's order; ``\\<`` and ``\\>`` are both read as ``\\b`` (exact where they stand next to
+a word character, as in ``\\<fee\\>``); ``ls -l`` shows τ³'s sanitised owner and date
+(``kb_user  kb_group``, ``Jan  1 00:00``) and folders as 4096 bytes; POSIX classes
+(``[[:alpha:]]``) are ASCII; regular expressions run on RE2 (:mod:`.patterns`): back-references
+are refused; ``pwd`` prints ``/knowledge_base``; the stages of a pipeline write stderr in order
+(bash's run at once and interleave).
 
 ``terminal_use`` is read-only as τ³'s sandbox is: a write fails with ``Read-only file system``.
 ``terminal_use_write`` keeps what the agent writes (``>``, ``>>``, ``touch``, ``mkdir``, ``rm``,
-``sed -i``) in memory for the episode (the world's ``aux``), never on disk. Work is bounded (:data:`MAX_WORK` characters read, so
-a command line costs at most that much), and so is output (:data:`MAX_OUTPUT`).
+``sed -i``, ``uniq``'s output operand) in memory for the episode (the world's ``aux``), never on
+disk. Work is bounded (:data:`MAX_WORK` characters read, so a command line costs at most that
+much), and so is output (:data:`MAX_OUTPUT`).
 """
 
 from __future__ import annotations
