@@ -15,8 +15,10 @@ from toolgym.envs.tau2.protocol import guidelines_folder, trial_seed
 from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.common.official import OfficialLayout
-from toolgym.envs.tau2.tasks import (DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
+from toolgym.envs.tau2.protocol import bank_tools
+from toolgym.envs.tau2.tasks import (BANK, DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
                                      official_task_set, run_function, solo_ready, start_task)
+from toolgym.worlds.tau2.banking_knowledge.tools import compose_toolkit
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
 from toolgym.worlds.tau2.common import SoloStopTools
 from toolgym.worlds.tools import ToolResult
@@ -224,7 +226,7 @@ class Tau2Env(ToolEnv):
                  data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
                  render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
                  judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0,
-                 solo_mode: bool = False):
+                 solo_mode: bool = False, retrieval_config: str | None = None):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if domain not in DOMAINS:
@@ -252,6 +254,13 @@ class Tau2Env(ToolEnv):
         if not self._task_ids:
             raise ValueError(f"{self.env_id}: domain {domain!r} has no tasks in split {split!r}")
         self.world = WORLDS[domain](seed=world_seed)
+        #: banking_knowledge: the retrieval config built over the task source's knowledge base.
+        self.retrieval = _retrieval(self.env_id, domain, retrieval_config, self.task_data)
+        self.retrieval_config = None if self.retrieval is None else self.retrieval.config
+        if self.retrieval is not None:
+            self.world.knowledge = self.task_data.knowledge
+            self.world.use_toolkit(compose_toolkit(self.retrieval.toolkits))
+            self._wire_tools = bank_tools(type(self.world.tools))
         self.toolkit = self.world.tools
         self.tools = [spec.schema() for spec in self.toolkit.specs.values()]
         self._signatures = {name: list(spec.parameters) for name, spec in self.toolkit.specs.items()}
@@ -347,10 +356,15 @@ class Tau2Env(ToolEnv):
 
     def _opening(self) -> list[dict]:
         """The conversation before the user's first word: the policy, the task's history, else τ²'s greeting."""
-        messages = [{"role": "system", "content": self.task_data.policy}] + self._history()
+        messages = [{"role": "system", "content": self._policy()}] + self._history()
         if len(messages) == 1:
             messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
         return messages
+
+    def _policy(self) -> str:
+        """The domain's policy; banking_knowledge's is its retrieval config's prompt (τ³'s ``build_policy``,
+        which inlines the task's documents under ``golden_retrieval``)."""
+        return self.task_data.policy if self.retrieval is None else self.retrieval.system_prompt(None, self.task)
 
     def _reset_solo(self):
         """τ³'s solo start: its system prompt with the solo policy and the ticket, the task's history, no
@@ -584,6 +598,8 @@ class Tau2Env(ToolEnv):
         messages = [dict(m) for m in self._messages if m.get("requestor") != "user"
                     and not (m["role"] == "user" and m.get("tool_calls"))]
         info.update(tools=self.tools, messages=messages, domain=self.domain, steps=self._steps)
+        if self.retrieval is not None:  # the tools as τ³ offers them depend on the retrieval config
+            info.update(retrieval_config=self.retrieval_config, wire_tools=self._wire_tools)
         if self.solo_mode:
             info.update(solo_mode=True, ticket=self.task.get("ticket"))
         return info
@@ -615,6 +631,22 @@ class Tau2Env(ToolEnv):
             return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
                              for m in self._messages)
         return None
+
+
+def _retrieval(env_id: str, domain: str, config: str | None, task_data):
+    """banking_knowledge's retrieval config (``DEFAULT_RETRIEVAL_CONFIG`` when None) built over the task
+    source's knowledge base; None in the other domains, which take no config."""
+    if domain != BANK:
+        if config is not None:
+            raise ValueError(f"{env_id}: retrieval_config is banking_knowledge's (τ³'s --retrieval-config), "
+                             f"not {domain}'s")
+        return None
+    from toolgym.worlds.tau2.banking_knowledge.knowledge import DEFAULT_RETRIEVAL_CONFIG, build_retrieval
+    try:
+        return build_retrieval(DEFAULT_RETRIEVAL_CONFIG if config is None else config, task_data.knowledge,
+                               prompts_dir=task_data.prompts_dir)
+    except ValueError as error:  # RetrievalUnavailable (an API or a missing extra) or an unknown name
+        raise ValueError(f"{env_id}: {error}") from None
 
 
 def _make_judge(judge: Any):
