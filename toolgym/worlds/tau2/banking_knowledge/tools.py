@@ -1530,8 +1530,8 @@ class KnowledgeTools(BankTools):
     def get_bank_account_transactions_9173(self, account_id: str) -> str:
         """Retrieve the transaction history for a bank account.
 
-        Transactions are returned in reverse chronological order (most
-        recent first).
+        Transactions are returned in reverse chronological order (most recent
+        first).
 
         Args:
             account_id (string): The bank account ID to retrieve transactions for
