@@ -172,7 +172,8 @@ def _read_official(domain: str, folder: str) -> TaskSet:
 
 def _read_official_bank(folder: Path) -> TaskSet:
     """τ³'s banking_knowledge files through :func:`load_bank`: the documents in file-name order (τ³
-    globs them in its file system's order), every task in ``base`` (τ³ has no splits for it)."""
+    globs them in its file system's order), every task in ``base`` (τ³ has no splits for it), the
+    prompt templates of ``prompts/``."""
     tasks = read_json(folder / "tasks.json")
     if not isinstance(tasks, list):
         raise OfficialDataError(f"{folder / 'tasks.json'}: expected a JSON list of tasks")
@@ -183,7 +184,8 @@ def _read_official_bank(folder: Path) -> TaskSet:
         bank = load_bank(read_json(folder / "db.json"), documents, tasks)
     except ValueError as error:
         raise OfficialDataError(f"{folder}: {error}") from None
-    return bank_task_set(bank, {task_id: () for task_id in bank.tasks}, str(folder / "prompts"),
+    prompts = folder / "prompts"  # without τ³'s templates the prompt is toolgym's own wording
+    return bank_task_set(bank, {task_id: () for task_id in bank.tasks}, str(prompts) if prompts.is_dir() else None,
                          DEFAULT_OFFICIAL_SPLIT)
 
 
