@@ -44,6 +44,7 @@ import gymnasium as gym
 
 import toolgym  # noqa: F401 - registers the envs
 from toolgym.envs.tau2.env import USER_ACTION_PREFIX
+from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.users import STOP
 
 PERTURBATIONS = ("oracle", "drop_write", "change_arg", "extra_write", "no_unlock", "extra_read", "early_end")
@@ -106,7 +107,13 @@ for episode in json.load(sys.stdin):
         grades["action"] = float(all(c.action_match for c in grade.action_checks))
     if grade.communicate_checks is not None:
         grades["communicate"] = float(all(c.met for c in grade.communicate_checks))
-    results.append({"outputs": outputs, "db": env.tools.db.model_dump(), "grades": grades, "strict": strict})
+    result = {"outputs": outputs, "db": env.tools.db.model_dump(), "grades": grades, "strict": strict}
+    if episode["check_prompt"]:  # what the agent is sent: the policy (per task) and the tools
+        shown = get_environment(retrieval_variant=episode["config"], task=task)
+        result["prompt"] = shown.get_policy()
+        result["tools"] = [t.openai_schema for t in shown.get_tools()]
+        result["user_tools"] = [t.openai_schema for t in shown.get_user_tools()]
+    results.append(result)
 json.dump(results, sys.stdout)
 '''
 
@@ -219,7 +226,8 @@ def episode_record(env, task: dict, info: dict, config: str) -> dict:
         trajectory.append(m)
     termination = {"user_stop": "USER_STOP", "agent_stop": "AGENT_STOP"}.get(info["metrics"]["termination"],
                                                                             "MAX_STEPS")
-    return {"task": task, "trajectory": trajectory, "termination": termination, "config": config}
+    return {"task": task, "trajectory": trajectory, "termination": termination, "config": config,
+            "check_prompt": False}
 
 
 def main(argv=None) -> int:
@@ -233,7 +241,7 @@ def main(argv=None) -> int:
     env = gym.make("Tau2-v0", domain="banking_knowledge", tasks="official", data_dir=str(args.data_dir),
                    retrieval_config=args.config).unwrapped
     is_write = is_write_of(env)
-    episodes, ours = [], []
+    episodes, ours, prompts = [], [], []
     for kind in args.perturbations:
         for task_id in env.task_ids():
             task = env.task_data.tasks[task_id]
@@ -242,6 +250,9 @@ def main(argv=None) -> int:
                 continue
             info = play(env, task_id, script)
             episodes.append(episode_record(env, task, info, args.config))
+            if kind == "oracle":
+                episodes[-1]["check_prompt"] = True
+                prompts.append((len(episodes) - 1, info["messages"][0]["content"], info.get("wire_tools")))
             ours.append((kind, task_id, info, env.world.dump_bank_db()))
     with tempfile.TemporaryDirectory() as root:  # τ³ reads its data from a folder laid out as its data/
         domain = Path(root) / DOMAIN
@@ -286,6 +297,20 @@ def main(argv=None) -> int:
                     print(f"    toolgym: {m['content'][:300]!r}\n    tau3:    {text[:300]!r}")
                     break
     total_ok = total = 0
+    user_tools = protocol_tools("banking_knowledge", "user")
+    for index, prompt, tools in prompts:
+        checks = {"prompt": prompt == theirs[index]["prompt"], "tools": tools == theirs[index]["tools"],
+                  "user tools": user_tools == theirs[index]["user_tools"]}
+        for name, same in checks.items():
+            counts.setdefault(name, Counter())[same] += 1
+            total_ok += same
+            total += 1
+            if not same and shown < args.show:
+                shown += 1
+                print(f"  the {name} of {episodes[index]['task']['id']} differ")
+    for name in ("prompt", "tools", "user tools"):
+        if name in counts:
+            print(f"{name} sent to the model: {counts.pop(name)[True]}/{len(prompts)} tasks the same")
     print(f"config {args.config}: {len(episodes)} episodes")
     print(f"  {'perturbation':<12} {'outputs':>11} {'database':>11} " + " ".join(f"{c:>11}" for c in COMPONENTS)
           + f" {'strict':>9} {'reward 0':>9}")

@@ -283,3 +283,17 @@ def test_tau3_agrees_on_outputs_databases_and_rewards(official_data):
                          env={**os.environ, "PYTHONPATH": str(script_path.parents[1])})
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "prompt sent to the model: 97/97 tasks the same" in run.stdout
+
+
+def test_an_llm_user_is_offered_the_tools_its_task_lists(bank_data):
+    from toolgym.envs.tau2.env import _task_user_tools
+    from toolgym.envs.tau2.protocol import tools
+
+    offered = tools("banking_knowledge", "user")
+    assert [t["function"]["name"] for t in offered] == [
+        "apply_for_credit_card", "submit_referral", "call_discoverable_user_tool", "list_discoverable_user_tools",
+        "request_human_agent_transfer", "submit_transaction"]
+    assert [t["function"]["name"] for t in _task_user_tools(offered, ["call_discoverable_user_tool"])] == [
+        "call_discoverable_user_tool"]
+    assert _task_user_tools(offered, []) is None  # τ³: no tools, and the guidelines without tools
+    assert _task_user_tools(offered, None) == offered
