@@ -38,7 +38,7 @@ import random
 #: τ³'s fixed clock for the domain, as ``get_current_time`` and the date-stamping tools give it.
 NOW = "2025-11-14 03:40:00 EST"
 TODAY_DATE = datetime.date(2025, 11, 14)
-#: Tasks per template; 9 train templates give 216 train tasks, 3 test templates 72.
+#: Tasks per template; 10 train templates give 240 train tasks, 3 test templates 72.
 TASKS_PER_TEMPLATE = 24
 #: Users in a bank: one per task and some that no task uses.
 USERS = 330
@@ -64,11 +64,16 @@ MERCHANTS = (("Fernbrook Grocers", "Groceries"), ("Skyline Air", "Travel"), ("Ha
              ("Pinecrest Pharmacy", "Shopping"), ("Northgate Fuel", "Transportation"),
              ("Greenleaf Co-op", "Groceries"), ("Atlas Car Rental", "Travel"), ("Brightpath Streaming", "Entertainment"))
 #: τ³'s personal credit cards (``apply_for_credit_card``'s card types) with this bank's tier and
-#: reward rate on everyday purchases (percent, as τ³'s ``submit_transaction`` earns them).
-CARDS = (("Bronze Rewards Card", "bronze", "entry", 1.0), ("Silver Rewards Card", "silver", "mid", 1.0),
-         ("Gold Rewards Card", "gold", "premium", 2.5), ("Platinum Rewards Card", "platinum", "premium", 10.0),
-         ("EcoCard", "eco", "entry", 1.0), ("Green Rewards Card", "green", "mid", 1.0),
-         ("Silver Zoom Card", "zoom", "mid", 1.0), ("Crypto-Cash Back", "crypto", "mid", 2.0))
+#: reward rates in percent by purchase category, "default" for the rest (the rates τ³'s
+#: ``submit_transaction`` earns).
+CARDS = (("Bronze Rewards Card", "bronze", "entry", {"default": 1.0}),
+         ("Silver Rewards Card", "silver", "mid", {"Travel": 4.0, "Software": 4.0, "default": 1.0}),
+         ("Gold Rewards Card", "gold", "premium", {"default": 2.5}),
+         ("Platinum Rewards Card", "platinum", "premium", {"default": 10.0}),
+         ("EcoCard", "eco", "entry", {"Green": 5.0, "default": 1.0}),
+         ("Green Rewards Card", "green", "mid", {"Sustainable": 3.0, "default": 1.0}),
+         ("Silver Zoom Card", "zoom", "mid", {"Transportation": 3.0, "default": 1.0}),
+         ("Crypto-Cash Back", "crypto", "mid", {"default": 2.0}))
 CHECKING_LEVELS = ("Everyday Checking", "Premier Checking")
 SAVINGS_LEVELS = ("Goal Savings", "High-Yield Savings")
 
@@ -107,7 +112,7 @@ REPLACEMENT_REASONS = (("the card snapped in half", "damaged"), ("you lost the c
 
 #: The templates of each split: a split holds whole templates, never part of one.
 TRAIN_TEMPLATES = ("email_change", "card_dispute", "card_replacement", "fund_transfer", "card_closure",
-                   "referral_link", "cash_back_dispute", "human_escalation", "balance_inquiry")
+                   "referral_link", "cash_back_dispute", "human_escalation", "balance_inquiry", "card_choice")
 TEST_TEMPLATES = ("credit_limit_increase", "debit_card_lost", "card_payment")
 
 
@@ -140,7 +145,10 @@ def _policy(rng: random.Random) -> dict:
             "expedited_fee": {"entry": rng.choice((12.0, 15.0, 20.0)), "mid": rng.choice((8.0, 10.0)),
                               "premium": 0.0},
             "cli_cap_percent": rng.choice((20, 25, 40)),
-            "transfer_limit": rng.choice((2000, 2500, 5000))}
+            "transfer_limit": rng.choice((2000, 2500, 5000)),
+            "annual_fee": {card_type: {"entry": 0, "mid": rng.choice((0, 0, 39, 49)),
+                                       "premium": rng.choice((95, 150, 250))}[tier]
+                           for card_type, _, tier, _ in CARDS}}
 
 
 def _hex(rng: random.Random, digits: int) -> str:
@@ -230,7 +238,7 @@ def _bank(rng: random.Random) -> tuple[dict, list[dict]]:
             "expiration_date": f"{rng.randrange(1, 13):02d}/28/{rng.randrange(2027, 2030)}",
             "issue_reason": "new_account"}
         cards = []
-        for card_type, code, tier, rate in rng.sample(CARDS, rng.choice((1, 2, 2, 3))):
+        for card_type, code, tier, rates in rng.sample(CARDS, rng.choice((1, 2, 2, 3))):
             limit = rng.choice((3000, 5000, 7500, 10000, 15000))
             account = {"account_id": f"cc_{user_id}_{code}", "user_id": user_id, "card_type": card_type,
                        "status": "ACTIVE", "date_of_account_open": _date(rng, 2018, 2024),
@@ -245,7 +253,7 @@ def _bank(rng: random.Random) -> tuple[dict, list[dict]]:
                 purchase = {"transaction_id": f"txn_{_hex(rng, 12)}", "user_id": user_id,
                             "credit_card_type": card_type, "merchant_name": merchant,
                             "transaction_amount": _money(amount), "transaction_date": date, "category": category,
-                            "status": "COMPLETED", "rewards_earned": f"{int(amount * rate)} points"}
+                            "status": "COMPLETED", "rewards_earned": f"{int(amount * rates.get(category, rates['default']))} points"}
                 db["credit_card_transaction_history"]["data"][purchase["transaction_id"]] = purchase
                 purchases.append(purchase)
             for months_back in (1, 2):
@@ -290,6 +298,7 @@ DOC_BALANCE = "procedures_card_balance_questions"
 DOC_CLI = "procedures_limit_raise"
 DOC_DEBIT = "procedures_missing_debit_card"
 DOC_PAYMENT = "procedures_card_payment_from_checking"
+DOC_APPLY = "procedures_choosing_a_card"
 
 
 def _documents(policy: dict) -> list[dict]:
@@ -407,7 +416,8 @@ the account shows it). The customer then calls it with those arguments.
         _doc(DOC_CASHBACK, "Servicing Guide: When a Purchase Earned Too Few Points", """
 # Rewards discrepancies on a purchase
 
-When a customer says a purchase earned fewer points than it should have:
+When a customer says a purchase earned fewer points than it should have (a purchase earns its
+amount in dollars times the card's reward rate, in points; see the card's facts sheet):
 
 1. Complete and log the identity check.
 2. Find the purchase with `get_credit_card_transactions_by_user` (merchant and date).
@@ -468,13 +478,26 @@ with the account tools.
    credit_card_account_id and amount.
 5. Tell the customer the card's new balance as the tool reports it.
 """),
+        _doc(DOC_APPLY, "Servicing Guide: Helping a Customer Choose a Credit Card", """
+# Helping a customer choose a credit card
+
+Ask what the customer spends most on and the most they will pay in annual fees. Among the cards
+whose annual fee fits (see each card's facts sheet), recommend the one with the highest reward rate
+on that kind of purchase. No identity check is needed to discuss or apply for a card.
+
+Customers apply themselves with their `apply_for_credit_card` tool: the card type exactly as the
+facts sheet names it, their full legal name, their annual income, and whether they have a
+Rho-Bank+ subscription.
+"""),
     ]
-    for card_type, code, tier, rate in CARDS:
+    for card_type, code, tier, rates in CARDS:
+        special = "".join(f", {rate:g}% on {category}" for category, rate in rates.items() if category != "default")
         docs.append(_doc(f"product_card_{code}", f"Card Facts Sheet: {card_type}", f"""
 # {card_type}
 
 - Tier: {tier}.
-- Rewards: {rate:g}% back on everyday purchases, paid as points (1 point per cent).
+- Rewards: {rates['default']:g}% back on purchases{special}, paid as points (1 point per cent).
+- Annual fee: {_money(policy['annual_fee'][card_type]) if policy['annual_fee'][card_type] else 'none'}.
 - Expedited replacement shipping: {'free' if fee[tier] == 0 else _money(fee[tier])}.
 - Referral links: available to holders of this card.
 """))
@@ -696,10 +719,16 @@ def _referral_link(rng, customer, policy, number, template):
 
 def _cash_back_dispute(rng, customer, policy, number, template):
     user = customer["user"]
-    purchase = rng.choice(rng.choice(customer["cards"])["purchases"])
+    card = rng.choice(customer["cards"])
+    purchase = rng.choice(card["purchases"])
+    earned = int(purchase["rewards_earned"].split()[0])
+    # The bank's record of this purchase (the same dict as in db) is given half its points: the
+    # discrepancy the customer calls about.
+    purchase["rewards_earned"] = f"{earned // 2} points"
     arguments = {"user_id": user["user_id"], "transaction_id": purchase["transaction_id"]}
     extra = (f"The purchase was {purchase['transaction_amount']} at {purchase['merchant_name']} on "
-             f"{purchase['transaction_date']} and earned only {purchase['rewards_earned']}.")
+             f"{purchase['transaction_date']} with your {card['account']['card_type']}. It earned only "
+             f"{purchase['rewards_earned']}; you expected {earned} points.")
     behaviour = (VERIFY_BEHAVIOUR + "When the agent gives you a tool, call it with the arguments the agent gives. "
                  + END)
     return _task(template, number, f"A purchase at {purchase['merchant_name']} earned fewer points than it should have.",
@@ -711,7 +740,7 @@ def _cash_back_dispute(rng, customer, policy, number, template):
                                     _call("call_discoverable_user_tool", "user",
                                           discoverable_tool_name="submit_cash_back_dispute_0589",
                                           arguments=json.dumps(arguments))],
-                 (DOC_VERIFY, DOC_CASHBACK))
+                 (DOC_VERIFY, DOC_CASHBACK, f"product_card_{card['account']['account_id'].rsplit('_', 1)[1]}"))
 
 
 def _human_escalation(rng, customer, policy, number, template):
@@ -781,7 +810,33 @@ def _card_payment(rng, customer, policy, number, template):
                  (DOC_VERIFY, DOC_PAYMENT), communicate=(f"{owed - amount:.2f}",))
 
 
-TEMPLATES = {"email_change": _email_change, "card_dispute": _card_dispute, "card_replacement": _card_replacement,
+def _card_choice(rng, customer, policy, number, template):
+    """A new card chosen from the product pages: the most on one category within a fee budget;
+    the customer applies with their own tool (no identity check: an application is not an account)."""
+    user = customer["user"]
+    fees = policy["annual_fee"]
+    while True:  # a category and budget with one best card (no tie at the top)
+        category = rng.choice(("Travel", "Software", "Transportation", "Green", "Sustainable", "Dining"))
+        budget = rng.choice((0, 0, 50, 300))
+        rates = sorted(((r.get(category, r["default"]), name) for name, _, _, r in CARDS if fees[name] <= budget),
+                       reverse=True)
+        if len(rates) == 1 or rates[0][0] > rates[1][0]:
+            break
+    card_type = rates[0][1]
+    income = float(rng.randrange(35, 250) * 1000)
+    limit = "no annual fee at all" if budget == 0 else f"an annual fee of at most {_money(budget)}"
+    return _task(template, number, f"You want a new Rho-Bank credit card that earns the most on {category} purchases, "
+                 f"with {limit}.",
+                 f"Your name is {user['name']}. Your annual income is {_money(income)}. You do not have a Rho-Bank+ "
+                 "subscription.",
+                 "Ask the agent which card fits. Once the agent names it, apply for it yourself with your "
+                 "apply_for_credit_card tool (the card, your full name, your income), then end the conversation.",
+                 [_call("apply_for_credit_card", "user", card_type=card_type, customer_name=user["name"],
+                        annual_income=income, rho_bank_subscription=False)],
+                 (DOC_APPLY,) + tuple(f"product_card_{code}" for _, code, _, _ in CARDS))
+
+
+TEMPLATES = {"email_change": _email_change, "card_choice": _card_choice, "card_dispute": _card_dispute, "card_replacement": _card_replacement,
              "fund_transfer": _fund_transfer, "card_closure": _card_closure, "referral_link": _referral_link,
              "cash_back_dispute": _cash_back_dispute, "human_escalation": _human_escalation,
              "balance_inquiry": _balance_inquiry, "credit_limit_increase": _credit_limit_increase,
