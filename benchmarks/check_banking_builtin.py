@@ -13,7 +13,8 @@ error is a failure), then one message with the facts to communicate and ``###STO
 ``evaluate_simulation`` (``EvaluationType.ALL``, the task's ``read_log_allowlist`` as τ³'s runner
 derives it) grades it, and three perturbations:
 
-- ``db``: the last state-changing call left out (tasks whose basis has ``DB``);
+- ``db``: the last state-changing call left out, or one made where the ground truth makes none
+  (tasks whose basis has ``DB``);
 - ``action``: each compared argument of the ``ACTION`` basis changed (``reason`` to ``other``);
 - ``communicate``: the final message without the facts (tasks whose basis has ``COMMUNICATE``).
 
@@ -70,25 +71,31 @@ def write_data_dir(bank: dict, tasks: list[dict], prompts: Path) -> Path:
     return root
 
 
-def messages_of(t, env, task, drop_last_write=False, changed_args=None, silent=False):
-    """The ground truth as τ³ messages, each call answered by ``env``; returns (messages, errors)."""
+def messages_of(t, env, task, change_db=False, changed_args=None, silent=False):
+    """The ground truth as τ³ messages, each call answered by ``env``; returns (messages, errors).
+
+    ``change_db``: the last state-changing call left out, or, in a task whose ground truth changes
+    nothing (a refused request), a change made anyway (the user's ``request_human_agent_transfer``,
+    which logs a request)."""
     criteria = task.evaluation_criteria
-    actions = list(criteria.actions or [])
-    if drop_last_write:
-        writes = [i for i, a in enumerate(actions) if a.name not in READS]
-        del actions[writes[-1]]
+    actions = [(a.name, a.requestor, dict(a.arguments), a.compare_args) for a in criteria.actions or []]
+    if change_db:
+        writes = [i for i, (name, *_) in enumerate(actions) if name not in READS]
+        if writes:
+            del actions[writes[-1]]
+        else:
+            actions.append(("request_human_agent_transfer", "user", {}, None))
     messages = [t.UserMessage(role="user", content="Hello, I need some help with my account.")]
     errors = []
-    for index, action in enumerate(actions):
-        arguments = dict(action.arguments)
-        if changed_args and action.compare_args:
-            arguments.update({k: changed_args for k in action.compare_args})
-        call = t.ToolCall(id=f"call_{index}", name=action.name, arguments=arguments, requestor=action.requestor)
-        cls = t.AssistantMessage if action.requestor == "assistant" else t.UserMessage
-        messages.append(cls(role=action.requestor, content=None, tool_calls=[call]))
+    for index, (name, requestor, arguments, compare_args) in enumerate(actions):
+        if changed_args and compare_args:
+            arguments.update({k: changed_args for k in compare_args})
+        call = t.ToolCall(id=f"call_{index}", name=name, arguments=arguments, requestor=requestor)
+        cls = t.AssistantMessage if requestor == "assistant" else t.UserMessage
+        messages.append(cls(role=requestor, content=None, tool_calls=[call]))
         answer = env.get_response(call)
         if answer.error or str(answer.content).startswith("Error"):
-            errors.append(f"{action.name}: {answer.content}")
+            errors.append(f"{name}: {answer.content}")
         messages.append(answer)
     facts = [] if silent else list(criteria.communicate_info or [])
     messages.append(t.AssistantMessage(role="assistant", content="Done. " + "; ".join(facts)))
@@ -99,7 +106,7 @@ def messages_of(t, env, task, drop_last_write=False, changed_args=None, silent=F
 def grade(t, task, kind: str) -> tuple[float, list[str]]:
     env_kwargs = {"retrieval_variant": "no_knowledge", "read_log_allowlist": t.allowlist(task)}
     env = t.registry.get_env_constructor(DOMAIN)(**env_kwargs)
-    messages, errors = messages_of(t, env, task, drop_last_write=kind == "db",
+    messages, errors = messages_of(t, env, task, change_db=kind == "db",
                                    changed_args="other" if kind == "action" else None,
                                    silent=kind == "communicate")
     simulation = t.SimulationRun(id=kind, task_id=task.id, start_time="", end_time="", duration=0.0,

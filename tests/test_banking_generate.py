@@ -118,6 +118,18 @@ def test_escalation_and_dispute_rules_follow_the_knowledge_base(train):
     assert seen[True] and seen[False]
 
 
+def test_a_caller_matching_one_identity_detail_changes_nothing(train):
+    users = {u["name"]: u for u in train["db"]["users"]["data"].values()}
+    refused = [t for t in train["tasks"] if t["description"]["template"] == "unverified_change"]
+    assert refused
+    for task in refused:
+        known = task["user_scenario"]["instructions"]["known_info"]
+        (lookup,) = task["evaluation_criteria"]["actions"]
+        user = users[lookup["arguments"]["customer_name"]]
+        matching = [key for key in ("email", "phone_number", "date_of_birth", "address") if user[key] in known]
+        assert len(matching) == 1 and lookup["name"] == "get_user_information_by_name"
+
+
 def test_nothing_copied_from_the_official_bank(official_data, train, test_split):
     folder = official_data / "tau2bench" / "tau2" / "domains" / "banking_knowledge"
     if not folder.is_dir():
@@ -139,7 +151,7 @@ def test_nothing_copied_from_the_official_bank(official_data, train, test_split)
 
 
 def test_tau3_grades_every_template_as_the_ground_truth_says(official_data):
-    """τ³'s own environment and evaluator (a2c0247, its own venv): 2 tasks of each of the 13 templates, the ground
+    """τ³'s own environment and evaluator (a2c0247, its own venv): 2 tasks of each of the 14 templates, the ground
     truth at 1.0 and each reward component's perturbation at 0."""
     if not TAU3_PYTHON.exists():
         pytest.skip("τ³ is not installed at /tmp/tau2venv")
@@ -151,8 +163,8 @@ def test_tau3_grades_every_template_as_the_ground_truth_says(official_data):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = dict(line.split(None, 1) for line in result.stdout.splitlines() if line.split(None, 1)[:1] in
                  (["oracle"], ["db"], ["action"], ["communicate"]))
-    assert lines["oracle"] == "26/26 at 1.0"
-    assert lines["db"] == "24/24 at 0"  # every template but the transfer to a human (ACTION only)
+    assert lines["oracle"] == "28/28 at 1.0"
+    assert lines["db"] == "26/26 at 0"  # every template but the transfer to a human (ACTION only)
     assert lines["action"] == "2/2 at 0"
     assert lines["communicate"] == "8/8 at 0"  # replacement, transfer, balance, payment
     assert "0 problems" in result.stdout

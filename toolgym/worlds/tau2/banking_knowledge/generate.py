@@ -38,10 +38,10 @@ import random
 #: τ³'s fixed clock for the domain, as ``get_current_time`` and the date-stamping tools give it.
 NOW = "2025-11-14 03:40:00 EST"
 TODAY_DATE = datetime.date(2025, 11, 14)
-#: Tasks per template; 10 train templates give 240 train tasks, 3 test templates 72.
+#: Tasks per template; 11 train templates give 264 train tasks, 3 test templates 72.
 TASKS_PER_TEMPLATE = 24
 #: Users in a bank: one per task and some that no task uses.
-USERS = 330
+USERS = 360
 
 FIRST = ("Adele", "Bruno", "Carmen", "Dmitri", "Elif", "Farah", "Gustavo", "Hana", "Imani", "Jonas", "Kalani",
          "Leandro", "Marisol", "Nikhil", "Odette", "Pavel", "Quinn", "Rosalind", "Santiago", "Tamsin", "Ulrich",
@@ -111,8 +111,9 @@ REPLACEMENT_REASONS = (("the card snapped in half", "damaged"), ("you lost the c
                        ("you saw charges you did not make and think the card number leaked", "fraud_suspected"))
 
 #: The templates of each split: a split holds whole templates, never part of one.
-TRAIN_TEMPLATES = ("email_change", "card_dispute", "card_replacement", "fund_transfer", "card_closure",
-                   "referral_link", "cash_back_dispute", "human_escalation", "balance_inquiry", "card_choice")
+TRAIN_TEMPLATES = ("email_change", "unverified_change", "card_dispute", "card_replacement", "fund_transfer",
+                   "card_closure", "referral_link", "cash_back_dispute", "human_escalation", "balance_inquiry",
+                   "card_choice")
 TEST_TEMPLATES = ("credit_limit_increase", "debit_card_lost", "card_payment")
 
 
@@ -606,6 +607,23 @@ def _email_change(rng, customer, policy, number, template):
                  (DOC_VERIFY, DOC_EMAIL))
 
 
+def _unverified_change(rng, customer, policy, number, template):
+    """A caller who matches only one identity detail (the others they give are out of date): the
+    knowledge base forbids the change, so the ground truth is the profile lookup alone."""
+    user = customer["user"]
+    (right_key, right_text), (stale_key, stale_text) = rng.sample(IDENTITY_FIELDS[:2], 2)
+    stale = {"email": f"{user['name'].split()[0].lower()}.old{rng.randrange(10, 99)}@{rng.choice(MAIL_HOSTS)}",
+             "phone_number": f"{user['phone_number'][:3]}-555-{rng.randrange(1000, 10000):04d}"}[stale_key]
+    first, last = user["name"].lower().split()
+    new_email = f"{first}{last[0]}{rng.randrange(100, 999)}@{rng.choice(MAIL_HOSTS)}"
+    known = (f"Your name is {user['name']}. {right_text.format(user[right_key])} {stale_text.format(stale)} "
+             f"Your new email address is {new_email}.")
+    return _task(template, number, f"You want the email on your Rho-Bank profile changed to {new_email}.", known,
+                 VERIFY_BEHAVIOUR + "If the agent says it cannot verify you, accept that and end the conversation.",
+                 [_call("get_user_information_by_name", customer_name=user["name"])], (DOC_VERIFY, DOC_EMAIL),
+                 unknown="You do not remember your date of birth or address as the bank has them.")
+
+
 def _card_dispute(rng, customer, policy, number, template):
     user = customer["user"]
     card = rng.choice(customer["cards"])
@@ -836,7 +854,7 @@ def _card_choice(rng, customer, policy, number, template):
                  (DOC_APPLY,) + tuple(f"product_card_{code}" for _, code, _, _ in CARDS))
 
 
-TEMPLATES = {"email_change": _email_change, "card_choice": _card_choice, "card_dispute": _card_dispute, "card_replacement": _card_replacement,
+TEMPLATES = {"email_change": _email_change, "unverified_change": _unverified_change, "card_choice": _card_choice, "card_dispute": _card_dispute, "card_replacement": _card_replacement,
              "fund_transfer": _fund_transfer, "card_closure": _card_closure, "referral_link": _referral_link,
              "cash_back_dispute": _cash_back_dispute, "human_escalation": _human_escalation,
              "balance_inquiry": _balance_inquiry, "credit_limit_increase": _credit_limit_increase,
