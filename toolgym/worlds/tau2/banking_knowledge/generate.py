@@ -5,10 +5,10 @@ in τ³-bench's own file formats.
 
 - ``db``: ``db.json``'s shape (every table of τ³'s ``TransactionalDB``, each ``{"data": {id:
   record}, "notes": str}``): users, checking and savings accounts, debit cards, credit card
-  accounts with limits, card and bank transactions, payment history, referrals and past disputes;
+  accounts with limits, card and bank transactions, payment history and referrals;
 - ``documents``: ``documents/*.json``'s shape (``{"id", "title", "content"}``): this bank's
   procedures, written from templates with numbers drawn per seed (the dispute window, the
-  expedited-shipping fees, the credit-limit cap, the transfer limit), that name the discoverable
+  expedited-shipping fees, the credit-limit cap, the transfer limit, annual fees), that name the discoverable
   tools the tasks need, plus product pages and general pages the search must see past;
 - ``tasks``: ``tasks.json``'s shape: a scripted-user scenario (τ³'s structured instructions:
   reason for the call, what the customer knows, how to behave), the ground-truth actions and
@@ -133,7 +133,7 @@ def generate_bank(seed: int = 0, split: str = "train") -> dict:
     policy = _policy(rng)
     db, customers = _bank(rng)
     documents = _documents(policy)
-    tasks = _tasks(rng, db, customers, policy)
+    tasks = _tasks(rng, customers, policy)
     wanted = TRAIN_TEMPLATES if split == "train" else TEST_TEMPLATES
     return {"db": db, "documents": documents,
             "tasks": [task for task in tasks if task["description"]["template"] in wanted]}
@@ -584,7 +584,7 @@ VERIFY_BEHAVIOUR = "Give your identity details when the agent asks for them. "
 END = "When the agent confirms it is done, thank them and end the conversation."
 
 
-def _tasks(rng: random.Random, db: dict, customers: list[dict], policy: dict) -> list[dict]:
+def _tasks(rng: random.Random, customers: list[dict], policy: dict) -> list[dict]:
     """Every template's tasks, each over a customer of its own (drawn in one fixed order)."""
     pool = list(customers)
     rng.shuffle(pool)
@@ -612,8 +612,10 @@ def _unverified_change(rng, customer, policy, number, template):
     knowledge base forbids the change, so the ground truth is the profile lookup alone."""
     user = customer["user"]
     (right_key, right_text), (stale_key, stale_text) = rng.sample(IDENTITY_FIELDS[:2], 2)
-    stale = {"email": f"{user['name'].split()[0].lower()}.old{rng.randrange(10, 99)}@{rng.choice(MAIL_HOSTS)}",
-             "phone_number": f"{user['phone_number'][:3]}-555-{rng.randrange(1000, 10000):04d}"}[stale_key]
+    stale = user[stale_key]
+    while stale == user[stale_key]:
+        stale = {"email": f"{user['name'].split()[0].lower()}.old{rng.randrange(10, 99)}@{rng.choice(MAIL_HOSTS)}",
+                 "phone_number": f"{user['phone_number'][:3]}-555-{rng.randrange(1000, 10000):04d}"}[stale_key]
     first, last = user["name"].lower().split()
     new_email = f"{first}{last[0]}{rng.randrange(100, 999)}@{rng.choice(MAIL_HOSTS)}"
     known = (f"Your name is {user['name']}. {right_text.format(user[right_key])} {stale_text.format(stale)} "
