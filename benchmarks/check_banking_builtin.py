@@ -106,6 +106,10 @@ def messages_of(t, env, task, change_db=False, changed_args=None, silent=False):
 def grade(t, task, kind: str) -> tuple[float, list[str]]:
     env_kwargs = {"retrieval_variant": "no_knowledge", "read_log_allowlist": t.allowlist(task)}
     env = t.registry.get_env_constructor(DOMAIN)(**env_kwargs)
+    initial = task.initial_state
+    if initial is not None:  # the task's initial data, as τ³'s orchestrator sets it before the episode
+        env.set_state(initialization_data=initial.initialization_data,
+                      initialization_actions=initial.initialization_actions, message_history=[])
     messages, errors = messages_of(t, env, task, change_db=kind == "db",
                                    changed_args="other" if kind == "action" else None,
                                    silent=kind == "communicate")

@@ -417,14 +417,19 @@ the account shows it). The customer then calls it with those arguments.
         _doc(DOC_CASHBACK, "Servicing Guide: When a Purchase Earned Too Few Points", """
 # Rewards discrepancies on a purchase
 
-When a customer says a purchase earned fewer points than it should have (a purchase earns its
-amount in dollars times the card's reward rate, in points; see the card's facts sheet):
+When a customer says a purchase earned fewer points than it should have. A purchase earns its
+amount in dollars times the card's reward rate in percent, in points, rounded down (see the card's
+facts sheet): $200.50 at 2.5% earns 501 points.
 
 1. Complete and log the identity check.
 2. Find the purchase with `get_credit_card_transactions_by_user` (merchant and date).
 3. The customer files the discrepancy themselves: give them `submit_cash_back_dispute_0589` with
    `give_discoverable_user_tool`, with arguments their user_id and the purchase's transaction_id.
-   The customer then calls the tool with those arguments. Do not change rewards yourself.
+   The customer then calls the tool with those arguments.
+4. Ask the customer what the tool answered. If the dispute was SUBMITTED, it is queued for review:
+   change nothing. If it was RESOLVED (approved at once), correct the purchase: unlock
+   `update_transaction_rewards_3847` and call it with the transaction_id and new_rewards_earned,
+   the points the purchase should have earned (for example "501 points").
 """),
         _doc(DOC_ESCALATE, "Servicing Guide: Situations That Go to a Specialist", f"""
 # Situations that go to a human specialist
@@ -552,7 +557,8 @@ def _known(rng: random.Random, user: dict, extra: str = "") -> str:
 
 def _task(template: str, number: int, reason: str, known: str, behaviour: str,
           actions: list[tuple[str, str, dict]], documents: tuple[str, ...], communicate: tuple[str, ...] = (),
-          basis: tuple[str, ...] = ("DB",), compare_args: dict | None = None, unknown: str | None = None) -> dict:
+          basis: tuple[str, ...] = ("DB",), compare_args: dict | None = None, unknown: str | None = None,
+          initial_state: dict | None = None) -> dict:
     task_id = f"builtin_{template}_{number:03d}"
     criteria_actions = []
     for index, (name, requestor, arguments) in enumerate(actions):
@@ -571,7 +577,7 @@ def _task(template: str, number: int, reason: str, known: str, behaviour: str,
         "user_scenario": {"persona": None, "instructions": {
             "domain": "banking_knowledge", "reason_for_call": reason, "known_info": known,
             "unknown_info": unknown, "task_instructions": behaviour}},
-        "initial_state": None,
+        "initial_state": initial_state,
         "evaluation_criteria": {"actions": criteria_actions, "communicate_info": list(communicate),
                                 "nl_assertions": None, "reward_basis": list(basis)},
         "annotations": None,
@@ -749,8 +755,13 @@ def _cash_back_dispute(rng, customer, policy, number, template):
     extra = (f"The purchase was {purchase['transaction_amount']} at {purchase['merchant_name']} on "
              f"{purchase['transaction_date']} with your {card['account']['card_type']}. It earned only "
              f"{purchase['rewards_earned']}; you expected {earned} points.")
-    behaviour = (VERIFY_BEHAVIOUR + "When the agent gives you a tool, call it with the arguments the agent gives. "
-                 + END)
+    behaviour = (VERIFY_BEHAVIOUR + "When the agent gives you a tool, call it with the arguments the agent gives, "
+                 "and tell the agent what it answered. " + END)
+    # Every other task runs with τ³'s setting that approves rewards disputes at once (as τ³'s own
+    # tasks set it: the task's initial agent data); the agent must then correct the points.
+    approved_at_once = number % 2 == 1
+    correction = (_discoverable("update_transaction_rewards_3847", transaction_id=purchase["transaction_id"],
+                                new_rewards_earned=f"{earned} points") if approved_at_once else [])
     return _task(template, number, f"A purchase at {purchase['merchant_name']} earned fewer points than it should have.",
                  _known(rng, user, extra), behaviour,
                  _verified(user) + [_call("get_credit_card_transactions_by_user", user_id=user["user_id"]),
@@ -759,8 +770,12 @@ def _cash_back_dispute(rng, customer, policy, number, template):
                                           arguments=json.dumps(arguments)),
                                     _call("call_discoverable_user_tool", "user",
                                           discoverable_tool_name="submit_cash_back_dispute_0589",
-                                          arguments=json.dumps(arguments))],
-                 (DOC_VERIFY, DOC_CASHBACK, f"product_card_{card['account']['account_id'].rsplit('_', 1)[1]}"))
+                                          arguments=json.dumps(arguments))] + correction,
+                 (DOC_VERIFY, DOC_CASHBACK, f"product_card_{card['account']['account_id'].rsplit('_', 1)[1]}"),
+                 initial_state=({"initialization_data": {
+                     "agent_data": {"task_config": {"data": {"dispute_settings": {"auto_resolve_disputes": True}}}},
+                     "user_data": None}, "initialization_actions": None, "message_history": None}
+                     if approved_at_once else None))
 
 
 def _human_escalation(rng, customer, policy, number, template):
