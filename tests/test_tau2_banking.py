@@ -297,3 +297,21 @@ def test_an_llm_user_is_offered_the_tools_its_task_lists(bank_data):
         "call_discoverable_user_tool"]
     assert _task_user_tools(offered, []) is None  # τ³: no tools, and the guidelines without tools
     assert _task_user_tools(offered, None) == offered
+
+
+def test_builtin_banks_load_through_load_bank_and_the_oracle_solves_them():
+    pytest.importorskip("toolgym.worlds.tau2.banking_knowledge.generate")
+    train = gym.make("Tau2-v0", domain="banking_knowledge", split="train", retrieval_config="grep_only").unwrapped
+    test = gym.make("Tau2-v0", domain="banking_knowledge", split="test", retrieval_config="grep_only").unwrapped
+    templates = {split: {env.task_data.tasks[t]["description"]["template"] for t in env.task_ids()}
+                 for split, env in (("train", train), ("test", test))}
+    assert len(train.task_ids()) + len(test.task_ids()) >= 200 and not templates["train"] & templates["test"]
+    assert len(train.world.knowledge) > 0
+    for env in (train, test):
+        for task_id in env.task_ids()[::12]:
+            env.reset(options={"task_id": task_id})
+            for _ in range(100):
+                _, _, terminated, truncated, info = env.step(env.oracle_action())
+                if terminated or truncated:
+                    break
+            assert (task_id, info["metrics"]["reward"]) == (task_id, 1.0)

@@ -106,10 +106,16 @@ class BankWorld(DocumentWorld):
         each record's keys sorted, and the notes; not the unlocked tools (toolkit state)."""
         self.commit()
         digest = hashlib.sha256()
+        # as DocumentWorld's: the sorted texts of the last hash are kept (an episode changes few records)
+        previous, self._sorted_texts = getattr(self, "_sorted_texts", {}), {}
         for name in TABLES:
             digest.update(f"{name}\0".encode())
             for key, doc in self.sql().execute(f'SELECT key, doc FROM "{name}" ORDER BY key'):
-                digest.update(f"{key}\0{json.dumps(json.loads(doc), sort_keys=True)}\1".encode())
+                text = previous.get(doc)
+                if text is None:
+                    text = json.dumps(json.loads(doc), sort_keys=True)
+                self._sorted_texts[doc] = text
+                digest.update(f"{key}\0{text}\1".encode())
         digest.update(json.dumps(self.aux.get(NOTES) or {}, sort_keys=True).encode())
         return digest.hexdigest()
 
