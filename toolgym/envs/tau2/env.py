@@ -236,10 +236,10 @@ class Tau2Env(ToolEnv):
       the messaging app's permissions; a locked SIM or an ended contract only a human agent can
       help with). The ground truth holds the user's actions on the phone (requestor ``user``)
       and the agent's on the account; the grading is by the phone's and line's assertions.
-    - banking_knowledge: a bank, its documents and tasks from
-      ``toolgym.worlds.tau2.banking_knowledge.generate`` (``train`` and ``test`` hold disjoint
-      templates), loaded through ``load_bank`` as the official files are; where that generator is not
-      part of the build, ``tasks="built-in"`` says so and ``tasks="official"`` runs.
+    - banking_knowledge: a bank, its documents and 336 tasks from
+      ``toolgym.worlds.tau2.banking_knowledge.generate`` (``train``, 264, and ``test``, 72, hold
+      disjoint templates), loaded through ``load_bank`` as the official files are; where that
+      generator is not part of the build, ``tasks="built-in"`` says so and ``tasks="official"`` runs.
 
     ## Oracle
     ``oracle_action`` plays the task's ground-truth actions, then one message with every fact to
