@@ -315,3 +315,13 @@ def test_builtin_banks_load_through_load_bank_and_the_oracle_solves_them():
                 if terminated or truncated:
                     break
             assert (task_id, info["metrics"]["reward"]) == (task_id, 1.0)
+
+
+def test_a_run_card_names_the_retrieval_config():
+    from toolgym.eval.runcard import header_lines, run_card
+
+    record = {"env": "Tau2-v0", "env_kwargs": {"domain": "banking_knowledge", "tasks": "official"}, "task_id": "t",
+              "agent": "oracle", "scoring": "paper", "split": "base"}
+    assert "domain banking_knowledge, retrieval bm25, split" in header_lines(run_card([record]))[0]
+    record["env_kwargs"]["retrieval_config"] = "grep_only"
+    assert "retrieval grep_only" in header_lines(run_card([record]))[0]
