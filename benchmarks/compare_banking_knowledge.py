@@ -15,14 +15,19 @@ ground-truth call, the customer's through the scripted user, then one closing me
 - ``no_unlock``: the first ``unlock_discoverable_agent_tool`` left out (the call after it is refused);
 - ``extra_read``: a read-only discoverable tool the task does not call, unlocked and called first
   (τ³ logs only the reads its ground truth makes);
-- ``early_end``: ``###STOP###`` after the first call.
+- ``early_end``: ``###STOP###`` after the first call;
+- ``search``: each of the config's retrieval tools (``KB_search``, ``grep``, ``shell``) called first
+  with words of the task's scenario (none under ``no_knowledge``).
 
 τ³'s side builds ``get_environment(retrieval_variant=..., read_log_allowlist=...)`` for the task,
 applies its initial state, runs every call of the episode in order through
 ``Environment.get_response`` (the agent's and the customer's), and grades the episode with
 ``evaluate_simulation`` (strict replay). Compared: each tool message's text and error flag, the
 final database (τ³'s ``TransactionalDB.model_dump()`` against toolgym's ``dump_bank_db()``: equal
-dumps are equal hashes), the reward, and the DB, ACTION and COMMUNICATE components.
+dumps are equal hashes), the reward, and the DB, ACTION and COMMUNICATE components; for the oracle
+episodes also the system prompt and the agent's and the customer's tools as τ³ offers them. A KB
+search's ``[Timing: ...]`` milliseconds are not compared. ``terminal_use`` and ``alltools`` cannot
+be compared here: τ³'s shell needs Anthropic's sandbox runtime.
 
 Run:
     PYTHONPATH=$PWD .venv/bin/python benchmarks/compare_banking_knowledge.py \\
@@ -34,6 +39,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,9 +53,15 @@ from toolgym.envs.tau2.env import USER_ACTION_PREFIX
 from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.users import STOP
 
-PERTURBATIONS = ("oracle", "drop_write", "change_arg", "extra_write", "no_unlock", "extra_read", "early_end")
+PERTURBATIONS = ("oracle", "drop_write", "change_arg", "extra_write", "no_unlock", "extra_read", "early_end",
+                 "search")
+#: ``search``: each retrieval tool of the config called first, with words of the task's scenario.
+SEARCHES = {"KB_search": lambda words: {"query": words}, "KB_search_bm25": lambda words: {"query": words},
+            "grep": lambda words: {"pattern": words.split()[0]}, "shell": lambda words: {"command": "ls | head -5"}}
 COMPONENTS = ("reward", "db", "action", "communicate")
 DOMAIN = "tau2/domains/banking_knowledge"
+#: The milliseconds of a KB search's ``[Timing: ...]`` line (τ³ measures them; toolgym says 0).
+TIMING = re.compile(r"=[0-9]+ms")
 #: A read-only discoverable tool and its arguments for ``extra_read``.
 EXTRA_READ = ("get_debit_dispute_status_7483", {"user_id": "01f21c9970"})
 
@@ -163,6 +175,14 @@ def changed(call: dict) -> dict | None:
     return None
 
 
+def searches(task: dict, tools: set[str]) -> list[dict]:
+    """Calls of the config's retrieval tools with the first words of the task's scenario."""
+    instructions = (task.get("user_scenario") or {}).get("instructions")
+    text = instructions if isinstance(instructions, str) else json.dumps(instructions)
+    words = " ".join(w for w in text.split() if w.isalpha() and len(w) > 3)[:80] or "account"
+    return [{"name": name, "arguments": make(words)} for name, make in SEARCHES.items() if name in tools]
+
+
 def perturb(script: list, kind: str, is_write) -> list | None:
     calls = [i for i, item in enumerate(script) if item not in ("Done. Is there anything else?", STOP)]
     writes = [i for i in calls if is_write(as_call(script[i]))]
@@ -245,7 +265,10 @@ def main(argv=None) -> int:
     for kind in args.perturbations:
         for task_id in env.task_ids():
             task = env.task_data.tasks[task_id]
-            script = perturb(script_of(task), kind, is_write)
+            script = perturb(script_of(task), kind, is_write) if kind != "search" else (
+                searches(task, set(env.toolkit.specs)) + script_of(task))
+            if kind == "search" and script == script_of(task):
+                continue
             if script is None:
                 continue
             info = play(env, task_id, script)
@@ -262,12 +285,17 @@ def main(argv=None) -> int:
         side.write_text(TAU2_SIDE)
         answer = subprocess.run([args.tau2_python, str(side)], input=json.dumps(episodes), capture_output=True,
                                 text=True, env={"TAU2_DATA_DIR": root, "PATH": "/usr/bin:/bin",
-                                                "LITELLM_LOCAL_MODEL_COST_MAP": "True"}, check=True)
+                                                "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    if answer.returncode != 0:  # e.g. terminal_use: τ³'s shell needs Anthropic's sandbox runtime
+        print(f"τ³'s side failed under {args.config}:\n{answer.stderr[-2000:]}")
+        return 2
     theirs = json.loads(answer.stdout)
     counts: dict[str, Counter] = {kind: Counter() for kind in args.perturbations}
     shown = 0
     for (kind, task_id, info, dump), episode, tau in zip(ours, episodes, theirs):
         tools = [m for m in episode["trajectory"] if m["role"] == "tool"]
+        for m, output in zip(tools, tau["outputs"]):  # the KB search's measured time is not compared
+            m["content"], output[0] = TIMING.sub("=0ms", m["content"]), TIMING.sub("=0ms", output[0])
         differs = [f"output {i}" for i, (m, (text, error)) in enumerate(zip(tools, tau["outputs"]))
                    if m["content"] != text or m["content"].startswith("Error:") and not error and
                    not text.startswith("Error:")]
@@ -294,7 +322,10 @@ def main(argv=None) -> int:
             print(f"  {kind} {task_id}: {differs} toolgym={mine} tau3={tau['grades']}")
             for i, (m, (text, _)) in enumerate(zip(tools, tau["outputs"])):
                 if m["content"] != text:
-                    print(f"    toolgym: {m['content'][:300]!r}\n    tau3:    {text[:300]!r}")
+                    at = next((j for j, (a, b) in enumerate(zip(m["content"], text)) if a != b),
+                              min(len(m["content"]), len(text)))
+                    print(f"    from character {at}: toolgym {m['content'][max(0, at - 40):at + 200]!r}\n"
+                          f"    tau3    {text[max(0, at - 40):at + 200]!r}")
                     break
     total_ok = total = 0
     user_tools = protocol_tools("banking_knowledge", "user")
