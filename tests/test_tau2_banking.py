@@ -325,3 +325,25 @@ def test_a_run_card_names_the_retrieval_config():
     assert "domain banking_knowledge, retrieval bm25, split" in header_lines(run_card([record]))[0]
     record["env_kwargs"]["retrieval_config"] = "grep_only"
     assert "retrieval grep_only" in header_lines(run_card([record]))[0]
+
+
+@pytest.mark.parametrize("arguments, answer", [
+    ("[1]", "Error: Invalid arguments: tau2.domains.banking_knowledge.tools.KnowledgeTools.freeze_debit_card_3892() "
+            "argument after ** must be a mapping, not list"),
+    ("{}", "Error: Invalid arguments: KnowledgeTools.freeze_debit_card_3892() missing 1 required positional argument: "
+           "'card_id'"),
+    ('{"card_id": 5}', "Error: Debit card '5.0' not found."),  # every JSON number read as a float, as τ³
+    ('{"card_id": [1]}', "Error: Invalid arguments: unhashable type: 'list'"),
+    ("{", "Error: Invalid JSON in arguments: Expecting property name enclosed in double quotes: line 1 column 2 "
+          "(char 1)"),
+])
+def test_bad_discoverable_arguments_are_answered_as_tau3_answers_them(world, arguments, answer):
+    """τ³'s answers, read from its own code (tau2-bench a2c0247) for these arguments."""
+    world.tools.call(**UNLOCK_FREEZE)
+    result = world.tools.call("call_discoverable_agent_tool", {"agent_tool_name": "freeze_debit_card_3892",
+                                                               "arguments": arguments})
+    assert (result.error, result.response) == (None, answer)
+    assert world.find("debit_cards", "dbc_1")["status"] == "ACTIVE"
+    # τ³ logs a write tool's call once it ran, whatever it answered; not one whose arguments did not bind
+    logged = list(world.dump()["agent_discoverable_tools"].values())
+    assert logged == ([] if "Invalid" in answer else [{"tool_name": "freeze_debit_card_3892", "status": "CALLED"}])

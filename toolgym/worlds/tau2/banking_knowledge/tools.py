@@ -28,6 +28,8 @@ from toolgym.worlds.tau2.common import Tau2Toolkit
 from toolgym.worlds.tools import (ACTION, READ, ToolKind, ToolResult, ToolSpec, _build_spec, argument_problem,
                                   python_call_problem, tool)
 
+#: Where τ³'s tools are defined (Python's words for some failed calls name it).
+TAU3_MODULE = "tau2.domains.banking_knowledge.tools"
 #: τ³'s fixed clock for every scenario (``utils.get_today_str`` / ``get_now``).
 TODAY = "11/14/2025"
 NOW = datetime(2025, 11, 14, 3, 40, 0)
@@ -219,7 +221,9 @@ class BankTools(Tau2Toolkit):
         result), or (Python's TypeError text, "") where τ³ catches one."""
         method = getattr(self, spec.method_name)
         if not isinstance(arguments, dict):
-            return f"{method.__qualname__}() argument after ** must be a mapping, not {type(arguments).__name__}", ""
+            # Python names the function with its module here: τ³'s module
+            return (f"{TAU3_MODULE}.{method.__qualname__}() argument after ** must be a mapping, not "
+                    f"{type(arguments).__name__}"), ""
         problem = self.binding_problem(spec, arguments)
         if problem is not None:
             return problem, ""
