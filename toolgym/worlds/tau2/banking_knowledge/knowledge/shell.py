@@ -12,22 +12,28 @@ knowledge-base folder, as τ³'s does.
 What runs, with GNU's output text: ``ls`` (-1 -a -A -l -h -r -S -t), ``cat`` (-n), ``head`` and
 ``tail`` (-n N, -N, -c N, ``-n +N``), ``grep`` (-i -n -r -R -l -L -c -w -x -v -o -h -H -q -s
 -E -F -G -e -m, -A/-B/-C, --include/--exclude), ``find`` (-name -iname -type -maxdepth), ``wc``
-(-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``echo``, ``pwd``, ``true``,
-``false``; joined by ``|``, ``&&``, ``||``, ``;``, with ``<``, ``>``, ``>>``, ``2>``, ``2>&1``
-and ``/dev/null``. Anything else (``awk``, ``sed``, variables, command substitution, subshells)
-is an error that says it is not simulated (exit status 127).
+(-l -w -c -m), ``sort`` (-r -n -u -f), ``uniq`` (-c -d -u -i), ``sed`` (-n -E -e, ``p d q =
+s///``, line, ``$`` and ``/regex/`` addresses and ranges), ``xargs`` (-n), ``echo``, ``pwd``,
+``true``, ``false``, ``cd`` (to ``.``; elsewhere it fails as bash's or says moving is not
+simulated); joined by ``|``, ``&&``, ``||``, ``;`` and newlines, with ``<``, ``>``, ``>>``,
+``2>``, ``2>&1``, ``/dev/null`` and here-documents (``<< 'EOF'``). Anything else (``awk``,
+``cut``, loops, variables, command substitution, subshells) is an error that says it is not
+simulated (exit status 127).
 
 Differences from a real shell, for what does run: directory listings (``ls``, ``find``,
 ``grep -r``) are in byte order, where a real one lists ``find``'s and ``grep -r``'s files in the
-file system's order; ``ls -l`` shows τ³'s sanitised owner and date (``kb_user  kb_group``,
-``Jan  1 00:00``) and folders as 4096 bytes; POSIX classes (``[[:alpha:]]``) are ASCII; regular
-expressions run on RE2 (:mod:`.patterns`): back-references are refused; ``pwd`` prints
-``/knowledge_base``.
+file system's order; ``\\<`` and ``\\>`` are both read as ``\\b`` (exact where they stand next to
+a word character, as in ``\\<fee\\>``); ``ls -l`` shows τ³'s sanitised owner and date
+(``kb_user  kb_group``, ``Jan  1 00:00``) and folders as 4096 bytes; POSIX classes
+(``[[:alpha:]]``) are ASCII; regular expressions run on RE2 (:mod:`.patterns`): back-references
+are refused; ``pwd`` prints ``/knowledge_base``; the stages of a pipeline write stderr in order
+(bash's run at once and interleave).
 
 ``terminal_use`` is read-only as τ³'s sandbox is: a write fails with ``Read-only file system``.
-``terminal_use_write`` keeps what the agent writes (``>``, ``>>``, ``touch``, ``mkdir``, ``rm``)
-in memory for the episode, never on disk. Work is bounded (:data:`MAX_WORK` characters read, so
-a command line costs at most that much), and so is output (:data:`MAX_OUTPUT`).
+``terminal_use_write`` keeps what the agent writes (``>``, ``>>``, ``touch``, ``mkdir``, ``rm``,
+``sed -i``, ``uniq``'s output operand) in memory for the episode (the world's ``aux``), never on
+disk. Work is bounded (:data:`MAX_WORK` characters read, so a command line costs at most that
+much), and so is output (:data:`MAX_OUTPUT`).
 """
 
 from __future__ import annotations
@@ -35,13 +41,17 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import re2
 
 from toolgym.worlds.tau2.banking_knowledge.knowledge.documents import KnowledgeBase
 from toolgym.worlds.tau2.banking_knowledge.knowledge.patterns import (
     UnsupportedPattern,
     compile_python,
+    gnu_message,
     posix_to_python,
 )
 
@@ -53,8 +63,10 @@ MAX_WORK = 50_000_000
 #: Characters one command line may print.
 MAX_OUTPUT = 5_000_000
 ROOT = "/knowledge_base"
+#: Where a writing shell keeps its files in the state it is given (the world's ``aux``).
+STATE_KEY = "knowledge_shell"
 NOT_SIMULATED = 127
-SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, echo, pwd, true, false"
+SUPPORTED = "ls, cat, head, tail, grep, find, wc, sort, uniq, sed, xargs, echo, cd ., pwd, true, false"
 _USER, _GROUP, _DATE = "kb_user", "kb_group", "Jan  1 00:00"  # τ³'s sanitised ls -l fields
 _DIR_SIZE = 4096
 _SINGLE_QUOTED = re.compile(r"'[^']*'")
@@ -103,6 +115,7 @@ class Word:
     text: str = ""
     unquoted: list[bool] = field(default_factory=list)
     started: bool = False
+    here_document: bool = False  # the body of a ``<<`` here-document: stdin's text, not a file name
 
     def add(self, text: str, quoted: bool) -> None:
         self.text += text
@@ -125,12 +138,36 @@ class Redirect:
     to_fd: int | None = None
 
 
-def tokenize(command: str) -> list[Word | str]:
+def tokenize(command: str, warnings: list[str] | None = None) -> list[Word | str]:
     """Bash's words and operators (``|``, ``||``, ``&&``, ``;``, ``&``, redirections as ``<``,
     ``>``, ``>>``, ``2>``, ``2>>``, ``&>``, ``2>&1``, ``>&2``); a newline separates like ``;``."""
     tokens: list[Word | str] = []
     word = Word()
     i, n = 0, len(command)
+    pending: list[tuple[Word, str, bool, int]] = []  # here-documents whose bodies follow the line
+
+    def bodies(i: int) -> int:
+        """Read the pending here-documents' bodies from ``command[i]`` (a line's start) on."""
+        for body, delimiter, strip_tabs, line_number in pending:
+            lines = []
+            closed = False
+            while i < n:
+                end = command.find("\n", i)
+                line = command[i:] if end < 0 else command[i:end]
+                i = n if end < 0 else end + 1
+                if strip_tabs:
+                    line = line.lstrip("\t")
+                if line == delimiter:
+                    closed = True
+                    break
+                lines.append(line + "\n")
+            body.add("".join(lines), True)
+            if not closed and warnings is not None:
+                last = command.count("\n") + (0 if command.endswith("\n") else 1)
+                warnings.append(f"bash: line {last}: warning: here-document at line {line_number} delimited by "
+                                f"end-of-file (wanted `{delimiter}')\n")
+        pending.clear()
+        return i
 
     def finish() -> None:
         nonlocal word
@@ -146,7 +183,7 @@ def tokenize(command: str) -> list[Word | str]:
         elif c == "\n":
             finish()
             tokens.append(";")
-            i += 1
+            i = bodies(i + 1)
         elif c == "#" and not word.started:
             end = command.find("\n", i)
             i = n if end < 0 else end
@@ -202,12 +239,31 @@ def tokenize(command: str) -> list[Word | str]:
                 op += "&" + command[i + 1]
                 i += 2
             if op == "<<":
-                raise ShellError("here-documents (<<) are not simulated; write with echo and >", NOT_SIMULATED)
+                strip_tabs = command.startswith("-", i)
+                i += strip_tabs
+                while i < n and command[i] in " \t":
+                    i += 1
+                start = i
+                while i < n and command[i] not in " \t\n;|&<>()":
+                    i += 1
+                raw = command[start:i]
+                delimiter = raw.replace("'", "").replace('"', "").replace("\\", "")
+                if not delimiter:
+                    raise ShellError("bash: -c: line 1: syntax error near unexpected token `newline'", 2)
+                if raw == delimiter and any(mark in command[i:] for mark in ("$", "`")):
+                    raise ShellError("an unquoted here-document expands $ and `, which is not simulated; "
+                                     "quote its delimiter (<< 'EOF')", NOT_SIMULATED)
+                body = Word(here_document=True)
+                pending.append((body, delimiter, strip_tabs, command.count("\n", 0, i) + 1))
+                tokens += ["<", body]
+                continue
             tokens.append(prefix + op)
         else:
             word.add(c, False)
             i += 1
     finish()
+    if pending:  # bash warns and takes the rest as the body; a one-line command has none
+        bodies(n)
     return tokens
 
 
@@ -286,13 +342,43 @@ def _normal(path: str) -> str:
 
 
 class Files:
-    """The folder's files (and, written ones, folders) in memory."""
+    """The folder's files in memory: the exported documents, and over them what the agent wrote.
 
-    def __init__(self, kb: KnowledgeBase, writable: bool):
+    What is written lives in ``state`` (the world's ``aux`` for the shell tool) under
+    :data:`STATE_KEY`: it starts empty each episode, is undone with a failed call, and a
+    read-only shell never touches it.
+    """
+
+    def __init__(self, kb: KnowledgeBase, writable: bool, state: dict | None = None):
         self.base = kb.files()
         self.writable = writable
-        self.written: dict[str, str | None] = {}  # over ``base``; None: removed
-        self.folders: set[str] = set()
+        self.state = {} if state is None else state
+
+    def _store(self, create: bool = False) -> dict | None:
+        store = self.state.get(STATE_KEY)
+        if store is None and create:
+            store = self.state[STATE_KEY] = {"files": {}, "folders": {}}
+        return store
+
+    @property
+    def written(self) -> dict[str, str | None]:
+        """Files written over the exported ones; None: removed."""
+        store = self._store()
+        return store["files"] if store else {}
+
+    @property
+    def folders(self) -> dict[str, bool]:
+        store = self._store()
+        return store["folders"] if store else {}
+
+    def put(self, key: str, text: str | None) -> None:
+        self._store(create=True)["files"][key] = text
+
+    def add_folder(self, key: str) -> None:
+        self._store(create=True)["folders"][key] = True
+
+    def drop_folder(self, key: str) -> None:
+        self._store(create=True)["folders"].pop(key, None)
 
     def text(self, path: str) -> str | None:
         key = _normal(path)
@@ -334,7 +420,17 @@ class Files:
         if not self.is_dir(parent):
             raise ShellError(f"bash: line 1: {path}: No such file or directory")
         old = self.text(key) if append else None
-        self.written[key] = (old or "") + text
+        self.put(key, (old or "") + text)
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,:@%^=-")
+
+
+def quote(name: str, always: bool = False) -> str:
+    """A file name as GNU's messages show it: in single quotes when the shell would need them (or always)."""
+    if not always and name and all(c in _PLAIN for c in name):
+        return name
+    return "'" + name.replace("'", "'\\''") + "'"
 
 
 def _byte_key(text: str) -> bytes:
@@ -354,16 +450,17 @@ class Shell:
     """One episode's shell: :meth:`run` a command line, get ``(status, stdout, stderr)`` as τ³'s
     ``SandboxManager.run_command`` returns them."""
 
-    def __init__(self, kb: KnowledgeBase, allow_writes: bool = False):
+    def __init__(self, kb: KnowledgeBase, allow_writes: bool = False, state: dict | None = None):
         self.kb = kb
-        self.files = Files(kb, allow_writes)
+        self.files = Files(kb, allow_writes, state)
         #: Characters read by the last command line (its cost; bounded by :data:`MAX_WORK`).
         self.work = 0
         self.utilities: dict[str, Callable[[list[str], str | None], Result]] = {
             "ls": self._ls, "cat": self._cat, "head": self._head, "tail": self._tail, "grep": self._grep,
             "find": self._find, "wc": self._wc, "sort": self._sort, "uniq": self._uniq, "echo": self._echo,
             "pwd": self._pwd, "true": lambda args, stdin: Result(), "false": lambda args, stdin: Result(1),
-            "touch": self._touch, "mkdir": self._mkdir, "rm": self._rm,
+            "touch": self._touch, "mkdir": self._mkdir, "rm": self._rm, "sed": self._sed, "xargs": self._xargs,
+            "cd": self._cd,
         }
 
     def run(self, command: str) -> tuple[int, str, str]:
@@ -376,7 +473,8 @@ class Shell:
             return 1, "", f"Command failed: the command is longer than {MAX_COMMAND_CHARS} characters"
         self.work = 0
         try:
-            tokens = tokenize(command)
+            warnings: list[str] = []
+            tokens = tokenize(command, warnings)
             if sum(isinstance(token, Word) for token in tokens) > MAX_WORDS:
                 return 1, "", f"Command failed: more than {MAX_WORDS} words"
             lines = parse(tokens)
@@ -392,7 +490,7 @@ class Shell:
                 status = self._pipeline(pipeline, out, err)
         except LimitExceeded as error:
             return 1, "".join(out)[:MAX_OUTPUT], f"Command failed: {error}"
-        return status, "".join(out), "".join(err)
+        return status, "".join(out), "".join(warnings + err)
 
     def _read(self, text: str) -> str:
         self.work += len(text)
@@ -414,7 +512,7 @@ class Shell:
                 if sum(map(len, out)) > MAX_OUTPUT:
                     raise LimitExceeded(f"the output is longer than {MAX_OUTPUT} characters")
             else:
-                stdin = self._read(result.out)
+                stdin = result.out  # counted when the next utility reads it
         return status
 
     def _expand(self, words: list[Word]) -> list[str]:
@@ -445,6 +543,9 @@ class Shell:
             if redirect.to_fd is not None:
                 err_to_out = redirect.fd == 2 and redirect.to_fd == 1
                 continue
+            if redirect.target.here_document:
+                stdin = self._read(redirect.target.text)
+                continue
             target = self._expand([redirect.target])
             if len(target) != 1:
                 return Result(1, "", f"bash: line 1: {redirect.target.text}: ambiguous redirect\n")
@@ -465,7 +566,7 @@ class Shell:
                 except ShellError as error:
                     return Result(1, "", error.message + "\n")
                 if not redirect.append:
-                    self.files.written[_normal(path)] = ""
+                    self.files.put(_normal(path), "")
                 stdout_to = (path, True)
             else:
                 try:
@@ -479,10 +580,7 @@ class Shell:
         if utility is None:
             return Result(NOT_SIMULATED, "", f"bash: line 1: {name}: not available in this simulated shell "
                                              f"(it runs {SUPPORTED})\n")
-        try:
-            result = utility(rest, stdin)
-        except ShellError as error:
-            result = Result(error.status, "", error.message + "\n")
+        result = self._call(name, rest, stdin)
         if err_to_out:
             result = Result(result.status, result.out + result.err, "")
         if discard_err:
@@ -496,6 +594,12 @@ class Shell:
 
     # -- the utilities --------------------------------------------------------------------------
 
+    def _call(self, name: str, args: list[str], stdin: str | None) -> Result:
+        try:
+            return self.utilities[name](args, stdin)
+        except ShellError as error:
+            return Result(error.status, "", error.message + "\n")
+
     def _inputs(self, name: str, operands: list[str], stdin: str | None, missing: str,
                 ) -> tuple[list[tuple[str, str]], list[str]]:
         """``[(operand, text)]`` of the readable operands (stdin for none or ``-``), and the error lines."""
@@ -506,12 +610,12 @@ class Shell:
             if operand == "-":
                 texts.append((operand, self._read(stdin or "")))
             elif self.files.is_dir(operand):
-                errors.append(f"{name}: {operand}: Is a directory\n" if name != "head" and name != "tail"
+                errors.append(f"{name}: {quote(operand)}: Is a directory\n" if name != "head" and name != "tail"
                               else f"{name}: error reading '{operand}': Is a directory\n")
             else:
                 text = self.files.text(operand) if operand != "/dev/null" else ""
                 if text is None:
-                    errors.append(missing.format(name=name, operand=operand))
+                    errors.append(missing.format(name=name, operand=quote(operand), always=quote(operand, always=True)))
                 else:
                     texts.append((operand, self._read(text)))
         return texts, errors
@@ -529,7 +633,7 @@ class Shell:
             elif self.files.text(operand) is not None or self.files.is_dir(operand):
                 files.append(operand)
             else:
-                errors.append(f"ls: cannot access '{operand}': No such file or directory\n")
+                errors.append(f"ls: cannot access {quote(operand, always=True)}: No such file or directory\n")
         out = []
         if files:
             out.append(self._ls_lines(files, flags, long, with_total=False))
@@ -590,7 +694,12 @@ class Shell:
         return Result(1 if errors else 0, text, "".join(errors))
 
     def _head_tail(self, name: str, args: list[str], stdin: str | None) -> Result:
-        args = [f"-n{a[1:]}" if re.fullmatch(r"-[0-9]+", a) else a for a in args]
+        if name == "tail" and args and re.fullmatch(r"-[0-9]+", args[0]) \
+                and sum(not a.startswith("-") or a == "-" for a in args[1:]) > 1:
+            raise ShellError(f"tail: option used in invalid context -- {args[0][1:2]}")
+        # -NUM is -n NUM, unless it is the value of -n or -c
+        args = [f"-n{a[1:]}" if re.fullmatch(r"-[0-9]+", a) and (i == 0 or args[i - 1] not in ("-n", "-c"))
+                else a for i, a in enumerate(args)]
         opts, operands = getopt(name, args, "qv", "nc", {"lines": "n", "bytes": "c", "quiet": "q"})
         count, unit, from_start = 10, "n", False
         for flag, value in opts:
@@ -604,7 +713,7 @@ class Shell:
                 count = int(number)
         all_but = any(flag in "nc" and value.startswith("-") for flag, value in opts) and name == "head"
         texts, errors = self._inputs(name, operands, stdin,
-                                     "{name}: cannot open '{operand}' for reading: No such file or directory\n")
+                                     "{name}: cannot open {always} for reading: No such file or directory\n")
         headers = (len(operands) > 1 and "q" not in {f for f, _ in opts}) or "v" in {f for f, _ in opts}
         out = []
         for position, (operand, text) in enumerate(texts):
@@ -643,8 +752,8 @@ class Shell:
                       "c": len(text.encode("utf-8", "surrogatepass"))}
             rows.append(([counts[k] for k in "lwmc" if k in chosen], "" if operand == "-" and not operands
                          else operand))
-        if len(texts) > 1:
-            rows.append(([sum(r[0][i] for r in rows) for i in range(len(rows[0][0]))], "total"))
+        if len(operands) > 1:
+            rows.append(([sum(r[0][i] for r in rows) for i in range(len(chosen))], "total"))
         # GNU's column width: the digits of the files' total size (7 at least when reading a pipe),
         # 1 for a single count of a single input
         if len(chosen) == 1 and len(operands or ["-"]) == 1:
@@ -686,6 +795,8 @@ class Shell:
         opts, operands = getopt("uniq", args, "cdui", "", {"count": "c", "repeated": "d", "unique": "u",
                                                            "ignore-case": "i"})
         flags = {flag for flag, _ in opts}
+        if len(operands) > 2:
+            raise ShellError(f"uniq: extra operand \u2018{operands[2]}\u2019\nTry 'uniq --help' for more information.")
         texts, errors = self._inputs("uniq", operands[:1], stdin, "{name}: {operand}: No such file or directory\n")
         if errors:
             return Result(1, "", errors[0])
@@ -701,6 +812,12 @@ class Shell:
             if ("d" in flags and len(group) < 2) or ("u" in flags and len(group) > 1):
                 continue
             out.append(f"{len(group):>7} {group[0]}\n" if "c" in flags else f"{group[0]}\n")
+        if len(operands) == 2 and operands[1] != "-":  # uniq's second operand is where it writes
+            try:
+                self.files.write(operands[1], "".join(out))
+            except ShellError as error:
+                return Result(1, "", error.message.replace("bash: line 1: ", "uniq: ") + "\n")
+            return Result()
         return Result(0, "".join(out), "")
 
     def _echo(self, args: list[str], stdin: str | None) -> Result:
@@ -709,6 +826,19 @@ class Shell:
             newline = newline and "n" not in args[0]
             args = args[1:]
         return Result(0, " ".join(args) + ("\n" if newline else ""), "")
+
+    def _cd(self, args: list[str], stdin: str | None) -> Result:
+        """``cd .`` stays; a folder that is not there fails as bash's does; moving is not simulated."""
+        if len(args) > 1:
+            raise ShellError("bash: line 1: cd: too many arguments")
+        target = args[0] if args else ""
+        if target and _normal(target) == "":
+            return Result()
+        if target and not self.files.is_dir(target):
+            reason = "Not a directory" if self.files.text(target) is not None else "No such file or directory"
+            raise ShellError(f"bash: line 1: cd: {target}: {reason}")
+        raise ShellError("cd: changing folder is not simulated; the documents are all in the current folder "
+                         "(name a created folder in the paths instead)", NOT_SIMULATED)
 
     def _pwd(self, args: list[str], stdin: str | None) -> Result:
         return Result(0, ROOT + "\n", "")
@@ -742,7 +872,7 @@ class Shell:
                     if depth < len(parts) and not self.files.is_dir(folder) and not opts:
                         errors.append(f"mkdir: cannot create directory '{operand}': No such file or directory\n")
                         break
-                    self.files.folders.add(folder)
+                    self.files.add_folder(folder)
         return Result(1 if errors else 0, "", "".join(errors))
 
     def _rm(self, args: list[str], stdin: str | None) -> Result:
@@ -760,14 +890,14 @@ class Shell:
             elif not exists and not flags & {"r", "R"}:
                 errors.append(f"rm: cannot remove '{operand}': Is a directory\n")
             elif exists:
-                self.files.written[key] = None
+                self.files.put(key, None)
             else:
                 for path in self.files.walk(key):
                     if path in self.files.folders:
-                        self.files.folders.discard(path)
+                        self.files.drop_folder(path)
                     else:
-                        self.files.written[path] = None
-                self.files.folders.discard(key)
+                        self.files.put(path, None)
+                self.files.drop_folder(key)
         return Result(1 if errors else 0, "", "".join(errors))
 
     def _find(self, args: list[str], stdin: str | None) -> Result:
@@ -809,7 +939,7 @@ class Shell:
         for start in starts:
             key = _normal(start)
             if not self.files.is_dir(key) and self.files.text(key) is None:
-                errors.append(f"find: '{start}': No such file or directory\n")
+                errors.append(f"find: \u2018{start}\u2019: No such file or directory\n")
                 continue
             entries = [(start, start.rstrip("/").rsplit("/", 1)[-1] or start, self.files.is_dir(key), 0)]
             if self.files.is_dir(key):
@@ -827,15 +957,57 @@ class Shell:
     def _grep(self, args: list[str], stdin: str | None) -> Result:
         return Grep(self).run(args, stdin)
 
+    def _xargs(self, args: list[str], stdin: str | None) -> Result:
+        """``xargs [-n N] [command [args]]``: the command once per N words of stdin (all at once by default)."""
+        size = None
+        while args and args[0].startswith("-") and args[0] != "-":  # xargs' options come before the command
+            flag = args.pop(0)
+            if flag == "-n" and args:
+                value = args.pop(0)
+            elif flag.startswith("-n"):
+                value = flag[2:]
+            else:
+                raise ShellError(f"xargs: invalid option -- '{flag[1:2]}'\nTry 'xargs --help' for more information.")
+            if not value.isdigit() or int(value) < 1:
+                raise ShellError(f"xargs: invalid number \"{value}\" for -n option")
+            size = int(value)
+        try:
+            words = shlex.split(self._read(stdin or ""))
+        except ValueError as error:
+            raise ShellError(f"xargs: {error}") from None
+        command = args or ["echo"]
+        if command[0] == "xargs":  # one level: a chain of xargs would nest without bound
+            raise ShellError("xargs: running xargs from xargs is not simulated", NOT_SIMULATED)
+        if command[0] not in self.utilities:
+            return Result(127, "", f"xargs: {command[0]}: not available in this simulated shell (it runs "
+                                   f"{SUPPORTED})\n")
+        # GNU xargs runs the command once even on empty input
+        batches = [words[i:i + size] for i in range(0, len(words), size)] if size and words else [words]
+        out, err, status = [], [], 0
+        for batch in batches:
+            result = self._call(command[0], command[1:] + batch, None)
+            out.append(result.out)
+            err.append(result.err)
+            if result.status:
+                status = 123
+        return Result(status, "".join(out), "".join(err))
+
+    def _sed(self, args: list[str], stdin: str | None) -> Result:
+        return Sed(self).run(args, stdin)
+
 
 def _number(line: str) -> float:
     """sort -n's key: the leading number (blanks, a minus sign, digits, one decimal point), else 0."""
-    match = re.match(r"[ \t]*(-?[0-9]*(?:\.[0-9]*)?)", line)
-    text = match.group(1) if match else ""
-    try:
-        return float(text) if text not in ("", "-", ".", "-.") else 0.0
-    except ValueError:
-        return 0.0
+    text = line.lstrip(" \t")
+    end = 1 if text.startswith("-") else 0
+    while end < len(text) and text[end].isascii() and text[end].isdigit():
+        end += 1
+    if end < len(text) and text[end] == ".":
+        end += 1
+        while end < len(text) and text[end].isascii() and text[end].isdigit():
+            end += 1
+    digits = text[:end]
+    return float(digits) if any(c.isdigit() for c in digits) else 0.0
 
 
 def _human(size: int) -> str:
@@ -921,6 +1093,10 @@ class Grep:
 
     def __init__(self, shell: Shell):
         self.shell = shell
+        self.warnings: list[str] = []  # GNU's about the pattern, printed before anything else
+
+    def _warned(self, text: str) -> str:
+        return "".join(f"grep: warning: {warning}\n" for warning in self.warnings) + text
 
     def run(self, args: list[str], stdin: str | None) -> Result:
         numbered = []
@@ -967,7 +1143,7 @@ class Grep:
                 sources.append(("(standard input)", stdin or ""))
             elif files.is_dir(operand):
                 if not recursive:
-                    errors.append(f"grep: {operand}: Is a directory\n")
+                    errors.append(f"grep: {quote(operand)}: Is a directory\n")
                     continue
                 show_names = True
                 key = _normal(operand)
@@ -985,7 +1161,7 @@ class Grep:
             else:
                 text = files.text(operand) if operand != "/dev/null" else ""
                 if text is None:
-                    errors.append(f"grep: {operand}: No such file or directory\n")
+                    errors.append(f"grep: {quote(operand)}: No such file or directory\n")
                     continue
                 sources.append((operand, text))
         if "H" in flags:
@@ -1013,7 +1189,7 @@ class Grep:
                 selected_any = True
             if "q" in flags:
                 if selected_any:
-                    return Result(0, "", "")
+                    return Result(0, "", self._warned(""))
                 continue
             if "l" in flags or "L" in flags:
                 if bool(selected) == ("l" in flags):
@@ -1052,12 +1228,10 @@ class Grep:
                 printed_any = True
             if sum(map(len, out)) > MAX_OUTPUT:
                 raise LimitExceeded(f"the output is longer than {MAX_OUTPUT} characters")
-        status = 0 if selected_any else 1
-        if "L" in flags:
-            status = 0 if out else 1
+        status = 0 if selected_any else 1  # -L too, since GNU grep 3.5
         if errors:
             status = 2
-        return Result(status, "".join(out), "" if "s" in flags else "".join(errors))
+        return Result(status, "".join(out), self._warned("" if "s" in flags else "".join(errors)))
 
     def _compile(self, patterns: list[str], flags: set[str]):
         pieces = []
@@ -1067,9 +1241,9 @@ class Grep:
                     pieces.append(re.escape(pattern))
                 else:
                     try:
-                        pieces.append(posix_to_python(pattern, extended="E" in flags))
-                    except re.error as error:
-                        raise ShellError(f"grep: {_gnu_error(str(error))}", 2) from None
+                        pieces.append(posix_to_python(pattern, extended="E" in flags, warnings=self.warnings))
+                    except re.error as error:  # GNU then says only what is wrong, no warnings
+                        raise ShellError(f"grep: {gnu_message(str(error))}", 2) from None
                     except UnsupportedPattern as error:
                         raise ShellError(f"grep: {error}", 2) from None
         body = "|".join(f"(?:{piece})" for piece in pieces)
@@ -1080,19 +1254,287 @@ class Grep:
         try:
             return compile_python(body, re.IGNORECASE if flags & {"i", "y"} else 0)
         except re.error as error:
-            raise ShellError(f"grep: {_gnu_error(str(error))}", 2) from None
+            raise ShellError(f"grep: {gnu_message(str(error))}", 2) from None
         except UnsupportedPattern as error:
             raise ShellError(f"grep: {error}", 2) from None
 
 
-def _gnu_error(message: str) -> str:
-    """GNU grep's words for the pattern errors both it and Python see."""
-    if "unterminated character set" in message or "Unmatched [" in message:
-        return "Unmatched [, [^, [:, [., or [="
-    if "missing )" in message:
-        return "Unmatched ( or \\("
-    if "unbalanced parenthesis" in message:
-        return "Unmatched ) or \\)"
-    if "Trailing backslash" in message or "bad escape (end of pattern)" in message:
-        return "Trailing backslash"
-    return message
+@dataclass
+class _SedCommand:
+    start: int | str | re2._Regexp | None  # a line number, "$", a regex, or None (every line)
+    end: int | str | re2._Regexp | None
+    negate: bool
+    name: str  # p d q = s
+    regex: re2._Regexp | None = None
+    replacement: str = ""
+    every: bool = False
+    print_after: bool = False
+
+
+class Sed:
+    """GNU sed's common subset: ``-n``, ``-E``/``-r``, ``-e``, ``-i`` (a writing shell only), and
+    scripts of ``[address[,address]][!]`` ``p``, ``d``, ``q``, ``=`` or ``s/regex/replacement/[gpi]``,
+    addresses being line numbers, ``$`` or ``/regex/``."""
+
+    def __init__(self, shell: Shell):
+        self.shell = shell
+
+    def run(self, args: list[str], stdin: str | None) -> Result:
+        opts, operands = getopt("sed", args, "nErsi", "e", {"quiet": "n", "silent": "n", "regexp-extended": "E",
+                                                             "expression": "e", "in-place": "i"})
+        flags = {flag for flag, _ in opts}
+        scripts = [value for flag, value in opts if flag == "e"]
+        if not scripts:
+            if not operands:
+                raise ShellError("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...")
+            scripts = [operands.pop(0)]
+        extended = bool(flags & {"E", "r"})
+        commands = [self._parse(part.strip(), extended) for script in scripts
+                    for part in _split_script(script) if part.strip()]
+        if "i" in flags:
+            if not operands:
+                raise ShellError("sed: no input files", 1)
+            errors = []
+            for operand in operands:
+                text = self.shell.files.text(operand)
+                if text is None:
+                    errors.append(f"sed: can't read {operand}: No such file or directory\n")
+                    continue
+                if not self.shell.files.writable:
+                    errors.append(f"sed: couldn't open temporary file {_parent(operand)}sedAbCdEf: "
+                                  "Read-only file system\n")
+                    continue
+                self.shell.files.put(_normal(operand), self._apply(commands, [self.shell._read(text)], "n" in flags)[0])
+            return Result(4 if errors and not self.shell.files.writable else 2 if errors else 0, "", "".join(errors))
+        sources: list[tuple[str, str | None]] = []
+        for operand in operands or ["-"]:
+            text = (stdin or "") if operand == "-" else self.shell.files.text(operand)
+            sources.append((operand, None if text is None else self.shell._read(text)))
+        output, processed = self._apply(commands, [text for _, text in sources if text is not None], "n" in flags)
+        # GNU sed opens a file when it needs its first line (reading one line ahead), so a missing file
+        # after a q is never reported
+        errors, lines_before = [], 0
+        for operand, text in sources:
+            if text is None:
+                if processed >= lines_before:
+                    errors.append(f"sed: can't read {quote(operand)}: No such file or directory\n")
+            else:
+                lines_before += len(text.splitlines())
+        return Result(2 if errors else 0, output, "".join(errors))
+
+    def _parse(self, text: str, extended: bool) -> _SedCommand:
+        i = 0
+        start = end = None
+        start, i = self._address(text, i, extended)
+        if start is not None and text.startswith(",", i):
+            end, i = self._address(text, i + 1, extended)
+            if end is None:
+                raise ShellError("sed: -e expression #1, char %d: unexpected `,'" % (i + 1))
+        while text.startswith(" ", i):
+            i += 1
+        negate = text.startswith("!", i)
+        i += negate
+        name = text[i:i + 1]
+        if name in ("p", "d", "q", "="):
+            if text[i + 1:].strip():
+                raise ShellError(f"sed: -e expression #1, char {i + 2}: extra characters after command")
+            return _SedCommand(start, end, negate, name)
+        if name == "s" and len(text) > i + 1:
+            delimiter = text[i + 1]
+            parts, j = _delimited(text, i + 2, delimiter, 2)
+            if parts is None:
+                raise ShellError(f"sed: -e expression #1, char {len(text)}: unterminated `s' command")
+            pattern, replacement = parts
+            options = text[j:]
+            if any(c not in "gpiI" for c in options):
+                raise ShellError(f"sed: -e expression #1, char {len(text)}: unknown option to `s'")
+            return _SedCommand(start, end, negate, "s", self._regex(pattern, extended, "i" in options.lower()),
+                               replacement, every="g" in options, print_after="p" in options)
+        if not name:
+            raise ShellError(f"sed: -e expression #1, char {i}: missing command")
+        raise ShellError(f"sed: the command {name!r} is not simulated (it runs p, d, q, = and s)", NOT_SIMULATED)
+
+    def _address(self, text: str, i: int, extended: bool):
+        if i < len(text) and text[i].isdigit():
+            j = i
+            while j < len(text) and text[j].isdigit():
+                j += 1
+            return int(text[i:j]), j
+        if text.startswith("$", i):
+            return "$", i + 1
+        if text.startswith("/", i):
+            parts, j = _delimited(text, i + 1, "/", 1)
+            if parts is None:
+                raise ShellError(f"sed: -e expression #1, char {len(text)}: unterminated address regex")
+            return self._regex(parts[0], extended, False), j
+        return None, i
+
+    @staticmethod
+    def _regex(pattern: str, extended: bool, ignore_case: bool) -> re2._Regexp:
+        try:
+            return compile_python(posix_to_python(pattern, extended), re.IGNORECASE if ignore_case else 0)
+        except (re.error, UnsupportedPattern) as error:
+            raise ShellError(f"sed: -e expression #1: {gnu_message(str(error))}") from None
+
+    def _apply(self, commands: list[_SedCommand], texts: list[str], quiet: bool) -> tuple[str, int]:
+        """The output, and the number of the last line read (where a ``q`` stopped, else the last)."""
+        # one stream of lines; a file's end ends its last line, and only the last file's may lack a newline
+        lines: list[str] = []
+        for text in texts:
+            part = text.split("\n")
+            if text.endswith("\n") or text == "":
+                part.pop()
+            lines += part
+        final_newline = not texts or texts[-1].endswith("\n") or texts[-1] == ""
+        out: list[str] = []
+        pending = False  # GNU sed writes the newline a last line lacked only if more output follows
+
+        def emit(text: str, unterminated: bool = False) -> None:
+            nonlocal pending
+            out.append(("\n" if pending else "") + text + ("" if unterminated else "\n"))
+            pending = unterminated
+
+        active: dict[int, bool] = {}
+        last = len(lines)
+        for number, line in enumerate(lines, 1):
+            unterminated = number == last and not final_newline
+            deleted = quit_now = False
+            for index, command in enumerate(commands):
+                if not self._selects(command, index, number, last, line, active):
+                    continue
+                if command.name == "p":
+                    emit(line, unterminated)
+                elif command.name == "=":
+                    emit(str(number))
+                elif command.name == "d":
+                    deleted = True
+                    break
+                elif command.name == "q":
+                    quit_now = True
+                    break
+                else:
+                    line, changed = _substitute(command, line)
+                    if changed and command.print_after:
+                        emit(line, unterminated)
+            if not deleted and not quiet:
+                emit(line, unterminated)
+            if quit_now:
+                return "".join(out), number
+        return "".join(out), last
+
+    @staticmethod
+    def _selects(command: _SedCommand, index: int, number: int, last: int, line: str,
+                 active: dict[int, bool]) -> bool:
+        def hit(address) -> bool:
+            if address == "$":
+                return number == last
+            if isinstance(address, int):
+                return number == address
+            return address.search(line) is not None
+
+        if command.start is None:
+            chosen = True
+        elif command.end is None:
+            chosen = hit(command.start)
+        elif active.get(index):
+            end = command.end
+            if isinstance(end, int) and end <= number or not isinstance(end, int) and hit(end):
+                active[index] = False
+            chosen = True
+        elif hit(command.start):
+            end = command.end
+            # a line-number end at or before the start closes the range at once
+            active[index] = not (isinstance(end, int) and end <= number)
+            chosen = True
+        else:
+            chosen = False
+        return chosen != command.negate
+
+
+def _split_script(script: str) -> list[str]:
+    """A sed script's commands, split on ``;`` and newlines outside ``s`` and address delimiters."""
+    parts, current, i = [], [], 0
+    while i < len(script):
+        c = script[i]
+        if c in ";\n":
+            parts.append("".join(current))
+            current = []
+            i += 1
+            continue
+        if c == "/" or (c == "s" and i + 1 < len(script)):
+            if c == "s":
+                delimiter = script[i + 1]
+                fields, j = _delimited(script, i + 2, delimiter, 2)
+            else:
+                fields, j = _delimited(script, i + 1, "/", 1)
+            if fields is None:
+                current.append(script[i:])
+                break
+            current.append(script[i:j])
+            i = j
+            continue
+        current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def _delimited(text: str, i: int, delimiter: str, count: int) -> tuple[list[str] | None, int]:
+    """``count`` fields ended by ``delimiter`` from ``text[i]`` (a backslash escapes it): (fields, index after)."""
+    fields, current = [], []
+    while i < len(text) and len(fields) < count:
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            current.append(nxt if nxt == delimiter and delimiter != "/" or nxt == "/" and delimiter == "/"
+                           else c + nxt)
+            i += 2
+            continue
+        if c == delimiter:
+            fields.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    return (fields, i) if len(fields) == count else (None, i)
+
+
+def _substitute(command: _SedCommand, line: str) -> tuple[str, bool]:
+    out, position, changed = [], 0, False
+    for match in command.regex.finditer(line):
+        out.append(line[position:match.start()])
+        out.append(_expand(command.replacement, match))
+        position = match.end()
+        changed = True
+        if not command.every:
+            break
+    out.append(line[position:])
+    return "".join(out), changed
+
+
+def _expand(replacement: str, match) -> str:
+    """sed's replacement: ``&`` the match, ``\\N`` group N, ``\\n`` a newline, ``\\x`` x."""
+    out, i = [], 0
+    while i < len(replacement):
+        c = replacement[i]
+        if c == "&":
+            out.append(match.group(0))
+        elif c == "\\" and i + 1 < len(replacement):
+            nxt = replacement[i + 1]
+            i += 1
+            if nxt.isdigit():
+                try:
+                    out.append(match.group(int(nxt)) or "")
+                except IndexError:
+                    raise ShellError(f"sed: -e expression #1: invalid reference \\{nxt} on `s' command's RHS") \
+                        from None
+            else:
+                out.append("\n" if nxt == "n" else "\t" if nxt == "t" else nxt)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] + "/" if "/" in path else ""
