@@ -124,7 +124,7 @@ PLAIN_ENV_KWARGS = frozenset({
     "max_errors", "max_requests", "max_pick_places", "reward_metric", "prompting", "observation_mode",
     "demo_variant", "k_shot", "num_demos", "num_hard", "num_test", "num_products", "num_goals",
     "tasks_per_category", "setups_per_type", "table_rows", "preview_rows", "catalogue_size", "fault_rate",
-    "solo_mode"})
+    "solo_mode", "retrieval_config"})
 # Keywords whose value picks an implementation, with the values that pick only toolgym's own code.
 SAFE_ENV_KWARG_VALUES = {"user": frozenset({"scripted", "replay"}),
                          "text_similarity": frozenset({"auto", "lexical", "minilm"})}

@@ -63,6 +63,7 @@ class RunCard:
     unscored: int  # episodes with a component no one graded (Tau2's NL assertions without a judge)
     scorings: tuple[str, ...] = ()  # the env's scorings (paper_compat: the released evaluator's)
     solo: bool = False  # Tau2-v0's solo mode (τ³'s solo agent: no user)
+    retrieval: str | None = None  # Tau2-v0 banking_knowledge's retrieval config (the env's default when unset)
 
 
 def _defaults(env_id: str) -> tuple[dict, tuple[str, ...]]:
@@ -103,7 +104,8 @@ def run_card(records: Sequence[dict], env_id: str | None = None) -> RunCard:
         tasks=len({r.get("task_id") for r in records}),
         errors=sum(1 for r in records if r.get("error")),
         unscored=sum(1 for r in records if isinstance(r.get("metrics"), dict) and r["metrics"].get("unscored")),
-        scorings=scorings, solo=setting.get("solo_mode") is True)
+        scorings=scorings, solo=setting.get("solo_mode") is True,
+        retrieval=_text(setting.get("retrieval_config")) if setting.get("domain") == "banking_knowledge" else None)
 
 
 #: The most characters of one setting a header shows (a results file may hold anything there).
@@ -181,6 +183,7 @@ def header_lines(card: RunCard, tasks_total: int | None = None) -> list[str]:
     split = card.split or "/".join(card.subsets[:6]) + ("/..." if len(card.subsets) > 6 else "") or "all"
     digest = f" {card.tasks_digest[:19]}" if card.tasks_digest else ""
     parts = [f"domain {card.domain}" if card.domain else None,
+             f"retrieval {card.retrieval or _default_retrieval()}" if card.domain == "banking_knowledge" else None,
              f"{'categories' if card.env == 'BFCL-v0' else 'split'} {split}",
              f"tasks {card.tasks_source}{digest}",
              "user none (solo mode)" if card.solo else f"user {user_text(card.user)}" if card.user is not None else None,
@@ -193,6 +196,11 @@ def header_lines(card: RunCard, tasks_total: int | None = None) -> list[str]:
     word = "leaderboard-comparable" if card.env in LEADERBOARDS else "comparable with the paper's numbers"
     verdict = f"{word}: yes" if not reasons else f"{word}: no: " + "; ".join(reasons)
     return [printable_line("run: " + ", ".join(p for p in parts if p)), printable_line(verdict)]
+
+
+def _default_retrieval() -> str:
+    from toolgym.worlds.tau2.banking_knowledge.knowledge import DEFAULT_RETRIEVAL_CONFIG
+    return DEFAULT_RETRIEVAL_CONFIG
 
 
 def printable_line(text: str) -> str:

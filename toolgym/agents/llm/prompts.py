@@ -234,7 +234,7 @@ class Tau2Format(PromptFormat):
         policy = conversation[0]["content"] if conversation and conversation[0].get("role") == "system" else ""
         solo = bool(info.get("solo_mode"))
         return (agent_messages(conversation, policy, solo=solo),
-                solo_tools(info["domain"]) if solo else tools(info["domain"]))
+                solo_tools(info["domain"]) if solo else info.get("wire_tools") or tools(info["domain"]))
 
     def request_fields(self, state, info):
         from toolgym.envs.tau2.protocol import trial_seed

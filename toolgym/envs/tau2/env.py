@@ -16,8 +16,10 @@ from toolgym.envs.tau2.protocol import guidelines_folder, trial_seed
 from toolgym.envs.tau2.protocol import tools as protocol_tools
 from toolgym.envs.tau2.grading import goal_reached, grade
 from toolgym.envs.common.official import OfficialLayout
-from toolgym.envs.tau2.tasks import (DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
+from toolgym.envs.tau2.protocol import bank_tools
+from toolgym.envs.tau2.tasks import (BANK, DOMAINS, SOLO_REFUSALS, WORLDS, builtin_task_set, call_tool, layouts,
                                      official_task_set, run_function, solo_ready, start_task)
+from toolgym.worlds.tau2.banking_knowledge.tools import compose_toolkit
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
 from toolgym.worlds.tau2.common import SoloStopTools
 from toolgym.worlds.tools import ToolResult
@@ -155,8 +157,48 @@ class Tau2Env(ToolEnv):
     Grading is τ²'s, as in a conversation; a fact to communicate cannot be said without a user, so
     such a task (mock's ``update_task_with_initialization_data``) scores 0 in τ³ and here alike.
 
+    ## banking_knowledge
+    τ³'s knowledge domain (Rho-Bank): the policy lives in 698 documents the agent reaches through a
+    retrieval config (``retrieval_config``), the database is τ³'s ``db.json`` (users, accounts, debit
+    cards, credit card accounts and transactions, disputes, referrals, orders, ...) and most of the
+    work goes through *discoverable tools*: named only in documents, unlocked with
+    ``unlock_discoverable_agent_tool`` and run with ``call_discoverable_agent_tool`` (its JSON
+    ``arguments``, every number read as a float, as τ³ reads them), or handed to the customer with
+    ``give_discoverable_user_tool`` and run by it with ``call_discoverable_user_tool``. The agent logs
+    the customer's identity with ``log_verification``. The customer's tools are τ³'s
+    ``KnowledgeUserTools``; an LLM user with τ²'s protocol is offered those the task lists
+    (``user_tools``), as τ³ offers them. The system prompt is the config's (τ³'s ``build_policy``:
+    the ``prompts/`` templates of the data, the task's documents under ``golden_retrieval``, every
+    document under ``full_kb``). Configs: ``no_knowledge``, ``full_kb``, ``golden_retrieval``,
+    ``grep_only``, ``bm25``, ``bm25_grep``, ``terminal_use`` (a simulated read-only shell),
+    ``terminal_use_write``, ``minilm_embeddings`` (dense search with the packaged MiniLM in place of
+    an embedding API), ``minilm_embeddings_grep`` and ``alltools`` (BM25 + MiniLM + shell); the
+    default is ``bm25`` (τ³'s is ``alltools`` with OpenAI's embeddings). Configs that need an
+    embedding API or an LLM reranker raise ``ValueError`` with the reason; see
+    :mod:`toolgym.worlds.tau2.banking_knowledge.knowledge` for what each runs and how it differs.
+    Grading is τ³'s: the database check compares every table's records (keys sorted, as τ³'s hash)
+    with the ground truth's, and ``agent_discoverable_tools`` records each discoverable write called
+    and each read the task's ground truth calls (τ³'s read-log allowlist), so an extra read is
+    free; the tools unlocked are not part of the state. 88 official tasks are graded on DB, 9 on
+    ACTION. ``benchmarks/compare_banking_knowledge.py`` checks the tool outputs, the final database,
+    the rewards, the system prompt and the tools sent against τ³'s own environment and evaluator.
+    Differences from τ³ (both scorings):
+
+    - The documents are read in file-name order, where τ³ reads them in its file system's directory
+      order: the ``full_kb`` prompt lists the same documents in another order, and equal BM25 or grep
+      scores may rank in another order.
+    - Python's words for a call that does not bind name the class that defines the tool:
+      ``KnowledgeTools.log_verification()`` as τ³, but the retrieval tools' classes are toolgym's.
+    - The JSON ``arguments`` of the discoverable-tool calls are held to the house's bounds on values
+      (depth, size, 64-bit integers), answered with an ``Error: Invalid JSON in arguments`` text.
+    - τ³'s tools build their lookups as JSON texts with the value inside; a value that smuggles in a
+      constraint named ``limit`` is read as τ³ reads it, one named ``db``, ``db_name`` or
+      ``return_ids`` as a field to match (τ³ fails with a Python error).
+
     ## Arguments
-    - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"`` or ``"mock"``.
+    - ``domain``: ``"airline"``, ``"retail"``, ``"telecom"``, ``"mock"`` or ``"banking_knowledge"``.
+    - ``retrieval_config``: banking_knowledge's retrieval config (see above; default ``bm25``);
+      another domain refuses one.
     - ``tasks``: ``"built-in"`` (generated, default) or ``"official"`` (``data_dir`` or
       ``$TOOLGYM_DATA``: the folder holding ``tau2bench/``; telecom: ``tasks.json``, all 2,285
       tasks, or ``tasks_small.json`` where that is absent).
@@ -207,11 +249,17 @@ class Tau2Env(ToolEnv):
       the messaging app's permissions; a locked SIM or an ended contract only a human agent can
       help with). The ground truth holds the user's actions on the phone (requestor ``user``)
       and the agent's on the account; the grading is by the phone's and line's assertions.
+    - banking_knowledge: a bank, its documents and 336 tasks from
+      ``toolgym.worlds.tau2.banking_knowledge.generate`` (``train``, 264, and ``test``, 72, hold
+      disjoint templates), loaded through ``load_bank`` as the official files are; where that
+      generator is not part of the build, ``tasks="built-in"`` says so and ``tasks="official"`` runs.
 
     ## Oracle
     ``oracle_action`` plays the task's ground-truth actions, then one message with every fact to
     communicate: 1.0 on every built-in task and every official task of airline (50), retail
-    (114, with a judge for the 40 with NL assertions), telecom (all 2,285) and mock but two,
+    (114, with a judge for the 40 with NL assertions), telecom (all 2,285), banking_knowledge (all
+    97, under every offline retrieval config: the customer's calls are asked of the scripted user)
+    and mock but two,
     which have no ground truth to replay: ``update_task_with_history_and_env_assertions`` (no
     actions; its env assertion needs task_2 completed, which the task never states as an
     action) and ``update_task_with_user_tools`` (its assertion needs the user to dismiss a
@@ -220,9 +268,9 @@ class Tau2Env(ToolEnv):
     ## Version History
     - v0: initial version. Since issue 39: 240 built-in tasks per domain (were 12 airline, 12
       retail, 4 telecom) with ``train``/``test`` splits; the default run is still every built-in
-      task (``base``). Since issue 50: ``solo_mode`` (τ³'s solo agent: telecom and mock).
-      Since issue 47: ``max_messages`` (τ²'s step limit, 200, counted as τ² counts; ``max_steps``
-      used to stand for it counting agent actions).
+      task (``base``). Since issue 50: ``solo_mode`` (τ³'s solo agent: telecom and mock); the
+      ``banking_knowledge`` domain with ``retrieval_config``. Since issue 47: ``max_messages`` (τ²'s
+      step limit, 200, counted as τ² counts; ``max_steps`` used to stand for it counting agent actions).
     """
 
     env_id = "Tau2-v0"
@@ -239,7 +287,8 @@ class Tau2Env(ToolEnv):
                  data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
                  render_mode: str | None = None, user: Any = "scripted", user_options: dict | None = None,
                  judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0,
-                 solo_mode: bool = False, max_messages: int | None = MAX_MESSAGES):
+                 solo_mode: bool = False, max_messages: int | None = MAX_MESSAGES,
+                 retrieval_config: str | None = None):
         super().__init__(tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode)
         if domain not in DOMAINS:
@@ -268,6 +317,13 @@ class Tau2Env(ToolEnv):
         if not self._task_ids:
             raise ValueError(f"{self.env_id}: domain {domain!r} has no tasks in split {split!r}")
         self.world = WORLDS[domain](seed=world_seed)
+        #: banking_knowledge: the retrieval config built over the task source's knowledge base.
+        self.retrieval = _retrieval(self.env_id, domain, retrieval_config, self.task_data)
+        self.retrieval_config = None if self.retrieval is None else self.retrieval.config
+        if self.retrieval is not None:
+            self.world.knowledge = self.task_data.knowledge
+            self.world.use_toolkit(compose_toolkit(self.retrieval.toolkits))
+            self._wire_tools = bank_tools(type(self.world.tools))
         self.toolkit = self.world.tools
         self.tools = [spec.schema() for spec in self.toolkit.specs.values()]
         self._signatures = {name: list(spec.parameters) for name, spec in self.toolkit.specs.items()}
@@ -292,6 +348,7 @@ class Tau2Env(ToolEnv):
                 user_options.setdefault("guidelines", str(guidelines_folder(self._official_folder(data_dir))))
             self.user = make_user(user, goal_reached=lambda trajectory: goal_reached(self.task, trajectory),
                                   tools=user_tools_offered, **user_options)
+            self._user_tools_offered = user_tools_offered
         self.judge = _make_judge(judge)
         self._gold_hashes: dict[str, str] = {}
         self.task: dict | None = None
@@ -335,6 +392,8 @@ class Tau2Env(ToolEnv):
         user_seed = seed if seed is not None else int(self.np_random.integers(2**31))
         if getattr(self.user, "protocol", None) == "tau2":
             user_seed = trial_seed(self.trial)  # τ² seeds the user as the agent, per trial
+            if self.retrieval is not None:  # τ³ gives the customer only the tools its task lists
+                self.user.tools = _task_user_tools(self._user_tools_offered, self.task.get("user_tools"))
         opening = self.user.reset(self.task.get("user_scenario") or {}, seed=user_seed)
         if isinstance(opening, Mapping) and opening.get("tool_calls"):  # the user acts on its phone first
             opening = self._user_turn("", reply=opening)
@@ -366,10 +425,15 @@ class Tau2Env(ToolEnv):
 
     def _opening(self) -> list[dict]:
         """The conversation before the user's first word: the policy, the task's history, else τ²'s greeting."""
-        messages = [{"role": "system", "content": self.task_data.policy}] + self._history()
+        messages = [{"role": "system", "content": self._policy()}] + self._history()
         if len(messages) == 1:
             messages.append({"role": "assistant", "content": FIRST_AGENT_MESSAGE})
         return messages
+
+    def _policy(self) -> str:
+        """The domain's policy; banking_knowledge's is its retrieval config's prompt (τ³'s ``build_policy``,
+        which inlines the task's documents under ``golden_retrieval``)."""
+        return self.task_data.policy if self.retrieval is None else self.retrieval.system_prompt(None, self.task)
 
     def _reset_solo(self):
         """τ³'s solo start: its system prompt with the solo policy and the ticket, the task's history, no
@@ -637,6 +701,8 @@ class Tau2Env(ToolEnv):
     def _info(self) -> dict:
         info = self.base_info(self.task_id)
         info.update(tools=self.tools, messages=self._agent_view(), domain=self.domain, steps=self._steps)
+        if self.retrieval is not None:  # the tools as τ³ offers them depend on the retrieval config
+            info.update(retrieval_config=self.retrieval_config, wire_tools=self._wire_tools)
         if self.solo_mode:
             info.update(solo_mode=True, ticket=self.task.get("ticket"))
         return info
@@ -683,6 +749,29 @@ class Tau2Env(ToolEnv):
             return "\n".join(f"{m['role']}: {m.get('content') or json.dumps(m.get('tool_calls'))}"
                              for m in self._messages)
         return None
+
+
+def _task_user_tools(tools: list[dict] | None, names: list | None) -> list[dict] | None:
+    """τ³'s ``get_user_tools(include=task.user_tools)``: every tool when the task lists none (None),
+    else those it names; no tools at all is None (τ³'s user then reads the guidelines without tools)."""
+    chosen = [t for t in tools or () if names is None or t["function"]["name"] in names]
+    return chosen or None
+
+
+def _retrieval(env_id: str, domain: str, config: str | None, task_data):
+    """banking_knowledge's retrieval config (``DEFAULT_RETRIEVAL_CONFIG`` when None) built over the task
+    source's knowledge base; None in the other domains, which take no config."""
+    if domain != BANK:
+        if config is not None:
+            raise ValueError(f"{env_id}: retrieval_config is banking_knowledge's (τ³'s --retrieval-config), "
+                             f"not {domain}'s")
+        return None
+    from toolgym.worlds.tau2.banking_knowledge.knowledge import DEFAULT_RETRIEVAL_CONFIG, build_retrieval
+    try:
+        return build_retrieval(DEFAULT_RETRIEVAL_CONFIG if config is None else config, task_data.knowledge,
+                               prompts_dir=task_data.prompts_dir)
+    except ValueError as error:  # RetrievalUnavailable (an API or a missing extra) or an unknown name
+        raise ValueError(f"{env_id}: {error}") from None
 
 
 def _make_judge(judge: Any):

@@ -71,6 +71,7 @@ import docstring_parser
 import pydantic
 
 from toolgym.worlds.tau2.airline import AirlineTools
+from toolgym.worlds.tau2.banking_knowledge.tools import KnowledgeTools, KnowledgeUserTools
 from toolgym.worlds.tau2.common import SoloStopTools
 from toolgym.worlds.tau2.mock import MockTools, MockUserTools
 from toolgym.worlds.tau2.retail import RetailTools
@@ -80,7 +81,7 @@ from toolgym.worlds.tools import Toolkit, _for_pydantic
 #: Each domain's toolkits: the agent's, and the user's own where it has tools (dual control).
 TOOLKITS: dict[str, tuple[type[Toolkit], type[Toolkit] | None]] = {
     "airline": (AirlineTools, None), "retail": (RetailTools, None), "telecom": (TelecomTools, TelecomUserTools),
-    "mock": (MockTools, MockUserTools)}
+    "mock": (MockTools, MockUserTools), "banking_knowledge": (KnowledgeTools, KnowledgeUserTools)}
 
 AGENT_INSTRUCTION = (
     "You are a customer service agent that helps the user according to the <policy> provided below.\n"
@@ -122,6 +123,14 @@ TOOL_ORDER = {
                      "check_app_status", "check_app_permissions", "grant_app_permission", "can_send_mms",
                      "reboot_device", "check_payment_request", "make_payment"),
     "mock/user": ("check_notifications", "dismiss_notification"),
+    "banking_knowledge": ("transfer_to_human_agents", "get_current_time", "get_user_information_by_id",
+                          "get_user_information_by_name", "get_user_information_by_email", "change_user_email",
+                          "get_referrals_by_user", "get_credit_card_transactions_by_user",
+                          "get_credit_card_accounts_by_user", "log_verification", "give_discoverable_user_tool",
+                          "unlock_discoverable_agent_tool", "call_discoverable_agent_tool",
+                          "list_discoverable_agent_tools"),
+    "banking_knowledge/user": ("apply_for_credit_card", "submit_referral", "call_discoverable_user_tool",
+                               "list_discoverable_user_tools", "request_human_agent_transfer", "submit_transaction"),
 }
 
 
@@ -171,6 +180,16 @@ def tools(domain: str, side: str = "agent") -> list[dict] | None:
         return None
     key = domain if side == "agent" else f"{domain}/user"
     return [json.loads(s) for s in _schemas(toolkit, TOOL_ORDER.get(key, ()))]
+
+
+def bank_tools(toolkit: type[Toolkit]) -> list[dict]:
+    """banking_knowledge's agent tools under a retrieval config (``toolkit``: the base tools composed with
+    the config's): the config's tools first, in the order of its toolkits, then the base tools in τ³'s
+    order, as τ³'s toolkit classes list them (a mixin's tools before ``KnowledgeTools``')."""
+    base = TOOL_ORDER["banking_knowledge"]
+    first = tuple(name for cls in toolkit.__mro__ for name in getattr(cls, "__dict__", {})
+                  if name in toolkit.specs and name not in base)
+    return [json.loads(s) for s in _schemas(toolkit, tuple(dict.fromkeys(first)) + base)]
 
 
 def solo_tools(domain: str) -> list[dict]:

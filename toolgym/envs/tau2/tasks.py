@@ -16,18 +16,21 @@ import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from toolgym.envs.common.official import (OfficialDataError, OfficialLayout, read_json, read_official_text,
                                           require_key)
 from toolgym.worlds.base import Snapshot
 from toolgym.worlds.tau2 import tasks as builtin_tasks
 from toolgym.worlds.tau2.airline import AirlineWorld
+from toolgym.worlds.tau2.banking_knowledge import BankWorld, load_bank, read_log_allowlist
 from toolgym.worlds.tau2.mock import MockWorld
 from toolgym.worlds.tau2.retail import RetailWorld
 from toolgym.worlds.tau2.telecom import TelecomWorld
 from toolgym.worlds.tools import ToolError, ToolResult
 
-WORLDS = {"airline": AirlineWorld, "retail": RetailWorld, "telecom": TelecomWorld, "mock": MockWorld}
+WORLDS = {"airline": AirlineWorld, "retail": RetailWorld, "telecom": TelecomWorld, "mock": MockWorld,
+          "banking_knowledge": BankWorld}
 DOMAINS = tuple(WORLDS)
 AIRLINE_V1 = "tau_bench_v1/tau_bench/envs/airline/data"
 BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks.retail_tasks,
@@ -35,6 +38,7 @@ BUILTIN_TASKS = {"airline": builtin_tasks.airline_tasks, "retail": builtin_tasks
 BUILTIN_DATABASES = {"airline": builtin_tasks.airline_database, "retail": builtin_tasks.retail_database,
                      "telecom": builtin_tasks.telecom_database, "mock": builtin_tasks.mock_database}
 TELECOM_FILES = ("db.toml", "user_db.toml", "main_policy.md", "tech_support_manual.md")
+BANK = "banking_knowledge"
 #: Why τ³ refuses solo mode in a domain (its ``get_environment(solo_mode=True)`` words).
 SOLO_REFUSALS = {"airline": "Airline domain does not support solo mode",
                  "retail": "Retail domain does not support solo mode",
@@ -50,6 +54,11 @@ def layouts(domain: str) -> list[OfficialLayout]:
     """The layouts the domain's data may come in, preferred first: τ²'s own files, then (airline,
     telecom) the fallback of an older copy."""
     folder = f"tau2/domains/{domain}"
+    if domain == BANK:  # τ³'s knowledge domain: no policy file; the prompts are templates per retrieval config
+        return [OfficialLayout(name="τ³-bench banking_knowledge", benchmark="tau2bench",
+                               expected=(f"{folder}/tasks.json", f"{folder}/db.json", f"{folder}/documents/*.json"),
+                               also_reads=(f"{folder}/prompts/*.md", f"{folder}/prompts/components/*.md"),
+                               source=f"sierra-research/tau2-bench on GitHub (MIT), a2c0247: data/{folder}/")]
     if domain == "telecom":
         files = [[f"{folder}/{name}" for name in TELECOM_FILES] + [f"{folder}/{tasks}"]
                  for tasks in ("tasks.json", "tasks_small.json")]
@@ -80,6 +89,10 @@ class TaskSet:
     default_split: str | None = None
     #: The policy of solo mode (τ³: the agent works a ticket without a user); None where the domain has none.
     solo_policy: str | None = None
+    #: banking_knowledge: the knowledge base (the world's ``knowledge``) and τ³'s prompt templates' folder
+    #: (None for a built-in bank, whose prompt is toolgym's own wording).
+    knowledge: Any = None
+    prompts_dir: str | None = None
 
 
 def official_task_set(env_id: str, domain: str, data_dir: str | os.PathLike | None) -> TaskSet:
@@ -106,6 +119,8 @@ def official_task_set(env_id: str, domain: str, data_dir: str | os.PathLike | No
 def _read_official(domain: str, folder: str) -> TaskSet:
     root = Path(folder)
     domain_folder = root / "tau2" / "domains" / domain
+    if domain == BANK:
+        return _read_official_bank(domain_folder)
     world = WORLDS[domain]()
     if domain == "telecom":
         try:
@@ -155,6 +170,32 @@ def _read_official(domain: str, folder: str) -> TaskSet:
     return TaskSet(by_id, splits, policy, world.snapshot(), default_split, solo_policy)
 
 
+def _read_official_bank(folder: Path) -> TaskSet:
+    """τ³'s banking_knowledge files through :func:`load_bank`: the documents in file-name order (τ³
+    globs them in its file system's order), every task in ``base`` (τ³ has no splits for it), the
+    prompt templates of ``prompts/``."""
+    tasks = read_json(folder / "tasks.json")
+    if not isinstance(tasks, list):
+        raise OfficialDataError(f"{folder / 'tasks.json'}: expected a JSON list of tasks")
+    for i, task in enumerate(tasks):
+        require_key(task, "user_scenario", f"{folder / 'tasks.json'}: task {i}")
+    documents = [read_json(path) for path in sorted((folder / "documents").glob("*.json"))]
+    try:
+        bank = load_bank(read_json(folder / "db.json"), documents, tasks)
+    except ValueError as error:
+        raise OfficialDataError(f"{folder}: {error}") from None
+    prompts = folder / "prompts"  # without τ³'s templates the prompt is toolgym's own wording
+    return bank_task_set(bank, {task_id: () for task_id in bank.tasks}, str(prompts) if prompts.is_dir() else None,
+                         DEFAULT_OFFICIAL_SPLIT)
+
+
+def bank_task_set(bank, splits: dict[str, tuple[str, ...]], prompts_dir: str | None,
+                  default_split: str | None = None) -> TaskSet:
+    """A loaded bank (:func:`toolgym.worlds.tau2.banking_knowledge.load_bank`) as a task set; its
+    prompt is the retrieval config's (no policy text of its own)."""
+    return TaskSet(bank.tasks, splits, "", bank.initial_state, default_split, None, bank.knowledge, prompts_dir)
+
+
 def _telecom_policy(main: Path, tech_support: Path) -> str:
     return (f"<main_policy>\n{read_official_text(main)}\n</main_policy>\n"
             f"<tech_support_policy>\n{read_official_text(tech_support)}\n</tech_support_policy>")
@@ -184,6 +225,8 @@ def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
     (one of each template's every ``TEST_EVERY``) ``test``. Each task's ground truth is run once here, as
     an episode runs it; a task whose calls fail on the generated database, or after which one of its
     assertions does not hold, is left out."""
+    if domain == BANK:
+        return builtin_bank_task_set(world_seed)
     world = WORLDS[domain](seed=world_seed)
     initial = world.snapshot()
     database = BUILTIN_DATABASES[domain](world_seed)
@@ -204,12 +247,37 @@ def builtin_task_set(domain: str, world_seed: int) -> TaskSet:
     return TaskSet(tasks, splits, policy, initial, solo_policy=solo.read_text(encoding="utf-8") if solo.is_file() else None)
 
 
+def builtin_bank_task_set(world_seed: int) -> TaskSet:
+    """banking_knowledge's built-in tasks: the bank, knowledge base and tasks of
+    :func:`toolgym.worlds.tau2.banking_knowledge.generate.generate_bank` for ``world_seed``, its
+    ``train`` and ``test`` tasks (disjoint templates) both in ``base``; loaded through ``load_bank``."""
+    try:
+        from toolgym.worlds.tau2.banking_knowledge.generate import generate_bank
+    except ImportError:
+        raise ValueError("banking_knowledge has no built-in tasks in this build (its generator, "
+                         "toolgym.worlds.tau2.banking_knowledge.generate, is missing): use tasks='official'") from None
+    parts = {split: generate_bank(world_seed, split) for split in ("train", "test")}
+    bank = load_bank(parts["train"]["db"], parts["train"]["documents"],
+                     parts["train"]["tasks"] + parts["test"]["tasks"])
+    world = BankWorld(seed=world_seed)
+    splits = {}
+    for split, part in parts.items():
+        for task in part["tasks"]:
+            if _solved_by_ground_truth(world, bank.initial_state, task):
+                splits[task["id"]] = ("base", split)
+    world.close()
+    tasks = {task_id: bank.tasks[task_id] for task_id in splits}
+    return bank_task_set(type(bank)(bank.initial_state, bank.knowledge, tasks), splits, None)
+
+
 def _solved_by_ground_truth(world, initial, task: dict) -> bool:
     start_task(world, initial, task)
     criteria = task["evaluation_criteria"]
-    if not all(call_tool(world, a.get("requestor", "assistant"), a["name"], a["arguments"], sync=True).ok
-               for a in criteria["actions"]):
-        return False
+    for action in criteria["actions"]:
+        result = call_tool(world, action.get("requestor", "assistant"), action["name"], action["arguments"], sync=True)
+        # a banking_knowledge tool refuses with a result text (τ³'s), not a failed call
+        if not result.ok or (isinstance(world, BankWorld) and str(result.response).startswith(("Error", "Failed"))):
+            return False
     for assertion in criteria.get("env_assertions") or ():
         try:
             value = run_function(world, assertion.get("env_type", "assistant"), assertion["func_name"],
@@ -265,7 +333,12 @@ def start_task(world, initial, task: dict) -> None:
     its message history replayed."""
     world.restore(initial)
     state = task.get("initial_state") or {}
-    agent_data = (state.get("initialization_data") or {}).get("agent_data") or {}
+    initialization = state.get("initialization_data") or {}
+    if isinstance(world, BankWorld):  # τ³'s layout of tables ({"data": ..., "notes": ...}), both sides' data
+        for side in ("agent_data", "user_data"):
+            world.merge_initialization(initialization.get(side) or {})
+        world.set_read_log_allowlist(read_log_allowlist(task))
+    agent_data = {} if isinstance(world, BankWorld) else initialization.get("agent_data") or {}
     for table, records in agent_data.items():
         for key, update in (records or {}).items():
             record = world.get(table, key, "") if world.has(table, key) else {}

@@ -48,7 +48,7 @@ class Tau2UserEnv(Tau2Env):
 
     ## Arguments
     Tau2-v0's (``domain``, ``tasks``, ``split``, ``data_dir``, ``scoring``, ``judge``,
-    ``max_steps``, ``max_errors``, ``world_seed``; ``domain`` defaults to ``"telecom"``, where the
+    ``max_steps``, ``max_errors``, ``world_seed``, ``retrieval_config``; ``domain`` defaults to ``"telecom"``, where the
     customer has tools of its own), and:
 
     - ``agent``: who plays the agent: ``"oracle"`` (default: Tau2-v0's oracle, the task's
@@ -70,11 +70,13 @@ class Tau2UserEnv(Tau2Env):
     def __init__(self, domain: str = "telecom", tasks: str = "built-in", split: str | None = None,
                  data_dir: str | None = None, scoring: str = "paper", mode: str | None = None,
                  render_mode: str | None = None, agent: Any = "oracle", agent_options: dict | None = None,
-                 judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0):
+                 judge: Any = None, max_steps: int = 200, max_errors: int = 10, world_seed: int = 0,
+                 retrieval_config: str | None = None):
         # the scripted user is the oracle of the customer's side
         super().__init__(domain=domain, tasks=tasks, split=split, data_dir=data_dir, scoring=scoring, mode=mode,
                          render_mode=render_mode, user="scripted", judge=judge, max_steps=max_steps,
-                         max_errors=max_errors, world_seed=world_seed, max_messages=None)
+                         max_errors=max_errors, world_seed=world_seed, max_messages=None,
+                         retrieval_config=retrieval_config)
         user_tools = getattr(self.world, "user_tools", None)
         self._user_signatures = ({name: list(spec.parameters) for name, spec in user_tools.specs.items()}
                                  if user_tools is not None else {})
