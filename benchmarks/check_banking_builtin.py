@@ -21,8 +21,8 @@ derives it) grades it, and three perturbations:
 Each must give reward 0, and the oracle 1.0. The script prints the counts and exits 1 on any
 disagreement.
 
-Measured (τ³ a2c0247, seed 0): 312 tasks (train 240, test 72), oracle 312/312 at 1.0; the
-perturbations db 288/288, action 24/24, communicate 96/96 at 0 (about 4 CPU minutes).
+Measured (τ³ a2c0247, seed 0): 336 tasks (train 264, test 72), oracle 336/336 at 1.0; the
+perturbations db 312/312, action 24/24, communicate 96/96 at 0 (about 4 CPU minutes).
 
 Run (τ³'s own venv; nothing of toolgym besides the generator is imported):
     /tmp/tau2venv/bin/python benchmarks/check_banking_builtin.py [--seed 0] [--data-dir ../shared/data] [--show 5]
