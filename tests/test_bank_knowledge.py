@@ -92,8 +92,8 @@ def test_kb_search_text_is_tau3s(small):
     first = text.split("\n\n")[0]
     assert re.fullmatch(r"1\. Fees\n   ID: d1\n   Score: \d+\.\d{4}\n   Content: The annual fee is \$95\. "
                         r"Late fee \$40\. FEE waived\.", first)
-    assert text.endswith("\n\n[Timing: retrieval=0ms, total=0ms]")
-    assert tools.KB_search("  ") == "No relevant documents found.\n\n[Timing: retrieval=0ms, total=0ms]"
+    assert text.endswith("\n\n[Timing: retrieval=0ms, reranking=0ms, total=0ms]")
+    assert tools.KB_search("  ") == "No relevant documents found.\n\n[Timing: retrieval=0ms, reranking=0ms, total=0ms]"
     # an untitled document is "Untitled", as τ³ words it
     assert "Untitled\n   ID: d4" in tools.KB_search("branches")
 
