@@ -51,6 +51,12 @@ def is_stop(text: str) -> bool:
     return any(signal in text for signal in STOP_SIGNALS)
 
 
+def _without_signals(text: str) -> str:
+    for signal in STOP_SIGNALS:
+        text = text.replace(signal, "")
+    return text
+
+
 def scenario_text(scenario: Mapping) -> str:
     """The scenario as the user reads it: persona, then the instructions' fields (τ²-bench's order)."""
     parts = []
@@ -107,6 +113,10 @@ class ScriptedUser:
         else:
             self._reason, self._known, self._unknown = str(instructions or ""), "", ""
             self._wanted = self._reason
+        # A scenario may script the signals themselves ("... ###STOP### after the summary."): they are
+        # the user's cue to end, not words to repeat, and quoted in an answer they would end the call.
+        self._reason, self._known, self._unknown, self._wanted = (
+            _without_signals(text) for text in (self._reason, self._known, self._unknown, self._wanted))
         self._reason, self._known = first_person(self._reason), first_person(self._known)
         return self._reason or "I need help."
 
