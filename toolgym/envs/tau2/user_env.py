@@ -10,8 +10,10 @@ from toolgym.envs.common.actions import TextReply, ToolCall, parse_action
 from toolgym.envs.tau2.env import AGENT_STOP, Tau2Env
 from toolgym.envs.users import USER_GUIDELINES, is_stop, scenario_text
 
-#: The agent's actions (tool calls and one message) between two of the customer's, at most.
-MAX_AGENT_ACTIONS_PER_TURN = 30
+#: The agent's actions (tool calls and one message) between two of the customer's, at most: τ²
+#: bounds only the whole conversation, and τ³'s banking_knowledge ground truths make up to 37 calls
+#: in one turn (a stolen wallet's five cards), so this is half of τ²'s 200 messages.
+MAX_AGENT_ACTIONS_PER_TURN = 100
 
 
 class Tau2UserEnv(Tau2Env):
