@@ -1,6 +1,6 @@
 """``rescore --format tau2`` on τ³ files (issue 50 item 4): each run's task as the file holds it is
 compared with today's task of its id by digest, and a line says how many runs were graded on
-older versions; banking_knowledge runs are read and reported unscored until Tau2-v0 has the domain."""
+older versions; banking_knowledge runs replay under the file's retrieval config."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from toolgym.eval import rescore as rescore_module
 from toolgym.eval.cli import main
-from toolgym.eval.rescore import DOMAINS, task_digest
+from toolgym.eval.rescore import task_digest
 
 TAU2_FILE = Path(__file__).parent / "data" / "rescore" / "tau2_mock_results.json"
 
@@ -72,24 +72,22 @@ def test_the_digest_reads_a_task_as_taus_model_keeps_it(official_data):
     assert task_digest(dropped) == task_digest(task)  # τ²'s InitializationData keeps agent_data and user_data only
 
 
-@pytest.mark.skipif("banking_knowledge" in DOMAINS["Tau2-v0"],
-                    reason="Tau2-v0 has banking_knowledge: its runs are replayed, not reported unscored")
-def test_banking_knowledge_runs_are_read_and_reported_unscored(tmp_path, capsys):
-    results = json.loads(TAU2_FILE.read_text())
-    results["info"]["environment_info"]["domain_name"] = "banking_knowledge"
-    for task in results["tasks"]:
-        task["id"] = "task_00" + task["id"][-1]
-    for simulation in results["simulations"]:
-        simulation["task_id"] = "task_00" + simulation["task_id"][-1]
-    path = tmp_path / "banking.json"
-    path.write_text(json.dumps(results))
-    code, out, err = rescore(capsys, path, "--out", tmp_path / "rescored.jsonl")
-    assert code == 0 and err == ""
-    assert "4 run(s) in tau2 format, replayed in Tau2-v0: 4 unscored; 0 of 0 recorded tool outputs equal" in out
-    reason = "banking_knowledge is not a domain of this toolgym's Tau2-v0 yet: the run is read, not replayed"
-    assert out.count(reason) == 4 and "pass^k: no run was scored" in out
-    records = [json.loads(line) for line in (tmp_path / "rescored.jsonl").read_text().splitlines()][:-1]
-    assert [(r["domain"], r["rescore"]["verdict"], r["rescore"]["recorded_reward"]) for r in records] == [
-        ("banking_knowledge", "unscored", 1.0), ("banking_knowledge", "unscored", 0.0),
-        ("banking_knowledge", "unscored", 1.0), ("banking_knowledge", "unscored", 0.0)]
-    assert records[0]["rescore"]["unscored"] == [reason]
+def test_banking_knowledge_runs_replay_under_the_files_retrieval_config(official_data, tmp_path, capsys):
+    exported = tmp_path / "banking.json"
+    assert main(["eval", "Tau2-v0", "--tasks", "official", "--data-dir", str(official_data), "--agent", "oracle",
+                 "--env-kwarg", "domain=banking_knowledge", "--env-kwarg", "retrieval_config=grep_only",
+                 "--episodes", "3", "--out", str(tmp_path / "run.jsonl"), "--save-as", f"tau2:{exported}"]) == 0
+    results = json.loads(exported.read_text())
+    assert results["info"]["retrieval_config"] == "grep_only"  # τ³'s Info field
+    capsys.readouterr()
+    code, out, _ = rescore(capsys, exported, "--data-dir", official_data)
+    assert code == 0 and "3 run(s) in tau2 format, replayed in Tau2-v0: 3 agree" in out
+    assert "retrieval:" not in out
+    results["info"]["retrieval_config"] = "bm25_reranker"  # an LLM reranker: replayed without it
+    refused = tmp_path / "reranked.json"
+    refused.write_text(json.dumps(results))
+    code, out, _ = rescore(capsys, refused, "--data-dir", official_data)
+    assert code == 0 and "3 agree" in out
+    assert ("retrieval: the runs used bm25_reranker, which toolgym does not run; replayed under bm25 (the same "
+            "tools offline)") in out
+    assert rescore_module.replay_retrieval_config(None)[0] == "alltools"  # τ³'s default when the file names none

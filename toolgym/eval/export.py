@@ -228,7 +228,10 @@ def _write_tau2(records: Sequence[dict], out: Path, data_dir: str | None, source
                  "agent_info": {"implementation": f"toolgym:{records[0].get('agent')}",
                                 "llm": records[0].get("model")},
                  "environment_info": {"domain_name": env.domain, "policy": env.task_data.policy},
-                 "seed": records[0].get("seed")},
+                 "seed": records[0].get("seed"),
+                 # τ³'s Info names the knowledge domain's retrieval config (None elsewhere)
+                 "retrieval_config": getattr(env, "retrieval_config", None) if env.domain == "banking_knowledge"
+                 else None},
         "tasks": [env.task_data.tasks[t] for t in task_ids],
         "simulations": simulations,
     }

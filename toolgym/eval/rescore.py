@@ -24,8 +24,8 @@ Formats:
   split (``fresh_tasks``: today's task of the run's id), unless its ``reward_info`` checked
   another task's actions (the task was renumbered; :func:`grading_task`). Each run's file task is
   compared with today's of its id by :func:`task_digest` (τ³'s task fixes change rewards): the
-  table says how many runs were graded on older versions. τ³'s banking_knowledge runs are read and
-  reported unscored while Tau2-v0 lacks the domain (:data:`TAU3_PENDING_DOMAINS`).
+  table says how many runs were graded on older versions. τ³'s banking_knowledge runs replay under
+  the file's retrieval config (:func:`replay_retrieval_config`).
 - ``tau-bench``: τ-bench's (v1) results, a JSON list of ``{task_id, trial, reward, info, traj}``
   with ``traj`` the agent's messages: OpenAI tool calls (the tool-calling agent; v1 runs the
   first call of a message, and keeps only it) or ReAct text (``Action: {"name", "arguments"}``,
@@ -79,16 +79,15 @@ from toolgym.eval.runner import MAX_RECORD_DEPTH, run_header
 from toolgym.eval.tables import text_table
 from toolgym.registry import make_env
 from toolgym.untrusted import escape, load_json, read_json_lines
+from toolgym.worlds.tau2.banking_knowledge.knowledge import (DEFAULT_RETRIEVAL_CONFIG, OFFLINE_ALTERNATIVE,
+                                                              RETRIEVAL_CONFIGS)
+from toolgym.worlds.tau2.banking_knowledge.knowledge.configs import ALIASES as RETRIEVAL_ALIASES
 
 FORMATS = ("tau-bench", "tau2", "bfcl")
 #: The env each format's runs are replayed in.
 FORMAT_ENVS = {"tau-bench": "TauBench-v0", "tau2": "Tau2-v0", "bfcl": "BFCL-v0"}
 #: The domains each env has (a results file may name only these).
 DOMAINS = {"TauBench-v0": ("airline", "retail"), "Tau2-v0": tuple(TAU2_DOMAINS)}
-#: τ³ domains whose results files are read, but whose runs this toolgym's Tau2-v0 cannot replay yet:
-#: each run is reported unscored with the reason.
-TAU3_PENDING_DOMAINS = {"banking_knowledge": "banking_knowledge is not a domain of this toolgym's Tau2-v0 yet: the "
-                                             "run is read, not replayed"}
 #: τ² domains that are another's with a different agent policy: tools, tasks and grading are the other's,
 #: and the policy is what the recorded agent read, so the run replays there.
 TAU2_DOMAIN_ALIASES = {"telecom-workflow": "telecom"}
@@ -160,6 +159,7 @@ class RecordedRun:
     env_kwargs: dict = field(default_factory=dict)
     file_task: dict | None = None  # τ²: the task record the file holds for the run's id
     recorded_actions: list | None = None  # τ²: the ground-truth actions its reward_info checked, (name, arguments)
+    replay_note: str | None = None  # how the replay's setting differs from the run's, said once per file
 
 
 class _Fields(BaseModel):
@@ -312,13 +312,16 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None, raw_tasks: list)
         environment = (results.info or {}).get("environment_info")
         named = environment.get("domain_name") if isinstance(environment, Mapping) else None
         named = TAU2_DOMAIN_ALIASES.get(named, named) if isinstance(named, str) else named
-        domain = named if _pending(named) else _checked_domain(
-            path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
-    elif not _pending(domain):
+        domain = _checked_domain(path, "Tau2-v0", named, "the file's domain (info.environment_info.domain_name) is")
+    else:
         domain = _checked_domain(path, "Tau2-v0", domain, "--domain is")
     histories = {str(task.id): len(task.initial_state.message_history or ()) if task.initial_state else 0
                  for task in results.tasks}
     file_tasks = {str(task.id): raw for task, raw in zip(results.tasks, raw_tasks) if task.user_scenario is not None}
+    env_kwargs: dict = {"domain": domain, "tasks": "official"}
+    note = None
+    if domain == "banking_knowledge":
+        env_kwargs["retrieval_config"], note = replay_retrieval_config((results.info or {}).get("retrieval_config"))
     runs = []
     for simulation in results.simulations:
         task_id = str(simulation.task_id)
@@ -350,14 +353,33 @@ def _tau2_runs(path, results: _Tau2Results, domain: str | None, raw_tasks: list)
             reset_options={"task_id": task_id}, steps=steps, user_turns=turns, user_call_outputs=user_outputs,
             reward=_number(reward_info.get("reward"), 0.0), components=_tau2_components(reward_info),
             termination=simulation.termination_reason,
-            env_kwargs={"domain": domain, "tasks": "official"}, file_task=file_tasks.get(task_id),
-            recorded_actions=_recorded_actions(reward_info)))
+            env_kwargs=env_kwargs, file_task=file_tasks.get(task_id),
+            recorded_actions=_recorded_actions(reward_info), replay_note=note))
     return runs
 
 
-def _pending(domain: Any) -> bool:
-    """Whether ``domain`` is a τ³ domain Tau2-v0 does not have yet (its runs are read, reported unscored)."""
-    return domain in TAU3_PENDING_DOMAINS and domain not in DOMAINS["Tau2-v0"]
+#: τ³'s run config gives banking_knowledge this retrieval config when none is named.
+TAU3_DEFAULT_RETRIEVAL = "alltools"
+
+
+def replay_retrieval_config(named: Any) -> tuple[str, str | None]:
+    """The retrieval config a τ³ banking_knowledge run replays under, and a note when its search
+    answers cannot equal the recorded ones. A file that names none ran τ³'s default, ``alltools``."""
+    config = named if isinstance(named, str) and named else TAU3_DEFAULT_RETRIEVAL
+    config = RETRIEVAL_ALIASES.get(config, config)
+    if config in OFFLINE_ALTERNATIVE:
+        replayed = OFFLINE_ALTERNATIVE[config]
+        return replayed, (f"retrieval: the runs used {escape(config)}, which toolgym does not run; replayed under "
+                          f"{replayed} (the same tools offline): their search answers may differ from the recorded "
+                          f"ones; rewards do not read them")
+    if config not in RETRIEVAL_CONFIGS:
+        return DEFAULT_RETRIEVAL_CONFIG, (f"retrieval: the runs name an unknown config {escape(config)}; replayed "
+                                          f"under {DEFAULT_RETRIEVAL_CONFIG}")
+    if config == "alltools" or config.startswith("minilm"):
+        return config, (f"retrieval: {config} replayed with toolgym's dense search (the packaged MiniLM, not "
+                        f"τ³'s embedding API): its dense search answers may differ from the recorded ones; rewards "
+                        f"do not read them")
+    return config, None
 
 
 #: Why a BFCL memory result is read but not replayed.
@@ -771,9 +793,6 @@ def rescore_runs(runs: Sequence[RecordedRun], source: str, data_dir: str | None 
     for run in runs:
         trials[run.domain, run.task_id] = trials.get((run.domain, run.task_id), 0) + 1
     for run in runs:
-        if run.env_id == FORMAT_ENVS["tau2"] and _pending(run.domain):
-            records.append(_unreplayed(run, source, trials[run.domain, run.task_id], TAU3_PENDING_DOMAINS[run.domain]))
-            continue
         if run.env_id == FORMAT_ENVS["bfcl"] and run.domain.startswith("memory_"):
             records.append(_unreplayed(run, source, 1, BFCL_MEMORY_UNREPLAYED))
             continue
@@ -875,6 +894,7 @@ def format_rescore_table(path: str | Path, file_format: str, records: Sequence[d
              f"{equal} recorded tool outputs equal"]
     versions = task_versions_line(records)
     lines += [versions] if versions else []
+    lines += sorted({run.replay_note for run in runs if run.replay_note})
     lines += text_table(head, body)
     lines += ["", *format_pass_hat(records, runs)]
     return "\n".join(lines)

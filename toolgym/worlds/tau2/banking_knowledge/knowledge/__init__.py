@@ -64,6 +64,7 @@ from toolgym.worlds.tau2.banking_knowledge.knowledge.configs import (
     DEFAULT_RETRIEVAL_CONFIG,
     FULL_KB,
     GOLDEN,
+    OFFLINE_ALTERNATIVE,
     REFUSED,
     RETRIEVAL_CONFIGS,
     RetrievalConfig,
@@ -73,8 +74,8 @@ from toolgym.worlds.tau2.banking_knowledge.knowledge.documents import Document, 
 from toolgym.worlds.tau2.banking_knowledge.knowledge.prompts import load_templates
 from toolgym.worlds.tau2.common import Tau2Toolkit
 
-__all__ = ["DEFAULT_RETRIEVAL_CONFIG", "RETRIEVAL_CONFIGS", "Document", "KnowledgeBase", "Retrieval",
-           "RetrievalUnavailable", "build_retrieval", "load_templates"]
+__all__ = ["DEFAULT_RETRIEVAL_CONFIG", "OFFLINE_ALTERNATIVE", "RETRIEVAL_CONFIGS", "Document", "KnowledgeBase",
+           "Retrieval", "RetrievalUnavailable", "build_retrieval", "load_templates"]
 
 
 @dataclass

@@ -91,6 +91,16 @@ REFUSED: dict[str, str] = {
     "qwen_embeddings_reranker_grep": _RERANKER.format(base="minilm_embeddings_grep"),
 }
 
+#: The offline config with the same tools as a refused one (what each refusal suggests): a τ³ run of
+#: a refused config replays under it, its search answers not comparable.
+OFFLINE_ALTERNATIVE: dict[str, str] = {
+    "openai_embeddings": "minilm_embeddings", "openai_embeddings_grep": "minilm_embeddings_grep",
+    "qwen_embeddings": "minilm_embeddings", "qwen_embeddings_grep": "minilm_embeddings_grep",
+    "alltools-qwen": "alltools", "bm25_reranker": "bm25", "bm25_reranker_grep": "bm25_grep",
+    "openai_embeddings_reranker": "minilm_embeddings", "openai_embeddings_reranker_grep": "minilm_embeddings_grep",
+    "qwen_embeddings_reranker": "minilm_embeddings", "qwen_embeddings_reranker_grep": "minilm_embeddings_grep",
+}
+
 #: τ³'s alias of a variant name.
 ALIASES = {"AllTools": "alltools"}
 
