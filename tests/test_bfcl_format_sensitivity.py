@@ -17,6 +17,10 @@ import pytest
 
 import toolgym  # noqa: F401  (registers the envs)
 from toolgym.envs.bfcl import formats, protocol
+from toolgym.envs.bfcl.leaderboard import format_sensitivity_stats
+from toolgym.eval.export import export_records
+from toolgym.eval.rescore import rescore
+from toolgym.eval.runner import evaluate
 
 DIGESTS = json.loads((Path(__file__).parent / "data" / "bfcl_protocol" / "format_digests.json").read_text())["configs"]
 
@@ -226,3 +230,44 @@ def test_the_function_calling_profiles_refuse_it():
         with pytest.raises(ValueError, match="only supported for prompting"):
             protocol.Conversation(True, api).messages(info, [])
     assert protocol.Conversation(False, "responses").messages(info, [])[0]["role"] == "developer"
+
+
+def _record(config: str, n: int, success: bool, error: str | None = None) -> dict:
+    return {"env": "BFCL-v0", "split": "format_sensitivity", "task_id": f"format_sensitivity_{n}:{config}:simple_python_0",
+            "metrics": {"success": int(success)}, "error": error}
+
+
+def test_format_sensitivity_stats_are_computed_as_bfcls_runner_computes_them():
+    a, b, c = formats.CONFIGS[:3]
+    records = ([_record(a, n, n < 3) for n in range(4)] + [_record(b, 4 + n, n < 1) for n in range(4)]
+               + [_record(c, 8 + n, True, error="timeout" if n > 1 else None) for n in range(4)]
+               + [{"env": "BFCL-v0", "split": "simple_python", "task_id": "simple_python_0", "metrics": {"success": 1}}])
+    stats = format_sensitivity_stats(records)
+    assert stats == {"accuracy_max_delta": 50.0, "accuracy_variance": 625.0, "accuracy_std": 25.0,
+                     a: {"accuracy": 0.75, "correct_count": 3, "total_count": 4},
+                     b: {"accuracy": 0.25, "correct_count": 1, "total_count": 4},
+                     c: {"accuracy": 0.5, "correct_count": 2, "total_count": 4}}
+    assert format_sensitivity_stats(records[:4])["accuracy_std"] == 0.0  # one configuration
+    assert format_sensitivity_stats(records[-1:]) is None
+
+
+def test_export_writes_bfcls_format_sensitivity_files(bfcl_data, tmp_path):
+    records, _ = evaluate("BFCL-v0", "oracle", {"tasks": "official", "category": "format_sensitivity",
+                                                "data_dir": str(bfcl_data), "scoring": "paper_compat"},
+                          episodes=52, progress=False)
+    out = tmp_path / "bfcl"
+    message = export_records(records, "bfcl", out, data_dir=str(bfcl_data), bfcl_model="gpt-4o-2024-11-20")
+    assert "bfcl evaluate --model gpt-4o-2024-11-20 --test-category format_sensitivity" in message
+    folder = "gpt-4o-2024-11-20/format_sensitivity"
+    lines = [json.loads(line) for line in (out / "result" / folder / "BFCL_v4_format_sensitivity_result.json").open()]
+    assert lines[0] == {"id": f"format_sensitivity_0:{formats.CONFIGS[0]}:simple_python_19",
+                        "result": "<TOOLCALL>[math.gcd(num1=40, num2=50)]</TOOLCALL>"}
+    assert lines[13]["result"].startswith('<TOOLCALL><functions><function name="math.gcd"><params>')
+    header = json.loads((out / "score" / folder / "BFCL_v4_format_sensitivity_score.json").read_text().splitlines()[0])
+    assert header["accuracy"] == 1.0 and header["accuracy_max_delta"] == header["accuracy_std"] == 0.0
+    assert [k for k in header if k.startswith("ret_fmt")] == list(formats.CONFIGS)
+    assert header[formats.CONFIGS[5]] == {"accuracy": 1.0, "correct_count": 2, "total_count": 2}
+    rescored, _ = rescore(out, "bfcl", data_dir=str(bfcl_data))
+    assert len(rescored) == 52 and {r["rescore"]["verdict"] for r in rescored} == {"agree"}
+    message = export_records(records, "bfcl", tmp_path / "fc")  # an FC model: BFCL does not run the category
+    assert "not exported: format_sensitivity" in message
