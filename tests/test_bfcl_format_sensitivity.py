@@ -24,63 +24,9 @@ from toolgym.eval.runner import evaluate
 
 DIGESTS = json.loads((Path(__file__).parent / "data" / "bfcl_protocol" / "format_digests.json").read_text())["configs"]
 
-# (answer, return format, tool-call tag, what BFCL's decoder gave)
-BFCL_DECODED = [
-    ('[calc.area(base=10, height=5.5)]', 'python', False,
-     [{'calc.area': {'base': 10, 'height': 5.5}}]),
-    ("<TOOLCALL>[f(a=1), g(b='x')]</TOOLCALL>", 'python', True,
-     [{'f': {'a': 1}}, {'g': {'b': 'x'}}]),
-    ('Sure! <TOOLCALL>f(a=[1, 2])</TOOLCALL> done', 'python', True,
-     [{'f': {'a': [1, 2]}}]),
-    ('[f(a=1)]', 'python', True,
-     'error'),
-    ('```json\n[{"function": "f", "parameters": {"a": 1}}, {"function": "g", "parameters": {"b": "x"}}]\n```', 'json', False,
-     [{'f': {'a': 1}}, {'g': {'b': 'x'}}]),
-    ('[{"function": "f", "parameters": {"c": [{"k": 1}, {"k": 2}]}}]', 'json', False,
-     []),
-    ('[{"function": "f", "parameters": {"c": [{"k": 1}, {"k": 2}], "d": 3}}]', 'json', False,
-     []),
-    ('I think [{"function": "f", "parameters": 5}]', 'json', False,
-     [{'f': 5}]),
-    ('{"function": "f", "parameters": {"a": 1}}', 'json', False,
-     [{'f': {'a': 1}}]),
-    ('[{"function": "f"}]', 'json', False,
-     'error'),
-    ('not json at all', 'json', False,
-     []),
-    ('[5]', 'json', False,
-     []),
-    ('<TOOLCALL>```json\n[{"function": "f", "parameters": {"a": 1}}]\n```</TOOLCALL>', 'json', True,
-     [{'f': {'a': 1}}]),
-    ('<functions><function name="f"><params><param name="a" value="3" type="integer"/><param name="b" value="[1, 2]" type="array"/><param name="c" value="x &amp; y" type="string"/><param name="d" value="True" type="boolean"/><param name="e" value="2.5" type="float"/><param name="n" value="" type="null"/></params></function></functions>', 'verbose_xml', False,
-     [{'f': {'a': 3, 'b': [1, 2], 'c': 'x & y', 'd': True, 'e': 2.5, 'n': None}}]),
-    ('<functions><function name="f"><param name="a" value="line1\nline2" type="string"/></function></functions>', 'verbose_xml', False,
-     [{'f': {'a': 'line1 line2'}}]),
-    ('<functions><function name="f"><params><param name="a" value="3.5" type="integer"/></params></function></functions>', 'verbose_xml', False,
-     'error'),
-    ('<functions><function><params/></function></functions>', 'verbose_xml', False,
-     'error'),
-    ('<functions><function name="f"><params><param value="1"/></params></function></functions>', 'verbose_xml', False,
-     [{'f': {'null': '1'}}]),
-    ('<TOOLCALL><functions><function name="f"><param name="a" type="integer"> 7 </param><param name="s" type="string">a &lt; b</param><param name="d" type="dict">{\'k\': [1, 2]}</param></function><function name="g"></function></functions></TOOLCALL>', 'concise_xml', True,
-     [{'f': {'a': 7, 's': 'a < b', 'd': {'k': [1, 2]}}}, {'g': {}}]),
-    ('<functions><function name="f"><param name="a" type="string">x<!-- c -->y</param><param name="b">t<i>u</i>v</param></function></functions>', 'concise_xml', False,
-     [{'f': {'a': 'xy', 'b': 't'}}]),
-    ('<functions><function name="f"><param name="a" type="string">&#65;&#x42;</param></function></functions>', 'concise_xml', False,
-     [{'f': {'a': 'AB'}}]),
-    ('<functions><function name="f"><param name="a">x</b></param></function></functions>', 'concise_xml', False,
-     'error'),
-    ('<functions><function name="f"><param type="string">x</param></function></functions>', 'concise_xml', False,
-     'error'),
-    ('no xml here', 'concise_xml', False,
-     'error'),
-    ('<functions><function name="f"><param name="a">1 & 2</param></function></functions>', 'concise_xml', False,
-     'error'),
-    ('<functions><function name="f"><param name="a" type="string"><![CDATA[<x>]]></param></function></functions>', 'concise_xml', False,
-     [{'f': {'a': '<x>'}}]),
-    ('<TOOLCALL>f(a=1)', 'python', True,
-     'error'),
-]
+# answers and what BFCL's decoder gave for them ("error": it raised)
+BFCL_DECODED = [(c["answer"], c["return_format"], c["tool_call_tag"], c["bfcl"]) for c in json.loads(
+    (Path(__file__).parent / "data" / "bfcl_protocol" / "format_decoded.json").read_text())["cases"]]
 
 
 @pytest.fixture
@@ -96,7 +42,8 @@ def _config(return_format: str, tag: bool) -> str:
 
 def test_the_configurations_are_bfcls():
     assert len(formats.CONFIGS) == 26 == len(set(formats.CONFIGS))
-    assert formats.CONFIGS[0] == "ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext&style=classic"
+    assert formats.CONFIGS[0] == \
+        "ret_fmt=python&tool_call_tag=True&func_doc_fmt=python&prompt_fmt=plaintext&style=classic"
     assert formats.CONFIGS[-1] == \
         "ret_fmt=python&tool_call_tag=False&func_doc_fmt=json&prompt_fmt=plaintext&style=experimental"
     assert set(DIGESTS) == set(formats.CONFIGS)
@@ -233,7 +180,8 @@ def test_the_function_calling_profiles_refuse_it():
 
 
 def _record(config: str, n: int, success: bool, error: str | None = None) -> dict:
-    return {"env": "BFCL-v0", "split": "format_sensitivity", "task_id": f"format_sensitivity_{n}:{config}:simple_python_0",
+    return {"env": "BFCL-v0", "split": "format_sensitivity",
+            "task_id": f"format_sensitivity_{n}:{config}:simple_python_0",
             "metrics": {"success": int(success)}, "error": error}
 
 
@@ -241,7 +189,8 @@ def test_format_sensitivity_stats_are_computed_as_bfcls_runner_computes_them():
     a, b, c = formats.CONFIGS[:3]
     records = ([_record(a, n, n < 3) for n in range(4)] + [_record(b, 4 + n, n < 1) for n in range(4)]
                + [_record(c, 8 + n, True, error="timeout" if n > 1 else None) for n in range(4)]
-               + [{"env": "BFCL-v0", "split": "simple_python", "task_id": "simple_python_0", "metrics": {"success": 1}}])
+               + [{"env": "BFCL-v0", "split": "simple_python", "task_id": "simple_python_0",
+                   "metrics": {"success": 1}}])
     stats = format_sensitivity_stats(records)
     assert stats == {"accuracy_max_delta": 50.0, "accuracy_variance": 625.0, "accuracy_std": 25.0,
                      a: {"accuracy": 0.75, "correct_count": 3, "total_count": 4},

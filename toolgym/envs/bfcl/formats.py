@@ -161,7 +161,8 @@ def _xml_param(name: str, meta: dict, required: list | None, level: int) -> str:
     if "default" in meta:
         attributes.append(f'default="{meta["default"]!r}"')
     # BFCL drops every comma of the attributes, those inside a default's repr too
-    parts = [f"{indent}<param " + " ".join(attributes).replace(",", "") + ">\n", f"{indent}  <desc>{description}</desc>\n"]
+    parts = [f"{indent}<param " + " ".join(attributes).replace(",", "") + ">\n",
+             f"{indent}  <desc>{description}</desc>\n"]
     if "properties" in meta:
         parts.append(f"{indent}  <params>\n")
         parts.extend(_xml_param(child, child_meta, meta.get("required"), level + 2)

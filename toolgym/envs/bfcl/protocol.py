@@ -64,7 +64,7 @@ even when its text is ``[f(a=1)]``.
 
 Memory categories: the env's conversations (BFCL's memory system prompt, a fresh chat for each
 prerequisite conversation and the question) go out in the same layout; checked against BFCL's
-handlers for memory_kv and memory_rec_sum (``benchmarks/compare_bfcl_protocol.py``).
+handlers for memory_kv, memory_vector and memory_rec_sum (``benchmarks/compare_bfcl_protocol.py``).
 
 format_sensitivity: the prompting profiles send the entry's configuration's system prompt
 (:mod:`toolgym.envs.bfcl.formats`, from ``info["prompt_variation"]``) in the same layout, the
