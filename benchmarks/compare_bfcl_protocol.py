@@ -30,9 +30,10 @@ equal. ``--per-category 2 --categories memory_vector --site-packages <toolgym's 
 site-packages``, recorded in a copy of the bfcl-eval venv with numpy 2.4.6 (that of toolgym's venv,
 whose sentence-transformers it imports; faiss not installed, so a stand-in that is never searched,
 every answer being ``Done.``): 8 of 8 episodes, 880 of 880 requests equal.
-``--per-category 5 --categories format_sensitivity`` (5 entries of each of the 26 configurations
-in the two prompting profiles, which BFCL runs the category for): 260 of 260 requests equal, and
-the FC profiles refuse the first entry of every configuration without a request (52 of 52).
+``--per-category 0 --categories format_sensitivity`` (all 5,200 entries, 200 in each of the 26
+configurations, in the two prompting profiles, which BFCL runs the category for): 10,400 of
+10,400 requests equal, and the FC profiles refuse the first entry of every configuration without
+a request (52 of 52).
 ``tests/test_bfcl_protocol.py`` also checks the tools and the prompting prompt of every official
 single-turn and multi-turn entry (4,240) against digests of BFCL's own derivation, and
 ``tests/test_bfcl_format_sensitivity.py`` the prompting prompt of all 5,200 format_sensitivity
