@@ -26,10 +26,11 @@ categories, 170 entries in the 4 profiles: 680 of 680 episodes with every reques
 ground truth's calls executed turn by turn): 800 of 800 episodes, 5,488 of 5,488 requests equal.
 ``--per-category 2 --categories memory_kv memory_rec_sum`` (each question after its scenario's
 prerequisite conversations, every answer ``Done.``): 16 of 16 episodes, 1,760 of 1,760 requests
-equal. ``--per-category 2 --categories memory_vector --site-packages <toolgym's venv>/lib/python3.11/
+equal. ``--per-category 10 --categories memory_vector --site-packages <toolgym's venv>/lib/python3.11/
 site-packages``, recorded in a copy of the bfcl-eval venv with numpy 2.4.6 (that of toolgym's venv,
 whose sentence-transformers it imports; faiss not installed, so a stand-in that is never searched,
-every answer being ``Done.``): 8 of 8 episodes, 880 of 880 requests equal.
+every answer being ``Done.``): the first 10 questions (all of the customer scenario), 40 of 40
+episodes, 4,400 of 4,400 requests equal.
 ``--per-category 0 --categories format_sensitivity`` (all 5,200 entries, 200 in each of the 26
 configurations, in the two prompting profiles, which BFCL runs the category for): 10,400 of
 10,400 requests equal, and the FC profiles refuse the first entry of every configuration without
