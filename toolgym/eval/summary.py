@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolgym.envs.bfcl.leaderboard import ENTRY_COUNTS, category_counts, leaderboard_columns
+from toolgym.envs.bfcl.leaderboard import ENTRY_COUNTS, category_counts, format_sensitivity_stats, leaderboard_columns
 from toolgym.eval.passk import pass_hat_k
 from toolgym.eval.runcard import comparability, printable_line, run_card
 from toolgym.eval.tables import text_table
@@ -46,6 +46,14 @@ def bfcl_summary(records: Sequence[dict]) -> list[str]:
     head = ["agent", "n", "categories", *BFCL_SUMMARY_COLUMNS]
     lines = ["BFCL leaderboard columns (computed as BFCL's generate_leaderboard_csv; N/A: a category not run, "
              "counted 0 in Overall Acc)", *text_table(head, body), *verdicts]
+    for agent, runs in _by_agent(bfcl).items():
+        stats = format_sensitivity_stats({r["task_id"]: r for r in runs}.values())
+        if stats is not None:
+            configs = [(k, v) for k, v in stats.items() if isinstance(v, dict)]
+            lines += [f"BFCL format sensitivity, {agent} (data_format_sensitivity.csv's columns): Max Delta "
+                      f"{stats['accuracy_max_delta']}, Standard Deviation {stats['accuracy_std']}",
+                      *text_table(["config", "n", "accuracy"],
+                                  [[k, str(v["total_count"]), f"{100 * v['accuracy']:.2f}"] for k, v in configs])]
     return [printable_line(line) for line in lines]
 
 

@@ -11,8 +11,11 @@ from toolgym.envs.base import Outcome, ToolEnv
 from toolgym.envs.bfcl.actions import DecodeError, answer_text, is_message, read_calls
 from toolgym.envs.bfcl.ast_checker import ast_check, check_name
 from toolgym.envs.bfcl.protocol import system_prompt, with_language_hints
+from toolgym.envs.bfcl import formats
+from toolgym.envs.bfcl.formats import FormatDecodeError
 from toolgym.envs.bfcl.tasks import (NO_GROUND_TRUTH, SINGLE_TURN, SingleTurnTask, builtin_single_turn,
-                                     load_single_turn, openai_name, oracle_calls, tools_of)
+                                     format_sensitivity_copies, load_format_sensitivity, load_single_turn,
+                                     openai_name, oracle_calls, source_id, tools_of)
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
@@ -22,6 +25,11 @@ MAX_PROMPT_CHARS = 8_000_000
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
+#: BFCL's non-scoring category: its items under 26 prompt configurations (in no group; not in ``all``).
+FORMAT_SENSITIVITY = "format_sensitivity"
+#: The categories format_sensitivity copies its items from (the ids in ``BFCL_v4_format_sensitivity.json``).
+FORMAT_SENSITIVITY_SOURCES = ("simple_python", "parallel", "multiple", "parallel_multiple", "live_simple",
+                              "live_multiple", "live_parallel", "live_parallel_multiple")
 #: Names for several categories at once (``category="non_live"``).
 GROUPS = {
     "non_live": ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
@@ -39,10 +47,6 @@ NOT_SIMULATED = {
     "web_search": "BFCL's web_search category searches the live web (DuckDuckGo through SerpAPI) and fetches "
                   "real pages, which toolgym does not simulate; run category='memory' for the agentic "
                   "categories that run offline",
-    "format_sensitivity": "BFCL's format_sensitivity is a non-scoring category that re-asks 200 single-turn "
-                          "items under 26 prompt configurations of prompting models (return format, tool-call "
-                          "tags, function-doc format, prompt format and style); toolgym offers one prompting "
-                          "configuration (the bfcl prompt format), so it does not run it",
 }
 NOT_SIMULATED.update({name: NOT_SIMULATED["web_search"] for name in ("web_search_base", "web_search_no_snippet",
                                                                      "agentic")})
@@ -69,8 +73,12 @@ def official_layout(categories: Sequence[str]) -> OfficialLayout:
     """The files BFCL's ``categories`` are read from: questions, answers, the multi-turn APIs' docs
     and the memory scenarios' prerequisite conversations."""
     files = tuple(dict.fromkeys(_official_file(c) for c in categories))
+    answered = tuple(dict.fromkeys(f for c in categories
+                                   for f in ((f"BFCL_v4_{s}.json" for s in FORMAT_SENSITIVITY_SOURCES)
+                                             if c == FORMAT_SENSITIVITY else (_official_file(c),))))
     return OfficialLayout(name="BFCL", benchmark="bfcl", expected=files,
-                          also_reads=(*(f"possible_answer/{f}" for f in files),
+                          also_reads=(*(f for f in answered if f not in files),
+                                      *(f"possible_answer/{f}" for f in answered),
                                       *(("multi_turn_func_doc/*.json",) if set(categories) & set(MULTI_TURN) else ()),
                                       *(("memory_prereq_conversation/*.json",) if set(categories) & set(MEMORY)
                                         else ())),
@@ -90,7 +98,8 @@ def resolve_categories(category: str | Sequence[str]) -> tuple[str, ...]:
     for name in names:
         if isinstance(name, str) and name in NOT_SIMULATED:
             raise ValueError(f"BFCL-v0: category {name!r} is not supported: {NOT_SIMULATED[name]}")
-        if not isinstance(name, str) or (name not in CATEGORIES and name not in GROUPS):
+        if not isinstance(name, str) or (name not in CATEGORIES and name not in GROUPS
+                                         and name != FORMAT_SENSITIVITY):
             raise ValueError(f"BFCL-v0: unknown category {name!r}; the categories are {', '.join(CATEGORIES)} "
                              f"and the groups {', '.join(GROUPS)}")
         for member in GROUPS.get(name, (name,)):
@@ -125,13 +134,27 @@ class BFCLEnv(ToolEnv):
     Not run: ``web_search`` (``web_search_base``, ``web_search_no_snippet``) queries the live web
     through SerpAPI's DuckDuckGo engine and fetches real pages, which toolgym does not simulate;
     asking for it (or for BFCL's ``agentic`` group) is a ``ValueError`` that says so.
-    ``format_sensitivity`` is in the data (``BFCL_v4_format_sensitivity.json``: ids of 200
-    single-turn items, from simple_python, multiple, parallel, parallel_multiple and four live
-    categories): BFCL's non-scoring category that re-asks them under 26 prompt configurations of
-    prompting models (return format, tool-call tags, function-doc format, prompt format and
-    style) and reports the spread of accuracy. toolgym offers one prompting configuration (the
-    ``bfcl`` prompt format), so asking for it is a ``ValueError`` too; the 200 items run in their
-    own categories.
+
+    ``format_sensitivity`` (BFCL's non-scoring category; in no group, not in ``all``): the 200
+    single-turn items that ``BFCL_v4_format_sensitivity.json`` names (simple_python, multiple,
+    parallel, parallel_multiple and four live categories), each under BFCL's 26 prompt
+    configurations (:mod:`toolgym.envs.bfcl.formats`: return format python / json /
+    verbose_xml / concise_xml, with or without ``<TOOLCALL>`` tags, function docs as python /
+    xml / json, then the default's markdown and experimental variants), 5,200 entries with
+    BFCL's ids ``format_sensitivity_<n>:<config>:<source id>``; built-in tasks: the generated
+    simple_python, multiple, parallel and parallel_multiple items under the 26 configurations.
+    ``info["prompt_variation"]`` is the entry's configuration and ``info["system_prompt"]`` its
+    prompt (the docs carry the Python note twice, as BFCL's loader hints them twice). A text
+    answer is decoded in the configuration's format as BFCL's prompting decoder reads it and
+    graded as the source item's category (``parallel``/``multiple`` read from the source id);
+    native calls are read as in any category; the oracle answers in the configuration's format.
+    The function-calling profiles refuse the category (BFCL runs it for prompting models only).
+    ``toolgym report`` shows its per-configuration accuracy, max delta and standard deviation
+    (:mod:`toolgym.envs.bfcl.leaderboard`). Under ``paper`` a JSON answer is read to the end of
+    the list where BFCL's pattern cuts it at the first ``}]`` (so simple_python_96, whose
+    arguments hold a list of objects, passes; ``paper_compat``, like BFCL, reads no call from its
+    ground truth in the six JSON configurations). XML answers are read by a linear reader without
+    a DTD, where BFCL uses ElementTree (which expands a DTD's internal entities).
 
     ## Action Space
     Both of BFCL's modes, in any step:
@@ -365,6 +388,8 @@ class BFCLEnv(ToolEnv):
                     loaded = _multi_turn().load_multi_turn_tasks(folder, name)
                 elif name in MEMORY:
                     loaded = _memory().load_memory_tasks(folder, name)
+                elif name == FORMAT_SENSITIVITY:
+                    loaded = load_format_sensitivity(folder)
                 else:
                     loaded = load_single_turn(folder, name)
                 self._tasks.update((t.id, t) for t in loaded)
@@ -375,6 +400,8 @@ class BFCLEnv(ToolEnv):
             generated = builtin_single_turn(world_seed, tasks_per_category, split) if split else \
                 builtin_single_turn(world_seed)
             single = [t for t in generated if t.category in self.categories]
+            if FORMAT_SENSITIVITY in self.categories:
+                single += format_sensitivity_copies([t for t in generated if t.category in FORMAT_SENSITIVITY_SOURCES])
             multi = ([t for t in _multi_turn().builtin_multi_turn_tasks(world_seed) if t.category in self.categories]
                      if any(c in MULTI_TURN for c in self.categories) else [])
             memory = (_memory().builtin_memory_tasks(world_seed, self.categories)
@@ -467,8 +494,11 @@ class BFCLEnv(ToolEnv):
         key = self.task.id if self.episode is None else (self.task.id, len(functions))
         made = self._prompts.get(key)
         if made is None:
+            variation = getattr(self.task, "variation", None)  # format_sensitivity's prompt configuration
             parts = {"functions": [dict(f) for f in functions], "tools": tools_of(functions, self._language()),
-                     "system_prompt": system_prompt(with_language_hints(functions, self.task.category))}
+                     "system_prompt": system_prompt(with_language_hints(functions, self.task.category), variation)}
+            if variation is not None:
+                parts["prompt_variation"] = variation
             names = {openai_name(d["name"]): d["name"] for d in functions}
             names.update((d["name"], d["name"]) for d in functions)
             self._prompt_chars += len(parts["system_prompt"])
@@ -494,9 +524,9 @@ class BFCLEnv(ToolEnv):
         self._messages.append({"role": "assistant", "content": text})
         category = self.task.category
         try:
-            calls = self._decode(action)
+            calls = self._decode_variation(action) if self.task.variation else self._decode(action)
             error = None
-        except DecodeError as exc:
+        except (DecodeError, FormatDecodeError) as exc:
             calls, error = None, str(exc)
             if category != "irrelevance" and category != "live_irrelevance" and not _looks_like_text(action):
                 self._note_invalid_action()
@@ -509,17 +539,31 @@ class BFCLEnv(ToolEnv):
                                         else "a call was decoded where none is wanted")
         elif calls is None:
             passed, error_type, detail = False, "ast_decoder:decoder_failed", f"Failed to decode AST: {error}"
-        elif not calls:
-            passed, error_type, detail = False, "ast_decoder:decoder_wrong_output_format", "no call in the answer"
+        elif (not calls and not self.task.variation) or not all(isinstance(a, dict) for _, a in calls):
+            passed, error_type, detail = False, "ast_decoder:decoder_wrong_output_format", \
+                "no call in the answer" if not calls else "Did not output in the specified format."
         else:
+            # format_sensitivity grades each copy as its source's category (BFCL passes the source id)
             verdict = ast_check(self.task.functions, [{n: a} for n, a in calls], self.task.ground_truth,
-                                category, self.task.language, compat=self.scoring == "paper_compat")
+                                source_id(self.task) if self.task.variation else category, self.task.language,
+                                compat=self.scoring == "paper_compat")
             passed, error_type, detail = verdict["valid"], verdict["error_type"], verdict["error"]
         self._judged = {"success": int(passed), "check": check_name(error_type) if not passed else None,
                         "error_type": error_type or None}
         observation = "Correct." if passed else f"Incorrect ({error_type}): {detail}"
         self._last_observation = observation
         return Outcome(observation, terminated=True, progress=int(passed), info={"error": detail or None})
+
+    def _decode_variation(self, action: Any) -> list[tuple[str, Any]]:
+        """A format_sensitivity answer: text in the copy's return format (BFCL's prompting
+        decoder under its configuration); native calls as in any category."""
+        if not isinstance(action, str):
+            return self._decode(action)
+        names = self._native_names()
+        decoded = [next(iter(call.items())) for call in formats.decode(action, self.task.variation,
+                                                                       compat=self.scoring == "paper_compat")]
+        return [(name if any(d["name"] == name for d in self._functions()) else names.get(name, name), args)
+                for name, args in decoded]
 
     def _act_multi_turn(self, action: Any) -> Outcome:
         text = answer_text(action)
@@ -616,6 +660,8 @@ class BFCLEnv(ToolEnv):
                 doc = self.task.functions[0]
                 required = doc.get("parameters", {}).get("required", [])
                 return [{"name": openai_name(doc["name"]), "arguments": {k: "" for k in required}}]
+            if self.task.variation:
+                return formats.write_answer(oracle_calls(self.task), self.task.variation)
             return [{"name": openai_name(name), "arguments": args} for name, args in oracle_calls(self.task)]
         if self._turn_steps > 0:
             return []

@@ -13,10 +13,14 @@ BFCL's rules, kept here:
 - Overall Acc weighs Non-Live 10, Live 10, Irrelevance 10, Multi Turn 30 and Agentic 40 (Agentic
   is the mean of Web Search and Memory; toolgym does not run web search, so a toolgym run's
   Overall counts it 0, as BFCL counts any category not run).
+
+The non-scoring format_sensitivity category has a table of its own (``data_format_sensitivity.csv``):
+:func:`format_sensitivity_stats` computes it as BFCL's ``format_sensitivity_runner`` does.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -130,3 +134,32 @@ def category_counts(records: Iterable[Mapping]) -> dict[str, tuple[int, int]]:
         tally[0] += int(correct)
         tally[1] += 1
     return {category: (correct, total) for category, (correct, total) in counts.items()}
+
+
+def format_sensitivity_stats(records: Iterable[Mapping]) -> dict | None:
+    """BFCL's format_sensitivity statistics (``format_sensitivity_runner``, the score file's header)
+    from BFCL-v0 records of that category: per configuration (the second part of the entry id)
+    ``{"accuracy", "correct_count", "total_count"}`` in first-seen order, and across the
+    configurations ``accuracy_max_delta`` and ``accuracy_std`` (percentage points, rounded to 2
+    places; 0.0 with fewer than two configurations) and ``accuracy_variance`` (points squared).
+    An episode that ended with an error counts as wrong. None without such records."""
+    tallies: dict[str, list[int]] = {}
+    for record in records:
+        task_id = record.get("task_id")
+        if record.get("env") != "BFCL-v0" or record.get("split") != "format_sensitivity" \
+                or not isinstance(task_id, str) or task_id.count(":") != 2:
+            continue
+        metrics = record.get("metrics") if isinstance(record.get("metrics"), Mapping) else {}
+        tally = tallies.setdefault(task_id.split(":")[1], [0, 0])
+        tally[0] += int(bool(metrics.get("success")) and not record.get("error"))
+        tally[1] += 1
+    if not tallies:
+        return None
+    by_config = {config: {"accuracy": correct / total, "correct_count": correct, "total_count": total}
+                 for config, (correct, total) in tallies.items()}
+    accuracies = [v["accuracy"] for v in by_config.values()]
+    several = len(accuracies) > 1
+    return {"accuracy_max_delta": round((max(accuracies) - min(accuracies)) * 100, 2) if several else 0.0,
+            "accuracy_variance": round(statistics.variance(accuracies) * 100**2, 2) if several else 0.0,
+            "accuracy_std": round(statistics.stdev(accuracies) * 100, 2) if several else 0.0,
+            **by_config}

@@ -64,8 +64,12 @@ even when its text is ``[f(a=1)]``.
 
 Memory categories: the env's conversations (BFCL's memory system prompt, a fresh chat for each
 prerequisite conversation and the question) go out in the same layout; checked against BFCL's
-handlers for memory_kv and memory_rec_sum (``benchmarks/compare_bfcl_protocol.py``). Not covered:
-the format-sensitivity variants of the prompting system prompt.
+handlers for memory_kv, memory_vector and memory_rec_sum (``benchmarks/compare_bfcl_protocol.py``).
+
+format_sensitivity: the prompting profiles send the entry's configuration's system prompt
+(:mod:`toolgym.envs.bfcl.formats`, from ``info["prompt_variation"]``) in the same layout, the
+docs hinted twice as BFCL's loader hints them; the function-calling profiles refuse the
+category (:data:`FC_FORMAT_SENSITIVITY`), as ``bfcl generate`` skips it for FC models.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ import copy
 import json
 from typing import Any
 
+from toolgym.envs.bfcl import formats
 from toolgym.envs.bfcl.actions import DecodeError, read_calls
 from toolgym.envs.bfcl.tasks import OPENAPI_TYPES, openai_name
 
@@ -85,6 +90,10 @@ BODY = {"temperature": 0.001, "store": False}
 SAMPLING = {"temperature": None, "top_p": None, "max_new_tokens": None, "seed": None}
 #: The user turn that reveals held-out functions (``DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC``).
 ADDITIONAL_FUNCTION = "I have updated some more functions you can choose from. What about now?"
+#: BFCL's refusal of format_sensitivity for function-calling models (``_llm_response_generation.py``).
+FC_FORMAT_SENSITIVITY = ("Format sensitivity test cases are only supported for prompting (non-FC) models. The "
+                         "function-calling profiles (bfcl-fc, bfcl-fc-responses) do not run them; use bfcl-prompting "
+                         "or bfcl-prompting-responses")
 
 # BFCL's default system prompt format (ret_fmt=python, no tool-call tag, func_doc_fmt=json,
 # prompt_fmt=plaintext, style=classic): "{persona}{task}\n\n{tool_call_format}\n\n{multiturn_behavior}
@@ -135,8 +144,15 @@ def _hint_parameter(value: dict, language: str) -> None:
 
 
 def with_language_hints(functions: list[dict], category: str) -> list[dict]:
-    """BFCL's ``_func_doc_language_specific_pre_processing`` on copies of ``functions``."""
-    language = language_of(category)
+    """BFCL's ``_func_doc_language_specific_pre_processing`` on copies of ``functions``; twice for
+    ``format_sensitivity``, whose loader hints the items it copies from their categories and then
+    hints the copies again (so the Python note is in each description twice)."""
+    if category == "format_sensitivity":
+        return _hinted(_hinted(functions, "python"), "python")
+    return _hinted(functions, language_of(category))
+
+
+def _hinted(functions: list[dict], language: str) -> list[dict]:
     hinted = copy.deepcopy(functions)
     for doc in hinted:
         if not isinstance(doc, dict):
@@ -207,8 +223,11 @@ def openai_tools(functions: list[dict], api: str = "chat") -> list[dict]:
     return tools
 
 
-def system_prompt(functions: list[dict]) -> str:
-    """BFCL's default prompting system prompt with ``functions`` (hinted) as indented JSON."""
+def system_prompt(functions: list[dict], variation: str | None = None) -> str:
+    """BFCL's prompting system prompt with ``functions`` (hinted): the default (as indented
+    JSON), or a format_sensitivity ``variation``'s (:func:`toolgym.envs.bfcl.formats.system_prompt`)."""
+    if variation is not None:
+        return formats.system_prompt(variation, functions)
     return SYSTEM_PROMPT.replace("{functions}", json.dumps(functions, indent=4))
 
 
@@ -283,7 +302,14 @@ class Conversation:
         later = [f for f in functions if str(f.get("name")) not in offered_first]
         return with_language_hints(initial, str(info.get("split") or "")), later
 
+    def _refuse_variation(self, info: dict) -> None:
+        """BFCL runs format_sensitivity for prompting models only (``bfcl generate`` skips it for
+        FC models with this warning)."""
+        if self.fc and info.get("prompt_variation") is not None:
+            raise ValueError(FC_FORMAT_SENSITIVITY)
+
     def tools(self, info: dict) -> list[dict] | None:
+        self._refuse_variation(info)
         if not self.fc:
             return None
         hinted, later = self._functions(info)
@@ -291,6 +317,7 @@ class Conversation:
 
     def messages(self, info: dict, replies: list) -> list[dict]:
         """The request's messages (Responses API: its input items)."""
+        self._refuse_variation(info)
         hinted, _ = self._functions(info)
         env_messages = [m for m in info.get("messages") or [] if isinstance(m, dict)]
         out: list[Any] = []
@@ -327,7 +354,7 @@ class Conversation:
                     i += 1
                     turn.append(dict(env_messages[i]))
                 if first_turn and not self.fc:
-                    prompt = system_prompt(hinted)
+                    prompt = system_prompt(hinted, info.get("prompt_variation"))
                     if turn[0].get("role") == "system":
                         turn[0]["content"] = f"{prompt}\n\n{turn[0].get('content')}"
                     else:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolgym.envs.common.official import OfficialDataError, read_jsonl
+from toolgym.envs.bfcl.formats import CONFIGS
+from toolgym.envs.common.official import OfficialDataError, read_json, read_jsonl
 from toolgym.worlds.bfcl import single_turn as generated
 
 SINGLE_TURN = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
@@ -39,6 +40,8 @@ class SingleTurnTask:
     question: list[list[dict]]  # turns of messages; single-turn items have one turn
     functions: list[dict]
     ground_truth: list[dict] | None  # [{name: {param: [acceptable values]}}]; None for (ir)relevance
+    #: format_sensitivity: BFCL's prompt configuration (``ret_fmt=…&…&style=…``) of this copy
+    variation: str | None = None
 
     @property
     def language(self) -> str:
@@ -46,8 +49,9 @@ class SingleTurnTask:
 
 
 def category_of(task_id: str) -> str:
-    """The category of an official or built-in id (``live_simple_3-2-1`` -> ``live_simple``)."""
-    stem = task_id.split("-")[0].rsplit("_", 1)[0]
+    """The category of an official or built-in id (``live_simple_3-2-1`` -> ``live_simple``,
+    ``format_sensitivity_7:<config>:simple_python_0`` -> ``format_sensitivity``)."""
+    stem = task_id.split(":")[0].split("-")[0].rsplit("_", 1)[0]
     return stem
 
 
@@ -71,6 +75,41 @@ def load_single_turn(folder: Path, category: str) -> list[SingleTurnTask]:
                 raise OfficialDataError(f"BFCL {category}: {record['id']} has no possible answer")
             truth = answers[record["id"]]
         tasks.append(SingleTurnTask(str(record["id"]), category, record["question"], record["function"], truth))
+    return tasks
+
+
+def source_id(task: SingleTurnTask) -> str:
+    """The official id a task was made from (a format_sensitivity copy's last part)."""
+    return task.id.rsplit(":", 1)[-1]
+
+
+def load_format_sensitivity(folder: Path) -> list[SingleTurnTask]:
+    """BFCL's ``load_format_sensitivity_test_cases``: the items ``BFCL_v4_format_sensitivity.json``
+    names (per category, in the category file's order), each copied once per configuration of
+    :data:`~toolgym.envs.bfcl.formats.CONFIGS` as ``format_sensitivity_<n>:<config>:<id>``, n
+    counting every copy."""
+    chosen = read_json(folder / "BFCL_v4_format_sensitivity.json")
+    if not isinstance(chosen, dict):
+        raise OfficialDataError("BFCL_v4_format_sensitivity.json: not an object of id lists by category")
+    items: list[SingleTurnTask] = []
+    for category, ids in chosen.items():
+        if not ids:
+            continue
+        if category not in SINGLE_TURN or category in NO_GROUND_TRUTH or not isinstance(ids, list):
+            raise OfficialDataError(f"BFCL_v4_format_sensitivity.json: {category!r} is not a graded single-turn "
+                                    f"category with a list of ids")
+        wanted = set(map(str, ids))
+        items += [item for item in load_single_turn(folder, category) if item.id in wanted]
+    return format_sensitivity_copies(items)
+
+
+def format_sensitivity_copies(items: list[SingleTurnTask]) -> list[SingleTurnTask]:
+    """Each item once per configuration, numbered as BFCL numbers the copies."""
+    tasks: list[SingleTurnTask] = []
+    for item in items:
+        for config in CONFIGS:
+            tasks.append(SingleTurnTask(f"format_sensitivity_{len(tasks)}:{config}:{item.id}", "format_sensitivity",
+                                        item.question, item.functions, item.ground_truth, config))
     return tasks
 
 
