@@ -37,6 +37,23 @@ def run(env, task_id, action=None):
     return reward, info["metrics"]
 
 
+def test_prompt_parts_past_the_bound_are_made_anew_and_those_kept_stay(monkeypatch):
+    """A task's ``functions``, ``tools`` and ``system_prompt`` are made once and shared by its
+    episodes' ``info``; once the kept system prompts reach MAX_PROMPT_CHARS, a new task's parts are
+    made for its episode but not kept, and the parts kept before stay (issue 48)."""
+    env = make(category="single_turn")
+    first, second = env.task_ids()[:2]
+    _, info = env.reset(options={"task_id": first})
+    monkeypatch.setattr(bfcl_env, "MAX_PROMPT_CHARS", len(info["system_prompt"]))
+    assert env.reset(options={"task_id": first})[1]["tools"] is info["tools"]  # kept
+    _, other = env.reset(options={"task_id": second})
+    assert other["system_prompt"] and other["system_prompt"] != info["system_prompt"]
+    assert env.reset(options={"task_id": second})[1]["tools"] is not other["tools"]  # not kept: made again
+    assert env.reset(options={"task_id": second})[1]["tools"] == other["tools"]
+    assert env.reset(options={"task_id": first})[1]["tools"] is info["tools"]  # still kept
+    assert list(env._prompts) == [first]
+
+
 # -- oracle ---------------------------------------------------------------------------------------
 def test_oracle_scores_every_builtin_task():
     env = make(category="single_turn")

@@ -17,8 +17,10 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
 #: The system prompts' characters of the prompt parts an env keeps (:meth:`BFCLEnv._docs_made`),
-#: about a quarter of the memory they hold; past it they are made anew.
-MAX_PROMPT_CHARS = 8_000_000
+#: about half the memory they hold: every official single-turn entry's fit (16.4 million, about
+#: 35 MB). Parts made past it are not kept; those kept stay (clearing them all made a pass over
+#: more tasks than fit build every task's parts again).
+MAX_PROMPT_CHARS = 20_000_000
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
@@ -471,11 +473,10 @@ class BFCLEnv(ToolEnv):
                      "system_prompt": system_prompt(with_language_hints(functions, self.task.category))}
             names = {openai_name(d["name"]): d["name"] for d in functions}
             names.update((d["name"], d["name"]) for d in functions)
-            self._prompt_chars += len(parts["system_prompt"])
-            if self._prompt_chars > MAX_PROMPT_CHARS:  # every task's parts made: about 90 KB a multi-turn task
-                self._prompts.clear()
-                self._prompt_chars = len(parts["system_prompt"])
-            made = self._prompts[key] = (parts, names)
+            made = (parts, names)
+            if self._prompt_chars + len(parts["system_prompt"]) <= MAX_PROMPT_CHARS:  # about 90 KB a multi-turn task
+                self._prompt_chars += len(parts["system_prompt"])
+                self._prompts[key] = made
         return made
 
     def _step_info(self, turn: Any, observation: str) -> dict:
