@@ -237,6 +237,25 @@ def test_multi_turn_oracle_runs_every_turn(multi_turn_env):
     assert [m["role"] for m in info["messages"]] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
 
 
+def test_multi_turn_info_messages_are_the_conversation_at_each_step(multi_turn_env):
+    """Each info's messages are the conversation so far, in a list of their own: each message is
+    copied once and shared by the episode's infos (issue 48); a new episode starts its own."""
+    env = multi_turn_env
+    _, first = env.reset(options={"task_id": "multi_turn_base_0"})
+    infos = [first]
+    while True:
+        *_, terminated, _, info = env.step(env.oracle_action())
+        assert info["messages"] == env._messages and info["messages"][0] is not env._messages[0]
+        infos.append(info)
+        if terminated:
+            break
+    assert [len(info["messages"]) for info in infos] == [1, 3, 5, 6]
+    assert infos[1]["messages"][1] is infos[2]["messages"][1]  # copied once
+    assert first["messages"] == [{"role": "user", "content": "Go to docs."}]
+    _, again = env.reset(options={"task_id": "multi_turn_base_0"})
+    assert again["messages"] == first["messages"] and again["messages"][0] is not first["messages"][0]
+
+
 def test_multi_turn_calls_run_in_order_and_a_wrong_turn_fails(multi_turn_env):
     env = multi_turn_env
     env.reset(options={"task_id": "multi_turn_base_0"})

@@ -165,7 +165,8 @@ class BFCLEnv(ToolEnv):
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models (the offered docs
     with BFCL's language hints). These three are made once per task (and set of offered docs) and
-    the same objects are in every ``info`` of its episodes: read them, copy before changing them.
+    the same objects are in every ``info`` of its episodes, as are the messages of
+    ``info["messages"]`` within an episode: read them, copy before changing them.
 
     ## Rewards
     The return is the category's accuracy item: 1 when the entry passes, else 0, given at the
@@ -451,9 +452,22 @@ class BFCLEnv(ToolEnv):
 
     def _info(self) -> dict:
         info = self.base_info(self.task.id)
-        info["messages"] = [dict(m) for m in self._messages]
+        info["messages"] = self._messages_view()
         info.update(self._prompt_parts())
         return info
+
+    def _messages_view(self) -> list[dict]:
+        """``info``'s messages: each message is copied once, when it is new (an episode's list only
+        grows, or is replaced by a new one), and the copies are shared by the episode's ``info``s:
+        copying a multi-turn conversation at every step cost more than its call's SQL."""
+        messages = self._messages
+        view = self.__dict__.get("_view")
+        if view is None or view[0] is not messages:  # a new episode's (or memory step's) list
+            view = (messages, 0, [])
+        _, seen, copies = view
+        copies += [dict(m) for m in messages[seen:]]
+        self._view = (messages, len(messages), copies)
+        return list(copies)
 
     def _prompt_parts(self) -> dict:
         """``info``'s ``functions``, ``tools`` and ``system_prompt`` for the docs the episode offers
