@@ -513,7 +513,8 @@ class TelecomTools(Tau2Toolkit):
         charge = gb_amount * plan["data_refueling_price_per_gb"]
         line["data_refueling_gb"] = line.get("data_refueling_gb", 0.0) + gb_amount
         self.world.put("lines", line_id, line)
-        self._charge(customer_id, customer, charge, f"Data refueling: {gb_amount} GB at ${plan['data_refueling_price_per_gb']}/GB")
+        self._charge(customer_id, customer, charge,
+                     f"Data refueling: {gb_amount} GB at ${plan['data_refueling_price_per_gb']}/GB")
         return {"message": f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}",
                 "new_data_refueling_gb": str(float(line["data_refueling_gb"])), "charge": str(float(charge))}
 
