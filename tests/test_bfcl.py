@@ -37,6 +37,23 @@ def run(env, task_id, action=None):
     return reward, info["metrics"]
 
 
+def test_prompt_parts_past_the_bound_are_made_anew_and_those_kept_stay(monkeypatch):
+    """A task's ``functions``, ``tools`` and ``system_prompt`` are made once and shared by its
+    episodes' ``info``; once the kept system prompts reach MAX_PROMPT_CHARS, a new task's parts are
+    made for its episode but not kept, and the parts kept before stay (issue 48)."""
+    env = make(category="single_turn")
+    first, second = env.task_ids()[:2]
+    _, info = env.reset(options={"task_id": first})
+    monkeypatch.setattr(bfcl_env, "MAX_PROMPT_CHARS", len(info["system_prompt"]))
+    assert env.reset(options={"task_id": first})[1]["tools"] is info["tools"]  # kept
+    _, other = env.reset(options={"task_id": second})
+    assert other["system_prompt"] and other["system_prompt"] != info["system_prompt"]
+    assert env.reset(options={"task_id": second})[1]["tools"] is not other["tools"]  # not kept: made again
+    assert env.reset(options={"task_id": second})[1]["tools"] == other["tools"]
+    assert env.reset(options={"task_id": first})[1]["tools"] is info["tools"]  # still kept
+    assert list(env._prompts) == [first]
+
+
 # -- oracle ---------------------------------------------------------------------------------------
 def test_oracle_scores_every_builtin_task():
     env = make(category="single_turn")
@@ -218,6 +235,25 @@ def test_multi_turn_oracle_runs_every_turn(multi_turn_env):
             break
     assert steps == 3 and sum(rewards) == 1.0 and info["metrics"]["success"] == 1
     assert [m["role"] for m in info["messages"]] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
+
+
+def test_multi_turn_info_messages_are_the_conversation_at_each_step(multi_turn_env):
+    """Each info's messages are the conversation so far, in a list of their own: each message is
+    copied once and shared by the episode's infos (issue 48); a new episode starts its own."""
+    env = multi_turn_env
+    _, first = env.reset(options={"task_id": "multi_turn_base_0"})
+    infos = [first]
+    while True:
+        *_, terminated, _, info = env.step(env.oracle_action())
+        assert info["messages"] == env._messages and info["messages"][0] is not env._messages[0]
+        infos.append(info)
+        if terminated:
+            break
+    assert [len(info["messages"]) for info in infos] == [1, 3, 5, 6]
+    assert infos[1]["messages"][1] is infos[2]["messages"][1]  # copied once
+    assert first["messages"] == [{"role": "user", "content": "Go to docs."}]
+    _, again = env.reset(options={"task_id": "multi_turn_base_0"})
+    assert again["messages"] == first["messages"] and again["messages"][0] is not first["messages"][0]
 
 
 def test_multi_turn_calls_run_in_order_and_a_wrong_turn_fails(multi_turn_env):

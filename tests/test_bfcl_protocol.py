@@ -170,6 +170,15 @@ def test_tools_as_bfcl_derives_them():
     assert java["parameters"]["properties"]["xs"] == {"type": "string", "description": (
         "Xs. This is Java ArrayList type parameter in string representation. The list elements are of type "
         "String; they are not in string representation.")}
+    # the hints change copies (issue 48: only the changed dicts are copied); the docs stay as given
+    js_doc = {"name": "g", "description": "G.", "parameters": {"type": "dict", "properties": {
+        "o": {"type": "dict", "properties": {"k": {"type": "String"}}, "description": "O."}}, "required": ["o"]}}
+    given = json.loads(json.dumps(js_doc))
+    js, = protocol.with_language_hints([js_doc], "simple_javascript")
+    assert js_doc == given and js["parameters"]["required"] == ["o"]
+    assert js["parameters"]["properties"]["o"] == {"type": "string", "description": (
+        "O. This is JavaScript dict type parameter in string representation. The dictionary entries have the "
+        'following schema; they are not in string representation. {"k": {"type": "String"}}')}
 
 
 def test_call_text_is_how_bfcl_names_a_call():

@@ -346,6 +346,34 @@ def test_telecom_plain_dict_results_carry_numbers_as_text_as_tau2_writes_them():
     assert refuel["charge"].replace(".", "", 1).isdigit()
 
 
+def test_telecom_bill_walks_fail_and_stop_where_tau2s_do():
+    """A customer's bills are walked in order, as τ²'s tools walk them, with their statuses read in
+    one statement (issue 48): a missing bill before the one sought fails in τ²'s words, one after
+    it is never reached, and a refuel adds to the first draft bill."""
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]})
+    world = env.world
+    customer = next(world.records("customers"))
+    customer_id, line_id, bills = customer["customer_id"], customer["line_ids"][0], customer["bill_ids"]
+    world.put("lines", line_id, {**world.get("lines", line_id, ""), "status": "Active"})
+    world.put("customers", customer_id, {**customer, "bill_ids": ["B-missing", *bills]})
+    world.commit()
+    refuel = {"customer_id": customer_id, "line_id": line_id, "gb_amount": 1}
+    assert call_tool(world, "assistant", "refuel_data", refuel, sync=True).error == "Bill with ID B-missing not found"
+    draft = {**world.get("bills", bills[0], ""), "status": "Draft", "total_due": 1.5}
+    world.put("bills", bills[0], draft)
+    world.put("customers", customer_id, {**customer, "bill_ids": [bills[0], "B-missing"]})
+    world.commit()
+    assert call_tool(world, "assistant", "refuel_data", refuel, sync=True).ok  # the draft comes first
+    assert world.get("bills", bills[0], "")["total_due"] > 1.5
+    assert world.get("customers", customer_id, "")["bill_ids"] == [bills[0], "B-missing"]  # no new draft
+    world.put("bills", bills[0], {**draft, "status": "Awaiting Payment"})
+    world.commit()
+    request = {"customer_id": customer_id, "bill_id": bills[0]}
+    assert call_tool(world, "assistant", "send_payment_request", request, sync=True).error == \
+        "A bill is already awaiting payment for this customer"
+
+
 class TextJudge:
     """A judge backend that answers with the same text every time."""
 
@@ -537,7 +565,7 @@ TAU2_MOST_STATEMENTS = {
     "get_order_details": 1, "get_product_details": 1, "list_all_product_types": 1, "cancel_pending_order": 6,
     "exchange_delivered_order_items": 6, "modify_pending_order_address": 4, "modify_pending_order_items": 7,
     "modify_pending_order_payment": 6, "modify_user_address": 4, "return_delivered_order_items": 5,
-    "enable_roaming": 12, "resume_line": 12, "refuel_data": 18, "send_payment_request": 14}
+    "enable_roaming": 12, "resume_line": 12, "refuel_data": 17, "send_payment_request": 13}
 
 
 @pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])

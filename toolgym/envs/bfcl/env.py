@@ -20,8 +20,10 @@ from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
 #: The system prompts' characters of the prompt parts an env keeps (:meth:`BFCLEnv._docs_made`),
-#: about a quarter of the memory they hold; past it they are made anew.
-MAX_PROMPT_CHARS = 8_000_000
+#: about half the memory they hold: every official single-turn entry's fit (16.4 million, about
+#: 35 MB). Parts made past it are not kept; those kept stay (clearing them all made a pass over
+#: more tasks than fit build every task's parts again).
+MAX_PROMPT_CHARS = 20_000_000
 MULTI_TURN = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 CATEGORIES = SINGLE_TURN + MULTI_TURN + MEMORY
@@ -186,7 +188,8 @@ class BFCLEnv(ToolEnv):
     (BFCL's ``convert_to_tool``: GORILLA_TO_OPENAPI types), ``info["functions"]`` BFCL's own
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models (the offered docs
     with BFCL's language hints). These three are made once per task (and set of offered docs) and
-    the same objects are in every ``info`` of its episodes: read them, copy before changing them.
+    the same objects are in every ``info`` of its episodes, as are the messages of
+    ``info["messages"]`` within an episode: read them, copy before changing them.
 
     ## Rewards
     The return is the category's accuracy item: 1 when the entry passes, else 0, given at the
@@ -476,9 +479,22 @@ class BFCLEnv(ToolEnv):
 
     def _info(self) -> dict:
         info = self.base_info(self.task.id)
-        info["messages"] = [dict(m) for m in self._messages]
+        info["messages"] = self._messages_view()
         info.update(self._prompt_parts())
         return info
+
+    def _messages_view(self) -> list[dict]:
+        """``info``'s messages: each message is copied once, when it is new (an episode's list only
+        grows, or is replaced by a new one), and the copies are shared by the episode's ``info``s:
+        copying a multi-turn conversation at every step cost more than its call's SQL."""
+        messages = self._messages
+        view = self.__dict__.get("_view")
+        if view is None or view[0] is not messages:  # a new episode's (or memory step's) list
+            view = (messages, 0, [])
+        _, seen, copies = view
+        copies += [dict(m) for m in messages[seen:]]
+        self._view = (messages, len(messages), copies)
+        return list(copies)
 
     def _prompt_parts(self) -> dict:
         """``info``'s ``functions``, ``tools`` and ``system_prompt`` for the docs the episode offers
@@ -501,11 +517,10 @@ class BFCLEnv(ToolEnv):
                 parts["prompt_variation"] = variation
             names = {openai_name(d["name"]): d["name"] for d in functions}
             names.update((d["name"], d["name"]) for d in functions)
-            self._prompt_chars += len(parts["system_prompt"])
-            if self._prompt_chars > MAX_PROMPT_CHARS:  # every task's parts made: about 90 KB a multi-turn task
-                self._prompts.clear()
-                self._prompt_chars = len(parts["system_prompt"])
-            made = self._prompts[key] = (parts, names)
+            made = (parts, names)
+            if self._prompt_chars + len(parts["system_prompt"]) <= MAX_PROMPT_CHARS:  # about 90 KB a multi-turn task
+                self._prompt_chars += len(parts["system_prompt"])
+                self._prompts[key] = made
         return made
 
     def _step_info(self, turn: Any, observation: str) -> dict:

@@ -146,25 +146,35 @@ def _hint_parameter(value: dict, language: str) -> None:
 def with_language_hints(functions: list[dict], category: str) -> list[dict]:
     """BFCL's ``_func_doc_language_specific_pre_processing`` on copies of ``functions``; twice for
     ``format_sensitivity``, whose loader hints the items it copies from their categories and then
-    hints the copies again (so the Python note is in each description twice)."""
+    hints the copies again (so the Python note is in each description twice).
+
+    Only the dicts the hints change are copied (a doc; for Java and JavaScript its parameters,
+    their properties and each property's schema); the rest is shared with ``functions``, so read
+    the result, never change it. A deep copy of every doc cost more than BFCL's checker.
+    """
     if category == "format_sensitivity":
         return _hinted(_hinted(functions, "python"), "python")
     return _hinted(functions, language_of(category))
 
 
 def _hinted(functions: list[dict], language: str) -> list[dict]:
-    hinted = copy.deepcopy(functions)
-    for doc in hinted:
+    hinted = []
+    for doc in functions:
         if not isinstance(doc, dict):
+            hinted.append(copy.deepcopy(doc))
             continue
+        doc = dict(doc)
         doc["description"] = str(doc.get("description", "")) + \
             f" Note that the provided function is in {_LANGUAGE_NAMES[language]} syntax."
         properties = (doc.get("parameters") or {}).get("properties") if isinstance(doc.get("parameters"), dict) \
             else None
         if language != "python" and isinstance(properties, dict):
+            properties = {name: dict(value) if isinstance(value, dict) else value for name, value in properties.items()}
+            doc["parameters"] = {**doc["parameters"], "properties": properties}
             for value in properties.values():
                 if isinstance(value, dict):
                     _hint_parameter(value, language)
+        hinted.append(doc)
     return hinted
 
 

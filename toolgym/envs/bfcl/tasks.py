@@ -142,10 +142,14 @@ def _cast(schema: dict, language: str) -> dict:
 
 
 def tools_of(functions: list[dict], language: str) -> list[dict]:
-    """OpenAI-style tool schemas of BFCL function docs (types as GORILLA_TO_OPENAPI maps them)."""
+    """OpenAI-style tool schemas of BFCL function docs (types as GORILLA_TO_OPENAPI maps them).
+
+    Each schema dict is a copy (:func:`_cast` copies what it casts); values it does not cast (an
+    ``enum``'s list) are shared with ``functions``: read the tools, never change them.
+    """
     tools = []
     for doc in functions:
-        parameters = copy.deepcopy(doc.get("parameters") or {"type": "dict", "properties": {}})
+        parameters = doc.get("parameters") or {"type": "dict", "properties": {}}
         params = {"type": "object", "properties": {k: _cast(v, language) for k, v in parameters.get("properties", {}).items()},
                   "required": list(parameters.get("required", []))}
         tools.append({"type": "function", "function": {"name": openai_name(doc["name"]),

@@ -281,10 +281,31 @@ class TelecomTools(Tau2Toolkit):
         return self.world.get("plans", plan_id, f"Plan with ID {plan_id} not found")
 
     def _target_line(self, customer_id: str, line_id: str) -> dict:
+        return self._customer_line(customer_id, line_id)[1]
+
+    def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
+        """(the customer, their line ``line_id``), as τ²'s ``_get_target_line`` checks them."""
         customer = self.get_customer_by_id(customer_id)
         if line_id not in customer["line_ids"]:
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
-        return self._line(line_id)
+        return customer, self._line(line_id)
+
+    def _first_bill(self, bill_ids: list, status: str) -> str | None:
+        """The first of ``bill_ids`` whose bill has ``status``, or None, as τ²'s walk over the
+        customer's bills finds it (a missing bill before it fails the same way): the statuses are
+        read in one statement, and no bill is parsed (a statement and a parse a bill cost more
+        than τ²'s whole call)."""
+        texts = [bill_id for bill_id in bill_ids if isinstance(bill_id, str)]
+        statuses = dict(self.world.sql().execute(
+            f"SELECT key, json_extract(doc, '$.status') FROM bills WHERE key IN ({', '.join('?' * len(texts))})",
+            texts).fetchall()) if texts else {}
+        for bill_id in bill_ids:
+            found = statuses.get(bill_id) if isinstance(bill_id, str) else None
+            if found is None:  # no such bill, a key that is not text, or no status: τ²'s own failure
+                found = self._bill(bill_id)["status"]
+            if found == status:
+                return bill_id
+        return None
 
     @tool(kind=READ, app="telecom")
     def get_customer_by_phone(self, phone_number: str) -> dict:
@@ -405,7 +426,7 @@ class TelecomTools(Tau2Toolkit):
             bill_id: ID of the bill to send payment request for.
         """
         customer = self.get_customer_by_id(customer_id)
-        if any(self._bill(b)["status"] == "Awaiting Payment" for b in customer["bill_ids"]):
+        if self._first_bill(customer["bill_ids"], "Awaiting Payment") is not None:
             raise ToolError("A bill is already awaiting payment for this customer")
         if bill_id not in customer["bill_ids"]:
             raise ToolError(f"Bill {bill_id} not found for customer {customer_id}")
@@ -485,25 +506,27 @@ class TelecomTools(Tau2Toolkit):
             line_id: ID of the line to refuel data for.
             gb_amount: Amount of data to add in gigabytes.
         """
-        line = self._target_line(customer_id, line_id)
+        customer, line = self._customer_line(customer_id, line_id)
         if gb_amount <= 0:
             raise ToolError("Refuel amount must be positive")
         plan = self._plan(line["plan_id"])
         charge = gb_amount * plan["data_refueling_price_per_gb"]
         line["data_refueling_gb"] = line.get("data_refueling_gb", 0.0) + gb_amount
         self.world.put("lines", line_id, line)
-        self._charge(customer_id, charge, f"Data refueling: {gb_amount} GB at ${plan['data_refueling_price_per_gb']}/GB")
+        self._charge(customer_id, customer, charge,
+                     f"Data refueling: {gb_amount} GB at ${plan['data_refueling_price_per_gb']}/GB")
         return {"message": f"Successfully added {gb_amount} GB of data for line {line_id} for ${charge:.2f}",
                 "new_data_refueling_gb": str(float(line["data_refueling_gb"])), "charge": str(float(charge))}
 
-    def _charge(self, customer_id: str, amount: float, description: str) -> None:
-        """Add a line item to the customer's draft bill, opening one for next month if there is none.
+    def _charge(self, customer_id: str, customer: dict, amount: float, description: str) -> None:
+        """Add a line item to the draft bill of ``customer`` (their record, as the call read it),
+        opening one for next month if there is none.
 
         τ²-bench names a new draft bill with a random uuid; here it is ``B`` and the customer id
         and the count of their bills, so that runs are deterministic.
         """
-        customer = self.get_customer_by_id(customer_id)
-        draft = next((b for b in map(self._bill, customer["bill_ids"]) if b["status"] == "Draft"), None)
+        draft_id = self._first_bill(customer["bill_ids"], "Draft")
+        draft = None if draft_id is None else self._bill(draft_id)
         if draft is None:
             start = (TODAY.replace(day=1) + timedelta(days=32)).replace(day=1)
             end = start.replace(month=start.month + 1 if start.month < 12 else 1,
@@ -533,7 +556,7 @@ class TelecomTools(Tau2Toolkit):
             raise ToolError("Line must be active to suspend for unpaid bill")
         amount = self._plan(line["plan_id"])["price_per_month"]
         customer = self.get_customer_by_id(customer_id)
-        if any(self._bill(b)["status"] == "Overdue" for b in customer["bill_ids"]):
+        if self._first_bill(customer["bill_ids"], "Overdue") is not None:
             raise ToolError("Customer already has an overdue bill")
         last_day = TODAY.replace(day=1) - timedelta(days=1)
         first_day = last_day.replace(day=1)
