@@ -574,7 +574,7 @@ class BFCLEnv(ToolEnv):
         decoder under its configuration); native calls as in any category."""
         if not isinstance(action, str):
             return self._decode(action)
-        names = self._native_names()
+        names = self._docs_made()[1]
         decoded = [next(iter(call.items())) for call in formats.decode(action, self.task.variation,
                                                                        compat=self.scoring == "paper_compat")]
         return [(name if any(d["name"] == name for d in self._functions()) else names.get(name, name), args)
