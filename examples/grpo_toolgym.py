@@ -350,11 +350,11 @@ def paired_change(before: list[float], after: list[float]) -> dict:
     The same held-out tasks are played greedily before and after, so the test is on the tasks
     that changed: under "training changed nothing" each change is a fair coin's toss.
     """
-    from scipy.stats import binomtest
+    from toolgym.eval.compare import mcnemar_exact
 
     gained = sum(1 for b, a in zip(before, after) if a > b)
     lost = sum(1 for b, a in zip(before, after) if a < b)
-    p_value = binomtest(gained, gained + lost, 0.5).pvalue if gained + lost else 1.0
+    p_value = mcnemar_exact(gained, lost)
     return {"gained": gained, "lost": lost, "p_value": float(f"{p_value:.4g}")}
 
 
