@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", required=True, help="demonstrations, checkpoints and the trained model")
     p.add_argument("--epochs", type=float, default=1.0, help="passes over the demonstrations (default 1)")
     p.add_argument("--max-steps", type=int, default=-1, help="stop after this many steps (default: the epochs)")
+    p.add_argument("--save-steps", type=int, default=100, help="steps between checkpoints (default 100)")
     p.add_argument("--batch-size", type=int, default=8, help="conversations per step (default 8)")
     p.add_argument("--learning-rate", type=float, default=2e-4, help="default 2e-4")
     p.add_argument("--lora-rank", type=int, default=0, help="train LoRA adapters of this rank (default 0: every weight)")
@@ -107,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     # Activations are recomputed only on a GPU: a CPU has the memory, and recomputing costs time.
     config = SFTConfig(output_dir=str(checkpoints), num_train_epochs=args.epochs, max_steps=args.max_steps,
                        per_device_train_batch_size=args.batch_size, learning_rate=args.learning_rate,
-                       max_length=args.max_length, logging_steps=10, save_steps=100, save_total_limit=2,
+                       max_length=args.max_length, logging_steps=min(10, args.save_steps),
+                       save_steps=args.save_steps, save_total_limit=2,
                        report_to=[], seed=args.seed, use_cpu=args.device == "cpu",
                        bf16=args.device == "cuda", assistant_only_loss=False,
                        gradient_checkpointing=args.device == "cuda")
