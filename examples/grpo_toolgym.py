@@ -43,7 +43,7 @@ After SFT (``examples/sft_demos.py``), GRPO continues from its model with the pr
 was trained on, here BFCL's generated tasks in the chat format (the reward: BFCL's checker on
 the completion's calls, 1 or 0)::
 
-    python examples/grpo_toolgym.py --env BFCL-v0 --env-kwarg split=train \
+    python examples/grpo_toolgym.py --env BFCL-v0 --env-kwarg split=train --env-kwarg tasks_per_category=80 \
         --env-kwarg 'category=["simple_python","multiple","parallel","parallel_multiple","irrelevance"]' \
         --prompt-format chat --model runs/bfcl-sft/model --lora-rank 16 --tasks 400 --max-steps 50 \
         --max-completion-length 128 --temperature 0.8 --output-dir runs/bfcl-grpo --save-model runs/bfcl-grpo/model

@@ -49,8 +49,10 @@ echo "== SFT on toolgym's demonstrations (skipped when $RUNS/sft/model exists)"
   --learning-rate 1e-3 --max-steps "$SFT_STEPS" --save-steps 20 --device "$DEVICE" "${threads[@]}"
 
 echo "== GRPO on the env's reward (skipped when $RUNS/grpo/model exists)"
+# tasks_per_category=80: the 400 training tasks are 80 of each category (the first 400 of the
+# default 1000 per category would all be simple_python)
 "$PYTHON" examples/grpo_toolgym.py --env BFCL-v0 --env-kwarg split=train --env-kwarg "$TRAIN_CATEGORIES" \
-  --prompt-format chat --model "$RUNS/sft/model" --dtype "$DTYPE" --lora-rank 16 --lora-layers 8 --tasks 400 \
+  --env-kwarg tasks_per_category=80 --prompt-format chat --model "$RUNS/sft/model" --dtype "$DTYPE" --lora-rank 16 --lora-layers 8 --tasks 400 \
   --max-steps "$GRPO_STEPS" --prompts-per-step 2 --num-generations 8 --max-completion-length 128 \
   --learning-rate 5e-4 --temperature 0.8 --device "$DEVICE" --output-dir "$RUNS/grpo" \
   --save-model "$RUNS/grpo/model" "${threads[@]}"
