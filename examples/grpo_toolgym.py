@@ -38,6 +38,20 @@ has something to compare; it fits a real model the same way. ``--max-oracle-step
 GRPO the training tasks the oracle finishes in at most N steps, a curriculum for a reward such
 as success that a small model earns only on short tasks. The run prints one JSON summary line
 (rewards per step, losses, steps/s, how far the weights moved, held-out scores before and after).
+
+After SFT (``examples/sft_demos.py``), GRPO continues from its model with the prompt format it
+was trained on, here BFCL's generated tasks in the chat format (the reward: BFCL's checker on
+the completion's calls, 1 or 0)::
+
+    python examples/grpo_toolgym.py --env BFCL-v0 --env-kwarg split=train --env-kwarg tasks_per_category=80 \
+        --env-kwarg 'category=["simple_python","multiple","parallel","parallel_multiple","irrelevance"]' \
+        --prompt-format chat --model runs/bfcl-sft/model --lora-rank 16 --tasks 400 --max-steps 50 \
+        --max-completion-length 128 --temperature 0.8 --output-dir runs/bfcl-grpo --save-model runs/bfcl-grpo/model
+
+With ``--output-dir`` the trainer saves a checkpoint every ``--save-steps`` steps and a run
+started again continues from the last one; with ``--save-model DIR`` the trained model (LoRA
+merged) is saved there, a folder ``hf:`` loads, and a run whose DIR holds a model already does
+nothing.
 """
 
 from __future__ import annotations
@@ -115,10 +129,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-oracle-steps", type=int,
                    help="GRPO only on the training tasks the oracle finishes in at most this many steps "
                         "(a curriculum of the shortest tasks; the warm-up still uses every training task)")
+    p.add_argument("--prompt-format", help="the prompts' format (default: the env's); chat after SFT on "
+                                           "toolgym demos (examples/sft_demos.py)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", choices=["cuda", "cpu"],
                    help="where the model trains (default: cuda when available, else cpu)")
-    p.add_argument("--output-dir", help="trainer output (default: a temporary folder)")
+    p.add_argument("--output-dir", help="trainer output and checkpoints, resumed from when run again (default: a "
+                                        "temporary folder, no checkpoints)")
+    p.add_argument("--save-steps", type=int, default=10,
+                   help="steps between checkpoints with --output-dir (default 10)")
+    p.add_argument("--save-model", metavar="DIR", help="save the trained model (LoRA merged) and tokenizer to DIR; "
+                                                       "skip the run if DIR holds a model")
     p.add_argument("--plot", help="write the reward curve to this PNG")
     p.add_argument("--save-episodes", metavar="DIR",
                    help="write the held-out episodes to DIR/held_out_before.jsonl and held_out_after.jsonl "
@@ -144,7 +165,7 @@ def load_model(args, env: gym.Env, workdir: Path):
 
         corpus = []
         for task_id in select_tasks(env)[:args.tasks]:
-            corpus += [m["content"] for m in task_prompt(env, task_id, args.seed)]
+            corpus += [m["content"] for m in task_prompt(env, task_id, args.seed, args.prompt_format)]
             oracle = env.unwrapped.oracle_action()
             corpus += [json.dumps(oracle) if isinstance(oracle, dict) else str(oracle or "")] * 5
         path = build_tiny_model(workdir / "tiny", seed=args.seed, corpus=corpus, hidden_size=args.hidden_size,
@@ -210,7 +231,7 @@ def held_out_scores(model, tokenizer, args, env_kwargs: dict, task_ids: list[str
     from toolgym.train.rollout import TrainerModelBackend
 
     probe = make_env(args.env, env_kwargs)
-    agent = LLMAgent(TrainerModelBackend(model, tokenizer), env=probe,
+    agent = LLMAgent(TrainerModelBackend(model, tokenizer), env=probe, prompt_format=args.prompt_format,
                      sampling=SamplingParams(max_new_tokens=args.max_completion_length))
     header = run_header(args.env, probe, "held-out", args.seed, env_kwargs, agent)
     start = time.perf_counter()
@@ -266,6 +287,7 @@ def sft_warmup(model, tokenizer, env_id: str, env_kwargs: dict, tasks: int, step
 def train(args) -> dict:
     """Run the warm-up and GRPO; the summary."""
     import torch
+    from transformers.trainer_utils import get_last_checkpoint
     from trl import GRPOConfig, GRPOTrainer
 
     started = time.perf_counter()
@@ -282,7 +304,7 @@ def train(args) -> dict:
     sft_losses = sft_warmup(model, tokenizer, args.env, env_kwargs, args.tasks, args.sft_steps, args.seed,
                             args.sft_learning_rate) if args.sft_steps else []
     dataset = build_prompt_dataset(args.env, env_kwargs, task_ids=training_tasks(args, env, env_kwargs),
-                                   seed=args.seed)
+                                   seed=args.seed, prompt_format=args.prompt_format)
     eval_kwargs, held_out = held_out_tasks(args, env_kwargs) if args.eval_tasks else (env_kwargs, [])
     before_scores = (held_out_scores(model, tokenizer, args, eval_kwargs, held_out, "held_out_before")
                      if held_out else None)
@@ -290,7 +312,8 @@ def train(args) -> dict:
         output_dir=str(workdir / "grpo"), max_steps=args.max_steps, learning_rate=args.learning_rate,
         per_device_train_batch_size=args.prompts_per_step * args.num_generations,
         num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        temperature=args.temperature, top_p=args.top_p, logging_steps=1, report_to="none", save_strategy="no", seed=args.seed,
+        temperature=args.temperature, top_p=args.top_p, logging_steps=1, report_to="none", seed=args.seed,
+        save_strategy="steps" if args.output_dir else "no", save_steps=args.save_steps, save_total_limit=2,
         use_cpu=next(model.parameters()).device.type == "cpu", bf16=False, dataloader_num_workers=0, disable_tqdm=True,
         # A 135M model's activations fit easily: recomputing them (TRL's default) only costs time.
         gradient_checkpointing=False)
@@ -310,14 +333,16 @@ def train(args) -> dict:
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[env_reward], args=config,
                               train_dataset=dataset, rollout_func=rollout_func)
     else:
-        reward = EnvReward(args.env, env_kwargs, seed=args.seed, metric=args.metric)
+        reward = EnvReward(args.env, env_kwargs, seed=args.seed, metric=args.metric, prompt_format=args.prompt_format)
         trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[reward], args=config,
                               train_dataset=dataset)
     before = [p.detach().clone() for p in model.parameters()]
     start = time.perf_counter()
-    trainer.train()
+    checkpoints = workdir / "grpo"
+    trainer.train(resume_from_checkpoint=get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None)
     seconds = time.perf_counter() - start
-    logs = [entry for entry in trainer.state.log_history if "reward" in entry]
+    # the steps' entries: TRL adds its pending metrics to the final train_loss entry too (a resumed run's: none)
+    logs = [entry for entry in trainer.state.log_history if "reward" in entry and "loss" in entry]
     moved = max((p.detach() - b).abs().max().item() for p, b in zip(model.parameters(), before))
     summary = {"env": args.env, "model": args.model, "metric": args.metric, "multi_turn": multi_turn,
                "train_tasks": len(dataset), "steps": len(logs), "steps_per_second": round(len(logs) / seconds, 3),
@@ -340,6 +365,10 @@ def train(args) -> dict:
     summary["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 1)  # what a busy machine's wall time hides
     if args.plot:
         plot_rewards(summary, args.plot)
+    if args.save_model:  # last: merging the adapters changes the model's parameters
+        trained = model.merge_and_unload() if args.lora_rank else model
+        trained.save_pretrained(args.save_model)
+        tokenizer.save_pretrained(args.save_model)
     return summary
 
 
@@ -350,11 +379,11 @@ def paired_change(before: list[float], after: list[float]) -> dict:
     The same held-out tasks are played greedily before and after, so the test is on the tasks
     that changed: under "training changed nothing" each change is a fair coin's toss.
     """
-    from scipy.stats import binomtest
+    from toolgym.eval.compare import mcnemar_exact
 
     gained = sum(1 for b, a in zip(before, after) if a > b)
     lost = sum(1 for b, a in zip(before, after) if a < b)
-    p_value = binomtest(gained, gained + lost, 0.5).pvalue if gained + lost else 1.0
+    p_value = mcnemar_exact(gained, lost)
     return {"gained": gained, "lost": lost, "p_value": float(f"{p_value:.4g}")}
 
 
@@ -394,8 +423,12 @@ def plot_rewards(summary: dict, path: str) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> dict:
-    summary = train(build_parser().parse_args(argv))
+def main(argv: list[str] | None = None) -> dict | None:
+    args = build_parser().parse_args(argv)
+    if args.save_model and (Path(args.save_model) / "config.json").exists():
+        print(f"{args.save_model} is trained already")
+        return None
+    summary = train(args)
     print(json.dumps(summary))
     return summary
 

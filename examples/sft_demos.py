@@ -12,6 +12,11 @@ reused; training continues from the last checkpoint in ``OUTPUT/checkpoints``; t
 (``OUTPUT/model``, LoRA adapters merged into the weights) is a plain folder that ``hf:`` loads.
 ``--model`` is anything ``hf:`` takes (a packaged model, a ``.gguf`` file, a folder) or ``tiny``
 (a random model built here: the fast smoke run). ``--device cuda`` trains on a GPU.
+
+A model whose chat template renders no tools (SmolLM2) is trained on what the ``hf:`` backend
+will send it: the tool docs in the system message, the answer's calls as one JSON list, the
+loss on the last assistant message only (:func:`toolgym.train.demos.plain_chat_example`).
+Templates that render tools (Qwen's, the tiny model's) get the conversations as they are.
 """
 
 from __future__ import annotations
@@ -38,11 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", required=True, help="demonstrations, checkpoints and the trained model")
     p.add_argument("--epochs", type=float, default=1.0, help="passes over the demonstrations (default 1)")
     p.add_argument("--max-steps", type=int, default=-1, help="stop after this many steps (default: the epochs)")
+    p.add_argument("--save-steps", type=int, default=100, help="steps between checkpoints (default 100)")
     p.add_argument("--batch-size", type=int, default=8, help="conversations per step (default 8)")
     p.add_argument("--learning-rate", type=float, default=2e-4, help="default 2e-4")
     p.add_argument("--lora-rank", type=int, default=0, help="train LoRA adapters of this rank (default 0: every weight)")
     p.add_argument("--max-length", type=int, default=2048, help="tokens per conversation at most (default 2048)")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="default cpu")
+    p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                   help="weights of the model (default float32); bfloat16 with --lora-rank is several times "
+                        "faster on CPUs with AVX-512 BF16 or AMX")
+    p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--seed", type=int, default=0)
     return p
 
@@ -62,13 +72,16 @@ def model_folder(name: str, output: Path, corpus: list[str], seed: int) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    import torch
     from datasets import load_dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.trainer_utils import get_last_checkpoint
     from trl import SFTConfig, SFTTrainer
 
-    from toolgym.train.demos import write_demonstrations
+    from toolgym.train.demos import plain_chat_example, write_demonstrations
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     output = Path(args.output_dir)
     output.mkdir(parents=True, exist_ok=True)
     demos = output / "demos.jsonl"
@@ -84,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = demos.read_text(encoding="utf-8").splitlines()
     base = model_folder(args.model, output, lines[:200], args.seed)
     tokenizer = AutoTokenizer.from_pretrained(base)
-    model = AutoModelForCausalLM.from_pretrained(base)
+    model = AutoModelForCausalLM.from_pretrained(base, dtype=getattr(torch, args.dtype))
     peft_config = None
     if args.lora_rank:
         from peft import LoraConfig
@@ -92,13 +105,19 @@ def main(argv: list[str] | None = None) -> int:
         peft_config = LoraConfig(r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear",
                                  task_type="CAUSAL_LM")
     checkpoints = output / "checkpoints"
+    # Activations are recomputed only on a GPU: a CPU has the memory, and recomputing costs time.
     config = SFTConfig(output_dir=str(checkpoints), num_train_epochs=args.epochs, max_steps=args.max_steps,
                        per_device_train_batch_size=args.batch_size, learning_rate=args.learning_rate,
-                       max_length=args.max_length, logging_steps=10, save_steps=100, save_total_limit=2,
+                       max_length=args.max_length, logging_steps=min(10, args.save_steps),
+                       save_steps=args.save_steps, save_total_limit=2,
                        report_to=[], seed=args.seed, use_cpu=args.device == "cpu",
-                       bf16=args.device == "cuda", assistant_only_loss=False)
+                       bf16=args.device == "cuda", assistant_only_loss=False,
+                       gradient_checkpointing=args.device == "cuda")
+    dataset = load_dataset("json", data_files=str(demos), split="train")
+    if "tools" not in (tokenizer.chat_template or ""):
+        dataset = dataset.map(plain_chat_example, remove_columns=dataset.column_names)
     trainer = SFTTrainer(model=model, args=config, processing_class=tokenizer, peft_config=peft_config,
-                         train_dataset=load_dataset("json", data_files=str(demos), split="train"))
+                         train_dataset=dataset)
     last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
     trainer.train(resume_from_checkpoint=last)
     trained = trainer.model.merge_and_unload() if args.lora_rank else trainer.model

@@ -106,3 +106,29 @@ def test_load_dataset_reads_the_file_and_sft_on_it_lowers_the_loss(tmp_path):
     trainer.train()
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
     assert len(losses) == 10 and sum(losses[-3:]) / 3 < 0.8 * sum(losses[:3]) / 3
+
+
+def test_plain_chat_examples_are_what_the_hf_backend_sends_and_their_answers_score_full():
+    """For a template without tools (SmolLM2's): the prompt is the backend's rendering (tool docs in
+    the system message), the completion the calls as one JSON list, which the env grades 1.0."""
+    from toolgym.agents.llm.parsers import get_parser
+    from toolgym.llm.chat import TOOL_INSTRUCTIONS
+    from toolgym.train.demos import plain_chat_example
+
+    kwargs = dict(GENERATED, category=["parallel", "irrelevance"])
+    env = gym.make("BFCL-v0", **kwargs).unwrapped
+    by_question = {env.task_records()[t].question[0][0]["content"]: t for t in env.task_ids()}
+    parse = get_parser("bfcl")
+    kinds = set()
+    for conversation in demonstrations("BFCL-v0", kwargs, episodes=10):
+        example = plain_chat_example(conversation)
+        system, user = example["prompt"]
+        (answer,) = example["completion"]
+        tools = json.loads(conversation["tools"])
+        assert system["role"] == "system" and system["content"].endswith(TOOL_INSTRUCTIONS)
+        assert all(json.dumps(t["function"], ensure_ascii=False) in system["content"] for t in tools)
+        assert user == conversation["messages"][0] and answer["role"] == "assistant"
+        env.reset(options={"task_id": by_question[user["content"]]})
+        assert env.step(parse(answer["content"], [], [])[0])[1] == 1.0
+        kinds.add("calls" if answer["content"].startswith("[{") else answer["content"])
+    assert kinds == {"calls", ""}  # parallel calls as one list; irrelevance: no call, an empty answer

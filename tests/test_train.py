@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import math
+import shutil
 import types
 from pathlib import Path
 
@@ -311,3 +312,53 @@ def test_max_oracle_steps_keeps_the_training_tasks_the_oracle_finishes_soonest()
     args.max_oracle_steps = 2
     with pytest.raises(SystemExit, match="the oracle needs more steps on every one of the 40 training tasks"):
         example.training_tasks(args, env, dict(args.env_kwarg))
+
+
+BFCL_TRAIN = {"split": "train", "category": ["simple_python", "parallel", "irrelevance"], "tasks_per_category": 4}
+
+
+def test_env_reward_on_bfcl_is_the_checker_verdict_of_the_completion_calls():
+    """BFCL's generated tasks in the chat format: the ground truth as the JSON list of calls (what
+    SFT on toolgym demos teaches, and tool_choice=required decodes) earns 1, a wrong call 0."""
+    import json
+
+    reward = EnvReward("BFCL-v0", BFCL_TRAIN, prompt_format="chat", workers=2)
+    env = gym.make("BFCL-v0", **BFCL_TRAIN).unwrapped
+    task_ids, completions, expected = [], [], []
+    for task_id in env.task_ids():
+        env.reset(seed=0, options={"task_id": task_id})
+        oracle = env.oracle_action()
+        if env.task_records()[task_id].category == "irrelevance":
+            name = env._info()["tools"][0]["function"]["name"]
+            cases = [("", 1.0), (json.dumps([{"name": name, "arguments": {}}]), 0.0)]
+        else:
+            wrong = [dict(call, arguments={k: "wrong" for k in call["arguments"]}) for call in oracle]
+            cases = [(json.dumps(oracle), 1.0), (json.dumps(wrong), 0.0), (json.dumps(oracle[:1] * 9), 0.0),
+                     ("I cannot help with that.", 0.0)]
+        for text, value in cases:
+            task_ids.append(task_id)
+            completions.append([{"role": "assistant", "content": text}])
+            expected.append(value)
+    assert reward([None] * len(completions), completions, task_id=task_ids) == expected
+    assert {env.task_records()[t].category for t in task_ids} == set(BFCL_TRAIN["category"])
+
+
+def test_grpo_example_trains_on_bfcl_generated_tasks_resumes_and_saves_the_model(tmp_path):
+    """Two GRPO steps of a tiny model on BFCL's generated training tasks in the chat format, the
+    env's verdict as the reward; checkpoints to resume from, the model saved, a second run skipped."""
+    saved = tmp_path / "model"
+    argv = ["--env", "BFCL-v0", "--env-kwarg", "split=train", "--env-kwarg",
+            'category=["simple_python","irrelevance"]', "--prompt-format", "chat", "--model", "tiny",
+            "--tasks", "4", "--prompts-per-step", "1", "--num-generations", "2", "--max-steps", "2",
+            "--max-completion-length", "16", "--save-steps", "1", "--output-dir", str(tmp_path / "run"),
+            "--save-model", str(saved)]
+    summary = _example().main(argv)
+    assert summary["steps"] == 2 and summary["losses_finite"] and summary["multi_turn"] is False
+    assert all(r in (0.0, 0.5, 1.0) for r in summary["rewards"])  # the mean of two 0/1 verdicts
+    assert sorted(p.name for p in (tmp_path / "run" / "grpo").glob("checkpoint-*")) == ["checkpoint-1", "checkpoint-2"]
+    model = AutoModelForCausalLM.from_pretrained(saved)
+    assert model.config.num_hidden_layers == 2 and AutoTokenizer.from_pretrained(saved).chat_template
+    assert _example().main(argv) is None  # its model is there: nothing to do
+    shutil.rmtree(saved)  # a run stopped after its last checkpoint resumes there: the steps logged come back
+    resumed = _example().main(argv)
+    assert resumed["rewards"][:2] == summary["rewards"] and (saved / "config.json").exists()

@@ -246,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "(default 0)")
     dm.add_argument("--out", required=True, help="the JSON-lines file to write")
 
+    cp = _subparser(sub, "compare", "two runs on the same tasks, task by task: each one's accuracy per category and "
+                                    "overall, with McNemar's exact test on the tasks only one of them solved "
+                                    "(records paired by env, category, task id and trial)")
+    cp.add_argument("run_a", metavar="RUN_A.jsonl", help="a results file written by toolgym eval --out")
+    cp.add_argument("run_b", metavar="RUN_B.jsonl", help="the run to compare it with, on the same tasks")
+
     dt = _subparser(sub, "data", "official data folders")
     data_sub = dt.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
     dc = data_sub.add_parser("check", help=DATA_CHECK_HELP, description=DATA_CHECK_HELP)
@@ -300,6 +306,15 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"toolgym: error: {escape(message, keep_newlines=True)}", file=sys.stderr)  # it may quote a file
         return 2
+
+
+def compare_command(args) -> int:
+    """``toolgym compare``: two runs' accuracy per category with McNemar's exact p (:mod:`toolgym.eval.compare`)."""
+    from toolgym.eval.compare import compare_lines
+    from toolgym.eval.runner import read_results
+
+    print("\n".join(compare_lines(args.run_a, read_results(args.run_a), args.run_b, read_results(args.run_b))))
+    return 0
 
 
 def demos_command(args) -> int:
@@ -1083,7 +1098,8 @@ def _check_part(env_id: str, root, part: str, layouts) -> bool:
 
 COMMANDS = {"list": list_envs, "eval": eval_command, "report": report, "complexity": complexity, "play": play,
             "judge": judge_command, "serve": serve_command, "view": view_command, "rescore": rescore_command,
-            "export": export_command, "data": data_command, "demos": demos_command}
+            "export": export_command, "data": data_command, "demos": demos_command,
+            "compare": compare_command}
 
 
 if __name__ == "__main__":

@@ -115,3 +115,29 @@ def write_demonstrations(path: str | Path, env_id: str, env_kwargs: dict | None 
             out.write(json.dumps(conversation, ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+def plain_chat_example(conversation: dict) -> dict:
+    """A demonstration for a model whose chat template renders no tools (SmolLM2's): TRL's
+    prompt-completion form, written as the ``hf:`` backend writes a request to such a model.
+
+    The prompt is the conversation up to its last assistant message with the tool docs in the
+    system message and earlier calls and results as plain turns (``tools_as_text`` and
+    ``flatten_messages``, the backend's own rendering), so that training sees the text the model
+    is later evaluated on; the completion is that last message, its calls as one JSON list
+    ``[{"name": ..., "arguments": {...}}, ...]`` (the form ``tool_choice="required"`` decodes and
+    every toolgym parser reads; BFCL grades parallel calls only together). With a prompt and a
+    completion, TRL's ``SFTTrainer`` puts the loss on the completion alone.
+    """
+    from toolgym.llm.chat import flatten_messages, tools_as_text
+
+    messages, tools = conversation["messages"], json.loads(conversation["tools"] or "[]")
+    last = messages[-1]
+    if last.get("tool_calls"):
+        calls = [{"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}
+                 for c in last["tool_calls"]]
+        answer = json.dumps(calls, ensure_ascii=False)
+    else:
+        answer = last.get("content") or ""
+    prompt = tools_as_text(messages[:-1], tools) if tools else messages[:-1]
+    return {"prompt": flatten_messages(prompt), "completion": [{"role": "assistant", "content": answer}]}

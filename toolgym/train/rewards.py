@@ -44,19 +44,21 @@ class EnvReward:
         metric: A key of ``info["metrics"]`` (or keys joined by ``+``, summed; see
             :func:`metric_value`) to use instead of the return (e.g. ``key_f1`` for a denser
             signal on the ToolBench REST envs).
-        parser: A parser name; default: the env's prompt format's, else the env's.
+        parser: A parser name; default: the prompt format's, else the env's.
         workers: Completions scored at once.
+        prompt_format: The prompt format the dataset was built with (default: the env's); its
+            parser reads the completions, as the LLM agent's does.
     """
 
     def __init__(self, env_id: str, env_kwargs: dict | None = None, seed: int = 0, metric: str | None = None,
-                 parser: str | None = None, workers: int = 4):
+                 parser: str | None = None, workers: int = 4, prompt_format: str | None = None):
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
         self.seed = seed
         self.metric = metric
         probe = make_env(env_id, self.env_kwargs)
         fmt_name, env_parser = defaults_for(probe)
-        self.parse = get_parser(parser or make_prompt_format(fmt_name).parser or env_parser)
+        self.parse = get_parser(parser or make_prompt_format(prompt_format or fmt_name).parser or env_parser)
         self.workers = max(1, int(workers))
         self._local = threading.local()
         self._pool: ThreadPoolExecutor | None = None  # kept, so that its threads keep their envs

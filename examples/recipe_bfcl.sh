@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The whole recipe of docs/training.md: demonstrations of BFCL's generated training tasks, SFT,
+# GRPO on the env's reward, then the base, SFT and GRPO models on the official (held-out) BFCL
+# categories and on TauBench-v0's and Tau2-v0's official test splits with the scripted user,
+# compared with McNemar's exact test.
+#
+#   examples/recipe_bfcl.sh [--model smollm2-135m-instruct] [--device cpu|cuda] [--runs runs/recipe]
+#                           [--demos 2000] [--sft-steps -1] [--grpo-steps 50] [--eval-items N] [--threads N]
+#
+# Every step is resumable: it is skipped when its output exists (the SFT and GRPO models), and an
+# evaluation continues its results file (eval --resume). The official data comes from
+# $TOOLGYM_DATA (see docs/evaluation.md). Run it from the repository root.
+set -euo pipefail
+
+MODEL=smollm2-135m-instruct
+DEVICE=cpu
+RUNS=runs/recipe
+DEMOS=2000
+SFT_STEPS=-1          # -1: one pass over the demonstrations
+GRPO_STEPS=50
+EVAL_ITEMS=           # empty: every item of each official category
+THREADS=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --model) MODEL=$2; shift 2 ;;
+    --device) DEVICE=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --demos) DEMOS=$2; shift 2 ;;
+    --sft-steps) SFT_STEPS=$2; shift 2 ;;
+    --grpo-steps) GRPO_STEPS=$2; shift 2 ;;
+    --eval-items) EVAL_ITEMS=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+
+PYTHON=${PYTHON:-python}
+TRAIN_CATEGORIES='category=["simple_python","multiple","parallel","parallel_multiple","irrelevance"]'
+BFCL_CATEGORIES="simple_python multiple parallel parallel_multiple irrelevance live_simple multi_turn_base"
+DTYPE=bfloat16        # LoRA adapters over bfloat16 weights: AVX-512 BF16 / AMX CPUs and GPUs
+threads=(); [ -n "$THREADS" ] && threads=(--threads "$THREADS")
+episodes=(); [ -n "$EVAL_ITEMS" ] && episodes=(--episodes "$EVAL_ITEMS")
+device=(); [ "$DEVICE" = cuda ] && device=(--backend-kwarg device=cuda)
+mkdir -p "$RUNS/eval"
+
+echo "== SFT on toolgym's demonstrations (skipped when $RUNS/sft/model exists)"
+"$PYTHON" examples/sft_demos.py --env BFCL-v0 --env-kwarg split=train --env-kwarg "$TRAIN_CATEGORIES" \
+  --episodes "$DEMOS" --model "$MODEL" --output-dir "$RUNS/sft" --lora-rank 16 --dtype "$DTYPE" \
+  --learning-rate 1e-3 --max-steps "$SFT_STEPS" --save-steps 20 --device "$DEVICE" "${threads[@]}"
+
+echo "== GRPO on the env's reward (skipped when $RUNS/grpo/model exists)"
+# tasks_per_category=80: the 400 training tasks are 80 of each category (the first 400 of the
+# default 1000 per category would all be simple_python)
+"$PYTHON" examples/grpo_toolgym.py --env BFCL-v0 --env-kwarg split=train --env-kwarg "$TRAIN_CATEGORIES" \
+  --env-kwarg tasks_per_category=80 --prompt-format chat --model "$RUNS/sft/model" --dtype "$DTYPE" --lora-rank 16 --lora-layers 8 --tasks 400 \
+  --max-steps "$GRPO_STEPS" --prompts-per-step 2 --num-generations 8 --max-completion-length 128 \
+  --learning-rate 5e-4 --temperature 0.8 --device "$DEVICE" --output-dir "$RUNS/grpo" \
+  --save-model "$RUNS/grpo/model" "${threads[@]}"
+
+evaluate() {  # NAME AGENT ENV FLAGS...: one results file, continued where it stopped
+  local out="$RUNS/eval/$1.jsonl" agent=$2 env=$3; shift 3
+  local again=(); [ -s "$out" ] && again=(--resume)
+  "$PYTHON" -m toolgym.eval.cli eval "$env" --tasks official "$@" --agent "$agent" --prompt-format chat \
+    --tool-choice auto --no-progress --out "$out" "${again[@]}" "${episodes[@]}" "${threads[@]}" "${device[@]}"
+}
+
+for name in base sft grpo; do
+  case $name in base) agent="hf:$MODEL" ;; *) agent="hf:$RUNS/$name/model" ;; esac
+  for category in $BFCL_CATEGORIES; do
+    echo "== $name on BFCL $category"
+    evaluate "$name-bfcl-$category" "$agent" BFCL-v0 --env-kwarg "category=$category"
+  done
+  for domain in airline retail; do
+    echo "== $name on TauBench-v0 $domain test"
+    evaluate "$name-taubench-$domain" "$agent" TauBench-v0 --split test --env-kwarg "domain=$domain"
+    echo "== $name on Tau2-v0 $domain test"
+    evaluate "$name-tau2-$domain" "$agent" Tau2-v0 --split test --env-kwarg "domain=$domain"
+  done
+done
+
+echo "== against the base model (McNemar's exact test per category)"
+for name in sft grpo; do
+  for run in "$RUNS"/eval/base-*.jsonl; do
+    other="$RUNS/eval/$name-${run#"$RUNS"/eval/base-}"
+    [ -s "$other" ] && "$PYTHON" -m toolgym.eval.cli compare "$run" "$other"
+  done
+done
