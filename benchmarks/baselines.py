@@ -32,12 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 ENVS = ("ToolTalk-v0", "AppBench-v0", "OpenWeather-v0", "CatAPI-v0", "HomeSearch-v0", "TripBooking-v0",
         "Tabletop-v0", "ToolLLM-v0", "WebShop-v0", "VirtualHome-v0", "GoogleSheets-v0", "Tau2-v0.max_steps_30",
-        "TauBench-v0", "BFCL-v0.single_turn.bfcl", "BFCL-v0.single_turn.chat", "BFCL-v0.multi_turn.bfcl",
-        "BFCL-v0.multi_turn.chat")
+        "Tau2-v0.banking_knowledge.bm25", "TauBench-v0", "BFCL-v0.single_turn.bfcl", "BFCL-v0.single_turn.chat",
+        "BFCL-v0.multi_turn.bfcl", "BFCL-v0.multi_turn.chat")
 FULL_TASKS = 100
 # Episodes of the multi-turn envs on a CPU (many long model turns per episode); a GPU runs FULL_TASKS.
 CPU_EPISODES = {"ToolTalk-v0": 30, "ToolLLM-v0": 10, "WebShop-v0": 10, "AppBench-v0": 30, "Tau2-v0.max_steps_30": 5,
-                "TauBench-v0": 5, "BFCL-v0.multi_turn.bfcl": 5, "BFCL-v0.multi_turn.chat": 5}
+                "Tau2-v0.banking_knowledge.bm25": 5, "TauBench-v0": 5, "BFCL-v0.multi_turn.bfcl": 5,
+                "BFCL-v0.multi_turn.chat": 5}
 # Rows that run one env with keywords and a prompt format other than its default: the row's name is
 # ENV.PART.PART (its results file's name too), and a plain env id is a row of its defaults.
 # BFCL-v0 runs in both of BFCL's action modes: its prompting format (``bfcl``: calls as
@@ -46,6 +47,9 @@ VARIANTS = {
     # τ²'s 200 actions an episode are hours of a CPU for a model that never ends one (SmolLM2 ran
     # 70 minutes on 4 episodes without finishing); a truncated episode scores 0 at any cap.
     "Tau2-v0.max_steps_30": ("Tau2-v0", {"max_steps": 30}, None, None),
+    # τ³'s knowledge domain under its one exact offline search (BM25), on built-in test tasks, capped alike
+    "Tau2-v0.banking_knowledge.bm25": ("Tau2-v0", {"domain": "banking_knowledge", "retrieval_config": "bm25",
+                                                   "split": "test", "max_steps": 30}, None, None),
     "BFCL-v0.single_turn.bfcl": ("BFCL-v0", {"category": "single_turn"}, "bfcl", "bfcl"),
     "BFCL-v0.single_turn.chat": ("BFCL-v0", {"category": "single_turn"}, "chat", "tool_call"),
     "BFCL-v0.multi_turn.bfcl": ("BFCL-v0", {"category": "multi_turn"}, "bfcl", "bfcl"),
@@ -68,6 +72,7 @@ PUBLISHED = {
     "VirtualHome-v0": "executability and LCS per model (Xu et al. 2023, Table 2)",
     "GoogleSheets-v0": "success rate per model (Xu et al. 2023, Table 2)",
     "Tau2-v0.max_steps_30": "pass^1 per domain and model (Barres et al. 2025, Table 2; the τ² leaderboard)",
+    "Tau2-v0.banking_knowledge.bm25": "pass^1 per retrieval config and model (τ³-bench, banking_knowledge)",
     "TauBench-v0": "pass^1 per domain and model, GPT-4o airline 42, retail 60 (Yao et al. 2024)",
     "BFCL-v0.single_turn.bfcl": "accuracy per category and model, prompting and FC modes (BFCL v4 leaderboard)",
     "BFCL-v0.single_turn.chat": "accuracy per category and model, prompting and FC modes (BFCL v4 leaderboard)",
@@ -155,6 +160,13 @@ episodes), and the session's GPU time was spent before a rerun.
   cap. No tool call in any of the 120 turns: the model answers the customer with Python that calls
   a made-up URL with `requests`, or apologises that it cannot help ("as a tool, I don't have the
   ability..."), and repeats that answer turn after turn while the customer repeats the request.
+- **Tau2-v0, banking_knowledge** (`Tau2-v0.banking_knowledge.bm25`: 3 built-in test tasks, the
+  credit-limit template, τ³'s BM25 config and prompt, the scripted user, capped at 30 actions;
+  float32, one thread, 2026-11-29 on the shared AMD EPYC VM): reward 0 in all 3, each at the cap.
+  No tool call in any of the 93 turns, not even `KB_search`: the model answers as the bank in
+  prose, refusing ("as a credit card issuer, I'm not able to change the current credit limit")
+  or inventing a rule ("you can only earn a credit of $2,500.00 per year"), and repeats it while
+  the customer repeats the request.
 - **BFCL** (built-in tasks; rows per action mode: `bfcl` is BFCL's prompting format, calls as
   `[f(a=1)]` text; `chat` gives the tools to the chat template and reads JSON calls back, the
   function-calling mode as far as SmolLM2's template goes, which has no `tools`, so they are text
