@@ -296,3 +296,13 @@ def test_the_host_rule_and_a_server_bound_elsewhere(serve_app):
     url = serve_app(build_app("CatAPI-v0", host="0.0.0.0"))  # bound to every interface: any name reaches it
     status, body = raw_http(port_of(url), b"GET /toolgym HTTP/1.1\r\nHost: gpu-box.lan\r\nConnection: close\r\n\r\n")
     assert status == 200
+
+
+def test_a_step_whose_action_holds_infinity_is_a_422_without_the_value(catapi):
+    """OpenEnv's /step answers a malformed action with pydantic's errors, which quote the client's
+    values; an Infinity among them is no JSON, and echoing it made a 500."""
+    status, answer = post(port_of(catapi), "/step", '{"action": {"": Infinity}}')
+    assert status == 422
+    detail = json.loads(answer)["detail"]
+    assert [error["loc"] for error in detail] == [["action"], [""]]
+    assert all("input" not in error for error in detail)

@@ -32,6 +32,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.mcp_types import JsonRpcErrorCode, JsonRpcResponse
@@ -367,15 +368,26 @@ def answer_refusals(app: FastAPI) -> None:
     @app.exception_handler(ValidationError)
     @app.exception_handler(RequestValidationError)
     async def invalid(request, exc: ValidationError | RequestValidationError):
-        # without the inputs: a client's Infinity or NaN is no JSON to echo back (a 500 otherwise)
         errors = exc.errors(include_url=False, include_context=False) if isinstance(exc, ValidationError) \
             else exc.errors()
-        detail = [{k: v for k, v in error.items() if k not in ("input", "ctx")} for error in errors]
-        return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)
+        return JSONResponse({"detail": _without_inputs(errors)}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_refusal(request, exc: HTTPException):
+        # OpenEnv's /step raises its own 422 with pydantic's errors, the client's values among them
+        detail = _without_inputs(exc.detail) if isinstance(exc.detail, list) else exc.detail
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(TimeoutError)
     async def timed_out(request, exc: TimeoutError):
         return JSONResponse({"detail": str(exc)}, status_code=504)
+
+
+def _without_inputs(errors: list) -> Any:
+    """Validation errors without the inputs they quote: a client's Infinity or NaN is no JSON to echo
+    back (a 500 otherwise)."""
+    return jsonable_encoder([{k: v for k, v in error.items() if k not in ("input", "ctx")}
+                             if isinstance(error, dict) else str(error) for error in errors])
 
 
 def build_app(env_id: str, env_kwargs: dict | None = None, limits: ServeLimits | None = None,
