@@ -70,6 +70,7 @@ import gymnasium as gym
 
 import toolgym
 from toolgym.agents.llm.prompts import defaults_for
+from toolgym.eval.cli import parse_kwarg
 from toolgym.eval.runner import select_tasks
 from toolgym.registry import make_env
 from toolgym.eval.rollouts import rollouts
@@ -85,18 +86,10 @@ def is_multi_turn(env: gym.Env) -> bool:
     return getattr(env.unwrapped, "mode", None) in MULTI_TURN_MODES or defaults_for(env)[0] in MULTI_TURN_FORMATS
 
 
-def _parse_kwarg(text: str) -> tuple[str, object]:
-    key, _, value = text.partition("=")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--env", required=True, help="a toolgym env id: " + ", ".join(toolgym.ENV_IDS))
-    p.add_argument("--env-kwarg", action="append", type=_parse_kwarg, default=[], metavar="KEY=VALUE")
+    p.add_argument("--env-kwarg", action="append", type=parse_kwarg, default=[], metavar="KEY=VALUE")
     p.add_argument("--model", default="tiny", help="tiny (a random model built here), a packaged model "
                                                    "(smollm2-135m-instruct), a .gguf file or a model folder")
     p.add_argument("--tasks", type=int, default=8, help="the first N tasks form the training set (default 8)")

@@ -22,22 +22,15 @@ Templates that render tools (Qwen's, the tiny model's) get the conversations as 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-
-def _parse_kwarg(text: str) -> tuple[str, object]:
-    key, _, value = text.partition("=")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
+from toolgym.eval.cli import parse_kwarg
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env", required=True, help="a toolgym env id with an oracle")
-    p.add_argument("--env-kwarg", action="append", type=_parse_kwarg, default=[], metavar="KEY=VALUE")
+    p.add_argument("--env-kwarg", action="append", type=parse_kwarg, default=[], metavar="KEY=VALUE")
     p.add_argument("--episodes", type=int, default=1000, help="demonstrations to train on (default 1000)")
     p.add_argument("--model", default="tiny", help="tiny, a packaged model, a .gguf file or a model folder")
     p.add_argument("--output-dir", required=True, help="demonstrations, checkpoints and the trained model")

@@ -38,7 +38,7 @@ ACTION_HINTS = {
 MULTI_STEP_HINT = "one statement per step (for example one API call); the instructions above say how to finish"
 
 
-def _parse_kwarg(text: str) -> tuple[str, object]:
+def parse_kwarg(text: str) -> tuple[str, object]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
@@ -69,7 +69,7 @@ def _add_env_flags(p: argparse.ArgumentParser) -> None:
                                      "(the released evaluator's numbers)")
     p.add_argument("--mode", help="plan / interactive (AppBench), single_step / multi_step (HomeSearch, "
                                   "TripBooking, Tabletop); default: the env's first")
-    p.add_argument("--env-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
+    p.add_argument("--env-kwarg", action="append", type=parse_kwarg, metavar="KEY=VALUE",
                    help="any keyword of gym.make (repeatable); VALUE is JSON or a plain string")
 
 
@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "hf: models decode them under a grammar of the tools' schemas (llguidance, the [models] "
                           "extra); needs --prompt-format chat or tooltalk. Default: none sent")
     llm.add_argument("--parser", help="tool_call | react | curl | program | plan | text (default: the env's)")
-    llm.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
+    llm.add_argument("--backend-kwarg", action="append", type=parse_kwarg, metavar="KEY=VALUE",
                      help="backend option, e.g. device=cuda, dtype=bfloat16, gguf_file=model.gguf, timeout=60, "
                           "max_retries=2 (repeatable)")
     llm.add_argument("--threads", type=int, metavar="N",
@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--seed", type=int, default=0, help="seed of ToolEval's coin flips and of sampling (default 0)")
     jd.add_argument("--temperature", type=float, default=0.0, help="judge decoding (default 0: greedy)")
     jd.add_argument("--max-new-tokens", type=int, default=256, help="tokens per judgement at most (default 256)")
-    jd.add_argument("--backend-kwarg", action="append", type=_parse_kwarg, metavar="KEY=VALUE",
+    jd.add_argument("--backend-kwarg", action="append", type=parse_kwarg, metavar="KEY=VALUE",
                     help="backend option, e.g. device=cuda (repeatable)")
 
     rs = _subparser(sub, "rescore", "replay the runs of a τ-bench or τ²-bench results file (the original harness's "
