@@ -53,6 +53,8 @@ class DocumentWorld(World):
     tables: dict[str, type] = {}
     #: The built-in databases are generated there: a changed generator never reads an old cached world.
     generator_modules = ("toolgym.worlds.tau2.tasks",)
+    #: The order :meth:`state_hash` reads a table's records in: insertion (τ²'s dicts), or by key.
+    hash_order = "pk"
 
     def state_hash(self) -> str:
         """The digest of every table's records (in order) and the aux state: the world's own
@@ -68,14 +70,20 @@ class DocumentWorld(World):
         previous, self._sorted_texts = getattr(self, "_sorted_texts", {}), {}
         for name, model in self.tables.items():
             digest.update(f"{name}\0".encode())
-            for key, doc in self.sql().execute(f'SELECT key, doc FROM "{model.__tablename__}" ORDER BY pk'):
+            for key, doc in self.sql().execute(
+                    f'SELECT key, doc FROM "{model.__tablename__}" ORDER BY {self.hash_order}'):
                 text = previous.get(doc)
                 if text is None:
                     text = json.dumps(json.loads(doc), sort_keys=True)
                 self._sorted_texts[doc] = text
                 digest.update(f"{key}\0{text}\1".encode())
-        digest.update(json.dumps(self.aux, sort_keys=True, default=str).encode())
+        digest.update(json.dumps(self.hashed_aux(), sort_keys=True, default=str).encode())
         return digest.hexdigest()
+
+    def hashed_aux(self) -> dict:
+        """The part of the aux state that is the database's (all of it, unless a domain keeps toolkit
+        state there)."""
+        return self.aux
 
     def clear(self) -> None:
         for model in self.tables.values():

@@ -13,7 +13,6 @@ toolkit, kept in ``aux`` and left out of the hash as τ³ leaves them out.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +53,7 @@ class BankWorld(DocumentWorld):
     Base = Base
     tables = _MODELS
     generator_modules = ("toolgym.worlds.tau2.banking_knowledge",)
+    hash_order = "key"  # τ³ hashes its dump with the keys sorted
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
@@ -101,23 +101,9 @@ class BankWorld(DocumentWorld):
         """τ³'s ``read_log_allowlist``: the read-only discoverable tools whose calls are still logged."""
         self.aux[READ_LOG_ALLOWLIST] = sorted(names)
 
-    def state_hash(self) -> str:
-        """τ³'s DB hash, as an equivalence: every table's records by key (τ³ sorts the dump's keys),
-        each record's keys sorted, and the notes; not the unlocked tools (toolkit state)."""
-        self.commit()
-        digest = hashlib.sha256()
-        # as DocumentWorld's: the sorted texts of the last hash are kept (an episode changes few records)
-        previous, self._sorted_texts = getattr(self, "_sorted_texts", {}), {}
-        for name in TABLES:
-            digest.update(f"{name}\0".encode())
-            for key, doc in self.sql().execute(f'SELECT key, doc FROM "{name}" ORDER BY key'):
-                text = previous.get(doc)
-                if text is None:
-                    text = json.dumps(json.loads(doc), sort_keys=True)
-                self._sorted_texts[doc] = text
-                digest.update(f"{key}\0{text}\1".encode())
-        digest.update(json.dumps(self.aux.get(NOTES) or {}, sort_keys=True).encode())
-        return digest.hexdigest()
+    def hashed_aux(self) -> dict:
+        """τ³'s DB hash holds the tables' notes, not the unlocked tools (toolkit state)."""
+        return self.aux.get(NOTES) or {}
 
 
 def _merged(record: Any, update: Any) -> Any:
