@@ -191,6 +191,9 @@ class FakeEpisode:
     def start_step(self):
         pass
 
+    def close(self):
+        self.done = True
+
     def execute(self, name, arguments):
         self.calls.append((name, arguments))
         return f"{name} ran" if name == "cd" else f"Error during execution: no function {name}"

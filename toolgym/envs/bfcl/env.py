@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -16,6 +15,7 @@ from toolgym.envs.bfcl.formats import FormatDecodeError
 from toolgym.envs.bfcl.tasks import (NO_GROUND_TRUTH, SINGLE_TURN, SingleTurnTask, builtin_single_turn,
                                      format_sensitivity_copies, load_format_sensitivity, load_single_turn,
                                      openai_name, oracle_calls, source_id, tools_of)
+from toolgym.envs.common.actions import json_text
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.common.official import OfficialLayout
 
@@ -444,7 +444,9 @@ class BFCLEnv(ToolEnv):
         if self.world is not None:
             self.world.close()  # the last memory episode's database
             self.world = None
-        self.task = self._tasks[self._choose_task(options)]
+        task = self._tasks[self._choose_task(options)]
+        self._release_episode()
+        self.task = task
         self._judged: dict = {}
         self._turn_steps = 0
         if isinstance(self.task, SingleTurnTask):
@@ -465,6 +467,16 @@ class BFCLEnv(ToolEnv):
         self._done = False
         self._last_observation = self._user_text()
         return self._last_observation, self._info()
+
+    def _release_episode(self) -> None:
+        """Hand the last multi-turn episode's worlds back for the next episodes to reuse."""
+        if self.episode is not None and isinstance(self.episode, _multi_turn().MultiTurnEpisode):
+            self.episode.close()
+        self.episode = None
+
+    def close(self) -> None:
+        self._release_episode()
+        super().close()
 
     def _functions(self) -> list[dict]:
         return self.task.functions if self.episode is None else self.episode.functions()
@@ -597,8 +609,8 @@ class BFCLEnv(ToolEnv):
             self._last_observation = observation
             return Outcome(observation)
         self._messages.append({"role": "assistant", "content": text,
-                               "tool_calls": [{"type": "function", "function": {"name": n, "arguments":
-                                              json.dumps(a, default=str)}} for n, a in calls]})
+                               "tool_calls": [{"type": "function", "function": {"name": n, "arguments": json_text(a)}}
+                                              for n, a in calls]})
         results = []
         self.episode.start_step()
         for name, arguments in calls:

@@ -64,7 +64,7 @@ from pathlib import Path
 from toolgym.envs.common.official import read_jsonl
 from toolgym.worlds.base import WorkBudget, charge
 from toolgym.worlds.bfcl.api import call_work, run_call
-from toolgym.worlds.bfcl.apis import API_CLASSES, DOC_FILES, make_instances
+from toolgym.worlds.bfcl.apis import API_CLASSES, DOC_FILES, make_instances, release_instances
 from toolgym.worlds.bfcl.calls import CallSyntaxError, parse_calls
 
 #: BFCL's limit on model steps within one user turn (model_handler's MAXIMUM_STEP_LIMIT).
@@ -183,6 +183,14 @@ class MultiTurnEpisode:
         self._grades: list[dict] = []
         self._functions = list(task.functions)
         self._reveal()
+
+    def close(self) -> None:
+        """Hand the episode's worlds back for later episodes (:func:`release_instances`); the
+        episode must not be used after."""
+        for instances in (self._model, self._truth):
+            release_instances(instances)
+        self._model = self._truth = {}
+        self.done = True
 
     def functions(self) -> list[dict]:
         return list(self._functions)

@@ -17,13 +17,13 @@ else through ``str``; an exception becomes ``Error during execution: <message>``
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import json
 from importlib import resources
 from typing import Any
 
+from toolgym.worlds.base import _copy_state
 from toolgym.worlds.tools import argument_problem, parse_docstring
 
 #: Function names BFCL's executor refuses before running anything.
@@ -98,7 +98,9 @@ def run_call(instances: dict[str, BfclAPI], name: str, arguments: dict, rollback
     if problem:
         return f"Error during execution: {problem}"
     try:
-        return owner._run(name, copy.deepcopy(arguments), rollback)
+        # a copy (JSON-shaped values copied directly: deepcopy cost more than a read call), so that
+        # a call changing its arguments never changes the caller's action
+        return owner._run(name, _copy_state(arguments), rollback)
     except Exception as exc:  # the API's own failure, worded as Python words it (BFCL shows str(e))
         return f"Error during execution: {exc}"
 

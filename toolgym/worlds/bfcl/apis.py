@@ -33,6 +33,13 @@ DOC_FILES = {
 #: copying a loaded database in is cheaper than inserting its rows again.
 _LOADED: OrderedDict[str, Snapshot] = OrderedDict()
 LOADED_SCENARIOS = 16
+#: Worlds handed back by ended episodes (:func:`release_instances`), taken by the next ones: a new
+#: world's engine, session and connection cost more than an episode's first calls, and a kept
+#: connection keeps its prepared statements (each prepared again once after a restore, at a third
+#: of its first preparation; none at all when the world still holds the scenario it is given).
+_SPARE_WORLDS: list[BfclWorld] = []
+SPARE_WORLDS = 8
+_EMPTY: list[Snapshot] = []  # an empty world's image, taken once: what a kept world loads a new scenario into
 
 
 def make_instances(involved_classes: list[str], initial_config: dict,
@@ -51,7 +58,7 @@ def make_instances(involved_classes: list[str], initial_config: dict,
     for name in involved_classes:
         cls = API_CLASSES[name]
         if issubclass(cls, TableAPI):
-            world = world or BfclWorld()
+            world = world or _take_world(empty=loaded is None)
             instance = cls(world)
             if loaded is not None:
                 instance._take_up(long_context)
@@ -69,3 +76,29 @@ def make_instances(involved_classes: list[str], initial_config: dict,
             while len(_LOADED) > LOADED_SCENARIOS:
                 _LOADED.popitem(last=False)
     return instances
+
+
+def _take_world(empty: bool) -> BfclWorld:
+    """A world for a new set of instances: a kept one (emptied when ``empty``: a scenario is loaded
+    into it; otherwise the caller restores one over it), or a new one."""
+    try:
+        world = _SPARE_WORLDS.pop()
+    except IndexError:
+        return BfclWorld()
+    if empty:
+        if not _EMPTY:
+            _EMPTY.append(BfclWorld().snapshot())
+        world.restore(_EMPTY[0])
+    return world
+
+
+def release_instances(instances: dict[str, BfclAPI]) -> None:
+    """Hand back the world of instances that will not be used again (an ended episode's), for
+    :func:`make_instances` to reuse; the instances must not be called after."""
+    worlds = {id(api._world): api._world for api in instances.values() if isinstance(api, TableAPI)}
+    for world in worlds.values():
+        world.rollback()
+        if len(_SPARE_WORLDS) < SPARE_WORLDS:
+            _SPARE_WORLDS.append(world)
+        else:
+            world.close()

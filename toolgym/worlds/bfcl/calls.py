@@ -26,15 +26,18 @@ def parse_calls(text: str) -> list[tuple[str, dict]]:
     a literal, a positional argument, ``**kwargs``, a call inside an argument.
     """
     source = text.strip()
-    depth = deepest = 0
-    for ch in source:
-        if ch in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in ")]}":
-            depth -= 1
-    if deepest > MAX_NESTING:
-        raise CallSyntaxError(f"nested deeper than {MAX_NESTING} brackets")
+    # the depth is walked only when there are enough brackets to reach the limit (counting them
+    # costs a tenth of the walk, which cost a third of a short call's parse)
+    if source.count("(") + source.count("[") + source.count("{") > MAX_NESTING:
+        depth = deepest = 0
+        for ch in source:
+            if ch in "([{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch in ")]}":
+                depth -= 1
+        if deepest > MAX_NESTING:
+            raise CallSyntaxError(f"nested deeper than {MAX_NESTING} brackets")
     try:
         tree = ast.parse(source, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
