@@ -29,9 +29,6 @@ from sqlalchemy.pool import StaticPool
 from toolgym.worlds.build import WorldBuilding, _random_in_state
 
 DIFF_ROWS = 20  # rows of each kind that World.diff lists per table (it counts them all)
-#: The pages in use times their size (:meth:`World.stored_bytes`).
-STORED_BYTES_QUERY = ("SELECT (page_count - freelist_count) * page_size "
-                      "FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()")
 
 
 class Record:
@@ -325,9 +322,10 @@ class World(WorldBuilding):
     def stored_bytes(self) -> int:
         """Bytes the database holds now, written but uncommitted rows included (its pages in use):
         the size of the world, for a budget on how much the tools may make it grow."""
-        # one statement (the pragmas as table-valued functions): three cost more than a BFCL write
-        (size,) = self._sqlite.execute(STORED_BYTES_QUERY).fetchone()
-        return size
+        (pages,), = self._sqlite.execute("PRAGMA page_count").fetchall()
+        (free,), = self._sqlite.execute("PRAGMA freelist_count").fetchall()
+        (page_size,), = self._sqlite.execute("PRAGMA page_size").fetchall()
+        return (pages - free) * page_size
 
     def state_hash(self) -> str:
         """A digest of the logical state (rows, aux state, clock), for determinism checks."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from toolgym.worlds.bfcl.api import long_context_data
 from toolgym.worlds.bfcl.models import Door, Vehicle, load
-from toolgym.worlds.bfcl.world import TableAPI
+from toolgym.worlds.bfcl.world import TableAPI, columns_of
 
 MAX_FUEL_LEVEL = 50
 MIN_FUEL_LEVEL = 0.0
@@ -83,8 +83,7 @@ class VehicleControlAPI(TableAPI):
 
     def _car(self) -> dict[str, Any]:
         """The vehicle row, column by column."""
-        columns = [c.name for c in Vehicle.__table__.columns]
-        return dict(zip(columns, self._rows(Vehicle)[0]))
+        return dict(zip(columns_of(Vehicle), self._rows(Vehicle)[0]))
 
     def _gauge(self, name: str) -> Any:
         """One column of the vehicle row."""

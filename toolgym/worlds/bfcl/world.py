@@ -10,6 +10,7 @@ BFCL's attribute shapes, which is what the multi-turn checker compares.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -24,9 +25,38 @@ MAX_WORLD_BYTES = 16 * 1024 * 1024
 
 
 class BfclWorld(World):
-    """The tables of every BFCL API (:mod:`toolgym.worlds.bfcl.models`), empty until a scenario loads."""
+    """The tables of every BFCL API (:mod:`toolgym.worlds.bfcl.models`), empty until a scenario loads.
+
+    Keeps the texts of the settings rows read or written since the last rollback or restore
+    (:meth:`TableAPI._get`), and the database's page size, for the size check after a write.
+    """
 
     Base = Base
+
+    def __init__(self, *args, **kwargs):
+        self.settings_read: dict[tuple[str, str], str] = {}
+        self._page_size: int | None = None
+        super().__init__(*args, **kwargs)
+
+    def rollback(self) -> None:
+        super().rollback()
+        self.settings_read.clear()
+
+    def restore(self, snap) -> None:
+        super().restore(snap)
+        self.settings_read.clear()
+        self._page_size = None  # an image holds its own page size
+
+    def bytes_over(self, limit: int) -> int | None:
+        """:meth:`stored_bytes` when it is more than ``limit``, else None: one statement (the pages
+        held, free ones too) while those fit, where the exact size takes three."""
+        if self._page_size is None:
+            (self._page_size,) = self._sqlite.execute("PRAGMA page_size").fetchone()
+        (pages,) = self._sqlite.execute("PRAGMA page_count").fetchone()
+        if pages * self._page_size <= limit:
+            return None
+        size = self.stored_bytes()
+        return size if size > limit else None
 
 
 class TableAPI(BfclAPI):
@@ -74,13 +104,19 @@ class TableAPI(BfclAPI):
         return {name: self._get(name) if name in self.settings else tables[name] for name in self.default_state}
 
     def _get(self, name: str) -> Any:
-        (value,) = self._sql.execute("SELECT value FROM settings WHERE api = ? AND name = ?",
-                                     (self.class_name, name)).fetchone()
-        return load(value)
+        # the stored text, read once until a rollback or restore (a fresh value at each read:
+        # a caller may change what it gets); every settings write goes through _set
+        key = (self.class_name, name)
+        text = self._world.settings_read.get(key)
+        if text is None:
+            (text,) = self._sql.execute("SELECT value FROM settings WHERE api = ? AND name = ?", key).fetchone()
+            self._world.settings_read[key] = text
+        return load(text)
 
     def _set(self, name: str, value: Any) -> None:
-        self._sql.execute("UPDATE settings SET value = ? WHERE api = ? AND name = ?",
-                          (dump(value), self.class_name, name))
+        text = dump(value)
+        self._sql.execute("UPDATE settings SET value = ? WHERE api = ? AND name = ?", (text, self.class_name, name))
+        self._world.settings_read[(self.class_name, name)] = text
 
     def _stream(self, name: str, seed: int | None = None) -> random.Random:
         """A random stream of the world, made from ``seed`` at its first use; a failing call rolls it back."""
@@ -88,10 +124,7 @@ class TableAPI(BfclAPI):
 
     def _rows(self, model, where: str = "", parameters: tuple = ()) -> list[tuple]:
         """``(position, *values)`` of a table's rows in ``position`` order (``where``: an SQL filter)."""
-        table = model.__table__
-        columns = [column.name for column in table.columns if column.name != "position"]
-        query = f"SELECT position, {', '.join(columns)} FROM {table.name} {where} ORDER BY position"
-        return [(row[0], *map(load, row[1:])) for row in self._sql.execute(query, parameters)]
+        return [(row[0], *map(load, row[1:])) for row in self._sql.execute(_rows_query(model, where), parameters)]
 
     def _find(self, model, column: str, key) -> tuple | None:
         """The first row whose ``column`` equals ``key`` by Python's ``==``, as a dict or list finds it.
@@ -103,15 +136,14 @@ class TableAPI(BfclAPI):
         if type(key) is str:
             rows = self._rows(model, f"WHERE {column} = ?", (dump(key),))
             return rows[0] if rows else None
-        index = [c.name for c in model.__table__.columns].index(column)
+        index = columns_of(model).index(column)
         return next((row for row in self._rows(model) if row[index] == key), None)
 
     def _insert_all(self, model, rows) -> None:
         """Rows (tuples of the columns after ``position``) as the table's rows, numbered from 1."""
-        table = model.__table__
-        columns = [column.name for column in table.columns if column.name != "position"]
+        columns = [column for column in columns_of(model) if column != "position"]
         self._sql.executemany(
-            f"INSERT INTO {table.name} (position, {', '.join(columns)}) VALUES (?{', ?' * len(columns)})",
+            f"INSERT INTO {model.__table__.name} (position, {', '.join(columns)}) VALUES (?{', ?' * len(columns)})",
             [(position, *map(dump, row)) for position, row in enumerate(rows, 1)])
 
     def _append(self, model, **values) -> int:
@@ -156,10 +188,24 @@ class TableAPI(BfclAPI):
                     raise
                 failure = exc  # BFCL keeps what a raising call changed before it raised
             # a call that wrote nothing (no transaction open) left the world's size as the last call did
-            size = self._world.stored_bytes() if self._sql.in_transaction else 0
-            if size > MAX_WORLD_BYTES:
+            size = self._world.bytes_over(MAX_WORLD_BYTES) if self._sql.in_transaction else None
+            if size is not None:
                 raise ValueError(f"the call was undone: it would make the world {size} bytes, "
                                  f"more than toolgym's limit of {MAX_WORLD_BYTES} bytes")
         if failure is not None:
             raise failure
         return result_text(value)
+
+
+@functools.cache
+def columns_of(model) -> tuple[str, ...]:
+    """A table's column names in order (asked once per model: SQLAlchemy's column collection costs
+    more to walk than a BFCL read)."""
+    return tuple(column.name for column in model.__table__.columns)
+
+
+@functools.cache
+def _rows_query(model, where: str) -> str:
+    """:meth:`TableAPI._rows`'s query (``where`` is always the APIs' own text, so the cache stays small)."""
+    columns = [column for column in columns_of(model) if column != "position"]
+    return f"SELECT position, {', '.join(columns)} FROM {model.__table__.name} {where} ORDER BY position"
