@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Integer, String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, json_text, parse_action
 from toolgym.worlds.base import World
 from toolgym.worlds.tools import (
     ACTION, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, READ, ToolError, Toolkit, argument_problem, parse_docstring,
@@ -338,3 +338,18 @@ def test_parse_action(action, expected):
 def test_parse_action_rejections(action, error):
     parsed = parse_action(action, {"A": ["x", "y"]})
     assert isinstance(parsed, Unparseable) and error in parsed.error
+
+
+def test_json_text_is_json_dumps_with_str_for_the_rest_and_its_errors():
+    import datetime
+    import json
+
+    for value in ([{"a": 1, "b": [1.5, float("nan"), None, True, "é\u2028"]}], "x", 3, 1e300,
+                  {1: 2, None: 3, 2.5: "x"}, {"d": datetime.date(2020, 1, 1)}, [], (1, 2)):
+        assert json_text(value) == json.dumps(value, default=str)
+    circular: list = []
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        json_text(circular)
+    with pytest.raises(TypeError, match="keys must be"):
+        json_text({(1, 2): 3})

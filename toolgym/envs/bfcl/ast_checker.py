@@ -17,6 +17,7 @@ Two scorings (:class:`toolgym.envs.bfcl.env.BFCLEnv` lists the differences):
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -284,6 +285,18 @@ def _js_dict(code: str) -> Any:
 # -- value comparison --------------------------------------------------------------------------
 def standardize(text: str) -> str:
     """BFCL's string normalisation: no spaces or ``,./-_*^``, lower case, ' as "."""
+    if len(text) <= _KEPT_STANDARD_CHARS:
+        return _standardized(text)
+    return _STANDARDIZE.sub("", text).lower().replace("'", '"')
+
+
+#: Short strings' standard forms are kept (a possible answer's are asked for at every check of it):
+#: 16,384 of at most 256 characters, a few MB at most.
+_KEPT_STANDARD_CHARS = 256
+
+
+@functools.lru_cache(maxsize=16_384)
+def _standardized(text: str) -> str:
     return _STANDARDIZE.sub("", text).lower().replace("'", '"')
 
 

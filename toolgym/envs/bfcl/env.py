@@ -451,7 +451,8 @@ class BFCLEnv(ToolEnv):
         self._turn_steps = 0
         if isinstance(self.task, SingleTurnTask):
             self.episode = None
-            self._messages = [dict(m) for turn in self.task.question for m in turn]
+            # the task's own messages, never changed here (info's are copies: _messages_view)
+            self._messages = [m for turn in self.task.question for m in turn]
         elif self.task.category in MEMORY:
             memory = _memory()
             key = self._prereq_key(self.task)
