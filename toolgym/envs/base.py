@@ -50,40 +50,57 @@ def action_size(action: Any, limit: int) -> int:
     """
     if isinstance(action, str):
         return len(action)
-    size = 0
-    stack: list[tuple[Any, int]] = [(action, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_ACTION_DEPTH:
-            return limit + 1
-        # dict before Mapping, and scalars before both: an ABC's isinstance costs ten times a type's
-        mapping = isinstance(value, dict) or (not isinstance(value, (str, int, list, tuple))
-                                              and isinstance(value, Mapping))
-        if isinstance(value, str):
-            size += len(value) + 2  # quotes
-        elif isinstance(value, int) and not isinstance(value, bool):
-            size += value.bit_length() // 3 + 1  # about the number of decimal digits, without printing it
-        elif mapping or isinstance(value, (list, tuple)):
-            size += 2 + (4 if mapping else 1) * len(value)  # brackets; separators per item
+    try:
+        return _container_size(action, 0, limit, 0)
+    except _TooLong:
+        return limit + 1
+
+
+class _TooLong(Exception):
+    """An action's size passed the limit (or its nesting :data:`MAX_ACTION_DEPTH`): the walk ends."""
+
+
+def _container_size(value: Any, depth: int, limit: int, size: int) -> int:
+    """``size`` plus ``value``'s (at ``depth``); a recursion at most :data:`MAX_ACTION_DEPTH` deep,
+    which cost less than a stack of pairs on the usual actions of a few containers."""
+    if depth > MAX_ACTION_DEPTH:
+        raise _TooLong
+    kind = type(value)
+    # dict and list by their type first: an ABC's isinstance costs ten times a type's
+    if kind is dict or kind is list or kind is tuple:
+        mapping = kind is dict
+    elif isinstance(value, str):
+        size += len(value) + 2  # quotes
+        mapping = None
+    elif isinstance(value, int) and not isinstance(value, bool):
+        size += value.bit_length() // 3 + 1  # about the number of decimal digits, without printing it
+        mapping = None
+    elif isinstance(value, Mapping):
+        mapping = True
+    elif isinstance(value, (list, tuple)):
+        mapping = False
+    else:
+        size += len(repr(value)[:limit + 1])
+        mapping = None
+    if mapping is not None:
+        size += 2 + (4 if mapping else 1) * len(value)  # brackets; separators per item
+    if size > limit:  # checked before the items are walked: a huge container costs nothing more
+        raise _TooLong
+    if mapping is None:
+        return size
+    for item in itertools.chain.from_iterable(value.items()) if mapping else value:
+        # scalars, the usual items, are counted here as above: a call for each cost more than its count
+        kind = type(item)
+        if kind is str:
+            size += len(item) + 2
+        elif kind is int:
+            size += item.bit_length() // 3 + 1
+        elif kind not in _SCALARS or depth >= MAX_ACTION_DEPTH:
+            size = _container_size(item, depth + 1, limit, size)
         else:
-            size += len(repr(value)[:limit + 1])
-        if size > limit:  # checked before the items are queued: a huge container costs nothing more
-            return limit + 1
-        if not (mapping or isinstance(value, (list, tuple))):
-            continue
-        for item in itertools.chain.from_iterable(value.items()) if mapping else value:
-            # scalars, the usual items, are counted here as above: queueing each cost more than its count
-            kind = type(item)
-            if kind not in _SCALARS or depth >= MAX_ACTION_DEPTH:
-                stack.append((item, depth + 1))
-            elif kind is str:
-                size += len(item) + 2
-            elif kind is int:
-                size += item.bit_length() // 3 + 1
-            else:
-                size += len(repr(item))
-        if size > limit:
-            return limit + 1
+            size += len(repr(item))
+    if size > limit:
+        raise _TooLong
     return size
 
 

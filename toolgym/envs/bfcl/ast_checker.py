@@ -311,21 +311,22 @@ def _first_type(possible: list) -> type | None:
     return None
 
 
-def _type_check(param: str, value: Any, possible: list, expected: type, nested: type | None) -> tuple[dict, bool]:
-    """BFCL's type check: (verdict, whether the value stands for a variable)."""
+def _type_check(param: str, value: Any, possible: list, expected: type, nested: type | None) -> tuple[dict | None, bool]:
+    """BFCL's type check: (the failing verdict, None when the type passes; whether the value stands
+    for a variable). No verdict is made for a pass: the checker asks this for every argument."""
     answer_type = _first_type(possible)
     is_variable = answer_type is not None and answer_type != expected
     if type(value) == expected:
         if nested is None:
-            return verdict(True), is_variable
+            return None, is_variable
         for answer in possible:
-            if type(answer) != list or all(_type_check(param, item, answer, nested, None)[0]["valid"] for item in value):
-                return verdict(True), is_variable
+            if type(answer) != list or all(_type_check(param, item, answer, nested, None)[0] is None for item in value):
+                return None, is_variable
         failure = verdict(False, "type_error:nested", f"Nested type checking failed for parameter {param!r}.")
     else:
         failure = None
     if answer_type is not None and type(value) == answer_type:
-        return verdict(True), True
+        return None, True
     return failure or verdict(False, "type_error:simple",
                               f"Incorrect type for parameter {param!r}. Expected {expected.__name__}, "
                               f"got {type(value).__name__}: {value!r}."), False
@@ -416,22 +417,22 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
             value = list(value)
         if language == "python" and declared == "float" and type(value) == int:
             value = float(value)
-        typed, is_variable = _type_check(param, value, possible[param], expected, nested)
-        if not typed["valid"]:
-            return typed
+        failure, is_variable = _type_check(param, value, possible[param], expected, nested)
+        if failure is not None:
+            return failure
         if not is_variable:
             if expected == dict:
                 result = _dict_check(param, value, possible[param], compat)
             elif expected == list and nested == dict:
                 result = _list_dict_check(param, value, possible[param], compat)
             elif expected == str:
-                ok = standardize(value) in [standardize(a) for a in possible[param] if isinstance(a, str)]
-                result = verdict(ok, "" if ok else "value_error:string",
-                                 "" if ok else f"Invalid value for parameter {param!r}: {value!r}.")
+                if standardize(value) in [standardize(a) for a in possible[param] if isinstance(a, str)]:
+                    continue
+                return verdict(False, "value_error:string", f"Invalid value for parameter {param!r}: {value!r}.")
             elif expected == list:
-                ok = [_norm(v) for v in value] in [[_norm(v) for v in a] for a in possible[param] if isinstance(a, list)]
-                result = verdict(ok, "" if ok else "value_error:list/tuple",
-                                 "" if ok else f"Invalid value for parameter {param!r}: {value!r}.")
+                if [_norm(v) for v in value] in [[_norm(v) for v in a] for a in possible[param] if isinstance(a, list)]:
+                    continue
+                return verdict(False, "value_error:list/tuple", f"Invalid value for parameter {param!r}: {value!r}.")
             else:
                 result = None
             if result is not None:

@@ -491,9 +491,8 @@ class BFCLEnv(ToolEnv):
         return "\n".join(str(m.get("content", "")) for m in turn if m.get("role") == "user")
 
     def _info(self) -> dict:
-        info = self.base_info(self.task.id)
+        info = self._docs_made()[0].copy()  # the base keys and the prompt parts, made once per task
         info["messages"] = self._messages_view()
-        info.update(self._prompt_parts())
         return info
 
     def _messages_view(self) -> list[dict]:
@@ -509,15 +508,15 @@ class BFCLEnv(ToolEnv):
         self._view = (messages, len(messages), copies)
         return list(copies)
 
-    def _prompt_parts(self) -> dict:
-        """``info``'s ``functions``, ``tools`` and ``system_prompt`` for the docs the episode offers
-        now: made once per task and set of docs and shared by its episodes' ``info`` (read them,
-        never change them), as building them at each reset and step cost ten times BFCL's checker."""
-        return self._docs_made()[0]
-
     def _docs_made(self) -> tuple[dict, dict[str, str]]:
-        """(:meth:`_prompt_parts`, each call name the docs answer to -> the doc's name): a doc's own
-        name, and the name ``info["tools"]`` offers (dots as underscores) where no doc has that name."""
+        """(``info`` but its messages, each call name the docs answer to -> the doc's name).
+
+        ``info`` without ``messages`` (a placeholder keeps their place): the base keys and
+        ``functions``, ``tools`` and ``system_prompt`` for the docs the episode offers now, made
+        once per task and set of docs and shared by its episodes' ``info`` (read them, never
+        change them), as building them at each reset and step cost ten times BFCL's checker.
+        A call name is a doc's own name, or the name ``info["tools"]`` offers (dots as
+        underscores) where no doc has that name."""
         functions = self._functions()
         # an episode's docs only grow, in its task's order of reveals: their count tells them
         key = self.task.id if self.episode is None else (self.task.id, len(functions))
@@ -530,7 +529,7 @@ class BFCLEnv(ToolEnv):
                 parts["prompt_variation"] = variation
             names = {openai_name(d["name"]): d["name"] for d in functions}
             names.update((d["name"], d["name"]) for d in functions)
-            made = (parts, names)
+            made = ({**self.base_info(self.task.id), "messages": None, **parts}, names)
             if self._prompt_chars + len(parts["system_prompt"]) <= MAX_PROMPT_CHARS:  # about 90 KB a multi-turn task
                 self._prompt_chars += len(parts["system_prompt"])
                 self._prompts[key] = made
@@ -675,7 +674,7 @@ class BFCLEnv(ToolEnv):
         return Outcome(self._last_observation, terminated=True, progress=0)
 
     def _metrics(self) -> dict:
-        return dict(self._judged)
+        return self._judged  # copied into info by the base
 
     # -- oracle -----------------------------------------------------------------------------
     def oracle_action(self) -> Any:

@@ -45,7 +45,10 @@ class SingleTurnTask:
 
     @property
     def language(self) -> str:
-        return {"simple_java": "java", "simple_javascript": "javascript"}.get(self.category, "python")
+        return _LANGUAGES.get(self.category, "python")
+
+
+_LANGUAGES = {"simple_java": "java", "simple_javascript": "javascript"}
 
 
 def category_of(task_id: str) -> str:
