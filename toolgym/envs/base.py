@@ -316,6 +316,11 @@ class ToolEnv(gym.Env):
                 ``task_index``, has both, or ``task_index`` is not an int within range.
             KeyError: ``task_id`` is not a task of this env's task set and split.
         """
+        if type(options) is dict and len(options) == 1:  # the usual {"task_id": ...}: checked as below, sooner
+            task_id = options.get("task_id")
+            if type(task_id) is str and self._has_task(task_id):
+                self.task_id, self.trial = task_id, 0
+                return task_id
         if options is None:
             options = {}
         if not isinstance(options, Mapping):

@@ -29,6 +29,8 @@ JAVA_TYPES = {"byte": int, "short": int, "integer": int, "float": float, "double
 JS_TYPES = {"String": str, "integer": int, "float": float, "Bigint": int, "Boolean": bool, "dict": dict,
             "array": list, "any": str}
 NESTED_SOURCE_TYPES = ("Array", "ArrayList", "array")
+#: The declared types whose items' type the checker reads (Python's, Java's and JavaScript's).
+NESTED_TYPES = ("array", "tuple", "Array", "ArrayList")
 #: The longest Java or JavaScript value converted: BFCL's patterns (kept for agreement, except the
 #: JavaScript 2-D array and Java HashMap ones, exponential and quartic, which are read by linear
 #: code here) take time up to cubic in the text on adversarial input (0.4 s for 1,000 characters of
@@ -389,8 +391,10 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
             continue
         if param not in properties or param not in possible:
             return verdict(False, "simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
-        declared = properties[param].get("type")
-        items = (properties[param].get("items") or {}).get("type")
+        spec, options = properties[param], possible[param]
+        declared = spec.get("type")
+        # the items' type only where a nested type is read
+        items = (spec.get("items") or {}).get("type") if declared in NESTED_TYPES else None
         nested = None
         if language in ("java", "javascript"):
             table = JAVA_TYPES if language == "java" else JS_TYPES
@@ -417,20 +421,20 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
             value = list(value)
         if language == "python" and declared == "float" and type(value) == int:
             value = float(value)
-        failure, is_variable = _type_check(param, value, possible[param], expected, nested)
+        failure, is_variable = _type_check(param, value, options, expected, nested)
         if failure is not None:
             return failure
         if not is_variable:
             if expected == dict:
-                result = _dict_check(param, value, possible[param], compat)
+                result = _dict_check(param, value, options, compat)
             elif expected == list and nested == dict:
-                result = _list_dict_check(param, value, possible[param], compat)
+                result = _list_dict_check(param, value, options, compat)
             elif expected == str:
-                if standardize(value) in [standardize(a) for a in possible[param] if isinstance(a, str)]:
+                if standardize(value) in [standardize(a) for a in options if isinstance(a, str)]:
                     continue
                 return verdict(False, "value_error:string", f"Invalid value for parameter {param!r}: {value!r}.")
             elif expected == list:
-                if [_norm(v) for v in value] in [[_norm(v) for v in a] for a in possible[param] if isinstance(a, list)]:
+                if [_norm(v) for v in value] in [[_norm(v) for v in a] for a in options if isinstance(a, list)]:
                     continue
                 return verdict(False, "value_error:list/tuple", f"Invalid value for parameter {param!r}: {value!r}.")
             else:
@@ -439,7 +443,7 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
                 if not result["valid"]:
                     return result
                 continue
-        if value not in possible[param]:
+        if value not in options:
             return verdict(False, "value_error:others", f"Invalid value for parameter {param!r}: {value!r}.")
     for param, options in possible.items():
         # paper: a parameter with no acceptable value at all ([]) can only be left out

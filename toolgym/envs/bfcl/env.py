@@ -382,6 +382,7 @@ class BFCLEnv(ToolEnv):
         # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
         self._prompts: dict[Any, tuple[dict, dict]] = {}  # see _docs_made
+        self._question_texts: dict[str, str] = {}  # see _user_text
         self._prompt_chars = 0  # the characters of the system prompts kept there
         if tasks == "official":
             layout, = self.read_layouts()
@@ -486,9 +487,13 @@ class BFCLEnv(ToolEnv):
         return self.task.language if isinstance(self.task, SingleTurnTask) else "python"
 
     def _user_text(self) -> str:
-        """The text of the question (single-turn) or of the current user turn."""
-        turn = self._messages if self.episode is None else self.episode.user_messages()
-        return "\n".join(str(m.get("content", "")) for m in turn if m.get("role") == "user")
+        """The text of the question (single-turn: made once per task) or of the current user turn."""
+        if self.episode is not None:
+            return _users_text(self.episode.user_messages())
+        text = self._question_texts.get(self.task.id)
+        if text is None:
+            text = self._question_texts[self.task.id] = _users_text([m for turn in self.task.question for m in turn])
+        return text
 
     def _info(self) -> dict:
         info = self._docs_made()[0].copy()  # the base keys and the prompt parts, made once per task
@@ -702,6 +707,11 @@ class BFCLEnv(ToolEnv):
 def _official_file(category: str) -> str:
     """The question file of a category: the three memory categories share ``BFCL_v4_memory.json``."""
     return "BFCL_v4_memory.json" if category in MEMORY else f"BFCL_v4_{category}.json"
+
+
+def _users_text(messages: list[dict]) -> str:
+    """The user turns' texts of ``messages``, a line each."""
+    return "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
 
 
 def _looks_like_text(action: Any) -> bool:
