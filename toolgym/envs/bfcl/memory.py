@@ -246,7 +246,8 @@ class MemoryEpisode:
         return self.session == len(self.chats) - 1
 
     def functions(self) -> list[dict]:
-        return list(self.task.functions)
+        """The docs offered (the task's own list: read it, never change it)."""
+        return self.task.functions
 
     def system_prompt(self) -> str:
         """BFCL's memory system prompt for the chat starting now (with the answer format for the question)."""

@@ -193,7 +193,8 @@ class MultiTurnEpisode:
         self.done = True
 
     def functions(self) -> list[dict]:
-        return list(self._functions)
+        """The docs offered now (the episode's own list: read it, never change it; asked at every step)."""
+        return self._functions
 
     def user_messages(self) -> list[dict]:
         return list(self.task.turns[self.turn]) if not self.done else []

@@ -115,11 +115,19 @@ def call_work(instances: dict[str, BfclAPI], name: str, arguments: dict) -> int:
 
 def _owner(instances: dict[str, BfclAPI], name: str) -> BfclAPI | None:
     """The involved API that runs ``name``: a later class wins a shared name, as in BFCL."""
+    if not isinstance(name, str):  # no function's name (and perhaps not hashable)
+        return None
     owner = None
     for instance in instances.values():
-        if name in type(instance).function_names():
+        if name in _function_set(type(instance)):
             owner = instance
     return owner
+
+
+@functools.cache
+def _function_set(cls: type[BfclAPI]) -> frozenset[str]:
+    """:meth:`BfclAPI.function_names` as a set, for the lookup of every call's owner."""
+    return frozenset(cls.function_names())
 
 
 _JSON_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", dict: "dict", list: "array"}

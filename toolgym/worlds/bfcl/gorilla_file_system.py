@@ -106,6 +106,32 @@ class FolderView:
 class GorillaFileSystem(TableAPI):
     class_name = "GorillaFileSystem"
     doc_file = "gorilla_file_system"
+    #: The entries a running call looked up, until it writes (None outside a call): BFCL's checks
+    #: look a name up again and again (``name in contents``, then ``contents[name]``).
+    _found: dict | None = None
+
+    def _run(self, name: str, arguments: dict, rollback: bool) -> str:
+        self._found = {}
+        try:
+            return super()._run(name, arguments, rollback)
+        finally:
+            self._found = None
+
+    def _append(self, model, **values) -> int:
+        self._forget_found()
+        return super()._append(model, **values)
+
+    def _update(self, model, position: int, **values) -> None:
+        self._forget_found()
+        super()._update(model, position, **values)
+
+    def _delete(self, model, position: int) -> None:
+        self._forget_found()
+        super()._delete(model, position)
+
+    def _forget_found(self) -> None:
+        if self._found:
+            self._found.clear()
 
     def load_scenario(self, scenario: dict, long_context: bool = False) -> None:
         self._long_context = long_context
@@ -189,8 +215,14 @@ class GorillaFileSystem(TableAPI):
         hash(name)  # an unhashable name fails as a dict lookup fails
         if type(name) is not str:  # every name in the tree is a string
             return None
+        found = self._found
+        if found is not None and (folder, name) in found:
+            return found[folder, name]
         row = self._sql.execute(LISTING_QUERY + " AND e.name = ?", (folder, dump(name))).fetchone()
-        return (row[0], *map(load, row[1:])) if row else None
+        entry = (row[0], *map(load, row[1:])) if row else None
+        if found is not None:
+            found[folder, name] = entry
+        return entry
 
     def _item(self, folder: int, name) -> tuple[str, int] | None:
         """``("folder", id)`` or ``("file", id)`` that ``name`` names in the folder (``.``: the folder)."""
