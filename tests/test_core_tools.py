@@ -353,3 +353,20 @@ def test_json_text_is_json_dumps_with_str_for_the_rest_and_its_errors():
         json_text(circular)
     with pytest.raises(TypeError, match="keys must be"):
         json_text({(1, 2): 3})
+
+
+def test_jsontext_dumps_writes_json_dumps_text_and_raises_its_errors():
+    import datetime
+    import json
+
+    from toolgym.worlds import jsontext
+
+    write = jsontext.dumps()
+    for value in ({"a": [1, 2.5, None, False, "é\ud800"], "b": {"c": -0.0}}, "x", 10 ** 30, [], {1: 2}):
+        assert write(value) == json.dumps(value)
+    with pytest.raises(TypeError, match="is not JSON serializable"):
+        write({"d": datetime.date(2020, 1, 1)})
+    circular: dict = {}
+    circular["self"] = circular
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        write(circular)

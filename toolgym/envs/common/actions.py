@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Sequence
 
+from toolgym.worlds import jsontext
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -38,25 +40,15 @@ class Unparseable:
 
 Action = ToolCall | TextReply | Unparseable
 
-#: ``json.dumps(value, default=str)``'s encoder, made once: ``json.dumps`` with any keyword builds a
-#: new encoder per call, which cost more than a cheap tool.
-_LENIENT_ENCODER = json.JSONEncoder(default=str)
-#: Its C encoder, made once too (``encode`` makes one per call, half the cost of a short action's
-#: text), without the check for circular values: a circular value exhausts the recursion limit,
-#: and is then written by ``_LENIENT_ENCODER``, which raises json's own error.
-_LENIENT_C_ENCODER = None if json.encoder.c_make_encoder is None else json.encoder.c_make_encoder(
-    None, str, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+#: ``json.dumps(value, default=str)``, its encoder made once (``json.dumps`` with any keyword builds
+#: a new encoder per call, which cost more than a cheap tool).
+_write_lenient = jsontext.dumps(default=str)
 
 
 def json_text(value: Any) -> str:
     """``json.dumps(value, default=str)``: how an action or a call's arguments are written into the
     conversation (anything JSON cannot write as its ``str``)."""
-    if _LENIENT_C_ENCODER is not None:
-        try:
-            return "".join(_LENIENT_C_ENCODER(value, 0))
-        except RecursionError:
-            pass  # circular or too deep: json.dumps's own answer (its error) below
-    return _LENIENT_ENCODER.encode(value)
+    return _write_lenient(value)
 
 
 def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None) -> Action:

@@ -23,6 +23,7 @@ import json
 from importlib import resources
 from typing import Any
 
+from toolgym.worlds import jsontext
 from toolgym.worlds.base import _copy_state
 from toolgym.worlds.tools import argument_problem, parse_docstring
 
@@ -65,13 +66,16 @@ class BfclAPI:
 _BASE_METHODS = frozenset(name for name, _ in inspect.getmembers(BfclAPI, inspect.isfunction))
 
 
+_write_json = jsontext.dumps()  # json.dumps
+
+
 def result_text(value: Any) -> str:
     """A return value as BFCL's executor writes it into the conversation."""
     if type(value) is str:
         return value
     if type(value) is dict:
         try:
-            return json.dumps(value)
+            return _write_json(value)
         except (TypeError, ValueError):
             return str(value)
     return str(value)

@@ -20,6 +20,8 @@ from sqlalchemy import Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from toolgym.worlds import jsontext
+
 
 class Base(DeclarativeBase):
     pass
@@ -60,9 +62,12 @@ def decode(value: Any) -> Any:
     return ...
 
 
+_write_json = jsontext.dumps()
+
+
 def dump(value: Any) -> str:
     """``value`` as the text an :class:`ExactJSON` column holds."""
-    return json.dumps(encode(value))  # ASCII: a lone surrogate in a string still stores
+    return _write_json(encode(value))  # json.dumps's ASCII: a lone surrogate in a string still stores
 
 
 def load(text: str | None) -> Any:
