@@ -54,6 +54,19 @@ def test_prompt_parts_past_the_bound_are_made_anew_and_those_kept_stay(monkeypat
     assert list(env._prompts) == [first]
 
 
+def test_a_single_turn_questions_messages_are_copied_once_per_task_and_shared_by_its_episodes():
+    env = make(category="single_turn")
+    task_id = env.task_ids()[0]
+    _, first = env.reset(options={"task_id": task_id})
+    *_, last = env.step(env.oracle_action())
+    _, again = env.reset(options={"task_id": task_id})
+    question = [m for turn in env.task_records()[task_id].question for m in turn]
+    assert first["messages"] == again["messages"] == question and first["messages"] is not again["messages"]
+    assert again["messages"][0] is first["messages"][0] is last["messages"][0]  # copied once, shared
+    assert first["messages"][0] is not question[0] and len(last["messages"]) == len(question) + 1
+    assert len(again["messages"]) == len(question)  # the last episode's answer is not in the new one
+
+
 # -- oracle ---------------------------------------------------------------------------------------
 def test_oracle_scores_every_builtin_task():
     env = make(category="single_turn")

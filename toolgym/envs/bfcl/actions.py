@@ -24,8 +24,9 @@ class DecodeError(ValueError):
     """The action holds no call list in either of BFCL's formats."""
 
 
-def read_calls(action: Any, language: str = "python") -> list[tuple[str, Any]]:
-    """The calls of an action, in order; ``[]`` for an answer without a call.
+def read_calls(action: Any, language: str = "python") -> list[tuple[str, dict]]:
+    """The calls of an action, in order, each ``(name, arguments)`` with the arguments a dict;
+    ``[]`` for an answer without a call.
 
     Raises:
         DecodeError: the action looks like calls but does not read (BFCL's decoder failure),

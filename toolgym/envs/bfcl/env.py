@@ -189,7 +189,8 @@ class BFCLEnv(ToolEnv):
     docs and ``info["system_prompt"]`` BFCL's system prompt for prompting models (the offered docs
     with BFCL's language hints). These three are made once per task (and set of offered docs) and
     the same objects are in every ``info`` of its episodes, as are the messages of
-    ``info["messages"]`` within an episode: read them, copy before changing them.
+    ``info["messages"]`` within an episode (a single-turn question's in every episode of its
+    task): read them, copy before changing them.
 
     ## Rewards
     The return is the category's accuracy item: 1 when the entry passes, else 0, given at the
@@ -382,7 +383,7 @@ class BFCLEnv(ToolEnv):
         # a memory episode's MemoryWorld is the env's world while it runs
         self._tasks: dict[str, Any] = {}
         self._prompts: dict[Any, tuple[dict, dict]] = {}  # see _docs_made
-        self._question_texts: dict[str, str] = {}  # see _user_text
+        self._questions: dict[str, tuple[list[dict], str, list[dict]]] = {}  # see _question
         self._prompt_chars = 0  # the characters of the system prompts kept there
         if tasks == "official":
             layout, = self.read_layouts()
@@ -452,8 +453,9 @@ class BFCLEnv(ToolEnv):
         self._turn_steps = 0
         if isinstance(self.task, SingleTurnTask):
             self.episode = None
-            # the task's own messages, never changed here (info's are copies: _messages_view)
-            self._messages = [m for turn in self.task.question for m in turn]
+            messages, _, copies = self._question()
+            self._messages = list(messages)
+            self._view = (self._messages, len(messages), list(copies))  # see _messages_view
         elif self.task.category in MEMORY:
             memory = _memory()
             key = self._prereq_key(self.task)
@@ -487,13 +489,20 @@ class BFCLEnv(ToolEnv):
         return self.task.language if isinstance(self.task, SingleTurnTask) else "python"
 
     def _user_text(self) -> str:
-        """The text of the question (single-turn: made once per task) or of the current user turn."""
+        """The text of the question (single-turn) or of the current user turn."""
         if self.episode is not None:
             return _users_text(self.episode.user_messages())
-        text = self._question_texts.get(self.task.id)
-        if text is None:
-            text = self._question_texts[self.task.id] = _users_text([m for turn in self.task.question for m in turn])
-        return text
+        return self._question()[1]
+
+    def _question(self) -> tuple[list[dict], str, list[dict]]:
+        """A single-turn task's question, made once per task: its messages (the task's own, never
+        changed here), the user's text, and copies of the messages shared by its episodes' ``info``
+        as the prompt parts are (read them, never change them)."""
+        question = self._questions.get(self.task.id)
+        if question is None:
+            messages = [m for turn in self.task.question for m in turn]
+            question = self._questions[self.task.id] = (messages, _users_text(messages), [dict(m) for m in messages])
+        return question
 
     def _info(self) -> dict:
         info = self._docs_made()[0].copy()  # the base keys and the prompt parts, made once per task
@@ -502,8 +511,9 @@ class BFCLEnv(ToolEnv):
 
     def _messages_view(self) -> list[dict]:
         """``info``'s messages: each message is copied once, when it is new (an episode's list only
-        grows, or is replaced by a new one), and the copies are shared by the episode's ``info``s:
-        copying a multi-turn conversation at every step cost more than its call's SQL."""
+        grows, or is replaced by a new one), and the copies are shared by the episode's ``info``s
+        (a single-turn question's by every episode of its task: :meth:`_question`): copying a
+        multi-turn conversation at every step cost more than its call's SQL."""
         messages = self._messages
         view = self.__dict__.get("_view")
         if view is None or view[0] is not messages:  # a new episode's (or memory step's) list
@@ -522,9 +532,11 @@ class BFCLEnv(ToolEnv):
         change them), as building them at each reset and step cost ten times BFCL's checker.
         A call name is a doc's own name, or the name ``info["tools"]`` offers (dots as
         underscores) where no doc has that name."""
-        functions = self._functions()
-        # an episode's docs only grow, in its task's order of reveals: their count tells them
-        key = self.task.id if self.episode is None else (self.task.id, len(functions))
+        if self.episode is None:
+            functions, key = self.task.functions, self.task.id
+        else:  # an episode's docs only grow, in its task's order of reveals: their count tells them
+            functions = self.episode.functions()
+            key = (self.task.id, len(functions))
         made = self._prompts.get(key)
         if made is None:
             variation = getattr(self.task, "variation", None)  # format_sensitivity's prompt configuration
@@ -571,7 +583,9 @@ class BFCLEnv(ToolEnv):
                                         else "a call was decoded where none is wanted")
         elif calls is None:
             passed, error_type, detail = False, "ast_decoder:decoder_failed", f"Failed to decode AST: {error}"
-        elif (not calls and not self.task.variation) or not all(isinstance(a, dict) for _, a in calls):
+        # _decode's arguments are dicts (read_calls makes no other); a format's decoder may give others
+        elif (not calls and not self.task.variation) or (self.task.variation and not all(
+                isinstance(a, dict) for _, a in calls)):
             passed, error_type, detail = False, "ast_decoder:decoder_wrong_output_format", \
                 "no call in the answer" if not calls else "Did not output in the specified format."
         else:
