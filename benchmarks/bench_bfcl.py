@@ -10,7 +10,9 @@ relevance and irrelevance, whether the answer decodes to calls), the text agains
 Multi-turn: every ``multi_turn_base`` entry's ground-truth calls, turn by turn, each call one model
 step ``[f(a=1)]``. toolgym makes it through ``env.step``; BFCL as its inference loop does: the
 decoder (``default_decode_execute_prompting``) and ``execute_multi_turn_func_call`` on the entry's
-instances (made before the first call, untimed). A turn is ended between the timed calls.
+instances (made before the first call, untimed). A turn is ended between the timed calls. A turn
+of more than 20 calls ends the episode at its 21st (BFCL's step limit); the calls after it are
+timed on neither side.
 
 The CPU time of each (``time.process_time_ns``) is the least of ``--rounds`` rounds; medians and
 ratios are printed. BFCL's package is imported from ``--bfcl-site`` (the site-packages of a virtual
@@ -137,20 +139,25 @@ def multi_turn(bfcl, data: Path, rounds: int) -> None:
         times = {"toolgym": [], "BFCL": []}
         for task in tasks:
             env.reset(options={"task_id": task.id}, seed=0)
+            played = []  # the calls toolgym ran: a turn of more than 20 calls ends the episode (BFCL's step limit)
+            over = False
             for turn in task.ground_truth:
                 for call in turn:
+                    if over:
+                        break
                     start = time.process_time_ns()
-                    env.step(f"[{call}]")
+                    over = env.step(f"[{call}]")[2]
                     times["toolgym"].append(time.process_time_ns() - start)
-                env.step(NO_CALL_ANSWER)  # the turn's end
+                    played.append(call)
+                if not over:
+                    over = env.step(NO_CALL_ANSWER)[2]  # the turn's end
             model = f"bench{round_number}"  # a fresh set of BFCL's instances each round
             bfcl.execute([], task.initial_config, task.involved_classes, model, task.id)
-            for turn in task.ground_truth:
-                for call in turn:
-                    start = time.process_time_ns()
-                    bfcl.execute(bfcl.decode_execute(f"[{call}]"), task.initial_config, task.involved_classes,
-                                 model, task.id)
-                    times["BFCL"].append(time.process_time_ns() - start)
+            for call in played:  # the same calls
+                start = time.process_time_ns()
+                bfcl.execute(bfcl.decode_execute(f"[{call}]"), task.initial_config, task.involved_classes,
+                             model, task.id)
+                times["BFCL"].append(time.process_time_ns() - start)
         best = times if not best else {side: list(map(min, best[side], times[side])) for side in times}
     ours, theirs = (statistics.median(best[side]) / 1e6 for side in ("toolgym", "BFCL"))
     print(f"multi-turn (multi_turn_base): {len(best['BFCL'])} calls, median CPU ms per call: BFCL {theirs:.4f}, "
