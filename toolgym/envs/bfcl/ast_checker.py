@@ -378,8 +378,9 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
         return verdict(False, "simple_function_checker:wrong_func_name",
                        f"Function name {name!r} not found in model output.")
     arguments = call[name]
-    properties = doc["parameters"].get("properties", {})
-    for param in doc["parameters"].get("required", []):
+    parameters = doc["parameters"]
+    properties = parameters.get("properties", {})
+    for param in parameters.get("required", []):
         # paper: the possible answer is the authority; a required parameter it lets be left out is not asked for
         if param not in arguments and (compat or any(o != "" for o in possible.get(param, []))):
             return verdict(False, "simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")

@@ -519,8 +519,9 @@ class BFCLEnv(ToolEnv):
         if view is None or view[0] is not messages:  # a new episode's (or memory step's) list
             view = (messages, 0, [])
         _, seen, copies = view
-        copies += [dict(m) for m in messages[seen:]]
-        self._view = (messages, len(messages), copies)
+        if seen < len(messages):
+            copies += [dict(m) for m in messages[seen:]]
+            self._view = (messages, len(messages), copies)
         return list(copies)
 
     def _docs_made(self) -> tuple[dict, dict[str, str]]:

@@ -82,7 +82,7 @@ def _from_mapping(action: dict, text: str | None) -> Action:
     name = value.get("name")
     if not isinstance(name, str) or not name:
         return Unparseable(str(action) if text is None else text, "a tool call needs a string 'name'")
-    arguments = value.get("arguments", value.get("parameters", {}))
+    arguments = value["arguments"] if "arguments" in value else value.get("parameters", {})
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
