@@ -52,7 +52,7 @@ def action_size(action: Any, limit: int) -> int:
         return len(action)
     try:
         return _container_size(action, 0, limit, 0)
-    except _TooLong:
+    except (_TooLong, RecursionError):  # RecursionError: a caller already near the limit; refused, not a crash
         return limit + 1
 
 
