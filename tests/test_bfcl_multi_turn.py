@@ -652,6 +652,19 @@ def test_an_ended_episodes_worlds_are_reused_and_hold_the_new_episodes_scenario_
     again.close()
 
 
+def test_a_closed_env_hands_its_multi_turn_worlds_back_and_a_later_step_says_the_episode_is_over():
+    from toolgym.envs.bfcl.env import BFCLEnv
+    from toolgym.worlds.bfcl.apis import _SPARE_WORLDS
+
+    env = BFCLEnv(category="multi_turn_base")
+    env.reset(options={"task_index": 0})
+    world = next(api._world for api in env.episode._model.values() if hasattr(api, "_world"))
+    env.close()
+    assert any(spare is world for spare in _SPARE_WORLDS)
+    observation, reward, terminated, _, info = env.step("[ls()]")
+    assert terminated and reward == 0.0 and "the episode is over" in observation
+
+
 # -- budgets on sums: a step's and a turn's calls and work, a world's bytes, walks without recursion --
 def _file_system_task(turns: int = 1, tree: dict | None = None) -> MultiTurnTask:
     tree = tree or {"root": {"home": {"type": "directory", "contents": {}}}}

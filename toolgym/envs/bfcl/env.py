@@ -480,6 +480,7 @@ class BFCLEnv(ToolEnv):
 
     def close(self) -> None:
         self._release_episode()
+        self._done = True  # a step after close answers that the episode is over
         super().close()
 
     def _functions(self) -> list[dict]:
