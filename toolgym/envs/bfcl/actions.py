@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from toolgym.envs.common.actions import ToolCall, Unparseable, json_text, parse_action
+from toolgym.envs.common.actions import Unparseable, json_text, mapping_call
 from toolgym.worlds.bfcl.calls import CallSyntaxError, parse_calls
 
 
@@ -82,14 +82,12 @@ def _native(value: Any) -> list[tuple[str, Any]]:
     for item in items:
         if not isinstance(item, dict):
             raise DecodeError("a list of tool calls holds only objects")
-        parsed = parse_action(item)
-        if isinstance(parsed, Unparseable):
-            raise DecodeError(parsed.error)
-        if not isinstance(parsed, ToolCall):
-            raise DecodeError("not a tool call")
-        if not isinstance(parsed.arguments, dict):
-            raise DecodeError(f"{parsed.name}: the arguments are not a JSON object")
-        calls.append((parsed.name, parsed.arguments))
+        call = mapping_call(item)  # parse_action's reading of a dict
+        if isinstance(call, Unparseable):
+            raise DecodeError(call.error)
+        if not isinstance(call[1], dict):
+            raise DecodeError(f"{call[0]}: the arguments are not a JSON object")
+        calls.append(call)
     return calls
 
 

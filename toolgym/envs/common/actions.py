@@ -78,6 +78,14 @@ def parse_action(action: Any, signatures: dict[str, Sequence[str]] | None = None
 
 
 def _from_mapping(action: dict, text: str | None) -> Action:
+    call = mapping_call(action, text)
+    return call if isinstance(call, Unparseable) else ToolCall(*call)
+
+
+def mapping_call(action: dict, text: str | None = None) -> tuple[str, Any] | Unparseable:
+    """A dict action's call as ``(name, arguments)``, as :func:`parse_action` reads it (for a
+    caller that reads many calls and needs no :class:`ToolCall`); ``text``: the action's text, for
+    an :class:`Unparseable` (``str(action)`` when None)."""
     value = action["function"] if isinstance(action.get("function"), dict) else action  # OpenAI tool_call shape
     name = value.get("name")
     if not isinstance(name, str) or not name:
@@ -88,7 +96,7 @@ def _from_mapping(action: dict, text: str | None) -> Action:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except (json.JSONDecodeError, RecursionError):
             pass  # still a call of `name`: the tool reports its unreadable arguments
-    return ToolCall(name, arguments)
+    return name, arguments
 
 
 def parse_call(text: str, signatures: dict[str, Sequence[str]] | None = None) -> Action | None:
