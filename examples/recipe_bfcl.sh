@@ -5,11 +5,16 @@
 # compared with McNemar's exact test.
 #
 #   examples/recipe_bfcl.sh [--model smollm2-135m-instruct] [--device cpu|cuda] [--runs runs/recipe]
-#                           [--demos 2000] [--sft-steps -1] [--grpo-steps 50] [--eval-items N] [--threads N]
+#                           [--demos 2000] [--sft-steps -1] [--grpo-steps 50] [--eval-items N]
+#                           [--long-items N] [--jobs N] [--threads N]
 #
+# --eval-items N: the first N items of every evaluation; --long-items N: of multi_turn_base and the
+# τ test splits only (their episodes are long); --jobs N: evaluations run N at a time (each with
+# --threads/N threads; on a CPU, one per core is faster than one process with every core).
 # Every step is resumable: it is skipped when its output exists (the SFT and GRPO models), and an
-# evaluation continues its results file (eval --resume). The official data comes from
-# $TOOLGYM_DATA (see docs/evaluation.md). Run it from the repository root.
+# evaluation continues its results file (eval --resume); each evaluation's log is
+# RUNS/eval/NAME.log. The official data comes from $TOOLGYM_DATA (see docs/evaluation.md). Run it
+# from the repository root.
 set -euo pipefail
 
 MODEL=smollm2-135m-instruct
@@ -19,6 +24,8 @@ DEMOS=2000
 SFT_STEPS=-1          # -1: one pass over the demonstrations
 GRPO_STEPS=50
 EVAL_ITEMS=           # empty: every item of each official category
+LONG_ITEMS=           # empty: as EVAL_ITEMS
+JOBS=1
 THREADS=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,6 +36,8 @@ while [ $# -gt 0 ]; do
     --sft-steps) SFT_STEPS=$2; shift 2 ;;
     --grpo-steps) GRPO_STEPS=$2; shift 2 ;;
     --eval-items) EVAL_ITEMS=$2; shift 2 ;;
+    --long-items) LONG_ITEMS=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
     *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -39,14 +48,14 @@ TRAIN_CATEGORIES='category=["simple_python","multiple","parallel","parallel_mult
 BFCL_CATEGORIES="simple_python multiple parallel parallel_multiple irrelevance live_simple multi_turn_base"
 DTYPE=bfloat16        # LoRA adapters over bfloat16 weights: AVX-512 BF16 / AMX CPUs and GPUs
 threads=(); [ -n "$THREADS" ] && threads=(--threads "$THREADS")
-episodes=(); [ -n "$EVAL_ITEMS" ] && episodes=(--episodes "$EVAL_ITEMS")
+eval_threads=(); [ -n "$THREADS" ] && eval_threads=(--threads $(( THREADS / JOBS > 0 ? THREADS / JOBS : 1 )))
 device=(); [ "$DEVICE" = cuda ] && device=(--backend-kwarg device=cuda)
 mkdir -p "$RUNS/eval"
 
 echo "== SFT on toolgym's demonstrations (skipped when $RUNS/sft/model exists)"
 "$PYTHON" examples/sft_demos.py --env BFCL-v0 --env-kwarg split=train --env-kwarg "$TRAIN_CATEGORIES" \
   --episodes "$DEMOS" --model "$MODEL" --output-dir "$RUNS/sft" --lora-rank 16 --dtype "$DTYPE" \
-  --learning-rate 1e-3 --max-steps "$SFT_STEPS" --save-steps 20 --device "$DEVICE" "${threads[@]}"
+  --learning-rate 1e-3 --max-steps "$SFT_STEPS" --save-steps 4 --device "$DEVICE" "${threads[@]}"
 
 echo "== GRPO on the env's reward (skipped when $RUNS/grpo/model exists)"
 # tasks_per_category=80: the 400 training tasks are 80 of each category (the first 400 of the
@@ -57,26 +66,47 @@ echo "== GRPO on the env's reward (skipped when $RUNS/grpo/model exists)"
   --learning-rate 5e-4 --temperature 0.8 --device "$DEVICE" --output-dir "$RUNS/grpo" \
   --save-model "$RUNS/grpo/model" "${threads[@]}"
 
-evaluate() {  # NAME AGENT ENV FLAGS...: one results file, continued where it stopped
-  local out="$RUNS/eval/$1.jsonl" agent=$2 env=$3; shift 3
+evaluate() {  # NAME AGENT ENV ITEMS FLAGS...: one results file, continued where it stopped
+  local out="$RUNS/eval/$1.jsonl" agent=$2 env=$3 items=$4; shift 4
   local again=(); [ -s "$out" ] && again=(--resume)
+  local episodes=(); [ -n "$items" ] && episodes=(--episodes "$items")
+  echo "== $(basename "$out" .jsonl) (log: $RUNS/eval/$(basename "$out" .jsonl).log)"
   "$PYTHON" -m toolgym.eval.cli eval "$env" --tasks official "$@" --agent "$agent" --prompt-format chat \
-    --tool-choice auto --no-progress --out "$out" "${again[@]}" "${episodes[@]}" "${threads[@]}" "${device[@]}"
+    --tool-choice auto --no-progress --out "$out" "${again[@]}" "${episodes[@]}" "${eval_threads[@]}" \
+    "${device[@]}" > "$RUNS/eval/$(basename "$out" .jsonl).log" 2>&1
 }
 
-for name in base sft grpo; do
-  case $name in base) agent="hf:$MODEL" ;; *) agent="hf:$RUNS/$name/model" ;; esac
-  for category in $BFCL_CATEGORIES; do
-    echo "== $name on BFCL $category"
-    evaluate "$name-bfcl-$category" "$agent" BFCL-v0 --env-kwarg "category=$category"
+evaluations() {  # one line per evaluation: NAME AGENT ENV ITEMS FLAGS...
+  local name agent category domain items
+  for name in base sft grpo; do
+    case $name in base) agent="hf:$MODEL" ;; *) agent="hf:$RUNS/$name/model" ;; esac
+    for category in $BFCL_CATEGORIES; do
+      case $category in multi_turn_*) items=${LONG_ITEMS:-$EVAL_ITEMS} ;; *) items=$EVAL_ITEMS ;; esac
+      echo "$name-bfcl-$category $agent BFCL-v0 ${items:--} --env-kwarg category=$category"
+    done
+    for domain in airline retail; do
+      echo "$name-taubench-$domain $agent TauBench-v0 ${LONG_ITEMS:-${EVAL_ITEMS:--}} --split test --env-kwarg domain=$domain"
+      echo "$name-tau2-$domain $agent Tau2-v0 ${LONG_ITEMS:-${EVAL_ITEMS:--}} --split test --env-kwarg domain=$domain"
+    done
   done
-  for domain in airline retail; do
-    echo "== $name on TauBench-v0 $domain test"
-    evaluate "$name-taubench-$domain" "$agent" TauBench-v0 --split test --env-kwarg "domain=$domain"
-    echo "== $name on Tau2-v0 $domain test"
-    evaluate "$name-tau2-$domain" "$agent" Tau2-v0 --split test --env-kwarg "domain=$domain"
-  done
-done
+}
+
+lane() {  # LANE: the evaluations whose place in the list is LANE modulo JOBS, one after another
+  local index=0 failed=0 name agent env items flags
+  while read -r name agent env items flags; do
+    if [ $(( index++ % JOBS )) -eq "$1" ]; then
+      [ "$items" = - ] && items=
+      # shellcheck disable=SC2086  # flags are words without spaces
+      evaluate "$name" "$agent" "$env" "$items" $flags || { echo "!! $name failed (see its log)" >&2; failed=1; }
+    fi
+  done < <(evaluations)
+  return $failed
+}
+
+pids=()
+for (( job = 0; job < JOBS; job++ )); do lane "$job" & pids+=($!); done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 
 echo "== against the base model (McNemar's exact test per category)"
 for name in sft grpo; do
@@ -85,3 +115,4 @@ for name in sft grpo; do
     [ -s "$other" ] && "$PYTHON" -m toolgym.eval.cli compare "$run" "$other"
   done
 done
+exit $status
