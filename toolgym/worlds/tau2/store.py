@@ -148,11 +148,13 @@ class DocumentWorld(World):
         return _text_key(key) and self.sql().execute(
             f'SELECT 1 FROM "{table}" WHERE key = ?', (key,)).fetchone() is not None
 
-    def put(self, table: str, key: str, record: dict) -> None:
-        """Write record ``key`` (insert or replace, keeping its place in the table's order)."""
+    def put(self, table: str, key: str, record: dict) -> str:
+        """Write record ``key`` (insert or replace, keeping its place in the table's order): one
+        changed row. Returns the text stored."""
         doc = json.dumps(record)
         if self.sql().execute(f'UPDATE "{table}" SET doc = ? WHERE key = ?', (doc, key)).rowcount == 0:
             self.sql().execute(f'INSERT INTO "{table}" (key, doc) VALUES (?, ?)', (key, doc))
+        return doc
 
     def records(self, table: str) -> Iterator[dict]:
         """Every record of ``table`` in insertion order (fresh copies)."""

@@ -86,6 +86,9 @@ SPEED_ADVICE = {"Very Poor": "Connection is very slow. Basic web browsing might 
                 "Fair": "Connection is okay for web browsing and some standard definition streaming.",
                 "Good": "Connection is good for most activities, including HD streaming.",
                 "Excellent": "Connection is very fast."}
+#: Rows written between two syncs that the second follows in Python (past this many it reads the rows).
+MAX_JOURNAL = 64
+_MISSING = object()
 
 
 class Base(DeclarativeBase):
@@ -210,40 +213,64 @@ class TelecomWorld(DocumentWorld):
         A sync reads only the database and a second one changes nothing, so none is made while
         nothing was written since the last (SQLite's count of changed rows has not moved, and no
         restore or rollback came between): a read call costs no sync, as τ²'s costs it nothing.
+        After a write, a sync starts from what the last one read (:class:`SyncBasis`) and the
+        rows written since (:meth:`put` keeps them): four queries cost more than τ²'s whole call.
+        It reads the rows again when a write it cannot follow came between (one SQLite counts
+        but :meth:`put` did not make, a write to another customer or line, a changed phone
+        number), or when the phone's payment request is to be paid or made.
         """
-        if self.__dict__.get("_synced_at") == self._sqlite.total_changes:
+        changes = self._sqlite.total_changes
+        if self.__dict__.get("_synced_at") == changes:
             return
-        self._sync()
+        basis, journal = self.__dict__.get("_basis"), self.__dict__.get("_journal")
+        self._basis, self._journal = None, []  # the writes below are the sync's own
+        if basis is None or changes - basis.changes != len(journal) or not self._sync_known(basis, journal):
+            basis = self._sync()
+        if basis is not None:
+            basis.changes = self._sqlite.total_changes
+        self._basis = basis
         self._synced_at = self._sqlite.total_changes
 
+    def put(self, table: str, key: str, record: dict) -> str:
+        doc = super().put(table, key, record)
+        if self.__dict__.get("_basis") is not None:
+            if len(self._journal) >= MAX_JOURNAL:
+                self._basis = None  # the next sync reads the rows again
+            else:  # a line's fields are taken now (the record is as stored): parsing it again cost more
+                self._journal.append((table, key, _line_fields(record) if table == "lines" else doc))
+        return doc
+
     def restore(self, snap) -> None:
-        self._synced_at = None  # another image: SQLite's count does not tell
+        self._synced_at = self._basis = None  # another image: SQLite's count does not tell
         super().restore(snap)
 
     def rollback(self) -> None:
-        self._synced_at = None  # a sync's own write may be undone: the count does not go back
+        # a sync's own write may be undone, and writes made since it: the count does not go back
+        self._synced_at = self._basis = None
         super().rollback()
 
-    def _sync(self) -> None:
+    def _sync(self) -> SyncBasis | None:
+        """The sync from the rows; what it read, for the next (None when the phone has no number)."""
         row = self.sql().execute("SELECT doc FROM user_state WHERE key = 'surroundings'").fetchone()
         if row is None:
             raise ToolError("no user state")
         before, surroundings = row[0], json.loads(row[0])
         phone = surroundings["phone_number"]
         if phone is None:
-            return
-        # It runs after every call: SQLite reads out the few fields it needs, no record is parsed.
+            return None
+        # SQLite reads out the few fields it needs, no line or plan is parsed.
         row = self.sql().execute(
             "SELECT json_extract(l.doc, '$.status'), json_extract(l.doc, '$.roaming_enabled'), "
             "json_extract(l.doc, '$.data_used_gb'), json_extract(l.doc, '$.data_refueling_gb'), "
-            "json_extract(l.doc, '$.plan_id'), json_extract(p.doc, '$.data_limit_gb'), p.key FROM lines AS l "
+            "json_extract(l.doc, '$.plan_id'), json_extract(p.doc, '$.data_limit_gb'), p.key, l.key FROM lines AS l "
             "LEFT JOIN plans AS p ON p.key = json_extract(l.doc, '$.plan_id') "
             "WHERE json_extract(l.doc, '$.phone_number') = ? ORDER BY l.pk LIMIT 1", (phone,)).fetchone()
         if row is None:
             raise ToolError(f"Wrong scenario, line not found for phone number: {phone}")
-        status, roaming, used, refueled, plan_id, limit, plan_found = row
+        status, roaming, used, refueled, plan_id, limit, plan_found, line_key = row
         if plan_found is None:
             raise ToolError(f"Wrong scenario, invalid plan id ({plan_id})")
+        basis = SyncBasis(phone, line_key, plan_id, (status, roaming, used, refueled), limit)
         surroundings["line_active"] = status == "Active"
         surroundings["roaming_allowed"] = bool(roaming)
         surroundings["mobile_data_usage_exceeded"] = used >= limit + (refueled or 0.0)
@@ -254,16 +281,101 @@ class TelecomWorld(DocumentWorld):
             self.put("bills", bill["bill_id"], bill)
             surroundings["payment_request"] = None
         if surroundings["payment_request"] is None:
-            bill_ids = json.loads(self.tools.customer_by_phone(phone, "$.bill_ids")[1] or "[]")
-            waiting = dict(self.sql().execute(
-                "SELECT key, json_extract(doc, '$.total_due') FROM bills WHERE json_extract(doc, '$.status') = "
-                f"'Awaiting Payment' AND key IN ({', '.join('?' * len(bill_ids))})", bill_ids).fetchall())
+            customer_key, doc = self.tools.customer_by_phone(phone, "$")
+            customer = json.loads(doc)
+            bill_ids = customer.get("bill_ids") or []
+            rows = self.sql().execute(
+                "SELECT key, json_extract(doc, '$.status'), json_extract(doc, '$.total_due') FROM bills "
+                f"WHERE key IN ({', '.join('?' * len(bill_ids))})", bill_ids).fetchall()
+            waiting = {key: due for key, status, due in rows if status == "Awaiting Payment"}
             first = next((bill_id for bill_id in bill_ids if bill_id in waiting), None)
             if first is not None:
                 surroundings["payment_request"] = {"bill_id": first, "amount_due": waiting[first], "paid": False}
+            basis.customer = (customer_key, customer.get("phone_number"), customer.get("line_ids"), bill_ids)
+            basis.statuses = {key: status for key, status, _ in rows}
         after = json.dumps(surroundings)
         if after != before:
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (after,))
+        basis.surroundings = surroundings
+        return basis
+
+    def _sync_known(self, basis: SyncBasis, journal: list[tuple[str, str, Any]]) -> bool:
+        """The sync from ``basis`` and the rows written since (``journal``: table, key, and the
+        text stored or, for a line, its :func:`_line_fields`), as :meth:`_sync` would make it from the rows; False, having changed nothing,
+        where only the rows can tell (see :meth:`sync`)."""
+        surroundings, line, limit, customer, statuses = (basis.surroundings, basis.line, basis.limit,
+                                                         basis.customer, basis.statuses)
+        for table, key, doc in journal:
+            if table == "user_state":
+                if key == "surroundings":
+                    surroundings = json.loads(doc)
+                elif key != "device":
+                    return False
+            elif table == "lines":
+                if key != basis.line_key:
+                    return False  # another line may now carry the phone's number
+                phone, plan_id, *line = doc
+                if phone != basis.phone or plan_id != basis.plan_id:
+                    return False
+            elif table == "plans":
+                if key == basis.plan_id:
+                    limit = json.loads(doc).get("data_limit_gb")
+            elif table == "customers":
+                if customer is None or key != customer[0]:
+                    return False  # another customer may now be the phone's
+                record = json.loads(doc)
+                if (record.get("phone_number"), record.get("line_ids")) != customer[1:3]:
+                    return False
+                customer = (*customer[:3], record.get("bill_ids") or [])
+            elif table == "bills":
+                if statuses is basis.statuses:
+                    statuses = dict(statuses)
+                statuses[key] = json.loads(doc).get("status")
+            elif table != "devices":
+                return False
+        if not isinstance(surroundings, dict) or surroundings.get("phone_number", _MISSING) != basis.phone:
+            return False
+        request = surroundings.get("payment_request", _MISSING)
+        if request is not None:
+            if not isinstance(request, dict) or request.get("paid", True) is not False:
+                return False  # to be paid (or not τ²'s request): the rows' sync pays it
+        elif customer is None or not all(isinstance(bill_id, str) for bill_id in customer[3]) or any(
+                statuses.get(bill_id) == "Awaiting Payment" for bill_id in customer[3]):
+            return False  # a request to make: its amount is read from the row
+        status, roaming, used, refueled = line
+        carried = {"line_active": status == "Active", "roaming_allowed": bool(roaming),
+                   "mobile_data_usage_exceeded": used >= limit + (refueled or 0.0)}
+        # bools are compared by identity: a stored 1 is not τ²'s true, and the rows' sync would rewrite it
+        if any(surroundings.get(field, _MISSING) is not value for field, value in carried.items()):
+            surroundings = {**surroundings, **carried}
+            self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'",
+                               (json.dumps(surroundings),))
+        basis.surroundings, basis.line, basis.limit, basis.customer, basis.statuses = (
+            surroundings, line, limit, customer, statuses)
+        return True
+
+
+def _line_fields(line: dict) -> tuple:
+    """What a sync reads of a line: its phone number and plan, then its status, roaming and data."""
+    get = line.get
+    return (get("phone_number"), get("plan_id"), get("status"), get("roaming_enabled"), get("data_used_gb"),
+            get("data_refueling_gb"))
+
+
+class SyncBasis:
+    """What a telecom sync read (the phone's number and surroundings, its line, the plan's data
+    limit, the customer with their bills' statuses), for the next to start from."""
+
+    __slots__ = ("phone", "line_key", "plan_id", "line", "limit", "customer", "statuses", "surroundings", "changes")
+
+    def __init__(self, phone: str, line_key: str, plan_id: Any, line: tuple, limit: Any):
+        self.phone, self.line_key, self.plan_id, self.line, self.limit = phone, line_key, plan_id, line, limit
+        #: (key, phone number, line ids, bill ids) of the phone's customer; None when the sync did not look
+        self.customer: tuple | None = None
+        self.statuses: dict = {}
+        self.surroundings: dict = {}
+        #: SQLite's count of changed rows after the sync
+        self.changes = -1
 
 
 class TelecomTools(Tau2Toolkit):
@@ -284,7 +396,22 @@ class TelecomTools(Tau2Toolkit):
         return self._customer_line(customer_id, line_id)[1]
 
     def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
-        """(the customer, their line ``line_id``), as τ²'s ``_get_target_line`` checks them."""
+        """(the customer, their line ``line_id``), as τ²'s ``_get_target_line`` checks them.
+
+        The customer is the world's shared parse (:meth:`DocumentWorld.shared`): read it, never
+        change it. Both records are read in one statement (each costs about what τ²'s whole
+        ``enable_roaming`` does)."""
+        if isinstance(customer_id, str) and isinstance(line_id, str):
+            customer_doc, line_doc = self.world.sql().execute(
+                'SELECT (SELECT doc FROM "customers" WHERE key = ?), (SELECT doc FROM "lines" WHERE key = ?)',
+                (customer_id, line_id)).fetchone()
+            if customer_doc is None:
+                raise ToolError(f"Customer with ID {customer_id} not found")
+            if line_id not in self.world.shared(customer_doc)["line_ids"]:
+                raise ToolError(f"Line {line_id} not found for customer {customer_id}")
+            if line_doc is None:
+                raise ToolError(f"Line with ID {line_id} not found")
+            return self.world.shared(customer_doc), json.loads(line_doc)
         customer = self.get_customer_by_id(customer_id)
         if line_id not in customer["line_ids"]:
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
@@ -519,7 +646,7 @@ class TelecomTools(Tau2Toolkit):
                 "new_data_refueling_gb": str(float(line["data_refueling_gb"])), "charge": str(float(charge))}
 
     def _charge(self, customer_id: str, customer: dict, amount: float, description: str) -> None:
-        """Add a line item to the draft bill of ``customer`` (their record, as the call read it),
+        """Add a line item to the draft bill of ``customer`` (their record as the call read it, read only),
         opening one for next month if there is none.
 
         τ²-bench names a new draft bill with a random uuid; here it is ``B`` and the customer id
@@ -535,7 +662,7 @@ class TelecomTools(Tau2Toolkit):
                      "period_start": start.isoformat(), "period_end": end.isoformat(), "issue_date": start.isoformat(),
                      "total_due": 0, "due_date": (start + timedelta(days=14)).isoformat(), "status": "Draft",
                      "line_items": []}
-            customer["bill_ids"].append(draft["bill_id"])
+            customer = {**customer, "bill_ids": [*customer["bill_ids"], draft["bill_id"]]}  # a copy: it may be shared
             self.world.put("customers", customer_id, customer)
         draft["line_items"].append({"description": description, "amount": amount, "date": TODAY.isoformat(),
                                     "item_type": "Credit" if amount < 0 else "Charge"})
