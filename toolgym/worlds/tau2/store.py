@@ -42,6 +42,12 @@ def _text_key(key) -> bool:
     return isinstance(key, str)
 
 
+def _flat_parse(doc: str) -> tuple[Any, bool]:
+    """The record stored as ``doc``, and whether it is an object of plain values (no list or object)."""
+    record = json.loads(doc)
+    return record, isinstance(record, dict) and not any(isinstance(value, (dict, list)) for value in record.values())
+
+
 class DocumentWorld(World):
     """A world whose tables are document tables; ``tables`` maps τ²'s collection names to models.
 
@@ -132,6 +138,12 @@ class DocumentWorld(World):
         flight's 30 dates on every search cost more than the original's whole search.
         """
         return self.derived(doc, lambda: json.loads(doc))
+
+    def copy_of(self, doc: str) -> dict:
+        """A fresh copy of the record stored as ``doc``, to change: for a record of plain values
+        (a τ² line) a copy of the shared parse, which costs a tenth of parsing it again."""
+        record, flat = self.derived(("flat", doc), lambda: _flat_parse(doc))
+        return dict(record) if flat else json.loads(doc)
 
     def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
         """``make()``, made once per world and shared by ``key``, which must hold every stored text

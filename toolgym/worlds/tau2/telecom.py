@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase
 
 from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, ToolResult, tool
 
 TODAY = date(2025, 2, 25)
 NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
@@ -240,6 +240,27 @@ class TelecomWorld(DocumentWorld):
                 self._journal.append((table, key, _line_fields(record) if table == "lines" else doc))
         return doc
 
+    def call_synced(self, tools: Tau2Toolkit, name: str, arguments: Any) -> ToolResult:
+        """``tools.call(name, arguments)`` then a sync, committed together (one transaction, where
+        each had its own: a commit costs more than the sync). A failing sync fails before it
+        writes, so the call's writes are kept, as when each had its own transaction."""
+        self._holding = True  # the call's commit (World.atomic's) waits for the sync's
+        try:
+            result = tools.call(name, arguments)
+        finally:
+            self._holding = False
+        try:
+            self.sync()
+        except ToolError:
+            pass  # nothing of the sync was written
+        finally:
+            self.commit()
+        return result
+
+    def commit(self) -> None:
+        if not self.__dict__.get("_holding"):
+            super().commit()
+
     def restore(self, snap) -> None:
         self._synced_at = self._basis = None  # another image: SQLite's count does not tell
         super().restore(snap)
@@ -274,15 +295,20 @@ class TelecomWorld(DocumentWorld):
         surroundings["line_active"] = status == "Active"
         surroundings["roaming_allowed"] = bool(roaming)
         surroundings["mobile_data_usage_exceeded"] = used >= limit + (refueled or 0.0)
-        request = surroundings["payment_request"]
+        # Every read that may fail comes before the first write: a failed sync writes nothing
+        # (call_synced keeps the call's writes then). The customer is found from lines and
+        # customers only, so reading it before the bill is paid reads the same.
+        request, paid, customer = surroundings["payment_request"], None, None
         if request is not None and request["paid"]:
-            bill = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
-            bill["status"] = "Paid"
-            self.put("bills", bill["bill_id"], bill)
+            paid = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
+            paid["status"] = "Paid"
             surroundings["payment_request"] = None
         if surroundings["payment_request"] is None:
             customer_key, doc = self.tools.customer_by_phone(phone, "$")
             customer = json.loads(doc)
+        if paid is not None:
+            self.put("bills", paid["bill_id"], paid)
+        if customer is not None:
             bill_ids = customer.get("bill_ids") or []
             rows = self.sql().execute(
                 "SELECT key, json_extract(doc, '$.status'), json_extract(doc, '$.total_due') FROM bills "
@@ -296,19 +322,19 @@ class TelecomWorld(DocumentWorld):
         after = json.dumps(surroundings)
         if after != before:
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (after,))
-        basis.surroundings = surroundings
+        basis.surroundings, basis.text = surroundings, after
         return basis
 
     def _sync_known(self, basis: SyncBasis, journal: list[tuple[str, str, Any]]) -> bool:
         """The sync from ``basis`` and the rows written since (``journal``: table, key, and the
         text stored or, for a line, its :func:`_line_fields`), as :meth:`_sync` would make it from the rows; False, having changed nothing,
         where only the rows can tell (see :meth:`sync`)."""
-        surroundings, line, limit, customer, statuses = (basis.surroundings, basis.line, basis.limit,
-                                                         basis.customer, basis.statuses)
+        surroundings, text, line, limit, customer, statuses = (basis.surroundings, basis.text, basis.line,
+                                                               basis.limit, basis.customer, basis.statuses)
         for table, key, doc in journal:
             if table == "user_state":
                 if key == "surroundings":
-                    surroundings = json.loads(doc)
+                    surroundings, text = self.shared(doc), doc
                 elif key != "device":
                     return False
             elif table == "lines":
@@ -347,12 +373,17 @@ class TelecomWorld(DocumentWorld):
                    "mobile_data_usage_exceeded": used >= limit + (refueled or 0.0)}
         # bools are compared by identity: a stored 1 is not τ²'s true, and the rows' sync would rewrite it
         if any(surroundings.get(field, _MISSING) is not value for field, value in carried.items()):
-            surroundings = {**surroundings, **carried}
-            self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'",
-                               (json.dumps(surroundings),))
-        basis.surroundings, basis.line, basis.limit, basis.customer, basis.statuses = (
-            surroundings, line, limit, customer, statuses)
+            # the same change recurs in every episode of a task: the new text is made once (read only)
+            surroundings, text = self.derived(("synced", text, *carried.values()),
+                                              lambda: _with_text({**surroundings, **carried}))
+            self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (text,))
+        basis.surroundings, basis.text, basis.line, basis.limit, basis.customer, basis.statuses = (
+            surroundings, text, line, limit, customer, statuses)
         return True
+
+
+def _with_text(record: dict) -> tuple[dict, str]:
+    return record, json.dumps(record)
 
 
 def _line_fields(line: dict) -> tuple:
@@ -366,14 +397,17 @@ class SyncBasis:
     """What a telecom sync read (the phone's number and surroundings, its line, the plan's data
     limit, the customer with their bills' statuses), for the next to start from."""
 
-    __slots__ = ("phone", "line_key", "plan_id", "line", "limit", "customer", "statuses", "surroundings", "changes")
+    __slots__ = ("phone", "line_key", "plan_id", "line", "limit", "customer", "statuses", "surroundings", "text",
+                 "changes")
 
     def __init__(self, phone: str, line_key: str, plan_id: Any, line: tuple, limit: Any):
         self.phone, self.line_key, self.plan_id, self.line, self.limit = phone, line_key, plan_id, line, limit
         #: (key, phone number, line ids, bill ids) of the phone's customer; None when the sync did not look
         self.customer: tuple | None = None
         self.statuses: dict = {}
+        #: the phone's surroundings after the sync (read only) and their stored text
         self.surroundings: dict = {}
+        self.text = ""
         #: SQLite's count of changed rows after the sync
         self.changes = -1
 
@@ -411,7 +445,7 @@ class TelecomTools(Tau2Toolkit):
                 raise ToolError(f"Line {line_id} not found for customer {customer_id}")
             if line_doc is None:
                 raise ToolError(f"Line with ID {line_id} not found")
-            return self.world.shared(customer_doc), json.loads(line_doc)
+            return self.world.shared(customer_doc), self.world.copy_of(line_doc)
         customer = self.get_customer_by_id(customer_id)
         if line_id not in customer["line_ids"]:
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
