@@ -217,7 +217,7 @@ class TelecomWorld(DocumentWorld):
         rows written since (:meth:`put` keeps them): four queries cost more than τ²'s whole call.
         It reads the rows again when a write it cannot follow came between (one SQLite counts
         but :meth:`put` did not make, a write to another customer or line, a changed phone
-        number), or when the phone's payment request is to be paid or made.
+        number), or when the phone's payment request is to be paid.
         """
         changes = self._sqlite.total_changes
         if self.__dict__.get("_synced_at") == changes:
@@ -327,8 +327,9 @@ class TelecomWorld(DocumentWorld):
 
     def _sync_known(self, basis: SyncBasis, journal: list[tuple[str, str, Any]]) -> bool:
         """The sync from ``basis`` and the rows written since (``journal``: table, key, and the
-        text stored or, for a line, its :func:`_line_fields`), as :meth:`_sync` would make it from the rows; False, having changed nothing,
-        where only the rows can tell (see :meth:`sync`)."""
+        text stored or, for a line, its :func:`_line_fields`), as :meth:`_sync` would make it from
+        the rows; False, having changed nothing, where only the rows can tell (see :meth:`sync`).
+        A payment request to make reads its amount from the bill's row, as the rows' sync does."""
         surroundings, text, line, limit, customer, statuses = (basis.surroundings, basis.text, basis.line,
                                                                basis.limit, basis.customer, basis.statuses)
         for table, key, doc in journal:
@@ -362,20 +363,28 @@ class TelecomWorld(DocumentWorld):
         if not isinstance(surroundings, dict) or surroundings.get("phone_number", _MISSING) != basis.phone:
             return False
         request = surroundings.get("payment_request", _MISSING)
+        due = None  # (bill id, amount) of a payment request to make
         if request is not None:
             if not isinstance(request, dict) or request.get("paid", True) is not False:
                 return False  # to be paid (or not τ²'s request): the rows' sync pays it
-        elif customer is None or not all(isinstance(bill_id, str) for bill_id in customer[3]) or any(
-                statuses.get(bill_id) == "Awaiting Payment" for bill_id in customer[3]):
-            return False  # a request to make: its amount is read from the row
+        elif customer is None or not all(isinstance(bill_id, str) for bill_id in customer[3]):
+            return False
+        else:
+            first = next((bill_id for bill_id in customer[3] if statuses.get(bill_id) == "Awaiting Payment"), None)
+            if first is not None:  # the amount as the rows' sync reads it
+                row = self.sql().execute("SELECT json_extract(doc, '$.total_due') FROM bills WHERE key = ?",
+                                         (first,)).fetchone()
+                if row is None:
+                    return False
+                due = (first, row[0])
         status, roaming, used, refueled = line
         carried = {"line_active": status == "Active", "roaming_allowed": bool(roaming),
                    "mobile_data_usage_exceeded": used >= limit + (refueled or 0.0)}
         # bools are compared by identity: a stored 1 is not τ²'s true, and the rows' sync would rewrite it
-        if any(surroundings.get(field, _MISSING) is not value for field, value in carried.items()):
+        if due is not None or any(surroundings.get(field, _MISSING) is not value for field, value in carried.items()):
             # the same change recurs in every episode of a task: the new text is made once (read only)
-            surroundings, text = self.derived(("synced", text, *carried.values()),
-                                              lambda: _with_text({**surroundings, **carried}))
+            surroundings, text = self.derived(("synced", text, *carried.values(), due),
+                                              lambda: _with_text(_synced(surroundings, carried, due)))
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (text,))
         basis.surroundings, basis.text, basis.line, basis.limit, basis.customer, basis.statuses = (
             surroundings, text, line, limit, customer, statuses)
@@ -384,6 +393,15 @@ class TelecomWorld(DocumentWorld):
 
 def _with_text(record: dict) -> tuple[dict, str]:
     return record, json.dumps(record)
+
+
+def _synced(surroundings: dict, carried: dict, due: tuple | None) -> dict:
+    """``surroundings`` with the line's state ``carried`` and a payment request for ``due`` (bill id,
+    amount) when there is one, keys in the order the rows' sync sets them."""
+    out = {**surroundings, **carried}
+    if due is not None:
+        out["payment_request"] = {"bill_id": due[0], "amount_due": due[1], "paid": False}
+    return out
 
 
 def _line_fields(line: dict) -> tuple:
