@@ -442,7 +442,11 @@ class TelecomTools(Tau2Toolkit):
         return self.world.get("bills", bill_id, f"Bill with ID {bill_id} not found")
 
     def _plan(self, plan_id: str) -> dict:
-        return self.world.get("plans", plan_id, f"Plan with ID {plan_id} not found")
+        """The plan, the world's shared parse (the tools only read a plan)."""
+        text = self.world.text("plans", plan_id)
+        if text is None:
+            raise ToolError(f"Plan with ID {plan_id} not found")
+        return self.world.shared(text)
 
     def _target_line(self, customer_id: str, line_id: str) -> dict:
         return self._customer_line(customer_id, line_id)[1]
@@ -469,21 +473,21 @@ class TelecomTools(Tau2Toolkit):
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
         return customer, self._line(line_id)
 
-    def _first_bill(self, bill_ids: list, status: str) -> str | None:
-        """The first of ``bill_ids`` whose bill has ``status``, or None, as τ²'s walk over the
-        customer's bills finds it (a missing bill before it fails the same way): the statuses are
-        read in one statement, and no bill is parsed (a statement and a parse a bill cost more
-        than τ²'s whole call)."""
+    def _first_bill(self, bill_ids: list, status: str) -> tuple[str, str] | None:
+        """(id, stored text) of the first of ``bill_ids`` whose bill has ``status``, or None, as
+        τ²'s walk over the customer's bills finds it (a missing bill before it fails the same
+        way): the statuses and texts are read in one statement, and no bill is parsed (a statement
+        and a parse a bill cost more than τ²'s whole call)."""
         texts = [bill_id for bill_id in bill_ids if isinstance(bill_id, str)]
-        statuses = dict(self.world.sql().execute(
-            f"SELECT key, json_extract(doc, '$.status') FROM bills WHERE key IN ({', '.join('?' * len(texts))})",
-            texts).fetchall()) if texts else {}
+        rows = {key: (found, doc) for key, found, doc in self.world.sql().execute(
+            f"SELECT key, json_extract(doc, '$.status'), doc FROM bills WHERE key IN ({', '.join('?' * len(texts))})",
+            texts)} if texts else {}
         for bill_id in bill_ids:
-            found = statuses.get(bill_id) if isinstance(bill_id, str) else None
+            found, doc = rows.get(bill_id, (None, None)) if isinstance(bill_id, str) else (None, None)
             if found is None:  # no such bill, a key that is not text, or no status: τ²'s own failure
-                found = self._bill(bill_id)["status"]
+                found, doc = self._bill(bill_id)["status"], self.world.text("bills", bill_id)
             if found == status:
-                return bill_id
+                return bill_id, doc
         return None
 
     @tool(kind=READ, app="telecom")
@@ -704,8 +708,8 @@ class TelecomTools(Tau2Toolkit):
         τ²-bench names a new draft bill with a random uuid; here it is ``B`` and the customer id
         and the count of their bills, so that runs are deterministic.
         """
-        draft_id = self._first_bill(customer["bill_ids"], "Draft")
-        draft = None if draft_id is None else self._bill(draft_id)
+        found = self._first_bill(customer["bill_ids"], "Draft")
+        draft = None if found is None else json.loads(found[1])
         if draft is None:
             start = (TODAY.replace(day=1) + timedelta(days=32)).replace(day=1)
             end = start.replace(month=start.month + 1 if start.month < 12 else 1,
