@@ -16,7 +16,8 @@ least of ``--rounds`` rounds, and the medians and their ratio are printed, per d
     PYTHONPATH=. python benchmarks/bench_tau2_tools.py --data ../shared/data \\
         --tau2-python /tmp/tau2venv/bin/python --tau2-src /tmp/tau2src/src
 
-``--tau2-src`` holds τ²'s ``tau2`` package (a2c0247); its data is read from ``--data``. τ²'s
+``--tau2-src`` holds τ²'s ``tau2`` package (a2c0247); its data is read from ``--data``;
+``--domains telecom`` times one domain. τ²'s
 logging (loguru) is switched off on its side, which makes τ² faster than in its own runs (there,
 ``get_response`` logs every response at DEBUG). toolgym never imports τ².
 """
