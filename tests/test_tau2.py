@@ -20,6 +20,7 @@ from toolgym.envs.tau2 import grading
 from toolgym.envs.tau2.grading import action_matches
 from toolgym.envs.tau2.tasks import call_tool
 from toolgym.envs.users import STOP
+from toolgym.worlds.tools import ToolError
 
 DATA = Path(os.environ.get("TOOLGYM_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 needs_data = pytest.mark.skipif(not (DATA / "tau2bench" / "tau2" / "domains").is_dir(),
@@ -653,3 +654,25 @@ def test_telecom_sync_from_its_basis_is_the_sync_from_the_rows():
                        for each in (env, rows_env)]
             assert results[0] == results[1] and world.dump() == rows_env.world.dump(), (task_id, name, arguments)
     assert len(from_basis) > 150, len(from_basis)
+
+
+def test_telecom_a_failing_sync_keeps_the_calls_writes_and_writes_nothing():
+    """A call and its sync commit together (issue 48); a sync that fails (the phone's number has
+    no line) fails before it writes, so the call's change is kept and the phone is left as it was."""
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]}, seed=0)
+    world = env.world
+    customer = next(world.records("customers"))
+    line_id = customer["line_ids"][0]
+    world.put("lines", line_id, {**world.get("lines", line_id, ""), "roaming_enabled": False})
+    world.user_tools.set_user_info("Nobody", "555-000-0000")
+    world.commit()
+    surroundings = world.text("user_state", "surroundings")
+    result = call_tool(world, "assistant", "enable_roaming",
+                       {"customer_id": customer["customer_id"], "line_id": line_id}, sync=True)
+    assert result.response == "Roaming enabled successfully"
+    world.rollback()  # nothing is left uncommitted to undo
+    assert world.get("lines", line_id, "")["roaming_enabled"] is True
+    assert world.text("user_state", "surroundings") == surroundings
+    with pytest.raises(ToolError, match="line not found for phone number: 555-000-0000"):
+        world.sync()

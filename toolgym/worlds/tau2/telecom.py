@@ -234,7 +234,7 @@ class TelecomWorld(DocumentWorld):
     def put(self, table: str, key: str, record: dict) -> str:
         doc = super().put(table, key, record)
         if self.__dict__.get("_basis") is not None:
-            if len(self._journal) >= MAX_JOURNAL:
+            if len(self._journal) >= MAX_JOURNAL or (table == "lines" and not isinstance(record, dict)):
                 self._basis = None  # the next sync reads the rows again
             else:  # a line's fields are taken now (the record is as stored): parsing it again cost more
                 self._journal.append((table, key, _line_fields(record) if table == "lines" else doc))
@@ -463,11 +463,12 @@ class TelecomTools(Tau2Toolkit):
                 (customer_id, line_id)).fetchone()
             if customer_doc is None:
                 raise ToolError(f"Customer with ID {customer_id} not found")
-            if line_id not in self.world.shared(customer_doc)["line_ids"]:
+            customer = self.world.shared(customer_doc)
+            if line_id not in customer["line_ids"]:
                 raise ToolError(f"Line {line_id} not found for customer {customer_id}")
             if line_doc is None:
                 raise ToolError(f"Line with ID {line_id} not found")
-            return self.world.shared(customer_doc), self.world.copy_of(line_doc)
+            return customer, self.world.copy_of(line_doc)
         customer = self.get_customer_by_id(customer_id)
         if line_id not in customer["line_ids"]:
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
