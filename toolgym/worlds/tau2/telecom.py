@@ -230,6 +230,9 @@ class TelecomWorld(DocumentWorld):
             basis.changes = self._sqlite.total_changes
         self._basis = basis
         self._synced_at = self._sqlite.total_changes
+        # the journal's entries a rollback keeps (see rollback): none are, nor the basis, while
+        # writes made before or by this sync are uncommitted
+        self._kept = None if self._sqlite.in_transaction else 0
 
     def put(self, table: str, key: str, record: dict) -> str:
         doc = super().put(table, key, record)
@@ -258,17 +261,28 @@ class TelecomWorld(DocumentWorld):
         return result
 
     def commit(self) -> None:
-        if not self.__dict__.get("_holding"):
-            super().commit()
+        if self.__dict__.get("_holding"):
+            return
+        super().commit()
+        if self.__dict__.get("_basis") is not None:
+            self._kept = len(self._journal)
 
     def restore(self, snap) -> None:
         self._synced_at = self._basis = None  # another image: SQLite's count does not tell
         super().restore(snap)
 
     def rollback(self) -> None:
-        # a sync's own write may be undone, and writes made since it: the count does not go back
-        self._synced_at = self._basis = None
+        """Undo the writes since the last commit. Where :meth:`put` made every one of them (SQLite's
+        count says so), the last sync's basis and the committed writes since stay known, so a
+        failed call costs no sync from the rows (none at all when nothing was committed since)."""
+        basis, kept = self.__dict__.get("_basis"), self.__dict__.get("_kept")
         super().rollback()
+        if basis is None or kept is None or self._sqlite.total_changes - basis.changes != len(self._journal):
+            self._synced_at = self._basis = None  # SQLite's count does not go back: it cannot tell
+            return
+        basis.changes += len(self._journal) - kept  # the undone writes stay in SQLite's count
+        del self._journal[kept:]
+        self._synced_at = None if self._journal else self._sqlite.total_changes
 
     def _sync(self) -> SyncBasis | None:
         """The sync from the rows; what it read, for the next (None when the phone has no number)."""
