@@ -212,7 +212,8 @@ class TelecomWorld(DocumentWorld):
 
         A sync reads only the database and a second one changes nothing, so none is made while
         nothing was written since the last (SQLite's count of changed rows has not moved, and no
-        restore or rollback came between): a read call costs no sync, as τ²'s costs it nothing.
+        restore came between; see :meth:`rollback`): a read call costs no sync, as τ²'s costs it
+        nothing, nor does a failed one.
         After a write, a sync starts from what the last one read (:class:`SyncBasis`) and the
         rows written since (:meth:`put` keeps them): four queries cost more than τ²'s whole call.
         It reads the rows again when a write it cannot follow came between (one SQLite counts
