@@ -372,7 +372,7 @@ class TelecomWorld(DocumentWorld):
             elif table == "bills":
                 if statuses is basis.statuses:
                     statuses = dict(statuses)
-                statuses[key] = json.loads(doc).get("status")
+                statuses[key] = _status(self.shared(doc))
             elif table != "devices":
                 return False
         if not isinstance(surroundings, dict) or surroundings.get("phone_number", _MISSING) != basis.phone:
@@ -417,6 +417,11 @@ def _synced(surroundings: dict, carried: dict, due: tuple | None) -> dict:
     if due is not None:
         out["payment_request"] = {"bill_id": due[0], "amount_due": due[1], "paid": False}
     return out
+
+
+def _status(bill: Any) -> Any:
+    """A bill's status as SQLite's ``json_extract(doc, '$.status')`` reads it (None when it has none)."""
+    return bill.get("status") if isinstance(bill, dict) else None
 
 
 def _line_fields(line: dict) -> tuple:
@@ -492,12 +497,11 @@ class TelecomTools(Tau2Toolkit):
     def _first_bill(self, bill_ids: list, status: str) -> tuple[str, str] | None:
         """(id, stored text) of the first of ``bill_ids`` whose bill has ``status``, or None, as
         τ²'s walk over the customer's bills finds it (a missing bill before it fails the same
-        way): the statuses and texts are read in one statement, and no bill is parsed (a statement
-        and a parse a bill cost more than τ²'s whole call)."""
+        way): the texts are read in one statement, the statuses from the bills' shared parses (a
+        statement a bill, or SQLite reading each status, cost more than τ²'s whole call)."""
         texts = [bill_id for bill_id in bill_ids if isinstance(bill_id, str)]
-        rows = {key: (found, doc) for key, found, doc in self.world.sql().execute(
-            f"SELECT key, json_extract(doc, '$.status'), doc FROM bills WHERE key IN ({', '.join('?' * len(texts))})",
-            texts)} if texts else {}
+        rows = {key: (_status(self.world.shared(doc)), doc) for key, doc in self.world.sql().execute(
+            f"SELECT key, doc FROM bills WHERE key IN ({', '.join('?' * len(texts))})", texts)} if texts else {}
         for bill_id in bill_ids:
             found, doc = rows.get(bill_id, (None, None)) if isinstance(bill_id, str) else (None, None)
             if found is None:  # no such bill, a key that is not text, or no status: τ²'s own failure
