@@ -22,6 +22,7 @@ from toolgym.envs.tau2.tasks import (BANK, DOMAINS, SOLO_REFUSALS, WORLDS, built
 from toolgym.worlds.tau2.banking_knowledge.tools import compose_toolkit
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
 from toolgym.worlds.tau2.common import SoloStopTools
+from toolgym.worlds.jsontext import dumps as json_writer
 from toolgym.worlds.tools import ToolResult
 
 #: What the agent writes to end the conversation itself (τ²-bench's agent stop).
@@ -41,6 +42,10 @@ SOLO_STOP_TOOL = "done"
 #: domain's solo policy and the task's ticket.
 SOLO_SYSTEM_PROMPT = (Path(__file__).resolve().parents[2] / "assets" / "tau2" / "solo_system_prompt.txt").read_text(
     encoding="utf-8")
+
+#: ``json.dumps`` (its text byte for byte), its encoder made once: a call's arguments and a result's
+#: text are written at every step
+_write_json = json_writer()
 
 
 class Tau2Env(ToolEnv):
@@ -614,7 +619,7 @@ class Tau2Env(ToolEnv):
         tool_calls = []
         for i, result in enumerate(results):
             try:
-                arguments = json.dumps(result.arguments)
+                arguments = _write_json(result.arguments)
             except (TypeError, ValueError):
                 arguments = json.dumps(result.arguments, default=str)
             given = ids[i] if ids and i < len(ids) else None
@@ -632,7 +637,7 @@ class Tau2Env(ToolEnv):
             elif isinstance(result.response, str):
                 observation = result.response
             else:
-                observation = json.dumps(result.response)
+                observation = _write_json(result.response)
             self._messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
                                    "content": observation, "requestor": requestor})
             observations.append(observation)

@@ -406,6 +406,12 @@ class TelecomWorld(DocumentWorld):
         return True
 
 
+def _with_line(message: str, line_doc: str) -> str:
+    """``json.dumps({"message": message, "line": line})`` (τ²'s text of the result), made from the line's
+    stored text ``line_doc``: writing the line a second time cost a tenth of τ²'s whole call."""
+    return f'{{"message": {json.dumps(message)}, "line": {line_doc}}}'
+
+
 def _with_text(record: dict) -> tuple[dict, str]:
     return record, json.dumps(record)
 
@@ -568,7 +574,7 @@ class TelecomTools(Tau2Toolkit):
         return self.world.get(table, id, f"{name} with ID {id} not found")
 
     @tool(kind=ACTION, app="telecom")
-    def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict:
+    def suspend_line(self, customer_id: str, line_id: str, reason: str) -> str:
         """Suspends a specific line (max 6 months).
         Checks: Line status must be Active.
         Logic: Sets line status to Suspended, records suspension_start_date.
@@ -582,11 +588,11 @@ class TelecomTools(Tau2Toolkit):
         if line["status"] != "Active":
             raise ToolError("Line must be active to suspend")
         line.update(status="Suspended", suspension_start_date=TODAY.isoformat())
-        self.world.put("lines", line_id, line)
-        return {"message": "Line suspended successfully. $5/month holding fee will apply.", "line": line}
+        return _with_line("Line suspended successfully. $5/month holding fee will apply.",
+                          self.world.put("lines", line_id, line))
 
     @tool(kind=ACTION, app="telecom")
-    def resume_line(self, customer_id: str, line_id: str) -> dict:
+    def resume_line(self, customer_id: str, line_id: str) -> str:
         """Resumes a suspended line.
         Checks: Line status must be Suspended or Pending Activation.
         Logic: Sets line status to Active, clears suspension_start_date.
@@ -599,8 +605,7 @@ class TelecomTools(Tau2Toolkit):
         if line["status"] not in ("Suspended", "Pending Activation"):
             raise ToolError("Line must be suspended to resume")
         line.update(status="Active", suspension_start_date=None)
-        self.world.put("lines", line_id, line)
-        return {"message": "Line resumed successfully", "line": line}
+        return _with_line("Line resumed successfully", self.world.put("lines", line_id, line))
 
     @tool(kind=READ, app="telecom")
     def get_bills_for_customer(self, customer_id: str, limit: int = 12) -> list:
