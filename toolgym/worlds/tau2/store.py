@@ -18,9 +18,12 @@ from sqlalchemy import JSON, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from toolgym.worlds.base import World
+from toolgym.worlds.jsontext import dumps as json_writer
 from toolgym.worlds.tools import ToolError
 
 
+#: ``json.dumps`` (its text byte for byte) with its encoder made once: a write stores a record's text
+_write_json = json_writer()
 #: Values a world keeps for its read-only readers (:meth:`DocumentWorld.derived`); cleared past this many.
 MAX_SHARED_RECORDS = 20_000
 
@@ -163,7 +166,7 @@ class DocumentWorld(World):
     def put(self, table: str, key: str, record: dict) -> str:
         """Write record ``key`` (insert or replace, keeping its place in the table's order): one
         changed row. Returns the text stored."""
-        doc = json.dumps(record)
+        doc = _write_json(record)
         if self.sql().execute(f'UPDATE "{table}" SET doc = ? WHERE key = ?', (doc, key)).rowcount == 0:
             self.sql().execute(f'INSERT INTO "{table}" (key, doc) VALUES (?, ?)', (key, doc))
         return doc

@@ -393,10 +393,12 @@ class TelecomWorld(DocumentWorld):
                     return False
                 due = (first, row[0])
         status, roaming, used, refueled = line
-        carried = {"line_active": status == "Active", "roaming_allowed": bool(roaming),
-                   "mobile_data_usage_exceeded": used >= limit + (refueled or 0.0)}
+        active, allowed, exceeded = status == "Active", bool(roaming), used >= limit + (refueled or 0.0)
         # bools are compared by identity: a stored 1 is not τ²'s true, and the rows' sync would rewrite it
-        if due is not None or any(surroundings.get(field, _MISSING) is not value for field, value in carried.items()):
+        if (due is not None or surroundings.get("line_active", _MISSING) is not active
+                or surroundings.get("roaming_allowed", _MISSING) is not allowed
+                or surroundings.get("mobile_data_usage_exceeded", _MISSING) is not exceeded):
+            carried = {"line_active": active, "roaming_allowed": allowed, "mobile_data_usage_exceeded": exceeded}
             # the same change recurs in every episode of a task: the new text is made once (read only)
             surroundings, text = self.derived(("synced", text, *carried.values(), due),
                                               lambda: _with_text(_synced(surroundings, carried, due)))
