@@ -559,6 +559,31 @@ def test_book_reservation_reads_its_counts_as_tau2s_reservation_model_does():
                               "'economy' or 'basic_economy'")
 
 
+def test_telecom_calls_bind_as_python_and_line_results_are_the_stored_line():
+    """A τ² toolkit runs a call that binds without Toolkit.call's layers (issue 48): the binding
+    still follows Python's (defaults optional, unknown and missing names in its words), and
+    suspend_line and resume_line answer with the line as stored, the text τ²'s json.dumps writes."""
+    env = make("telecom")
+    env.reset(options={"task_id": env.task_ids()[0]}, seed=0)
+    step = lambda name, arguments: env.step({"name": name, "arguments": arguments})[0]  # noqa: E731
+    customer_id, customer = next(iter(env.world.dump()["customers"].items()))
+    line_id = next(line for line in customer["line_ids"] if env.world.find("lines", line)["status"] == "Active")
+    assert step("resume_line", {"customer_id": customer_id}) == \
+        "Error: TelecomTools.resume_line() missing 1 required positional argument: 'line_id'"
+    assert step("resume_line", {"customer_id": customer_id, "line_id": line_id, "why": "x"}) == \
+        "Error: TelecomTools.resume_line() got an unexpected keyword argument 'why'"
+    assert step("get_bills_for_customer", {"customer_id": customer_id}) == \
+        step("get_bills_for_customer", {"customer_id": customer_id, "limit": 12})
+    for name, arguments, message in [
+            ("suspend_line", {"customer_id": customer_id, "line_id": line_id, "reason": "travel"},
+             "Line suspended successfully. $5/month holding fee will apply."),
+            ("resume_line", {"customer_id": customer_id, "line_id": line_id}, "Line resumed successfully")]:
+        observation = step(name, arguments)
+        line = env.world.find("lines", line_id)
+        assert observation == json.dumps({"message": message, "line": line})
+        assert line["status"] == ("Suspended" if name == "suspend_line" else "Active")
+
+
 TAU2_MOST_STATEMENTS = {
     "get_reservation_details": 1, "get_user_details": 1, "search_direct_flight": 1, "get_flight_status": 1,
     "cancel_reservation": 4, "send_certificate": 4, "update_reservation_baggages": 6, "update_reservation_flights": 7,
