@@ -16,7 +16,8 @@ least of ``--rounds`` rounds, and the medians and their ratio are printed, per d
     PYTHONPATH=. python benchmarks/bench_tau2_tools.py --data ../shared/data \\
         --tau2-python /tmp/tau2venv/bin/python --tau2-src /tmp/tau2src/src
 
-``--tau2-src`` holds τ²'s ``tau2`` package (a2c0247); its data is read from ``--data``. τ²'s
+``--tau2-src`` holds τ²'s ``tau2`` package (a2c0247); its data is read from ``--data``;
+``--domains telecom`` times one domain. τ²'s
 logging (loguru) is switched off on its side, which makes τ² faster than in its own runs (there,
 ``get_response`` logs every response at DEBUG). toolgym never imports τ².
 """
@@ -64,8 +65,8 @@ def plan(data: Path, domain: str) -> list[tuple[dict, list[dict]]]:
     return episodes
 
 
-def toolgym_round(data: Path):
-    """A function making one round of every domain's calls on toolgym's side: [(domain, tool, ns)]."""
+def toolgym_round(data: Path, domains: tuple[str, ...]):
+    """A function making one round of ``domains``' calls on toolgym's side: [(domain, tool, ns)]."""
     import gymnasium as gym
 
     import toolgym  # noqa: F401
@@ -73,8 +74,8 @@ def toolgym_round(data: Path):
 
     envs = {domain: gym.make("Tau2-v0", domain=domain, tasks="official", data_dir=str(data),
                              split="full" if domain == "telecom" else None, max_steps=10**6,
-                             max_errors=10**6).unwrapped for domain in DOMAINS}
-    plans = {domain: plan(data, domain) for domain in DOMAINS}
+                             max_errors=10**6).unwrapped for domain in domains}
+    plans = {domain: plan(data, domain) for domain in domains}
 
     def one_round():
         out = []
@@ -95,8 +96,8 @@ def toolgym_round(data: Path):
     return one_round
 
 
-def tau2_round(data: Path):
-    """A function making one round of every domain's calls on τ²'s side: [(domain, tool, ns)]."""
+def tau2_round(data: Path, domains: tuple[str, ...]):
+    """A function making one round of ``domains``' calls on τ²'s side: [(domain, tool, ns)]."""
     from loguru import logger
     logger.remove()
     from tau2.data_model.message import ToolCall
@@ -104,11 +105,11 @@ def tau2_round(data: Path):
     from tau2.registry import registry
 
     plans = {domain: [(Task.model_validate(task), calls) for task, calls in plan(data, domain)]
-             for domain in DOMAINS}
+             for domain in domains}
 
     def one_round():
         out = []
-        for domain in DOMAINS:
+        for domain in domains:
             make_environment = registry.get_env_constructor(domain)
             for task, calls in plans[domain]:
                 env = make_environment()  # τ²'s start of a simulation: a new environment, the task's state
@@ -130,9 +131,9 @@ def tau2_round(data: Path):
     return one_round
 
 
-def worker(side: str, data: Path) -> None:
+def worker(side: str, data: Path, domains: tuple[str, ...]) -> None:
     """Answer each line on stdin with one round's times, as one JSON line."""
-    one_round = (tau2_round if side == "tau2" else toolgym_round)(data)
+    one_round = (tau2_round if side == "tau2" else toolgym_round)(data, domains)
     for _ in sys.stdin:
         print(json.dumps(one_round()), flush=True)
 
@@ -143,15 +144,17 @@ def main() -> None:
     parser.add_argument("--tau2-python", default="/tmp/tau2venv/bin/python", help="a Python that has τ²'s dependencies")
     parser.add_argument("--tau2-src", type=Path, default=Path("/tmp/tau2src/src"), help="the folder holding τ²'s tau2")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS), help="the domains timed")
     parser.add_argument("--side", choices=("toolgym", "tau2"), help=argparse.SUPPRESS)  # a worker's side
     args = parser.parse_args()
     if args.side:
-        return worker(args.side, args.data)
+        return worker(args.side, args.data, tuple(args.domains))
     script, data = str(Path(__file__).resolve()), str(args.data.resolve())
+    domains = ["--domains", *args.domains]
     tau2_env = {**os.environ, "PYTHONPATH": str(args.tau2_src), "TAU2_DATA_DIR": str(Path(data) / "tau2bench")}
-    workers = {"toolgym": subprocess.Popen([sys.executable, script, "--side", "toolgym", "--data", data],
+    workers = {"toolgym": subprocess.Popen([sys.executable, script, "--side", "toolgym", "--data", data, *domains],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True),
-               "tau2": subprocess.Popen([args.tau2_python, script, "--side", "tau2", "--data", data], env=tau2_env,
+               "tau2": subprocess.Popen([args.tau2_python, script, "--side", "tau2", "--data", data, *domains], env=tau2_env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)}
     best: dict[str, list] = {}
     try:

@@ -211,15 +211,24 @@ class World(WorldBuilding):
 
     def volatile_state(self) -> Snapshot:
         """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
-        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now(),
-                        world=self.identity)
+        aux, rng_states, now = self._volatile()
+        return Snapshot(database=None, aux=aux, rng_states=rng_states, now=now, world=self.identity)
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
+        self._restore_volatile((state.aux, state.rng_states, state.now))
+
+    def _volatile(self) -> tuple[dict, dict, datetime]:
+        """(aux, random streams, clock) as :meth:`volatile_state` holds them, without the Snapshot
+        (:class:`Atomic` takes them at every call, and a frozen dataclass costs more than they do)."""
+        return _copy_state(self.aux), self._share_rngs(), self.clock.now()
+
+    def _restore_volatile(self, state: tuple[dict, dict, datetime]) -> None:
+        aux, rng_states, now = state
         self.aux.clear()
-        self.aux.update(state.aux)  # in place: holders of ``aux`` keep seeing the world's state
-        self._rngs, self._shared_rngs = dict(state.rng_states), set(state.rng_states)
-        self.clock.set(state.now)
+        self.aux.update(aux)  # in place: holders of ``aux`` keep seeing the world's state
+        self._rngs, self._shared_rngs = dict(rng_states), set(rng_states)
+        self.clock.set(now)
 
     # -- transactions ---------------------------------------------------------------------
     def atomic(self, write: bool = True) -> Atomic:
@@ -365,7 +374,7 @@ class Atomic:
         self.world, self.write = world, write
 
     def __enter__(self) -> None:
-        self.before = self.world.volatile_state()  # cheap (no database image); used only on failure
+        self.before = self.world._volatile()  # cheap (no database image); used only on failure
 
     def __exit__(self, kind, error, traceback) -> bool:
         world = self.world
@@ -384,7 +393,7 @@ class Atomic:
 
     def _undo(self) -> None:
         self.world.rollback()
-        self.world.restore_volatile_state(self.before)
+        self.world._restore_volatile(self.before)
 
 
 def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:

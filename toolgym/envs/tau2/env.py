@@ -22,6 +22,7 @@ from toolgym.envs.tau2.tasks import (BANK, DOMAINS, SOLO_REFUSALS, WORLDS, built
 from toolgym.worlds.tau2.banking_knowledge.tools import compose_toolkit
 from toolgym.envs.users import FIRST_AGENT_MESSAGE, STOP, is_stop, make_user
 from toolgym.worlds.tau2.common import SoloStopTools
+from toolgym.worlds.jsontext import dumps as json_writer
 from toolgym.worlds.tools import ToolResult
 
 #: What the agent writes to end the conversation itself (τ²-bench's agent stop).
@@ -41,6 +42,10 @@ SOLO_STOP_TOOL = "done"
 #: domain's solo policy and the task's ticket.
 SOLO_SYSTEM_PROMPT = (Path(__file__).resolve().parents[2] / "assets" / "tau2" / "solo_system_prompt.txt").read_text(
     encoding="utf-8")
+
+#: ``json.dumps`` (its text byte for byte), its encoder made once: a call's arguments and a result's
+#: text are written at every step
+_write_json = json_writer()
 
 
 class Tau2Env(ToolEnv):
@@ -614,7 +619,7 @@ class Tau2Env(ToolEnv):
         tool_calls = []
         for i, result in enumerate(results):
             try:
-                arguments = json.dumps(result.arguments)
+                arguments = _write_json(result.arguments)
             except (TypeError, ValueError):
                 arguments = json.dumps(result.arguments, default=str)
             given = ids[i] if ids and i < len(ids) else None
@@ -632,7 +637,7 @@ class Tau2Env(ToolEnv):
             elif isinstance(result.response, str):
                 observation = result.response
             else:
-                observation = json.dumps(result.response)
+                observation = _write_json(result.response)
             self._messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
                                    "content": observation, "requestor": requestor})
             observations.append(observation)
@@ -699,13 +704,17 @@ class Tau2Env(ToolEnv):
         return value == assertion.get("assert_value", True)
 
     def _info(self) -> dict:
-        info = self.base_info(self.task_id)
-        info.update(tools=self.tools, messages=self._agent_view(), domain=self.domain, steps=self._steps)
-        if self.retrieval is not None:  # the tools as τ³ offers them depend on the retrieval config
-            info.update(retrieval_config=self.retrieval_config, wire_tools=self._wire_tools)
-        if self.solo_mode:
-            info.update(solo_mode=True, ticket=self.task.get("ticket"))
-        return info
+        # what stays the same through the episode is gathered once per task (a step's info cost a tenth
+        # of τ²'s whole call): the base keys and the tools first, then the conversation, then the rest
+        head = self.__dict__.get("_info_parts")
+        if head is None or head[0] is not self.task:
+            tail = {}
+            if self.retrieval is not None:  # the tools as τ³ offers them depend on the retrieval config
+                tail.update(retrieval_config=self.retrieval_config, wire_tools=self._wire_tools)
+            if self.solo_mode:
+                tail.update(solo_mode=True, ticket=self.task.get("ticket"))
+            head = self._info_parts = (self.task, {**self.base_info(self.task_id), "tools": self.tools}, tail)
+        return {**head[1], "messages": self._agent_view(), "domain": self.domain, "steps": self._steps, **head[2]}
 
     def _agent_view(self) -> list[dict]:
         """The conversation as the agent sees it: the user's own tool calls and their results stay

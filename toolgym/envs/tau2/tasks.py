@@ -302,14 +302,9 @@ def call_tool(world, requestor: str, name: str, arguments, sync: bool) -> ToolRe
         # τ²'s environment's words
         return ToolResult(name=str(name), arguments={}, known=False,
                           error="User tools not available" if requestor == "user" else "Tools not available")
-    result = tools.call(name, arguments)
     if sync and hasattr(world, "sync"):
-        try:
-            world.sync()
-            world.commit()
-        except ToolError:
-            world.rollback()
-    return result
+        return world.call_synced(tools, name, arguments)
+    return tools.call(name, arguments)
 
 
 def run_function(world, env_type: str, name: str, arguments: dict):

@@ -18,9 +18,12 @@ from sqlalchemy import JSON, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from toolgym.worlds.base import World
+from toolgym.worlds.jsontext import dumps as json_writer
 from toolgym.worlds.tools import ToolError
 
 
+#: ``json.dumps`` (its text byte for byte) with its encoder made once: a write stores a record's text
+_write_json = json_writer()
 #: Values a world keeps for its read-only readers (:meth:`DocumentWorld.derived`); cleared past this many.
 MAX_SHARED_RECORDS = 20_000
 
@@ -40,6 +43,12 @@ def _text_key(key) -> bool:
     if isinstance(key, (list, dict)):
         raise TypeError(f"unhashable type: '{type(key).__name__}'")
     return isinstance(key, str)
+
+
+def _flat_parse(doc: str) -> tuple[Any, bool]:
+    """The record stored as ``doc``, and whether it is an object of plain values (no list or object)."""
+    record = json.loads(doc)
+    return record, isinstance(record, dict) and not any(isinstance(value, (dict, list)) for value in record.values())
 
 
 class DocumentWorld(World):
@@ -133,6 +142,12 @@ class DocumentWorld(World):
         """
         return self.derived(doc, lambda: json.loads(doc))
 
+    def copy_of(self, doc: str) -> dict:
+        """A fresh copy of the record stored as ``doc``, to change: for a record of plain values
+        (a τ² line) a copy of the shared parse, which costs a tenth of parsing it again."""
+        record, flat = self.derived(("flat", doc), lambda: _flat_parse(doc))
+        return dict(record) if flat else json.loads(doc)
+
     def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
         """``make()``, made once per world and shared by ``key``, which must hold every stored text
         the value is made from (a record written again makes it anew): read it, never change it."""
@@ -148,11 +163,13 @@ class DocumentWorld(World):
         return _text_key(key) and self.sql().execute(
             f'SELECT 1 FROM "{table}" WHERE key = ?', (key,)).fetchone() is not None
 
-    def put(self, table: str, key: str, record: dict) -> None:
-        """Write record ``key`` (insert or replace, keeping its place in the table's order)."""
-        doc = json.dumps(record)
+    def put(self, table: str, key: str, record: dict) -> str:
+        """Write record ``key`` (insert or replace, keeping its place in the table's order): one
+        changed row. Returns the text stored."""
+        doc = _write_json(record)
         if self.sql().execute(f'UPDATE "{table}" SET doc = ? WHERE key = ?', (doc, key)).rowcount == 0:
             self.sql().execute(f'INSERT INTO "{table}" (key, doc) VALUES (?, ?)', (key, doc))
+        return doc
 
     def records(self, table: str) -> Iterator[dict]:
         """Every record of ``table`` in insertion order (fresh copies)."""

@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase
 
 from toolgym.worlds.tau2.common import TRANSFER_RESULT, Tau2Toolkit
 from toolgym.worlds.tau2.store import DocumentRow, DocumentWorld
-from toolgym.worlds.tools import ACTION, READ, ToolError, tool
+from toolgym.worlds.tools import ACTION, READ, ToolError, ToolResult, tool
 
 TODAY = date(2025, 2, 25)
 NETWORK_MODES = ("4g_5g_preferred", "4g_only", "3g_only", "2g_only")
@@ -86,6 +86,9 @@ SPEED_ADVICE = {"Very Poor": "Connection is very slow. Basic web browsing might 
                 "Fair": "Connection is okay for web browsing and some standard definition streaming.",
                 "Good": "Connection is good for most activities, including HD streaming.",
                 "Excellent": "Connection is very fast."}
+#: Rows written between two syncs that the second follows in Python (past this many it reads the rows).
+MAX_JOURNAL = 64
+_MISSING = object()
 
 
 class Base(DeclarativeBase):
@@ -209,61 +212,250 @@ class TelecomWorld(DocumentWorld):
 
         A sync reads only the database and a second one changes nothing, so none is made while
         nothing was written since the last (SQLite's count of changed rows has not moved, and no
-        restore or rollback came between): a read call costs no sync, as τ²'s costs it nothing.
+        restore came between; see :meth:`rollback`): a read call costs no sync, as τ²'s costs it
+        nothing, nor does a failed one.
+        After a write, a sync starts from what the last one read (:class:`SyncBasis`) and the
+        rows written since (:meth:`put` keeps them): four queries cost more than τ²'s whole call.
+        It reads the rows again when a write it cannot follow came between (one SQLite counts
+        but :meth:`put` did not make, a write to another customer or line, a changed phone
+        number), or when the phone's payment request is to be paid.
         """
-        if self.__dict__.get("_synced_at") == self._sqlite.total_changes:
+        changes = self._sqlite.total_changes
+        if self.__dict__.get("_synced_at") == changes:
             return
-        self._sync()
+        basis, journal = self.__dict__.get("_basis"), self.__dict__.get("_journal")
+        self._basis, self._journal = None, []  # the writes below are the sync's own
+        if basis is None or changes - basis.changes != len(journal) or not self._sync_known(basis, journal):
+            basis = self._sync()
+        if basis is not None:
+            basis.changes = self._sqlite.total_changes
+        self._basis = basis
         self._synced_at = self._sqlite.total_changes
+        # the journal's entries a rollback keeps (see rollback): none are, nor the basis, while
+        # writes made before or by this sync are uncommitted
+        self._kept = None if self._sqlite.in_transaction else 0
+
+    def put(self, table: str, key: str, record: dict) -> str:
+        doc = super().put(table, key, record)
+        if self.__dict__.get("_basis") is not None:
+            if len(self._journal) >= MAX_JOURNAL or (table == "lines" and not isinstance(record, dict)):
+                self._basis = None  # the next sync reads the rows again
+            else:  # a line's fields are taken now (the record is as stored): parsing it again cost more
+                self._journal.append((table, key, _line_fields(record) if table == "lines" else doc))
+        return doc
+
+    def call_synced(self, tools: Tau2Toolkit, name: str, arguments: Any) -> ToolResult:
+        """``tools.call(name, arguments)`` then a sync, committed together (one transaction, where
+        each had its own: a commit costs more than the sync). A failing sync fails before it
+        writes, so the call's writes are kept, as when each had its own transaction."""
+        self._holding = True  # the call's commit (World.atomic's) waits for the sync's
+        try:
+            result = tools.call(name, arguments)
+        finally:
+            self._holding = False
+        try:
+            self.sync()
+        except ToolError:
+            pass  # nothing of the sync was written
+        finally:
+            self.commit()
+        return result
+
+    def commit(self) -> None:
+        if self.__dict__.get("_holding"):
+            return
+        super().commit()
+        if self.__dict__.get("_basis") is not None:
+            self._kept = len(self._journal)
 
     def restore(self, snap) -> None:
-        self._synced_at = None  # another image: SQLite's count does not tell
+        self._synced_at = self._basis = None  # another image: SQLite's count does not tell
         super().restore(snap)
 
     def rollback(self) -> None:
-        self._synced_at = None  # a sync's own write may be undone: the count does not go back
+        """Undo the writes since the last commit. Where :meth:`put` made every one of them (SQLite's
+        count says so), the last sync's basis and the committed writes since stay known, so a
+        failed call costs no sync from the rows (none at all when nothing was committed since)."""
+        basis, kept = self.__dict__.get("_basis"), self.__dict__.get("_kept")
         super().rollback()
+        if basis is None or kept is None or self._sqlite.total_changes - basis.changes != len(self._journal):
+            self._synced_at = self._basis = None  # SQLite's count does not go back: it cannot tell
+            return
+        basis.changes += len(self._journal) - kept  # the undone writes stay in SQLite's count
+        del self._journal[kept:]
+        self._synced_at = None if self._journal else self._sqlite.total_changes
 
-    def _sync(self) -> None:
+    def _sync(self) -> SyncBasis | None:
+        """The sync from the rows; what it read, for the next (None when the phone has no number)."""
         row = self.sql().execute("SELECT doc FROM user_state WHERE key = 'surroundings'").fetchone()
         if row is None:
             raise ToolError("no user state")
         before, surroundings = row[0], json.loads(row[0])
         phone = surroundings["phone_number"]
         if phone is None:
-            return
-        # It runs after every call: SQLite reads out the few fields it needs, no record is parsed.
+            return None
+        # SQLite reads out the few fields it needs, no line or plan is parsed.
         row = self.sql().execute(
             "SELECT json_extract(l.doc, '$.status'), json_extract(l.doc, '$.roaming_enabled'), "
             "json_extract(l.doc, '$.data_used_gb'), json_extract(l.doc, '$.data_refueling_gb'), "
-            "json_extract(l.doc, '$.plan_id'), json_extract(p.doc, '$.data_limit_gb'), p.key FROM lines AS l "
+            "json_extract(l.doc, '$.plan_id'), json_extract(p.doc, '$.data_limit_gb'), p.key, l.key FROM lines AS l "
             "LEFT JOIN plans AS p ON p.key = json_extract(l.doc, '$.plan_id') "
             "WHERE json_extract(l.doc, '$.phone_number') = ? ORDER BY l.pk LIMIT 1", (phone,)).fetchone()
         if row is None:
             raise ToolError(f"Wrong scenario, line not found for phone number: {phone}")
-        status, roaming, used, refueled, plan_id, limit, plan_found = row
+        status, roaming, used, refueled, plan_id, limit, plan_found, line_key = row
         if plan_found is None:
             raise ToolError(f"Wrong scenario, invalid plan id ({plan_id})")
+        basis = SyncBasis(phone, line_key, plan_id, (status, roaming, used, refueled), limit)
         surroundings["line_active"] = status == "Active"
         surroundings["roaming_allowed"] = bool(roaming)
         surroundings["mobile_data_usage_exceeded"] = used >= limit + (refueled or 0.0)
-        request = surroundings["payment_request"]
+        # Every read that may fail comes before the first write: a failed sync writes nothing
+        # (call_synced keeps the call's writes then). The customer is found from lines and
+        # customers only, so reading it before the bill is paid reads the same.
+        request, paid, customer = surroundings["payment_request"], None, None
         if request is not None and request["paid"]:
-            bill = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
-            bill["status"] = "Paid"
-            self.put("bills", bill["bill_id"], bill)
+            paid = self.get("bills", request["bill_id"], f"Bill with ID {request['bill_id']} not found")
+            paid["status"] = "Paid"
             surroundings["payment_request"] = None
         if surroundings["payment_request"] is None:
-            bill_ids = json.loads(self.tools.customer_by_phone(phone, "$.bill_ids")[1] or "[]")
-            waiting = dict(self.sql().execute(
-                "SELECT key, json_extract(doc, '$.total_due') FROM bills WHERE json_extract(doc, '$.status') = "
-                f"'Awaiting Payment' AND key IN ({', '.join('?' * len(bill_ids))})", bill_ids).fetchall())
+            customer_key, doc = self.tools.customer_by_phone(phone, "$")
+            customer = json.loads(doc)
+        if paid is not None:
+            self.put("bills", paid["bill_id"], paid)
+        if customer is not None:
+            bill_ids = customer.get("bill_ids") or []
+            rows = self.sql().execute(
+                "SELECT key, json_extract(doc, '$.status'), json_extract(doc, '$.total_due') FROM bills "
+                f"WHERE key IN ({', '.join('?' * len(bill_ids))})", bill_ids).fetchall()
+            waiting = {key: due for key, status, due in rows if status == "Awaiting Payment"}
             first = next((bill_id for bill_id in bill_ids if bill_id in waiting), None)
             if first is not None:
                 surroundings["payment_request"] = {"bill_id": first, "amount_due": waiting[first], "paid": False}
+            basis.customer = (customer_key, customer.get("phone_number"), customer.get("line_ids"), bill_ids)
+            basis.statuses = {key: status for key, status, _ in rows}
         after = json.dumps(surroundings)
         if after != before:
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (after,))
+        basis.surroundings, basis.text = surroundings, after
+        return basis
+
+    def _sync_known(self, basis: SyncBasis, journal: list[tuple[str, str, Any]]) -> bool:
+        """The sync from ``basis`` and the rows written since (``journal``: table, key, and the
+        text stored or, for a line, its :func:`_line_fields`), as :meth:`_sync` would make it from
+        the rows; False, having changed nothing, where only the rows can tell (see :meth:`sync`).
+        A payment request to make reads its amount from the bill's row, as the rows' sync does."""
+        surroundings, text, line, limit, customer, statuses = (basis.surroundings, basis.text, basis.line,
+                                                               basis.limit, basis.customer, basis.statuses)
+        for table, key, doc in journal:
+            if table == "user_state":
+                if key == "surroundings":
+                    surroundings, text = self.shared(doc), doc
+                elif key != "device":
+                    return False
+            elif table == "lines":
+                if key != basis.line_key:
+                    return False  # another line may now carry the phone's number
+                phone, plan_id, *line = doc
+                if phone != basis.phone or plan_id != basis.plan_id:
+                    return False
+            elif table == "plans":
+                if key == basis.plan_id:
+                    limit = json.loads(doc).get("data_limit_gb")
+            elif table == "customers":
+                if customer is None or key != customer[0]:
+                    return False  # another customer may now be the phone's
+                record = json.loads(doc)
+                if (record.get("phone_number"), record.get("line_ids")) != customer[1:3]:
+                    return False
+                customer = (*customer[:3], record.get("bill_ids") or [])
+            elif table == "bills":
+                if statuses is basis.statuses:
+                    statuses = dict(statuses)
+                statuses[key] = _status(self.shared(doc))
+            elif table != "devices":
+                return False
+        if not isinstance(surroundings, dict) or surroundings.get("phone_number", _MISSING) != basis.phone:
+            return False
+        request = surroundings.get("payment_request", _MISSING)
+        due = None  # (bill id, amount) of a payment request to make
+        if request is not None:
+            if not isinstance(request, dict) or request.get("paid", True) is not False:
+                return False  # to be paid (or not τ²'s request): the rows' sync pays it
+        elif customer is None or not all(isinstance(bill_id, str) for bill_id in customer[3]):
+            return False
+        else:
+            first = next((bill_id for bill_id in customer[3] if statuses.get(bill_id) == "Awaiting Payment"), None)
+            if first is not None:  # the amount as the rows' sync reads it
+                row = self.sql().execute("SELECT json_extract(doc, '$.total_due') FROM bills WHERE key = ?",
+                                         (first,)).fetchone()
+                if row is None:
+                    return False
+                due = (first, row[0])
+        status, roaming, used, refueled = line
+        active, allowed, exceeded = status == "Active", bool(roaming), used >= limit + (refueled or 0.0)
+        # bools are compared by identity: a stored 1 is not τ²'s true, and the rows' sync would rewrite it
+        if (due is not None or surroundings.get("line_active", _MISSING) is not active
+                or surroundings.get("roaming_allowed", _MISSING) is not allowed
+                or surroundings.get("mobile_data_usage_exceeded", _MISSING) is not exceeded):
+            carried = {"line_active": active, "roaming_allowed": allowed, "mobile_data_usage_exceeded": exceeded}
+            # the same change recurs in every episode of a task: the new text is made once (read only)
+            surroundings, text = self.derived(("synced", text, *carried.values(), due),
+                                              lambda: _with_text(_synced(surroundings, carried, due)))
+            self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (text,))
+        basis.surroundings, basis.text, basis.line, basis.limit, basis.customer, basis.statuses = (
+            surroundings, text, line, limit, customer, statuses)
+        return True
+
+
+def _with_line(message: str, line_doc: str) -> str:
+    """``json.dumps({"message": message, "line": line})`` (τ²'s text of the result), made from the line's
+    stored text ``line_doc``: writing the line a second time cost a tenth of τ²'s whole call."""
+    return f'{{"message": {json.dumps(message)}, "line": {line_doc}}}'
+
+
+def _with_text(record: dict) -> tuple[dict, str]:
+    return record, json.dumps(record)
+
+
+def _synced(surroundings: dict, carried: dict, due: tuple | None) -> dict:
+    """``surroundings`` with the line's state ``carried`` and a payment request for ``due`` (bill id,
+    amount) when there is one, keys in the order the rows' sync sets them."""
+    out = {**surroundings, **carried}
+    if due is not None:
+        out["payment_request"] = {"bill_id": due[0], "amount_due": due[1], "paid": False}
+    return out
+
+
+def _status(bill: Any) -> Any:
+    """A bill's status as SQLite's ``json_extract(doc, '$.status')`` reads it (None when it has none)."""
+    return bill.get("status") if isinstance(bill, dict) else None
+
+
+def _line_fields(line: dict) -> tuple:
+    """What a sync reads of a line: its phone number and plan, then its status, roaming and data."""
+    get = line.get
+    return (get("phone_number"), get("plan_id"), get("status"), get("roaming_enabled"), get("data_used_gb"),
+            get("data_refueling_gb"))
+
+
+class SyncBasis:
+    """What a telecom sync read (the phone's number and surroundings, its line, the plan's data
+    limit, the customer with their bills' statuses), for the next to start from."""
+
+    __slots__ = ("phone", "line_key", "plan_id", "line", "limit", "customer", "statuses", "surroundings", "text",
+                 "changes")
+
+    def __init__(self, phone: str, line_key: str, plan_id: Any, line: tuple, limit: Any):
+        self.phone, self.line_key, self.plan_id, self.line, self.limit = phone, line_key, plan_id, line, limit
+        #: (key, phone number, line ids, bill ids) of the phone's customer; None when the sync did not look
+        self.customer: tuple | None = None
+        self.statuses: dict = {}
+        #: the phone's surroundings after the sync (read only) and their stored text
+        self.surroundings: dict = {}
+        self.text = ""
+        #: SQLite's count of changed rows after the sync
+        self.changes = -1
 
 
 class TelecomTools(Tau2Toolkit):
@@ -278,33 +470,52 @@ class TelecomTools(Tau2Toolkit):
         return self.world.get("bills", bill_id, f"Bill with ID {bill_id} not found")
 
     def _plan(self, plan_id: str) -> dict:
-        return self.world.get("plans", plan_id, f"Plan with ID {plan_id} not found")
+        """The plan, the world's shared parse (the tools only read a plan)."""
+        text = self.world.text("plans", plan_id)
+        if text is None:
+            raise ToolError(f"Plan with ID {plan_id} not found")
+        return self.world.shared(text)
 
     def _target_line(self, customer_id: str, line_id: str) -> dict:
         return self._customer_line(customer_id, line_id)[1]
 
     def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
-        """(the customer, their line ``line_id``), as τ²'s ``_get_target_line`` checks them."""
+        """(the customer, their line ``line_id``), as τ²'s ``_get_target_line`` checks them.
+
+        The customer is the world's shared parse (:meth:`DocumentWorld.shared`): read it, never
+        change it. Both records are read in one statement (each costs about what τ²'s whole
+        ``enable_roaming`` does)."""
+        if isinstance(customer_id, str) and isinstance(line_id, str):
+            customer_doc, line_doc = self.world.sql().execute(
+                'SELECT (SELECT doc FROM "customers" WHERE key = ?), (SELECT doc FROM "lines" WHERE key = ?)',
+                (customer_id, line_id)).fetchone()
+            if customer_doc is None:
+                raise ToolError(f"Customer with ID {customer_id} not found")
+            customer = self.world.shared(customer_doc)
+            if line_id not in customer["line_ids"]:
+                raise ToolError(f"Line {line_id} not found for customer {customer_id}")
+            if line_doc is None:
+                raise ToolError(f"Line with ID {line_id} not found")
+            return customer, self.world.copy_of(line_doc)
         customer = self.get_customer_by_id(customer_id)
         if line_id not in customer["line_ids"]:
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
         return customer, self._line(line_id)
 
-    def _first_bill(self, bill_ids: list, status: str) -> str | None:
-        """The first of ``bill_ids`` whose bill has ``status``, or None, as τ²'s walk over the
-        customer's bills finds it (a missing bill before it fails the same way): the statuses are
-        read in one statement, and no bill is parsed (a statement and a parse a bill cost more
-        than τ²'s whole call)."""
+    def _first_bill(self, bill_ids: list, status: str) -> tuple[str, str] | None:
+        """(id, stored text) of the first of ``bill_ids`` whose bill has ``status``, or None, as
+        τ²'s walk over the customer's bills finds it (a missing bill before it fails the same
+        way): the texts are read in one statement, the statuses from the bills' shared parses (a
+        statement a bill, or SQLite reading each status, cost more than τ²'s whole call)."""
         texts = [bill_id for bill_id in bill_ids if isinstance(bill_id, str)]
-        statuses = dict(self.world.sql().execute(
-            f"SELECT key, json_extract(doc, '$.status') FROM bills WHERE key IN ({', '.join('?' * len(texts))})",
-            texts).fetchall()) if texts else {}
+        rows = {key: (_status(self.world.shared(doc)), doc) for key, doc in self.world.sql().execute(
+            f"SELECT key, doc FROM bills WHERE key IN ({', '.join('?' * len(texts))})", texts)} if texts else {}
         for bill_id in bill_ids:
-            found = statuses.get(bill_id) if isinstance(bill_id, str) else None
+            found, doc = rows.get(bill_id, (None, None)) if isinstance(bill_id, str) else (None, None)
             if found is None:  # no such bill, a key that is not text, or no status: τ²'s own failure
-                found = self._bill(bill_id)["status"]
+                found, doc = self._bill(bill_id)["status"], self.world.text("bills", bill_id)
             if found == status:
-                return bill_id
+                return bill_id, doc
         return None
 
     @tool(kind=READ, app="telecom")
@@ -365,7 +576,7 @@ class TelecomTools(Tau2Toolkit):
         return self.world.get(table, id, f"{name} with ID {id} not found")
 
     @tool(kind=ACTION, app="telecom")
-    def suspend_line(self, customer_id: str, line_id: str, reason: str) -> dict:
+    def suspend_line(self, customer_id: str, line_id: str, reason: str) -> str:
         """Suspends a specific line (max 6 months).
         Checks: Line status must be Active.
         Logic: Sets line status to Suspended, records suspension_start_date.
@@ -379,11 +590,11 @@ class TelecomTools(Tau2Toolkit):
         if line["status"] != "Active":
             raise ToolError("Line must be active to suspend")
         line.update(status="Suspended", suspension_start_date=TODAY.isoformat())
-        self.world.put("lines", line_id, line)
-        return {"message": "Line suspended successfully. $5/month holding fee will apply.", "line": line}
+        return _with_line("Line suspended successfully. $5/month holding fee will apply.",
+                          self.world.put("lines", line_id, line))
 
     @tool(kind=ACTION, app="telecom")
-    def resume_line(self, customer_id: str, line_id: str) -> dict:
+    def resume_line(self, customer_id: str, line_id: str) -> str:
         """Resumes a suspended line.
         Checks: Line status must be Suspended or Pending Activation.
         Logic: Sets line status to Active, clears suspension_start_date.
@@ -396,8 +607,7 @@ class TelecomTools(Tau2Toolkit):
         if line["status"] not in ("Suspended", "Pending Activation"):
             raise ToolError("Line must be suspended to resume")
         line.update(status="Active", suspension_start_date=None)
-        self.world.put("lines", line_id, line)
-        return {"message": "Line resumed successfully", "line": line}
+        return _with_line("Line resumed successfully", self.world.put("lines", line_id, line))
 
     @tool(kind=READ, app="telecom")
     def get_bills_for_customer(self, customer_id: str, limit: int = 12) -> list:
@@ -519,14 +729,14 @@ class TelecomTools(Tau2Toolkit):
                 "new_data_refueling_gb": str(float(line["data_refueling_gb"])), "charge": str(float(charge))}
 
     def _charge(self, customer_id: str, customer: dict, amount: float, description: str) -> None:
-        """Add a line item to the draft bill of ``customer`` (their record, as the call read it),
+        """Add a line item to the draft bill of ``customer`` (their record as the call read it, read only),
         opening one for next month if there is none.
 
         τ²-bench names a new draft bill with a random uuid; here it is ``B`` and the customer id
         and the count of their bills, so that runs are deterministic.
         """
-        draft_id = self._first_bill(customer["bill_ids"], "Draft")
-        draft = None if draft_id is None else self._bill(draft_id)
+        found = self._first_bill(customer["bill_ids"], "Draft")
+        draft = None if found is None else json.loads(found[1])
         if draft is None:
             start = (TODAY.replace(day=1) + timedelta(days=32)).replace(day=1)
             end = start.replace(month=start.month + 1 if start.month < 12 else 1,
@@ -535,7 +745,7 @@ class TelecomTools(Tau2Toolkit):
                      "period_start": start.isoformat(), "period_end": end.isoformat(), "issue_date": start.isoformat(),
                      "total_due": 0, "due_date": (start + timedelta(days=14)).isoformat(), "status": "Draft",
                      "line_items": []}
-            customer["bill_ids"].append(draft["bill_id"])
+            customer = {**customer, "bill_ids": [*customer["bill_ids"], draft["bill_id"]]}  # a copy: it may be shared
             self.world.put("customers", customer_id, customer)
         draft["line_items"].append({"description": description, "amount": amount, "date": TODAY.isoformat(),
                                     "item_type": "Credit" if amount < 0 else "Charge"})
