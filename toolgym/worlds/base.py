@@ -279,6 +279,10 @@ class World(WorldBuilding):
         if image is not snap or changes != raw.total_changes:
             raw.deserialize(snap.database)
             self._database_image = (snap, raw.total_changes)
+        self._restore_outside_database(snap)
+
+    def _restore_outside_database(self, snap: Snapshot) -> None:
+        """:meth:`restore`'s part outside the database: aux, random streams, clock."""
         self.aux = _copy_state(snap.aux)
         self._rngs, self._shared_rngs = dict(snap.rng_states), set(snap.rng_states)
         self.clock.set(snap.now)
