@@ -149,13 +149,17 @@ class World(WorldBuilding):
     #: Modules (besides the world's own classes, its models and this one) whose source
     #: determines the generated rows; their digest is part of the fingerprint.
     generator_modules: tuple[str, ...] = ()
+    #: Prepared statements the world's sqlite3 connection keeps (sqlite3's default): a statement
+    #: pushed out is prepared again at its next use.
+    cached_statements: int = 128
 
     def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9)):
         self.url = url
         self.seed = seed
         self.clock_start = now
         database_file = self._database_file(url)
-        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
+        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False,
+                                                                                       "cached_statements": self.cached_statements})
         # One connection for the world's lifetime: transactions then cost no pool round trip.
         self.connection = self.engine.connect()
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
@@ -216,10 +220,19 @@ class World(WorldBuilding):
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
+        self._put_back_volatile_parts((state.aux, state.rng_states, state.now))
+
+    def _volatile_parts(self) -> tuple[dict, dict[str, random.Random], datetime]:
+        """:meth:`volatile_state`'s parts (aux copied, streams shared, clock), as :class:`Atomic`
+        keeps them at every call: building a frozen :class:`Snapshot` cost more than the copy."""
+        return _copy_state(self.aux), self._share_rngs(), self.clock.now()
+
+    def _put_back_volatile_parts(self, state: tuple[dict, dict[str, random.Random], datetime]) -> None:
+        aux, rng_states, now = state
         self.aux.clear()
-        self.aux.update(state.aux)  # in place: holders of ``aux`` keep seeing the world's state
-        self._rngs, self._shared_rngs = dict(state.rng_states), set(state.rng_states)
-        self.clock.set(state.now)
+        self.aux.update(aux)  # in place: holders of ``aux`` keep seeing the world's state
+        self._rngs, self._shared_rngs = dict(rng_states), set(rng_states)
+        self.clock.set(now)
 
     # -- transactions ---------------------------------------------------------------------
     def atomic(self, write: bool = True) -> Atomic:
@@ -369,7 +382,7 @@ class Atomic:
         self.world, self.write = world, write
 
     def __enter__(self) -> None:
-        self.before = self.world.volatile_state()  # cheap (no database image); used only on failure
+        self.before = self.world._volatile_parts()  # cheap (no database image); used only on failure
 
     def __exit__(self, kind, error, traceback) -> bool:
         world = self.world
@@ -388,7 +401,7 @@ class Atomic:
 
     def _undo(self) -> None:
         self.world.rollback()
-        self.world.restore_volatile_state(self.before)
+        self.world._put_back_volatile_parts(self.before)
 
 
 def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:

@@ -32,6 +32,10 @@ class BfclWorld(World):
     """
 
     Base = Base
+    #: A kept world runs any task's APIs (about 80 statements over the official tasks) and
+    #: restores any scenario (a delete and an insert per table): more than sqlite3's 128, which
+    #: made an episode's first calls prepare statements again.
+    cached_statements = 256
 
     def __init__(self, *args, **kwargs):
         self.settings_read: dict[tuple[str, str], str] = {}
@@ -57,6 +61,7 @@ class BfclWorld(World):
                 for name in _filled_tables(raw)}
         snap = self.volatile_state()
         self._database_image = (snap, raw.total_changes)
+        self.settings_read = _settings_texts(rows)
         return snap, rows
 
     def restore_rows(self, snap: Snapshot, rows: dict[str, list[tuple]]) -> None:
@@ -68,7 +73,8 @@ class BfclWorld(World):
         :meth:`restore` replaces the database with the snapshot's image, after which SQLite reads
         the schema again at the next statement it prepares (the size check's ``PRAGMA page_count``
         after a write): 70 µs, more than this whole restore of an official scenario (about 30 µs).
-        Same rows, rowids and values as the image; only free pages may differ."""
+        Same rows, rowids and values as the image; only free pages may differ. The settings'
+        texts are then known without a query (:meth:`TableAPI._get`)."""
         self.rollback()
         self.session.expunge_all()
         raw = self._sqlite
@@ -81,7 +87,7 @@ class BfclWorld(World):
             raw.commit()
             self._database_image = (snap, raw.total_changes)
         self._restore_outside_database(snap)
-        self.settings_read.clear()
+        self.settings_read = _settings_texts(rows)
 
     def bytes_over(self, limit: int) -> int | None:
         """:meth:`stored_bytes` when it is more than ``limit``, else None: one statement (the pages
@@ -231,6 +237,12 @@ class TableAPI(BfclAPI):
         if failure is not None:
             raise failure
         return result_text(value)
+
+
+def _settings_texts(rows: dict[str, list[tuple]]) -> dict[tuple[str, str], str]:
+    """The settings' stored texts by (api, name), from :meth:`BfclWorld.scenario`'s rows (rowid,
+    api, name, value): what :meth:`TableAPI._get` would read, known without a query."""
+    return {(api, name): value for _, api, name, value in rows.get("settings", ())}
 
 
 def _filled_tables(connection) -> list[str]:
