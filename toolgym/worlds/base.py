@@ -158,8 +158,8 @@ class World(WorldBuilding):
         self.seed = seed
         self.clock_start = now
         database_file = self._database_file(url)
-        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False,
-                                                                                       "cached_statements": self.cached_statements})
+        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={
+            "check_same_thread": False, "cached_statements": self.cached_statements})
         # One connection for the world's lifetime: transactions then cost no pool round trip.
         self.connection = self.engine.connect()
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
@@ -215,19 +215,19 @@ class World(WorldBuilding):
 
     def volatile_state(self) -> Snapshot:
         """The state outside the database (aux, random streams, clock): cheap, for undoing one call."""
-        return Snapshot(database=None, aux=_copy_state(self.aux), rng_states=self._share_rngs(), now=self.clock.now(),
-                        world=self.identity)
+        aux, rng_states, now = self._volatile()
+        return Snapshot(database=None, aux=aux, rng_states=rng_states, now=now, world=self.identity)
 
     def restore_volatile_state(self, state: Snapshot) -> None:
         """Put back what :meth:`volatile_state` took; the database is left as it is."""
-        self._put_back_volatile_parts((state.aux, state.rng_states, state.now))
+        self._restore_volatile((state.aux, state.rng_states, state.now))
 
-    def _volatile_parts(self) -> tuple[dict, dict[str, random.Random], datetime]:
-        """:meth:`volatile_state`'s parts (aux copied, streams shared, clock), as :class:`Atomic`
-        keeps them at every call: building a frozen :class:`Snapshot` cost more than the copy."""
+    def _volatile(self) -> tuple[dict, dict, datetime]:
+        """(aux, random streams, clock) as :meth:`volatile_state` holds them, without the Snapshot
+        (:class:`Atomic` takes them at every call, and a frozen dataclass costs more than they do)."""
         return _copy_state(self.aux), self._share_rngs(), self.clock.now()
 
-    def _put_back_volatile_parts(self, state: tuple[dict, dict[str, random.Random], datetime]) -> None:
+    def _restore_volatile(self, state: tuple[dict, dict, datetime]) -> None:
         aux, rng_states, now = state
         self.aux.clear()
         self.aux.update(aux)  # in place: holders of ``aux`` keep seeing the world's state
@@ -382,7 +382,7 @@ class Atomic:
         self.world, self.write = world, write
 
     def __enter__(self) -> None:
-        self.before = self.world._volatile_parts()  # cheap (no database image); used only on failure
+        self.before = self.world._volatile()  # cheap (no database image); used only on failure
 
     def __exit__(self, kind, error, traceback) -> bool:
         world = self.world
@@ -401,7 +401,7 @@ class Atomic:
 
     def _undo(self) -> None:
         self.world.rollback()
-        self.world._put_back_volatile_parts(self.before)
+        self.world._restore_volatile(self.before)
 
 
 def _table_diff(connection: sqlite3.Connection, table, limit: int) -> dict:
