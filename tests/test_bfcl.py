@@ -485,3 +485,21 @@ def test_a_98_kb_step_of_2800_mkdir_cd_pairs_is_answered_and_the_turn_ends_witho
     _, _, terminated, truncated, info = env.step("done")  # the turn ends: graded, no exception
     assert not truncated and (terminated or info["messages"][-1]["role"] == "user")
     assert time.process_time() - start < 20
+
+
+def test_an_argument_equal_to_an_option_passes_without_the_options_standard_forms():
+    """The checker's string and list checks: a value equal to an option passes before any standard
+    form is made (none is computed); a value equal only in standard form passes, another fails."""
+    from toolgym.envs.bfcl import ast_checker
+
+    doc = {"name": "f", "parameters": {"type": "dict", "required": ["city"], "properties": {
+        "city": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}}}
+    answer = {"f": {"city": ["New York", "NYC"], "tags": [["a b", "c"]]}}
+    ast_checker._standardized.cache_clear()
+    assert ast_checker.check_call(doc, {"f": {"city": "NYC", "tags": ["a b", "c"]}}, answer, "python")["valid"]
+    assert ast_checker._standardized.cache_info().misses == 0
+    assert ast_checker.check_call(doc, {"f": {"city": "new york", "tags": ["A-B", "c"]}}, answer, "python")["valid"]
+    failed = ast_checker.check_call(doc, {"f": {"city": "Boston", "tags": ["a b", "c"]}}, answer, "python")
+    assert failed["error_type"] == "value_error:string" and "'Boston'" in failed["error"]
+    failed = ast_checker.check_call(doc, {"f": {"city": "NYC", "tags": ["a", "c"]}}, answer, "python")
+    assert failed["error_type"] == "value_error:list/tuple"

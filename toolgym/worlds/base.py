@@ -149,13 +149,17 @@ class World(WorldBuilding):
     #: Modules (besides the world's own classes, its models and this one) whose source
     #: determines the generated rows; their digest is part of the fingerprint.
     generator_modules: tuple[str, ...] = ()
+    #: Prepared statements the world's sqlite3 connection keeps (sqlite3's default): a statement
+    #: pushed out is prepared again at its next use.
+    cached_statements: int = 128
 
     def __init__(self, url: str = "sqlite://", seed: int = 0, now: datetime = datetime(2023, 9, 11, 9)):
         self.url = url
         self.seed = seed
         self.clock_start = now
         database_file = self._database_file(url)
-        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
+        self.engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={
+            "check_same_thread": False, "cached_statements": self.cached_statements})
         # One connection for the world's lifetime: transactions then cost no pool round trip.
         self.connection = self.engine.connect()
         self.session = Session(bind=self.connection, expire_on_commit=False, autoflush=True)
@@ -288,6 +292,10 @@ class World(WorldBuilding):
         if image is not snap or changes != raw.total_changes:
             raw.deserialize(snap.database)
             self._database_image = (snap, raw.total_changes)
+        self._restore_outside_database(snap)
+
+    def _restore_outside_database(self, snap: Snapshot) -> None:
+        """:meth:`restore`'s part outside the database: aux, random streams, clock."""
         self.aux = _copy_state(snap.aux)
         self._rngs, self._shared_rngs = dict(snap.rng_states), set(snap.rng_states)
         self.clock.set(snap.now)

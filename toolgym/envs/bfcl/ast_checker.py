@@ -431,11 +431,13 @@ def check_call(doc: dict, call: dict, answer: dict, language: str, compat: bool 
             elif expected == list and nested == dict:
                 result = _list_dict_check(param, value, options, compat)
             elif expected == str:
-                if standardize(value) in [standardize(a) for a in options if isinstance(a, str)]:
+                # an option equal to the value has its standard form (the usual answer: no list of forms)
+                if value in options or standardize(value) in [standardize(a) for a in options if isinstance(a, str)]:
                     continue
                 return verdict(False, "value_error:string", f"Invalid value for parameter {param!r}: {value!r}.")
             elif expected == list:
-                if [_norm(v) for v in value] in [[_norm(v) for v in a] for a in options if isinstance(a, list)]:
+                if value in options or \
+                        [_norm(v) for v in value] in [[_norm(v) for v in a] for a in options if isinstance(a, list)]:
                     continue
                 return verdict(False, "value_error:list/tuple", f"Invalid value for parameter {param!r}: {value!r}.")
             else:

@@ -28,18 +28,18 @@ DOC_FILES = {
 }
 
 
-#: The worlds of recently loaded scenarios, most recent last. An episode loads its task twice (the
-#: model's world and the ground truth's), and an evaluation often again under another scoring;
-#: copying a loaded database in is cheaper than inserting its rows again.
-_LOADED: OrderedDict[str, Snapshot] = OrderedDict()
+#: Recently loaded scenarios (:meth:`BfclWorld.scenario`), most recent last. An
+#: episode loads its task twice (the model's world and the ground truth's), and an evaluation often
+#: again under another scoring; writing a loaded scenario's rows back is cheaper than loading it
+#: again (:meth:`BfclWorld.restore_rows`: the connection keeps its schema and prepared statements).
+_LOADED: OrderedDict[str, tuple[Snapshot, dict[str, list[tuple]]]] = OrderedDict()
 LOADED_SCENARIOS = 16
 #: Worlds handed back by ended episodes (:func:`release_instances`), taken by the next ones: a new
 #: world's engine, session and connection cost more than an episode's first calls, and a kept
-#: connection keeps its prepared statements (each prepared again once after a restore, at a third
-#: of its first preparation; none at all when the world still holds the scenario it is given).
+#: connection keeps its schema and prepared statements (rows are written back, never an image).
 _SPARE_WORLDS: list[BfclWorld] = []
 SPARE_WORLDS = 8
-_EMPTY: list[Snapshot] = []  # an empty world's image, taken once: what a kept world loads a new scenario into
+_EMPTY: list[Snapshot] = []  # an empty world's snapshot, taken once: a kept world is emptied to it for a new scenario
 
 
 def make_instances(involved_classes: list[str], initial_config: dict,
@@ -69,10 +69,10 @@ def make_instances(involved_classes: list[str], initial_config: dict,
         instances[name] = instance
     if world is not None and key is not None:
         if loaded is not None:
-            world.restore(loaded)
+            world.restore_rows(*loaded)
             _LOADED.move_to_end(key)
         else:
-            _LOADED[key] = world.snapshot()
+            _LOADED[key] = world.scenario()
             while len(_LOADED) > LOADED_SCENARIOS:
                 _LOADED.popitem(last=False)
     return instances
@@ -88,7 +88,7 @@ def _take_world(empty: bool) -> BfclWorld:
     if empty:
         if not _EMPTY:
             _EMPTY.append(BfclWorld().snapshot())
-        world.restore(_EMPTY[0])
+        world.restore_rows(_EMPTY[0], {})
     return world
 
 
