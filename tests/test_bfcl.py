@@ -503,3 +503,12 @@ def test_an_argument_equal_to_an_option_passes_without_the_options_standard_form
     assert failed["error_type"] == "value_error:string" and "'Boston'" in failed["error"]
     failed = ast_checker.check_call(doc, {"f": {"city": "NYC", "tags": ["a", "c"]}}, answer, "python")
     assert failed["error_type"] == "value_error:list/tuple"
+
+
+def test_a_positional_argument_is_dropped_as_bfcls_decoder_drops_it(env):
+    """BFCL's default_decode_ast_prompting keeps keywords only; its ast_checker (bfcl-eval
+    2026.3.23) then gives these verdicts: missing_required, valid, valid."""
+    reward, metrics = run(env, "simple_python_0", "[geometry.circle_area(26.0)]")
+    assert (reward, metrics["error_type"]) == (0.0, "simple_function_checker:missing_required")
+    assert run(env, "simple_python_0", "[geometry.circle_area('cm', radius=26.0)]")[0] == 1.0
+    assert run(env, "simple_python_0", "[geometry.circle_area(*[26.0], radius=26.0)]")[0] == 1.0

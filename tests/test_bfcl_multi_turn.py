@@ -889,3 +889,31 @@ def test_a_call_makes_a_bounded_number_of_sql_statements():
         assert statements.count("PRAGMA page_count") == (name in ("touch", "echo", "mkdir")), statements
         assert statements.count("PRAGMA page_size") <= (name == "touch"), statements  # once per world
     assert made["cat"] == '{"file_content": "hi"}' and made["ls"] == '{"current_directory_content": ["f.txt"]}'
+
+
+def test_a_positional_argument_reaches_the_function_as_a_missing_one_and_the_turn_goes_on():
+    """BFCL's default_decode_execute_prompting keeps keywords only: its executor runs
+    ``get_zipcode_based_on_city()`` and answers with Python's error; the turn continues."""
+    from toolgym.envs.bfcl.env import BFCLEnv
+    from toolgym.worlds.bfcl.calls import CallSyntaxError, parse_calls
+
+    assert parse_calls("get_zipcode_based_on_city('Rivermist')") == [("get_zipcode_based_on_city", {})]
+    assert parse_calls("[f('x', *xs, b=2)]") == [("f", {"b": 2})]
+    with pytest.raises(CallSyntaxError, match=r"\*\*arguments are not allowed"):  # the env's docstring names it
+        parse_calls("[f(b=2, **kw)]")
+    vehicle = make_instances(["VehicleControlAPI"], {}, long_context=False)
+    assert run_call(vehicle, "get_zipcode_based_on_city", {}) == (
+        "Error during execution: VehicleControlAPI.get_zipcode_based_on_city() missing 1 required positional "
+        "argument: 'city'")
+    for scoring in ("paper", "paper_compat"):
+        env = BFCLEnv(category="multi_turn_base", scoring=scoring)
+        env.reset(options={"task_index": 0})
+        assert env.episode.task.involved_classes == ["TicketAPI"]
+        observation, reward, terminated, _, _ = env.step("[create_ticket('VPN down')]")
+        assert (observation, reward, terminated, env._turn_steps) == (
+            "Error during execution: TicketAPI.create_ticket() missing 1 required positional argument: 'title'",
+            0.0, False, 1)
+        # the keyword is kept: the call runs (and wants a login) instead of missing its title
+        observation, _, terminated, _, _ = env.step("[create_ticket('ignored', title='Disk')]")
+        assert (observation, terminated, env._turn_steps) == (
+            '{"error": "User not authenticated. Please log in to create a ticket."}', False, 2)

@@ -172,6 +172,15 @@ class BFCLEnv(ToolEnv):
       (``new int[]{1, 2}``, ``5L``, ``new HashMap<...>() {{ put("k", v); }}``, ``[1, 2]``).
       Java and JavaScript values in native calls are strings of source text too
       (``info["tools"]`` types them as strings, as BFCL does).
+      As BFCL's decoder, the Python reader keeps keyword arguments only: ``f('x', b=2)`` and
+      ``f(*xs, b=2)`` are the call ``f(b=2)``, so a positional argument reaches the function
+      as a missing one (multi-turn: Python's ``missing 1 required positional argument`` text
+      as BFCL's executor gives it, and the turn goes on; single-turn: the checker's verdict on
+      the keywords). A ``**`` argument is a decoder failure under both scorings, where BFCL
+      reads it as the keyword ``None`` (AST categories: ``unexpected_param``, 0 as here;
+      relevance and irrelevance: a decoded call, so BFCL's verdict is the opposite of
+      toolgym's; multi-turn: ``Error during execution: cannot assign to None (<string>, line
+      1)`` and the turn goes on, where toolgym's turn ends). Not yet reproduced.
 
     An answer with no call is plain text (or ``[]``), or an OpenAI assistant message without
     ``tool_calls`` (``{"role": "assistant", "content": ...}``, the function-calling profiles'

@@ -144,7 +144,7 @@ def load_multi_turn_tasks(folder: Path, category: str) -> list[MultiTurnTask]:
 def parse_ground_truth_call(text: str, involved_classes: list[str]) -> tuple[str, dict]:
     """One ground-truth call string as ``(name, arguments)``; positional values bound by name."""
     try:
-        (call,) = parse_calls(text)
+        (call,) = parse_calls(text, drop_positional=False)  # BFCL runs its ground truth as written
         return call
     except CallSyntaxError:
         node = ast.parse(text.strip(), mode="eval").body

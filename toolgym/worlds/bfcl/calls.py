@@ -2,8 +2,10 @@
 
 BFCL writes a turn's calls as a Python list of calls, ``[cd(folder='document'), ls()]``
 (its prompting format and every multi-turn ground truth), and a single call without the
-brackets in places. :func:`parse_calls` turns such text into ``(name, arguments)`` pairs;
-only literals are accepted as argument values (a bare name is read as its own text, as
+brackets in places. :func:`parse_calls` turns such text into ``(name, arguments)`` pairs,
+keeping only the keyword arguments, as BFCL's prompting decoder (``resolve_ast_call``) does:
+``f('x', b=2)`` and ``f(*xs, b=2)`` read as ``f(b=2)``, so a model's positional argument
+reaches the function as a missing one. Only literals are accepted as argument values (a bare name is read as its own text, as
 BFCL's decoder reads it), so nothing in the text can run.
 """
 
@@ -19,11 +21,13 @@ class CallSyntaxError(ValueError):
     """The text is not a list of calls with literal arguments."""
 
 
-def parse_calls(text: str) -> list[tuple[str, dict]]:
-    """The calls in ``text`` (``[f(a=1), g.h(b='x')]`` or ``f(a=1)``), in order.
+def parse_calls(text: str, drop_positional: bool = True) -> list[tuple[str, dict]]:
+    """The calls in ``text`` (``[f(a=1), g.h(b='x')]`` or ``f(a=1)``), in order, each with
+    its keyword arguments; positional and ``*`` arguments are dropped unread, as BFCL's
+    decoder drops them (``drop_positional=False`` refuses them instead).
 
     Raises :class:`CallSyntaxError` with the reason for anything else: a value that is not
-    a literal, a positional argument, ``**kwargs``, a call inside an argument.
+    a literal, ``**kwargs``, a call inside an argument.
     """
     source = text.strip()
     # the depth is walked only when there are enough brackets to reach the limit (counting them
@@ -44,15 +48,15 @@ def parse_calls(text: str) -> list[tuple[str, dict]]:
         raise CallSyntaxError(f"not a list of calls: {exc.__class__.__name__}: {exc}") from None
     nodes = tree.elts if isinstance(tree, (ast.List, ast.Tuple)) else [tree]
     try:
-        return [_call(node) for node in nodes]
+        return [_call(node, drop_positional) for node in nodes]
     except TypeError as exc:  # an unhashable dict key, {[1]: 2}
         raise CallSyntaxError(f"not a literal value: {exc}") from None
 
 
-def _call(node: ast.expr) -> tuple[str, dict]:
+def _call(node: ast.expr, drop_positional: bool) -> tuple[str, dict]:
     if not isinstance(node, ast.Call):
         raise CallSyntaxError(f"not a call: {ast.unparse(node)[:80]}")
-    if node.args:
+    if node.args and not drop_positional:
         raise CallSyntaxError(f"{_name(node.func)}: arguments must be given by keyword")
     arguments = {}
     for keyword in node.keywords:
