@@ -895,10 +895,14 @@ def test_a_positional_argument_reaches_the_function_as_a_missing_one_and_the_tur
     """BFCL's default_decode_execute_prompting keeps keywords only: its executor runs
     ``get_zipcode_based_on_city()`` and answers with Python's error; the turn continues."""
     from toolgym.envs.bfcl.env import BFCLEnv
+    from toolgym.envs.bfcl.protocol import _call_texts
     from toolgym.worlds.bfcl.calls import CallSyntaxError, parse_calls
 
     assert parse_calls("get_zipcode_based_on_city('Rivermist')") == [("get_zipcode_based_on_city", {})]
     assert parse_calls("[f('x', *xs, b=2)]") == [("f", {"b": 2})]
+    # the tool messages' names in a live run: BFCL's execution list for the same text
+    assert _call_texts({"content": "[get_zipcode_based_on_city('Rivermist'), f('a', b=2)]"}) == [
+        "get_zipcode_based_on_city()", "f(b=2)"]
     with pytest.raises(CallSyntaxError, match=r"\*\*arguments are not allowed"):  # the env's docstring names it
         parse_calls("[f(b=2, **kw)]")
     vehicle = make_instances(["VehicleControlAPI"], {}, long_context=False)
