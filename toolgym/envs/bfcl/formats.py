@@ -332,11 +332,17 @@ def _typed(raw: str, kind: str) -> Any:
     return raw
 
 
-def _verbose_xml_calls(root: XmlElement) -> list[dict]:
-    calls = []
+def _named_functions(root: XmlElement):
+    """The ``<function>`` children of ``root``, each with its ``name`` (else the answer is refused)."""
     for function in root.children_named("function"):
         if "name" not in function.attrib:
             raise FormatDecodeError("a <function> without a name")
+        yield function
+
+
+def _verbose_xml_calls(root: XmlElement) -> list[dict]:
+    calls = []
+    for function in _named_functions(root):
         container = next(iter(function.children_named("params")), None)
         params = (container if container is not None else function).children_named("param")
         calls.append({function.attrib["name"]: {p.attrib.get("name"): _typed(p.attrib.get("value", ""),
@@ -347,9 +353,7 @@ def _verbose_xml_calls(root: XmlElement) -> list[dict]:
 
 def _concise_xml_calls(root: XmlElement) -> list[dict]:
     calls = []
-    for function in root.children_named("function"):
-        if "name" not in function.attrib:
-            raise FormatDecodeError("a <function> without a name")
+    for function in _named_functions(root):
         arguments = {}
         for param in function.children_named("param"):
             if "name" not in param.attrib:
