@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import OrderedDict
 
@@ -39,7 +40,6 @@ LOADED_SCENARIOS = 16
 #: connection keeps its schema and prepared statements (rows are written back, never an image).
 _SPARE_WORLDS: list[BfclWorld] = []
 SPARE_WORLDS = 8
-_EMPTY: list[Snapshot] = []  # an empty world's snapshot, taken once: a kept world is emptied to it for a new scenario
 
 
 def make_instances(involved_classes: list[str], initial_config: dict,
@@ -86,10 +86,14 @@ def _take_world(empty: bool) -> BfclWorld:
     except IndexError:
         return BfclWorld()
     if empty:
-        if not _EMPTY:
-            _EMPTY.append(BfclWorld().snapshot())
-        world.restore_rows(_EMPTY[0], {})
+        world.restore_rows(_empty_world(), {})
     return world
+
+
+@functools.cache
+def _empty_world() -> Snapshot:
+    """An empty world's snapshot, taken once: a kept world is emptied to it for a new scenario."""
+    return BfclWorld().snapshot()
 
 
 def release_instances(instances: dict[str, BfclAPI]) -> None:
