@@ -186,6 +186,12 @@ class TelecomWorld(DocumentWorld):
     Base = Base
     tables = {"plans": Plan, "devices": Device, "lines": Line, "customers": Customer, "bills": Bill,
               "user_state": UserState}
+    # The sync's state (see sync), here as defaults: put and commit run while the world is built.
+    _basis: SyncBasis | None = None  # what the last sync read
+    _journal: list | tuple = ()  # the rows put since it, while there is a basis
+    _kept: int | None = None  # the journal's entries a rollback keeps
+    _synced_at: int | None = None  # SQLite's change count at the last sync, while nothing changed since
+    _holding = False  # call_synced's call: its commit waits for the sync's
 
     def __init__(self, url: str = "sqlite://", seed: int = 0):
         super().__init__(url=url, seed=seed)
@@ -221,9 +227,9 @@ class TelecomWorld(DocumentWorld):
         number), or when the phone's payment request is to be paid.
         """
         changes = self._sqlite.total_changes
-        if self.__dict__.get("_synced_at") == changes:
+        if self._synced_at == changes:
             return
-        basis, journal = self.__dict__.get("_basis"), self.__dict__.get("_journal")
+        basis, journal = self._basis, self._journal
         self._basis, self._journal = None, []  # the writes below are the sync's own
         if basis is None or changes - basis.changes != len(journal) or not self._sync_known(basis, journal):
             basis = self._sync()
@@ -237,7 +243,7 @@ class TelecomWorld(DocumentWorld):
 
     def put(self, table: str, key: str, record: dict) -> str:
         doc = super().put(table, key, record)
-        if self.__dict__.get("_basis") is not None:
+        if self._basis is not None:
             if len(self._journal) >= MAX_JOURNAL or (table == "lines" and not isinstance(record, dict)):
                 self._basis = None  # the next sync reads the rows again
             else:  # a line's fields are taken now (the record is as stored): parsing it again cost more
@@ -262,10 +268,10 @@ class TelecomWorld(DocumentWorld):
         return result
 
     def commit(self) -> None:
-        if self.__dict__.get("_holding"):
+        if self._holding:
             return
         super().commit()
-        if self.__dict__.get("_basis") is not None:
+        if self._basis is not None:
             self._kept = len(self._journal)
 
     def restore(self, snap) -> None:
@@ -276,7 +282,7 @@ class TelecomWorld(DocumentWorld):
         """Undo the writes since the last commit. Where :meth:`put` made every one of them (SQLite's
         count says so), the last sync's basis and the committed writes since stay known, so a
         failed call costs no sync from the rows (none at all when nothing was committed since)."""
-        basis, kept = self.__dict__.get("_basis"), self.__dict__.get("_kept")
+        basis, kept = self._basis, self._kept
         super().rollback()
         if basis is None or kept is None or self._sqlite.total_changes - basis.changes != len(self._journal):
             self._synced_at = self._basis = None  # SQLite's count does not go back: it cannot tell
