@@ -45,6 +45,10 @@ def _text_key(key) -> bool:
     return isinstance(key, str)
 
 
+def _record_and_text(record: dict) -> tuple[dict, str]:
+    return record, _write_json(record)
+
+
 def _flat_parse(doc: str) -> tuple[Any, bool]:
     """The record stored as ``doc``, and whether it is an object of plain values (no list or object)."""
     record = json.loads(doc)
@@ -167,9 +171,23 @@ class DocumentWorld(World):
         """Write record ``key`` (insert or replace, keeping its place in the table's order): one
         changed row. Returns the text stored."""
         doc = _write_json(record)
+        self._store(table, key, doc, record)
+        return doc
+
+    def put_changed(self, table: str, key: str, doc: str, changes: tuple[tuple[str, Any], ...]) -> str:
+        """:meth:`put` of the record stored as ``doc`` with the fields of ``changes`` set (a copy's
+        ``update``, keys in the same order); the new text is made once per ``doc`` and ``changes``,
+        as the same change recurs in every episode of a task. ``changes`` are the caller's constants:
+        they are told apart by ``==`` (True and 1 would be the same change). Returns the text stored."""
+        record, text = self.derived(("changed", doc, changes), lambda: _record_and_text({**json.loads(doc),
+                                                                                          **dict(changes)}))
+        self._store(table, key, text, record)
+        return text
+
+    def _store(self, table: str, key: str, doc: str, record: Any) -> None:
+        """Write ``doc``, the text of ``record`` (read only), as record ``key`` of ``table``."""
         if self.sql().execute(f'UPDATE "{table}" SET doc = ? WHERE key = ?', (doc, key)).rowcount == 0:
             self.sql().execute(f'INSERT INTO "{table}" (key, doc) VALUES (?, ?)', (key, doc))
-        return doc
 
     def records(self, table: str) -> Iterator[dict]:
         """Every record of ``table`` in insertion order (fresh copies)."""

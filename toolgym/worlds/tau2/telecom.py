@@ -241,14 +241,13 @@ class TelecomWorld(DocumentWorld):
         # writes made before or by this sync are uncommitted
         self._kept = None if self._sqlite.in_transaction else 0
 
-    def put(self, table: str, key: str, record: dict) -> str:
-        doc = super().put(table, key, record)
+    def _store(self, table: str, key: str, doc: str, record: Any) -> None:
+        super()._store(table, key, doc, record)
         if self._basis is not None:
             if len(self._journal) >= MAX_JOURNAL or (table == "lines" and not isinstance(record, dict)):
                 self._basis = None  # the next sync reads the rows again
             else:  # a line's fields are taken now (the record is as stored): parsing it again cost more
                 self._journal.append((table, key, _line_fields(record) if table == "lines" else doc))
-        return doc
 
     def call_synced(self, tools: Tau2Toolkit, name: str, arguments: Any) -> ToolResult:
         """``tools.call(name, arguments)`` then a sync, committed together (one transaction, where
@@ -464,6 +463,13 @@ class SyncBasis:
         self.changes = -1
 
 
+#: The line changes of the tools that only set fields (:meth:`DocumentWorld.put_changed`).
+_ROAMING_ON = (("roaming_enabled", True),)
+_ROAMING_OFF = (("roaming_enabled", False),)
+_RESUMED = (("status", "Active"), ("suspension_start_date", None))
+_SUSPENDED = (("status", "Suspended"), ("suspension_start_date", TODAY.isoformat()))
+
+
 class TelecomTools(Tau2Toolkit):
     """The carrier agent's tools (τ²-bench's ``TelecomTools``), with its setup and assertion functions."""
 
@@ -486,7 +492,13 @@ class TelecomTools(Tau2Toolkit):
         return self._customer_line(customer_id, line_id)[1]
 
     def _customer_line(self, customer_id: str, line_id: str) -> tuple[dict, dict]:
-        """(the customer, their line ``line_id``), as τ²'s ``_get_target_line`` checks them.
+        """(the customer, a copy of their line ``line_id``), as τ²'s ``_get_target_line`` checks them;
+        the customer is the world's shared parse (see :meth:`_customer_line_doc`)."""
+        customer, line_doc = self._customer_line_doc(customer_id, line_id)
+        return customer, self.world.copy_of(line_doc)
+
+    def _customer_line_doc(self, customer_id: str, line_id: str) -> tuple[dict, str]:
+        """(the customer, their line ``line_id``'s stored text), as τ²'s ``_get_target_line`` checks them.
 
         The customer is the world's shared parse (:meth:`DocumentWorld.shared`): read it, never
         change it. Both records are read in one statement (each costs about what τ²'s whole
@@ -502,11 +514,12 @@ class TelecomTools(Tau2Toolkit):
                 raise ToolError(f"Line {line_id} not found for customer {customer_id}")
             if line_doc is None:
                 raise ToolError(f"Line with ID {line_id} not found")
-            return customer, self.world.copy_of(line_doc)
+            return customer, line_doc
         customer = self.get_customer_by_id(customer_id)
         if line_id not in customer["line_ids"]:
             raise ToolError(f"Line {line_id} not found for customer {customer_id}")
-        return customer, self._line(line_id)
+        self._line(line_id)  # fails as τ²'s lookup does
+        return customer, self.world.text("lines", line_id)
 
     def _first_bill(self, bill_ids: list, status: str) -> tuple[str, str] | None:
         """(id, stored text) of the first of ``bill_ids`` whose bill has ``status``, or None, as
@@ -592,12 +605,11 @@ class TelecomTools(Tau2Toolkit):
             line_id: ID of the line to suspend.
             reason: Reason for suspension.
         """
-        line = self._target_line(customer_id, line_id)
-        if line["status"] != "Active":
+        line_doc = self._customer_line_doc(customer_id, line_id)[1]
+        if self.world.shared(line_doc)["status"] != "Active":
             raise ToolError("Line must be active to suspend")
-        line.update(status="Suspended", suspension_start_date=TODAY.isoformat())
         return _with_line("Line suspended successfully. $5/month holding fee will apply.",
-                          self.world.put("lines", line_id, line))
+                          self.world.put_changed("lines", line_id, line_doc, _SUSPENDED))
 
     @tool(kind=ACTION, app="telecom")
     def resume_line(self, customer_id: str, line_id: str) -> str:
@@ -609,11 +621,10 @@ class TelecomTools(Tau2Toolkit):
             customer_id: ID of the customer who owns the line.
             line_id: ID of the line to resume.
         """
-        line = self._target_line(customer_id, line_id)
-        if line["status"] not in ("Suspended", "Pending Activation"):
+        line_doc = self._customer_line_doc(customer_id, line_id)[1]
+        if self.world.shared(line_doc)["status"] not in ("Suspended", "Pending Activation"):
             raise ToolError("Line must be suspended to resume")
-        line.update(status="Active", suspension_start_date=None)
-        return _with_line("Line resumed successfully", self.world.put("lines", line_id, line))
+        return _with_line("Line resumed successfully", self.world.put_changed("lines", line_id, line_doc, _RESUMED))
 
     @tool(kind=READ, app="telecom")
     def get_bills_for_customer(self, customer_id: str, limit: int = 12) -> list:
@@ -677,11 +688,10 @@ class TelecomTools(Tau2Toolkit):
             customer_id: ID of the customer who owns the line.
             line_id: ID of the line to enable roaming for.
         """
-        line = self._target_line(customer_id, line_id)
-        if line["roaming_enabled"]:
+        line_doc = self._customer_line_doc(customer_id, line_id)[1]
+        if self.world.shared(line_doc)["roaming_enabled"]:
             return "Roaming was already enabled"
-        line["roaming_enabled"] = True
-        self.world.put("lines", line_id, line)
+        self.world.put_changed("lines", line_id, line_doc, _ROAMING_ON)
         return "Roaming enabled successfully"
 
     @tool(kind=ACTION, app="telecom")
@@ -692,11 +702,10 @@ class TelecomTools(Tau2Toolkit):
             customer_id: ID of the customer who owns the line.
             line_id: ID of the line to disable roaming for.
         """
-        line = self._target_line(customer_id, line_id)
-        if not line["roaming_enabled"]:
+        line_doc = self._customer_line_doc(customer_id, line_id)[1]
+        if not self.world.shared(line_doc)["roaming_enabled"]:
             return "Roaming was already disabled"
-        line["roaming_enabled"] = False
-        self.world.put("lines", line_id, line)
+        self.world.put_changed("lines", line_id, line_doc, _ROAMING_OFF)
         return "Roaming disabled successfully"
 
     @tool(kind=READ, app="telecom")
