@@ -9,7 +9,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from toolgym.envs.base import Outcome, ToolEnv
-from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, parse_action
+from toolgym.envs.common.actions import TextReply, ToolCall, Unparseable, mapping_call, parse_action
 from toolgym.envs.common.metrics import Column
 from toolgym.envs.tau2.protocol import MAX_STEPS as TAU2_MAX_STEPS
 from toolgym.envs.tau2.protocol import guidelines_folder, trial_seed
@@ -467,6 +467,11 @@ class Tau2Env(ToolEnv):
     def _act(self, action: Any) -> Outcome:
         if self._limit is not None:  # reached by the user's opening: τ² never asks the agent
             return self._end("", self._limit)
+        if type(action) is dict and not self.solo_mode and not isinstance(action.get("tool_calls"), list):
+            # the usual action, one call as a dict: read as parse_action reads it, without its layers
+            call = mapping_call(action)
+            if type(call) is tuple:
+                return self._continue(self._calls((ToolCall(*call),))[0])
         if isinstance(action, Mapping) and isinstance(action.get("tool_calls"), list) and action["tool_calls"]:
             if self.solo_mode and any(isinstance(call, ToolCall) and call.name == SOLO_STOP_TOOL
                                       for call in map(parse_action, action["tool_calls"])):
@@ -608,14 +613,15 @@ class Tau2Env(ToolEnv):
         """Run one message's tool calls of the agent or (dual control) the user, each followed by a
         sync of the two sides; the message keeps its text (``content``) as τ²'s does, and each
         call its ``ids`` entry where that is a short text (else toolgym numbers it)."""
-        first_id = len(self._messages)
-        results = []
-        for call in calls:
-            if requestor == "user" and self.user_tools is None:
-                results.append(ToolResult(name=call.name, arguments={}, error="User tools not available", known=False))
-            else:  # solo: the user's tools are the agent's too (τ³'s environment routes them by name)
-                side = "user" if call.name in self._solo_user_tools else requestor
-                results.append(call_tool(self.world, side, call.name, call.arguments, sync=True))
+        messages = self._messages
+        first_id = len(messages)
+        if requestor == "user" and self.user_tools is None:
+            results = [ToolResult(name=call.name, arguments={}, error="User tools not available", known=False)
+                       for call in calls]
+        else:  # solo: the user's tools are the agent's too (τ³'s environment routes them by name)
+            solo_user_tools, world = self._solo_user_tools, self.world
+            results = [call_tool(world, "user" if call.name in solo_user_tools else requestor, call.name,
+                                 call.arguments, sync=True) for call in calls]
         tool_calls = []
         for i, result in enumerate(results):
             try:
@@ -624,11 +630,11 @@ class Tau2Env(ToolEnv):
                 arguments = json.dumps(result.arguments, default=str)
             given = ids[i] if ids and i < len(ids) else None
             call_id = given if isinstance(given, str) and 0 < len(given) <= MAX_CALL_ID_CHARS else \
-                f"call_{first_id}" + (f"_{i}" if i else "")
+                f"call_{first_id}_{i}" if i else f"call_{first_id}"
             tool_calls.append({"id": call_id, "type": "function",
                                "function": {"name": result.name, "arguments": arguments}})
-        self._messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
-        self._count_message(checked=False)
+        messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
+        self._sent += 1  # the message of calls: τ² awaits their results before it checks its limits
         observations = []
         for result, call in zip(results, tool_calls):
             if result.error is not None:
@@ -638,8 +644,8 @@ class Tau2Env(ToolEnv):
                 observation = result.response
             else:
                 observation = _write_json(result.response)
-            self._messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
-                                   "content": observation, "requestor": requestor})
+            messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
+                             "content": observation, "requestor": requestor})
             observations.append(observation)
         self._count_message()
         return observations
