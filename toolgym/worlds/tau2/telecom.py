@@ -387,10 +387,14 @@ class TelecomWorld(DocumentWorld):
         if request is not None:
             if not isinstance(request, dict) or request.get("paid", True) is not False:
                 return False  # to be paid (or not τ²'s request): the rows' sync pays it
-        elif customer is None or not all(isinstance(bill_id, str) for bill_id in customer[3]):
-            return False
         else:
-            first = next((bill_id for bill_id in customer[3] if statuses.get(bill_id) == "Awaiting Payment"), None)
+            awaiting = basis.awaiting  # the customer's first bill awaiting payment, as the last sync found it
+            if awaiting is None or awaiting[0] is not customer or awaiting[1] is not statuses:
+                if customer is None or not all(isinstance(bill_id, str) for bill_id in customer[3]):
+                    return False
+                awaiting = (customer, statuses, next((bill_id for bill_id in customer[3]
+                                                      if statuses.get(bill_id) == "Awaiting Payment"), None))
+            first = awaiting[2]
             if first is not None:  # the amount as the rows' sync reads it
                 row = self.sql().execute("SELECT json_extract(doc, '$.total_due') FROM bills WHERE key = ?",
                                          (first,)).fetchone()
@@ -410,6 +414,8 @@ class TelecomWorld(DocumentWorld):
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (text,))
         basis.surroundings, basis.text, basis.line, basis.limit, basis.customer, basis.statuses = (
             surroundings, text, line, limit, customer, statuses)
+        if request is None:
+            basis.awaiting = awaiting
         return True
 
 
@@ -448,14 +454,17 @@ class SyncBasis:
     """What a telecom sync read (the phone's number and surroundings, its line, the plan's data
     limit, the customer with their bills' statuses), for the next to start from."""
 
-    __slots__ = ("phone", "line_key", "plan_id", "line", "limit", "customer", "statuses", "surroundings", "text",
-                 "changes")
+    __slots__ = ("phone", "line_key", "plan_id", "line", "limit", "customer", "statuses", "awaiting", "surroundings",
+                 "text", "changes")
 
     def __init__(self, phone: str, line_key: str, plan_id: Any, line: tuple, limit: Any):
         self.phone, self.line_key, self.plan_id, self.line, self.limit = phone, line_key, plan_id, line, limit
         #: (key, phone number, line ids, bill ids) of the phone's customer; None when the sync did not look
         self.customer: tuple | None = None
         self.statuses: dict = {}
+        #: (customer, statuses, the first of the customer's bills awaiting payment or None), as a sync from
+        #: this basis found it for that customer and those statuses; None when none did
+        self.awaiting: tuple | None = None
         #: the phone's surroundings after the sync (read only) and their stored text
         self.surroundings: dict = {}
         self.text = ""
