@@ -81,7 +81,7 @@ class ToolSpec:
     #: Declared by data (:func:`declared_tool`): its method receives the tool's name first.
     declared: bool = False
 
-    @property
+    @functools.cached_property
     def is_action(self) -> bool:
         return self.kind is ToolKind.ACTION
 
@@ -371,24 +371,22 @@ class Toolkit:
             request: The arguments to report in the result; ``arguments`` when None.
         """
         request = dict(arguments) if request is None else request
-
-        def failed(error: str) -> ToolResult:
-            return ToolResult(name=spec.name, arguments=request, is_action=spec.is_action, error=error)
-
+        is_action = spec.is_action
         problem = argument_problem(arguments)
         if problem is not None:
-            return failed(f"Invalid arguments for {spec.name}: {problem}")
-        try:
-            with self.world.atomic(write=spec.is_action):  # a read-only tool never writes
-                method = getattr(self, spec.method_name)
-                response = method(spec.name, **arguments) if spec.declared else method(**arguments)
-        except ToolError as exc:
-            error = str(exc)
-        except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
-            error = self.error_text(exc)
+            error = f"Invalid arguments for {spec.name}: {problem}"
         else:
-            return ToolResult(name=spec.name, arguments=request, response=response, is_action=spec.is_action)
-        return failed(error)
+            try:
+                with self.world.atomic(write=is_action):  # a read-only tool never writes
+                    method = getattr(self, spec.method_name)
+                    response = method(spec.name, **arguments) if spec.declared else method(**arguments)
+            except ToolError as exc:
+                error = str(exc)
+            except Exception as exc:  # noqa: BLE001 - bad data must not escape as an exception
+                error = self.error_text(exc)
+            else:
+                return ToolResult(spec.name, request, response, None, is_action)
+        return ToolResult(spec.name, request, None, error, is_action)
 
     def binding_problem(self, spec: ToolSpec, arguments: dict) -> str | None:
         """Why a call of ``spec`` with ``arguments`` (as given) does not bind to its parameters,
