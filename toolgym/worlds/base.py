@@ -224,8 +224,10 @@ class World(WorldBuilding):
 
     def _volatile(self) -> tuple[dict, dict, datetime]:
         """(aux, random streams, clock) as :meth:`volatile_state` holds them, without the Snapshot
-        (:class:`Atomic` takes them at every call, and a frozen dataclass costs more than they do)."""
-        return _copy_state(self.aux), self._share_rngs(), self.clock.now()
+        (:class:`Atomic` takes them at every call, and a frozen dataclass costs more than they do).
+        Empty ones, the usual (a world with no aux state and no stream drawn), are not copied."""
+        aux = self.aux
+        return _copy_state(aux) if aux else {}, self._share_rngs() if self._rngs else {}, self.clock.now()
 
     def _restore_volatile(self, state: tuple[dict, dict, datetime]) -> None:
         aux, rng_states, now = state
