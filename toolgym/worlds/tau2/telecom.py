@@ -15,6 +15,7 @@ import copy
 import enum
 import json
 from datetime import date, timedelta
+from collections.abc import Callable
 from typing import Any, Literal
 
 import pydantic
@@ -419,10 +420,16 @@ class TelecomWorld(DocumentWorld):
         return True
 
 
-def _with_line(message: str, line_doc: str) -> str:
-    """``json.dumps({"message": message, "line": line})`` (τ²'s text of the result), made from the line's
-    stored text ``line_doc``: writing the line a second time cost a tenth of τ²'s whole call."""
-    return f'{{"message": {json.dumps(message)}, "line": {line_doc}}}'
+def _line_result(message: str) -> Callable[[str], str]:
+    """A function of a line's stored text ``line_doc`` that writes ``json.dumps({"message": message,
+    "line": line})`` (τ²'s text of the result) from it: writing the line a second time cost a tenth of
+    τ²'s whole call, and the message's part is written once."""
+    head = f'{{"message": {json.dumps(message)}, "line": '
+    return lambda line_doc: f"{head}{line_doc}}}"
+
+
+_suspended_result = _line_result("Line suspended successfully. $5/month holding fee will apply.")
+_resumed_result = _line_result("Line resumed successfully")
 
 
 def _with_text(record: dict) -> tuple[dict, str]:
@@ -617,8 +624,7 @@ class TelecomTools(Tau2Toolkit):
         line_doc = self._customer_line_doc(customer_id, line_id)[1]
         if self.world.shared(line_doc)["status"] != "Active":
             raise ToolError("Line must be active to suspend")
-        return _with_line("Line suspended successfully. $5/month holding fee will apply.",
-                          self.world.put_changed("lines", line_id, line_doc, _SUSPENDED))
+        return _suspended_result(self.world.put_changed("lines", line_id, line_doc, _SUSPENDED))
 
     @tool(kind=ACTION, app="telecom")
     def resume_line(self, customer_id: str, line_id: str) -> str:
@@ -633,7 +639,7 @@ class TelecomTools(Tau2Toolkit):
         line_doc = self._customer_line_doc(customer_id, line_id)[1]
         if self.world.shared(line_doc)["status"] not in ("Suspended", "Pending Activation"):
             raise ToolError("Line must be suspended to resume")
-        return _with_line("Line resumed successfully", self.world.put_changed("lines", line_id, line_doc, _RESUMED))
+        return _resumed_result(self.world.put_changed("lines", line_id, line_doc, _RESUMED))
 
     @tool(kind=READ, app="telecom")
     def get_bills_for_customer(self, customer_id: str, limit: int = 12) -> list:
