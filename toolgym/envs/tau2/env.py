@@ -613,17 +613,16 @@ class Tau2Env(ToolEnv):
         """Run one message's tool calls of the agent or (dual control) the user, each followed by a
         sync of the two sides; the message keeps its text (``content``) as τ²'s does, and each
         call its ``ids`` entry where that is a short text (else toolgym numbers it)."""
-        messages = self._messages
-        first_id = len(messages)
-        if requestor == "user" and self.user_tools is None:
-            results = [ToolResult(name=call.name, arguments={}, error="User tools not available", known=False)
-                       for call in calls]
-        else:  # solo: the user's tools are the agent's too (τ³'s environment routes them by name)
-            solo_user_tools, world = self._solo_user_tools, self.world
-            results = [call_tool(world, "user" if call.name in solo_user_tools else requestor, call.name,
-                                 call.arguments, sync=True) for call in calls]
-        tool_calls = []
-        for i, result in enumerate(results):
+        first_id = len(self._messages)
+        no_tools = requestor == "user" and self.user_tools is None
+        solo_user_tools, world = self._solo_user_tools, self.world
+        tool_calls, replies = [], []
+        for i, call in enumerate(calls):
+            if no_tools:
+                result = ToolResult(name=call.name, arguments={}, error="User tools not available", known=False)
+            else:  # solo: the user's tools are the agent's too (τ³'s environment routes them by name)
+                result = call_tool(world, "user" if call.name in solo_user_tools else requestor, call.name,
+                                   call.arguments, sync=True)
             try:
                 arguments = _write_json(result.arguments)
             except (TypeError, ValueError):
@@ -633,10 +632,6 @@ class Tau2Env(ToolEnv):
                 f"call_{first_id}_{i}" if i else f"call_{first_id}"
             tool_calls.append({"id": call_id, "type": "function",
                                "function": {"name": result.name, "arguments": arguments}})
-        messages.append({"role": requestor, "content": content, "tool_calls": tool_calls})
-        self._sent += 1  # the message of calls: τ² awaits their results before it checks its limits
-        observations = []
-        for result, call in zip(results, tool_calls):
             if result.error is not None:
                 self._errors += 1
                 observation = f"Error: {result.error}"
@@ -644,11 +639,13 @@ class Tau2Env(ToolEnv):
                 observation = result.response
             else:
                 observation = _write_json(result.response)
-            messages.append({"role": "tool", "tool_call_id": call["id"], "name": result.name,
-                             "content": observation, "requestor": requestor})
-            observations.append(observation)
+            replies.append({"role": "tool", "tool_call_id": call_id, "name": result.name, "content": observation,
+                            "requestor": requestor})
+        self._messages += [{"role": requestor, "content": content, "tool_calls": tool_calls}, *replies]
+        # the message of calls and their results: τ² awaits the results before it checks its limits
+        self._sent += 1
         self._count_message()
-        return observations
+        return [reply["content"] for reply in replies]
 
     def _end(self, observation: str, termination: str) -> Outcome:
         """End the episode for ``termination`` (user_stop, agent_stop, max_steps, too_many_errors) and grade it."""
