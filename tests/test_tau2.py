@@ -584,6 +584,34 @@ def test_telecom_calls_bind_as_python_and_line_results_are_the_stored_line():
         assert line["status"] == ("Suspended" if name == "suspend_line" else "Active")
 
 
+def test_put_changed_stores_the_record_with_its_fields_set_as_put_would():
+    """A line's new text made once per stored text and change (issue 48) is the text ``put`` writes
+    for a copy with the fields set: the keys in the record's order, a new one last. Made again from
+    the memo in a later episode it is still the row's text, and the sync that follows it from its
+    basis leaves the phone as a sync reading every row does."""
+    env = make("telecom")
+    world = env.world
+    changes = (("status", "Suspended"), ("suspension_start_date", "2025-02-25"), ("a_new_field", 2.0))
+    for _ in range(2):
+        env.reset(options={"task_id": env.task_ids()[0]}, seed=0)
+        phone = world.find("user_state", "surroundings")["phone_number"]
+        (line_id,), = world.sql().execute("SELECT key FROM lines WHERE json_extract(doc, '$.phone_number') = ?",
+                                          (phone,)).fetchall()
+        doc = world.text("lines", line_id)
+        record = json.loads(doc)
+        assert record["status"] == "Active"
+        stored = world.put_changed("lines", line_id, doc, changes)
+        world.sync()
+        world.commit()
+        assert stored == world.text("lines", line_id) == json.dumps({**record, **dict(changes)})
+        assert list(json.loads(stored)) == [*record, "a_new_field"]
+        synced = world.text("user_state", "surroundings")
+        assert json.loads(synced)["line_active"] is False
+        world._basis = world._synced_at = None  # the next sync reads the rows
+        world.sync()
+        assert world.text("user_state", "surroundings") == synced
+
+
 TAU2_MOST_STATEMENTS = {
     "get_reservation_details": 1, "get_user_details": 1, "search_direct_flight": 1, "get_flight_status": 1,
     "cancel_reservation": 4, "send_certificate": 4, "update_reservation_baggages": 6, "update_reservation_flights": 7,

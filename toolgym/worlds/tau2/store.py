@@ -177,8 +177,8 @@ class DocumentWorld(World):
     def put_changed(self, table: str, key: str, doc: str, changes: tuple[tuple[str, Any], ...]) -> str:
         """:meth:`put` of the record stored as ``doc`` with the fields of ``changes`` set (a copy's
         ``update``, keys in the same order); the new text is made once per ``doc`` and ``changes``,
-        as the same change recurs in every episode of a task. ``changes`` are the caller's constants:
-        they are told apart by ``==`` (True and 1 would be the same change). Returns the text stored."""
+        as the same change recurs in every episode of a task. ``changes`` are the caller's constants,
+        hashable and told apart by ``==`` (True and 1 would be the same change). Returns the text stored."""
         record, text = self.derived(("changed", doc, changes), lambda: _record_and_text({**json.loads(doc),
                                                                                           **dict(changes)}))
         self._store(table, key, text, record)

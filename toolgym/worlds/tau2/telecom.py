@@ -340,6 +340,8 @@ class TelecomWorld(DocumentWorld):
                 surroundings["payment_request"] = {"bill_id": first, "amount_due": waiting[first], "paid": False}
             basis.customer = (customer_key, customer.get("phone_number"), customer.get("line_ids"), bill_ids)
             basis.statuses = {key: status for key, status, _ in rows}
+            if all(isinstance(bill_id, str) for bill_id in bill_ids):  # as the next sync would find it
+                basis.awaiting = (basis.customer, basis.statuses, first)
         after = json.dumps(surroundings)
         if after != before:
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (after,))
@@ -408,10 +410,10 @@ class TelecomWorld(DocumentWorld):
         if (due is not None or surroundings.get("line_active", _MISSING) is not active
                 or surroundings.get("roaming_allowed", _MISSING) is not allowed
                 or surroundings.get("mobile_data_usage_exceeded", _MISSING) is not exceeded):
-            carried = {"line_active": active, "roaming_allowed": allowed, "mobile_data_usage_exceeded": exceeded}
             # the same change recurs in every episode of a task: the new text is made once (read only)
-            surroundings, text = self.derived(("synced", text, *carried.values(), due),
-                                              lambda: _with_text(_synced(surroundings, carried, due)))
+            surroundings, text = self.derived(("synced", text, active, allowed, exceeded, due), lambda: _with_text(
+                _synced(surroundings, {"line_active": active, "roaming_allowed": allowed,
+                                       "mobile_data_usage_exceeded": exceeded}, due)))
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (text,))
         basis.surroundings, basis.text, basis.line, basis.limit, basis.customer, basis.statuses = (
             surroundings, text, line, limit, customer, statuses)
