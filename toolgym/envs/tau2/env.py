@@ -708,16 +708,22 @@ class Tau2Env(ToolEnv):
 
     def _info(self) -> dict:
         # what stays the same through the episode is gathered once per task (a step's info cost a tenth
-        # of τ²'s whole call): the base keys and the tools first, then the conversation, then the rest
-        head = self.__dict__.get("_info_parts")
-        if head is None or head[0] is not self.task:
+        # of τ²'s whole call): a template in info's key order (the base keys and the tools, the
+        # conversation, the domain and the steps, the rest), copied and its two changing keys set
+        template = self.__dict__.get("_info_template")
+        if template is None or template[0] is not self.task:
             tail = {}
             if self.retrieval is not None:  # the tools as τ³ offers them depend on the retrieval config
                 tail.update(retrieval_config=self.retrieval_config, wire_tools=self._wire_tools)
             if self.solo_mode:
                 tail.update(solo_mode=True, ticket=self.task.get("ticket"))
-            head = self._info_parts = (self.task, {**self.base_info(self.task_id), "tools": self.tools}, tail)
-        return {**head[1], "messages": self._agent_view(), "domain": self.domain, "steps": self._steps, **head[2]}
+            template = self._info_template = (self.task, {**self.base_info(self.task_id), "tools": self.tools,
+                                                          "messages": None, "domain": self.domain, "steps": None,
+                                                          **tail})
+        info = template[1].copy()
+        info["messages"] = self._agent_view()
+        info["steps"] = self._steps
+        return info
 
     def _agent_view(self) -> list[dict]:
         """The conversation as the agent sees it: the user's own tool calls and their results stay
