@@ -225,7 +225,8 @@ class TelecomWorld(DocumentWorld):
         rows written since (:meth:`put` keeps them): four queries cost more than τ²'s whole call.
         It reads the rows again when a write it cannot follow came between (one SQLite counts
         but :meth:`put` did not make, a write to another customer or line, a changed phone
-        number), or when the phone's payment request is to be paid.
+        number); a payment request the user paid is closed from the basis too (the bill read by
+        its key), unless the last sync did not look up the phone's customer.
         """
         changes = self._sqlite.total_changes
         if self._synced_at == changes:
@@ -352,7 +353,8 @@ class TelecomWorld(DocumentWorld):
         """The sync from ``basis`` and the rows written since (``journal``: table, key, and the
         text stored or, for a line, its :func:`_line_fields`), as :meth:`_sync` would make it from
         the rows; False, having changed nothing, where only the rows can tell (see :meth:`sync`).
-        A payment request to make reads its amount from the bill's row, as the rows' sync does."""
+        A payment request to make reads its amount from the bill's row, as the rows' sync does; a paid
+        one's bill is read by its key and written paid, as the rows' sync writes it."""
         surroundings, text, line, limit, customer, statuses = (basis.surroundings, basis.text, basis.line,
                                                                basis.limit, basis.customer, basis.statuses)
         for table, key, doc in journal:
@@ -387,9 +389,19 @@ class TelecomWorld(DocumentWorld):
             return False
         request = surroundings.get("payment_request", _MISSING)
         due = None  # (bill id, amount) of a payment request to make
+        paid = None  # (bill id, its stored text) of a paid request's bill, to be marked paid
+        if isinstance(request, dict) and request.get("paid") is True and isinstance(request.get("bill_id"), str):
+            # the user paid: the bill is marked paid and the request closed, as the rows' sync does
+            # (it fails where that one would, from the rows)
+            doc = self.text("bills", request["bill_id"])
+            record = None if doc is None else self.shared(doc)
+            if not isinstance(record, dict) or record.get("bill_id") != request["bill_id"]:
+                return False
+            paid, request = (request["bill_id"], doc), None
+            statuses = {**statuses, paid[0]: "Paid"}
         if request is not None:
             if not isinstance(request, dict) or request.get("paid", True) is not False:
-                return False  # to be paid (or not τ²'s request): the rows' sync pays it
+                return False  # not τ²'s request: the rows' sync reads it
         else:
             awaiting = basis.awaiting  # the customer's first bill awaiting payment, as the last sync found it
             if awaiting is None or awaiting[0] is not customer or awaiting[1] is not statuses:
@@ -407,13 +419,17 @@ class TelecomWorld(DocumentWorld):
         status, roaming, used, refueled = line
         active, allowed, exceeded = status == "Active", bool(roaming), used >= limit + (refueled or 0.0)
         # bools are compared by identity: a stored 1 is not τ²'s true, and the rows' sync would rewrite it
-        if (due is not None or surroundings.get("line_active", _MISSING) is not active
+        if paid is not None:
+            self.put_changed("bills", paid[0], paid[1], _PAID)
+        if (due is not None or paid is not None or surroundings.get("line_active", _MISSING) is not active
                 or surroundings.get("roaming_allowed", _MISSING) is not allowed
                 or surroundings.get("mobile_data_usage_exceeded", _MISSING) is not exceeded):
             # the same change recurs in every episode of a task: the new text is made once (read only)
-            surroundings, text = self.derived(("synced", text, active, allowed, exceeded, due), lambda: _with_text(
-                _synced(surroundings, {"line_active": active, "roaming_allowed": allowed,
-                                       "mobile_data_usage_exceeded": exceeded}, due)))
+            surroundings, text = self.derived(
+                ("synced", text, active, allowed, exceeded, due, paid is not None), lambda: _with_text(_synced(
+                    {**surroundings, "payment_request": None} if paid is not None else surroundings,
+                    {"line_active": active, "roaming_allowed": allowed, "mobile_data_usage_exceeded": exceeded},
+                    due)))
             self.sql().execute("UPDATE user_state SET doc = ? WHERE key = 'surroundings'", (text,))
         basis.surroundings, basis.text, basis.line, basis.limit, basis.customer, basis.statuses = (
             surroundings, text, line, limit, customer, statuses)
@@ -485,6 +501,7 @@ class SyncBasis:
 _ROAMING_ON = (("roaming_enabled", True),)
 _ROAMING_OFF = (("roaming_enabled", False),)
 _RESUMED = (("status", "Active"), ("suspension_start_date", None))
+_PAID = (("status", "Paid"),)
 _SUSPENDED = (("status", "Suspended"), ("suspension_start_date", TODAY.isoformat()))
 
 
