@@ -668,7 +668,8 @@ def test_telecom_sync_from_its_basis_is_the_sync_from_the_rows():
     """After a write, a telecom sync starts from what the last one read and the rows written since
     (issue 48); its result must be the one a sync reading every row makes. Random calls of both
     sides (failing ones, payments, bills, other customers' lines, a write past ``put``) on the
-    built-in tasks, made on two envs, one of whose syncs all read the rows (and keep nothing for
+    built-in tasks, then each of the customer's bills asked for and paid (a paid request is closed
+    from the basis), made on two envs, one of whose syncs all read the rows (and keep nothing for
     the next, as before issue 48): the same outputs and the same rows after every call."""
     import random
 
@@ -679,6 +680,9 @@ def test_telecom_sync_from_its_basis_is_the_sync_from_the_rows():
     rng = random.Random(48)
     from_basis, known_sync, failed = [], world._sync_known, 0
     world._sync_known = lambda *args: (known_sync(*args) and not from_basis.append(1)) or False
+    paid_from_basis, put_changed = [], world.put_changed  # a sync closing a paid request from its basis
+    world.put_changed = lambda table, *args: (table != "bills" or not paid_from_basis.append(1)) and put_changed(
+        table, *args)
     user_calls = [("toggle_roaming", {}), ("toggle_airplane_mode", {}), ("toggle_data", {}), ("reboot_device", {}),
                   ("make_payment", {}), ("check_payment_request", {}), ("toggle_wifi", {}), ("reseat_sim_card", {})]
     for task_id in env.task_ids()[:40]:
@@ -720,7 +724,15 @@ def test_telecom_sync_from_its_basis_is_the_sync_from_the_rows():
                        for each in (env, rows_env)]
             assert results[0] == results[1] and world.dump() == rows_env.world.dump(), (task_id, name, arguments)
             failed += not results[0].ok
-    assert len(from_basis) > 150 and failed > 100, (len(from_basis), failed)
+        for bill_id in customer["bill_ids"]:  # each bill asked for and paid: a paid request closed by the sync
+            for requestor, name, arguments in [
+                    ("assistant", "send_payment_request", {"customer_id": customer["customer_id"], "bill_id": bill_id}),
+                    ("user", "make_payment", {})]:
+                results = [call_tool(each.world, requestor, name, dict(arguments), sync=True)
+                           for each in (env, rows_env)]
+                assert results[0] == results[1] and world.dump() == rows_env.world.dump(), (task_id, name, bill_id)
+    assert len(from_basis) > 150 and failed > 100 and len(paid_from_basis) > 20, (
+        len(from_basis), failed, len(paid_from_basis))
 
 
 def test_telecom_a_failing_sync_keeps_the_calls_writes_and_writes_nothing():
