@@ -50,7 +50,7 @@ def test_splits_hold_out_whole_families():
     assert not train & test and train | test == {f.name for f in single_turn.FAMILIES}
     assert len(test) == len(single_turn.FAMILIES) // 4
     for split, names in (("train", train), ("test", test)):
-        offered = {doc["name"] for task in builtin_single_turn(3, 200, split) for doc in task.functions}
+        offered = {doc["name"] for task in builtin_single_turn(3, 400, split) for doc in task.functions}
         assert offered == names  # every family of the split is used, and none of the other
 
 
@@ -93,3 +93,52 @@ def test_no_official_question_or_function_name_appears(official_data):
         tasks = builtin_single_turn(0, 1000, split)
         assert not {d["name"] for t in tasks for d in t.functions} & names
         assert not {t.question[0][0]["content"] for t in tasks} & questions
+
+
+def test_composed_families_vary_docs_and_keep_irrelevance_clean():
+    composed = [f for f in single_turn.FAMILIES if f.topic]
+    assert len(composed) == 240 and len(single_turn.FAMILIES) == 272
+    actions = {f.name.split(".", 1)[1] for f in composed}
+    assert len(actions) == len(composed)  # one function per verb and thing, whatever its area
+    kinds = {schema["type"] for f in composed for schema in f.properties.values()}
+    assert kinds == {"integer", "float", "string", "boolean", "array"}
+    tasks = builtin_single_turn(0, 400, "train")
+    by_name = {f.name: f for f in single_turn.FAMILIES}
+    drawn = [by_name[d["name"]] for t in tasks if t.category == "simple_python" for d in t.functions]
+    assert 0.35 < sum(1 for f in drawn if f.topic) / len(drawn) < 0.65  # half the tasks on each kind
+    for task in tasks:
+        if task.category == "irrelevance":
+            offered = [by_name[d["name"]] for d in task.functions]
+            assert task.ground_truth is None and offered
+            asked = [f for f in single_turn.FAMILIES if f.topic and f.topic.replace("_", " ") in
+                     task.question[0][0]["content"] and f.name.split(".")[1].split("_")[0] in
+                     task.question[0][0]["content"].lower()]
+            assert not {f.name for f in asked} & {f.name for f in offered}, task.id
+
+
+def test_numbers_are_answered_as_spoken():
+    env, tasks = make("train", count=300), builtin_single_turn(0, 300, "train")
+    whole_floats, integers = 0, 0
+    for task in tasks:
+        for call in task.ground_truth or []:
+            (name, params), = call.items()
+            doc = next(d for d in task.functions if d["name"] == name)
+            for param, options in params.items():
+                kind = doc["parameters"]["properties"][param]["type"]
+                if kind == "float" and isinstance(options[0], int):
+                    whole_floats += 1
+                    assert str(options[0]) in task.question[0][0]["content"]
+                if kind == "integer" and options[0] != "":
+                    assert type(options[0]) is int
+                    integers += 1
+    assert whole_floats > 50 and integers > 200
+    # BFCL's rule, which the answers teach: 12.0 for an integer parameter is wrong, 12 for a float right
+    task = next(t for t in tasks if t.category == "simple_python" and any(
+        s["type"] == "integer" for s in t.functions[0]["parameters"]["properties"].values()))
+    env.reset(options={"task_id": task.id})
+    call = env.oracle_action()[0]
+    param = next(p for p, s in task.functions[0]["parameters"]["properties"].items()
+                 if s["type"] == "integer" and p in call["arguments"])
+    _, reward, _, _, info = env.step({"name": call["name"], "arguments": dict(call["arguments"],
+                                                                              **{param: float(call["arguments"][param])})})
+    assert (reward, info["metrics"]["check"]) == (0.0, "type_error")

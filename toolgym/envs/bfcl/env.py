@@ -339,9 +339,10 @@ class BFCLEnv(ToolEnv):
       ``possible_answer/`` from ``data_dir`` or ``$TOOLGYM_DATA``, the ``bfcl/`` folder).
     - ``split`` (built-in only): ``"train"`` or ``"test"``: instead of the six, generated tasks
       to train on (``toolgym.worlds.bfcl.single_turn``), ``tasks_per_category`` (default 1,000)
-      of each of simple_python, multiple, parallel, parallel_multiple and irrelevance, over 32
-      function families of toolgym's own (ints, floats, strings, enums, arrays, dicts, optional
-      parameters with defaults; questions phrased several ways, names and places from Faker).
+      of each of simple_python, multiple, parallel, parallel_multiple and irrelevance, over 272
+      function families of toolgym's own, 32 written and 240 composed from a lexicon of
+      parameter kinds (ints, floats, strings, enums, arrays, dicts, optional parameters with
+      defaults; questions phrased several ways, names and places from Faker).
       ``test`` holds out every fourth family, so no test function is seen in training. Ids are
       ``<category>_<split>-<n>``. The split does not change the multi-turn and memory tasks.
     - ``scoring``: ``"paper"`` or ``"paper_compat"``.

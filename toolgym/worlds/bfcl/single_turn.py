@@ -8,6 +8,10 @@ offered; ``parallel`` two or three calls of one function; ``parallel_multiple`` 
 functions; ``irrelevance`` a question none of the offered functions serves (another family's
 question, or a general one), whose answer is no call.
 
+The written families below read like users; the composed ones (:mod:`toolgym.worlds.bfcl.composed`)
+vary the function docs and the values' types. Half of the tasks draw on each. Numbers are
+answered as the user says them (``12`` an int even for a float parameter, which BFCL accepts).
+
 Ground truths are BFCL's possible answers (per call ``{name: {param: [acceptable values]}}``,
 ``""`` marking a parameter that may be left out; a dict's acceptable values per key). The
 families are split by name: ``test`` holds every fourth family and ``train`` the rest, so a
@@ -25,6 +29,8 @@ from typing import Any
 
 from faker import Faker
 
+from toolgym.worlds.bfcl import composed
+
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 SPLITS = ("train", "test")
 
@@ -39,6 +45,7 @@ class Family:
     properties: dict
     required: tuple[str, ...]
     draw: Callable[[random.Random, Faker], tuple[dict, list[str]]]
+    topic: str = ""  # composed families that act on the same thing share a topic
 
     def doc(self) -> dict:
         return {"name": self.name, "description": self.description,
@@ -59,8 +66,8 @@ class Family:
 def _options(value: Any, schema: dict) -> list:
     if schema["type"] == "dict":
         return [{key: [item] for key, item in value.items()}]
-    if schema["type"] == "float":
-        return [float(value)]
+    if schema["type"] == "float":  # as spoken: "12" is 12 (BFCL takes an int for a float; not a float for an int)
+        return [int(value)] if float(value).is_integer() else [float(value)]
     if isinstance(value, DateValue):
         return value.options()
     return [value]
@@ -463,7 +470,7 @@ def _pace(rng, fake):
                     f"Compute running pace: distance {_num(distance)} km, time {minutes} minutes{seconds}."]
 
 
-FAMILIES: tuple[Family, ...] = (
+WRITTEN_FAMILIES: tuple[Family, ...] = (
     Family("orchard.estimate_yield", "Estimate the fruit harvest of an orchard.",
            {"tree_count": _prop("integer", "Number of fruit-bearing trees."),
             "yield_per_tree": _prop("float", "Expected yield of one tree."),
@@ -633,6 +640,12 @@ FAMILIES: tuple[Family, ...] = (
            ("distance_km", "minutes"), _pace),
 )
 
+#: Every family: the written ones above, then the composed ones (:mod:`toolgym.worlds.bfcl.composed`),
+#: which vary the function docs and the values' types far more than 32 written families can.
+FAMILIES: tuple[Family, ...] = WRITTEN_FAMILIES + tuple(
+    Family(f.name, f.description, f.properties(), tuple(s.name for s in f.required), f.draw, topic=f.thing)
+    for f in composed.composed_functions())
+
 
 def families(split: str) -> tuple[Family, ...]:
     """The families of a split: ``test`` every fourth family by name, ``train`` the others."""
@@ -684,6 +697,10 @@ def _calls(family: Family, count: int, rng: random.Random, fake: Faker) -> tuple
 
 
 def _task(category: str, split: str, index: int, rng: random.Random, fake: Faker, pool: tuple[Family, ...]) -> dict:
+    # Half the tasks draw on the written families, half on the composed ones: the written read
+    # like users, the composed vary the docs; by count alone the composed would be 7 in 8.
+    written = tuple(f for f in pool if not f.topic)
+    pool = written if rng.random() < 0.5 else tuple(f for f in pool if f.topic)
     if category == "simple_python":
         family = rng.choice(pool)
         answers, texts = _calls(family, 1, rng, fake)
@@ -706,7 +723,10 @@ def _task(category: str, split: str, index: int, rng: random.Random, fake: Faker
         rng.shuffle(order)
         texts = [texts[i] for i in order]
     elif category == "irrelevance":
-        asked, *offered = rng.sample(pool, rng.randint(2, 4))
+        asked = rng.choice(pool)
+        # not offered: another function acting on the thing asked about (it would serve the question)
+        others = [f for f in pool if f is not asked and not (asked.topic and f.topic == asked.topic)]
+        offered = rng.sample(others, rng.randint(1, 3))
         texts = [rng.choice(asked.draw(rng, fake)[1])] if rng.random() < 0.5 else [rng.choice(_GENERAL)(rng, fake)]
         answers = None
     else:
