@@ -5,12 +5,19 @@
 # compared with McNemar's exact test.
 #
 #   examples/recipe_bfcl.sh [--model smollm2-135m-instruct] [--device cpu|cuda] [--runs runs/recipe]
-#                           [--demos 2000] [--sft-steps -1] [--grpo-steps 50] [--eval-items N]
-#                           [--long-items N] [--jobs N] [--threads N]
+#                           [--demos 2000] [--sft-steps N] [--grpo-steps N] [--eval-items N|all]
+#                           [--long-items N|all] [--jobs N] [--threads N]
 #
-# --eval-items N: the first N items of every evaluation; --long-items N: of multi_turn_base and the
-# τ test splits only (their episodes are long); --jobs N: evaluations run N at a time (each with
-# --threads/N threads; on a CPU, one per core is faster than one process with every core).
+# The defaults depend on --device. On a CPU (the default) the recipe fits in 90 minutes on two
+# cores: 64 SFT steps, 4 GRPO steps, the first 50 items of each single-turn BFCL category, two
+# evaluations at a time, and no long evaluation (an episode of multi_turn_base or a τ test split
+# costs a 135M model minutes of CPU: add them with --long-items N). With --device cuda: one pass
+# over the demonstrations, 50 GRPO steps, every item of everything. A flag given overrides its
+# default. On a CPU --threads defaults to every core (nproc), shared among the --jobs evaluations.
+# --eval-items N: the first N items of every single-turn evaluation (all: every item);
+# --long-items N: of multi_turn_base and the τ test splits (0: skip them); --jobs N: evaluations run
+# N at a time (each with --threads/N threads; on a CPU, one per core is faster than one process
+# with every core).
 # Every step is resumable: it is skipped when its output exists (the SFT and GRPO models), and an
 # evaluation continues its results file (eval --resume); each evaluation's log is
 # RUNS/eval/NAME.log. The official data comes from $TOOLGYM_DATA (see docs/evaluation.md). Run it
@@ -21,11 +28,11 @@ MODEL=smollm2-135m-instruct
 DEVICE=cpu
 RUNS=runs/recipe
 DEMOS=2000
-SFT_STEPS=-1          # -1: one pass over the demonstrations
-GRPO_STEPS=50
-EVAL_ITEMS=           # empty: every item of each official category
-LONG_ITEMS=           # empty: as EVAL_ITEMS
-JOBS=1
+SFT_STEPS=            # empty: the device's default (-1: one pass over the demonstrations)
+GRPO_STEPS=
+EVAL_ITEMS=           # empty: the device's default; all: every item of each official category
+LONG_ITEMS=
+JOBS=
 THREADS=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,6 +49,14 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
   esac
 done
+case "$DEVICE" in
+  cpu) : "${SFT_STEPS:=64}" "${GRPO_STEPS:=4}" "${EVAL_ITEMS:=50}" "${LONG_ITEMS:=0}" "${JOBS:=2}" \
+         "${THREADS:=$(nproc)}" ;;
+  cuda) : "${SFT_STEPS:=-1}" "${GRPO_STEPS:=50}" "${EVAL_ITEMS:=all}" "${LONG_ITEMS:=all}" "${JOBS:=1}" ;;
+  *) echo "--device is cpu or cuda, not $DEVICE" >&2; exit 2 ;;
+esac
+[ "$EVAL_ITEMS" = all ] && EVAL_ITEMS=
+[ "$LONG_ITEMS" = all ] && LONG_ITEMS=
 
 PYTHON=${PYTHON:-python}
 TRAIN_CATEGORIES='category=["simple_python","multiple","parallel","parallel_multiple","irrelevance"]'
@@ -81,12 +96,14 @@ evaluations() {  # one line per evaluation: NAME AGENT ENV ITEMS FLAGS...
   for name in base sft grpo; do
     case $name in base) agent="hf:$MODEL" ;; *) agent="hf:$RUNS/$name/model" ;; esac
     for category in $BFCL_CATEGORIES; do
-      case $category in multi_turn_*) items=${LONG_ITEMS:-$EVAL_ITEMS} ;; *) items=$EVAL_ITEMS ;; esac
+      case $category in multi_turn_*) items=$LONG_ITEMS ;; *) items=$EVAL_ITEMS ;; esac
+      [ "$items" = 0 ] && continue
       echo "$name-bfcl-$category $agent BFCL-v0 ${items:--} --env-kwarg category=$category"
     done
+    [ "$LONG_ITEMS" = 0 ] && continue
     for domain in airline retail; do
-      echo "$name-taubench-$domain $agent TauBench-v0 ${LONG_ITEMS:-${EVAL_ITEMS:--}} --split test --env-kwarg domain=$domain"
-      echo "$name-tau2-$domain $agent Tau2-v0 ${LONG_ITEMS:-${EVAL_ITEMS:--}} --split test --env-kwarg domain=$domain"
+      echo "$name-taubench-$domain $agent TauBench-v0 ${LONG_ITEMS:--} --split test --env-kwarg domain=$domain"
+      echo "$name-tau2-$domain $agent Tau2-v0 ${LONG_ITEMS:--} --split test --env-kwarg domain=$domain"
     done
   done
 }

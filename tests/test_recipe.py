@@ -35,7 +35,8 @@ def evaluations(calls: list[list[str]]) -> dict[str, list[str]]:
 
 
 def test_the_recipe_trains_then_evaluates_every_model_on_every_category_once(tmp_path):
-    calls = run_recipe(tmp_path, "--jobs", "2", "--threads", "2", "--sft-steps", "24", "--grpo-steps", "10")
+    calls = run_recipe(tmp_path, "--jobs", "2", "--threads", "2", "--sft-steps", "24", "--grpo-steps", "10",
+                       "--eval-items", "all", "--long-items", "all")
     assert calls[0][0] == "examples/sft_demos.py" and calls[1][0] == "examples/grpo_toolgym.py"
     sft, grpo = calls[0], calls[1]
     assert sft[sft.index("--max-steps") + 1] == "24" and sft[sft.index("--threads") + 1] == "2"
@@ -63,6 +64,24 @@ def test_long_items_bound_only_multi_turn_and_the_tau_splits(tmp_path):
     assert episodes["grpo-bfcl-simple_python"] == "50" and episodes["base-bfcl-irrelevance"] == "50"
     assert episodes["sft-bfcl-multi_turn_base"] == "5" and episodes["base-taubench-airline"] == "5"
     assert episodes["grpo-tau2-retail"] == "5"
+
+
+def test_defaults_fit_a_cpu_budget_and_take_everything_on_a_gpu(tmp_path):
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cuda").mkdir()
+    cpu = run_recipe(tmp_path / "cpu")
+    sft, grpo, runs = cpu[0], cpu[1], evaluations(cpu[2:])
+    assert (sft[sft.index("--max-steps") + 1], grpo[grpo.index("--max-steps") + 1]) == ("64", "4")
+    cores = int(sft[sft.index("--threads") + 1])
+    assert {argv[argv.index("--threads") + 1] for argv in runs.values()} == {str(max(1, cores // 2))}
+    single_turn = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance", "live_simple"]
+    assert set(runs) == {f"{name}-bfcl-{c}" for name in ("base", "sft", "grpo") for c in single_turn}  # no long ones
+    assert {argv[argv.index("--episodes") + 1] for argv in runs.values()} == {"50"}
+    cuda = run_recipe(tmp_path / "cuda", "--device", "cuda")
+    sft, grpo, runs = cuda[0], cuda[1], evaluations(cuda[2:])
+    assert (sft[sft.index("--max-steps") + 1], grpo[grpo.index("--max-steps") + 1]) == ("-1", "50")
+    assert not any("--episodes" in argv for argv in runs.values())
+    assert all(argv[argv.index("--backend-kwarg") + 1] == "device=cuda" for argv in runs.values())
 
 
 def test_an_evaluation_with_results_continues_them(tmp_path):
