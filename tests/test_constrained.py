@@ -85,7 +85,7 @@ def test_a_random_model_under_required_writes_only_valid_calls(tmp_path):
     assert not free_text.startswith('[{"name"')  # the row without tool_choice decodes freely
 
 
-def test_the_grammar_bounds_numbers_the_schema_leaves_open(tmp_path):
+def test_the_grammar_bounds_numbers_and_strings_the_schema_leaves_open(tmp_path):
     """Gemma 3 270M wrote 0.000000... until its budget ended: unbounded numbers get at most 8
     decimals and 16 digits before the point; a schema's own bounds are kept."""
     llguidance = pytest.importorskip("llguidance")
@@ -97,8 +97,8 @@ def test_the_grammar_bounds_numbers_the_schema_leaves_open(tmp_path):
     tokenizer = AutoTokenizer.from_pretrained(build_tiny_model(tmp_path, seed=0))
     lltokenizer = grammar_tokenizer(tokenizer)
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
-        "x": {"type": "number"}, "n": {"type": "integer"}, "p": {"type": "number", "minimum": 0, "maximum": 1}},
-        "required": ["x"]}}}]
+        "x": {"type": "number"}, "n": {"type": "integer"}, "p": {"type": "number", "minimum": 0, "maximum": 1},
+        "s": {"type": "string"}, "unit": {"type": "string", "enum": ["kg", "lb"]}}, "required": ["x"]}}}]
     schema = tool_calls_schema(tools, ["f"])
     assert schema["items"]["anyOf"][0]["properties"]["arguments"]["properties"]["p"] == {
         "type": "number", "minimum": 0, "maximum": 1, "multipleOf": 1e-08}
@@ -113,6 +113,8 @@ def test_the_grammar_bounds_numbers_the_schema_leaves_open(tmp_path):
     assert accepted('{"x": 104.8, "n": -3, "p": 0.25}') and accepted('{"x": 0.00000001}')
     assert not accepted('{"x": 0.000000001}')  # 9 decimals
     assert not accepted('{"x": 1, "n": 100000000000000000}') and not accepted('{"x": 1, "p": 1.5}')
+    # a free string ends within 128 characters (Gemma 3 270M wrote "a_t_t_t..." until its budget ran out)
+    assert accepted('{"x": 1, "s": "' + "a" * 128 + '", "unit": "lb"}') and not accepted('{"x": 1, "s": "' + "a" * 129 + '"}')
 
 
 SINGLE_TURN = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]

@@ -6,8 +6,8 @@ under a grammar built from the offered tools' JSON schemas, so that it is always
 of one or more calls, ``[{"name": "f", "arguments": {...}}, ...]``: each name one of the
 tools (or the named one) and its arguments valid under that tool's parameter schema (its
 required parameters present, no others), at most :data:`MAX_CALLS` calls and
-:data:`MAX_ITEMS` items in an array the schema does not bound, numbers it does not bound within
-:data:`NUMBER_BOUND` with at most 8 decimals. Every toolgym parser reads that list as the calls it
+:data:`MAX_ITEMS` items in an array the schema does not bound, :data:`MAX_STRING` characters in
+a free string, numbers it does not bound within :data:`NUMBER_BOUND` with at most 8 decimals. Every toolgym parser reads that list as the calls it
 holds. ``"auto"`` (or None) decodes freely; ``"none"`` too, as the model may answer in text.
 
 The grammar engine is llguidance (the ``[models]`` extra), a Rust library with no Python
@@ -59,11 +59,16 @@ MAX_ITEMS = 8
 #: with more decimals (6.626e-34) cannot be written under ``required``.
 NUMBER_STEP = 1e-8
 NUMBER_BOUND = 10 ** 16
+#: Free strings (no ``maxLength``, ``enum``, ``const`` or ``pattern``) get at most 128 characters:
+#: Gemma 3 270M wrote ``"a_t_t_t..."`` in an array of strings until its budget of 1,024 tokens
+#: ended (a generated parallel_multiple item). A longer value cannot be written under ``required``.
+MAX_STRING = 128
 
 
 def _bounded(schema: Any) -> Any:
-    """``schema`` with every array bounded to :data:`MAX_ITEMS` items and every number and
-    integer to :data:`NUMBER_BOUND` (numbers to steps of :data:`NUMBER_STEP`) where it sets no bound."""
+    """``schema`` with every array bounded to :data:`MAX_ITEMS` items, every free string to
+    :data:`MAX_STRING` characters and every number and integer to :data:`NUMBER_BOUND` (numbers to
+    steps of :data:`NUMBER_STEP`) where it sets no bound."""
     if isinstance(schema, list):
         return [_bounded(item) for item in schema]
     if not isinstance(schema, dict):
@@ -71,6 +76,8 @@ def _bounded(schema: Any) -> Any:
     bounded = {key: _bounded(value) for key, value in schema.items()}
     if schema.get("type") == "array" and "maxItems" not in schema:
         bounded["maxItems"] = max(MAX_ITEMS, schema.get("minItems", 0))
+    if schema.get("type") == "string" and not {"maxLength", "enum", "const", "pattern"} & schema.keys():
+        bounded["maxLength"] = max(MAX_STRING, schema.get("minLength", 0))
     if schema.get("type") in ("number", "integer"):
         if not {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} & schema.keys():
             bounded.update(minimum=-NUMBER_BOUND, maximum=NUMBER_BOUND)
