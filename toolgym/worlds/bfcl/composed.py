@@ -54,15 +54,21 @@ class Slot:
     def spoken(self, value: Any, rng: random.Random) -> str:
         if self.kind == "boolean":
             return rng.choice(self.phrases if value else self.negated)
-        text = _listed([_said(v) for v in value]) if isinstance(value, list) else _said(value)
+        text = listed(value) if isinstance(value, list) else said(value)
         return rng.choice(self.phrases).format(v=text)
 
 
-def _said(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+def said(value: Any) -> str:
+    """A value as a user writes it: a number exactly, the shortest text that reads back as it
+    (``12`` for 12.0, ``37093.59``; never ``3.7e+04``), anything else as ``str`` does."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
 
 
-def _listed(words: list[str]) -> str:
+def listed(items: list) -> str:
+    """``a``, ``a and b``, ``a, b and c``: the items as :func:`said` writes them."""
+    words = [said(item) for item in items]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
@@ -196,7 +202,6 @@ class ComposedFunction:
     optional slot has a default), and how its request reads."""
 
     name: str
-    verb: str
     spoken_verb: str
     thing: str
     required: tuple[Slot, ...]
@@ -249,7 +254,7 @@ def composed_functions(seed: int = 0) -> tuple[ComposedFunction, ...]:
             continue
         optional_slots = [slot for slot in SLOTS if slot not in required and _may_be_optional(slot)]
         optional = tuple((slot, _default(slot, rng)) for slot in rng.sample(optional_slots, rng.randint(0, 2)))
-        made.append(ComposedFunction(name, verb, spoken, thing, tuple(required), optional))
+        made.append(ComposedFunction(name, spoken, thing, tuple(required), optional))
     return tuple(made)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from faker import Faker
 
 from toolgym.worlds.bfcl import composed
+from toolgym.worlds.bfcl.composed import listed, said
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
 SPLITS = ("train", "test")
@@ -95,21 +96,12 @@ def _optional(kind: str, description: str, default: Any, **extra: Any) -> dict:
     return {"type": kind, "description": f"{description} Default is {default!r}.", "default": default, **extra}
 
 
-def _listed(items: list) -> str:
-    words = [str(i) for i in items]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def _day(rng: random.Random) -> DateValue:
     return DateValue(date(2025, 1, 1) + timedelta(days=rng.randrange(700)))
 
 
 def _decimal(rng: random.Random, low: float, high: float, places: int = 1) -> float:
     return round(rng.uniform(low, high), places)
-
-
-def _num(value: float) -> str:
-    return f"{value:g}"
 
 
 def _maybe(rng: random.Random, values: dict, param: str, value: Any, chance: float = 0.5) -> bool:
@@ -125,9 +117,9 @@ def _orchard(rng, fake):
     trees, per_tree = rng.randint(20, 900), _decimal(rng, 5, 80)
     values = {"tree_count": trees, "yield_per_tree": per_tree}
     unit = " in pounds" if _maybe(rng, values, "unit", "lb") else ""
-    return values, [f"Estimate the harvest of an orchard with {trees} trees giving {_num(per_tree)} each{unit}.",
-                    f"My orchard has {trees} trees and each yields about {_num(per_tree)}. What's the total crop{unit}?",
-                    f"How much fruit will {trees} trees produce at {_num(per_tree)} per tree{unit}?"]
+    return values, [f"Estimate the harvest of an orchard with {trees} trees giving {said(per_tree)} each{unit}.",
+                    f"My orchard has {trees} trees and each yields about {said(per_tree)}. What's the total crop{unit}?",
+                    f"How much fruit will {trees} trees produce at {said(per_tree)} per tree{unit}?"]
 
 
 def _fleet(rng, fake):
@@ -138,7 +130,7 @@ def _fleet(rng, fake):
     values = {"vehicle_id": vehicle, "service_date": when, "services": services}
     urgency = " It's urgent." if _maybe(rng, values, "priority", "high") else ""
     spoken = when.spoken(rng)
-    jobs = _listed([s.replace("_", " ") for s in services])
+    jobs = listed([s.replace("_", " ") for s in services])
     return values, [f"Book {jobs} for vehicle {vehicle} on {spoken}.{urgency}",
                     f"Schedule service for truck {vehicle} on {spoken}: {jobs}.{urgency}",
                     f"Vehicle {vehicle} needs {jobs}; put it in the workshop on {spoken}.{urgency}"]
@@ -184,7 +176,7 @@ def _transit(rng, fake):
     limit = ""
     if _maybe(rng, values, "max_transfers", rng.choice([0, 1, 3])):
         limit = f" with at most {values['max_transfers']} transfers"
-    by = _listed(modes)
+    by = listed(modes)
     return values, [f"Plan a trip from {origin} to {destination} leaving at {depart} by {by}{limit}.",
                     f"How do I get from {origin} to {destination} at {depart}? Only {by}{limit}.",
                     f"Route me {origin} -> {destination}, departure {depart}, using {by}{limit}."]
@@ -193,31 +185,31 @@ def _transit(rng, fake):
 def _solar(rng, fake):
     area, efficiency, hours = _decimal(rng, 2, 60), _decimal(rng, 0.12, 0.24, 2), _decimal(rng, 2, 9)
     values = {"area_m2": area, "efficiency": efficiency, "sun_hours": hours}
-    return values, [f"What does a {_num(area)} m² solar array at {_num(efficiency)} efficiency make in "
-                    f"{_num(hours)} hours of sun?",
-                    f"Energy output of panels: area {_num(area)} square meters, efficiency {_num(efficiency)}, "
-                    f"{_num(hours)} sun hours.",
-                    f"Compute the daily yield of {_num(area)} m2 of panels ({_num(efficiency)} efficient) with "
-                    f"{_num(hours)} peak sun hours."]
+    return values, [f"What does a {said(area)} m² solar array at {said(efficiency)} efficiency make in "
+                    f"{said(hours)} hours of sun?",
+                    f"Energy output of panels: area {said(area)} square meters, efficiency {said(efficiency)}, "
+                    f"{said(hours)} sun hours.",
+                    f"Compute the daily yield of {said(area)} m2 of panels ({said(efficiency)} efficient) with "
+                    f"{said(hours)} peak sun hours."]
 
 
 def _payroll(rng, fake):
     gross, rate = float(rng.randrange(2000, 12000, 50)), _decimal(rng, 0.1, 0.45, 2)
     pension, health = float(rng.randrange(50, 600, 10)), float(rng.randrange(20, 300, 5))
     values = {"gross_monthly": gross, "tax_rate": rate, "deductions": {"pension": pension, "health": health}}
-    return values, [f"Net pay for a gross of {_num(gross)} a month at a {_num(rate)} tax rate, with {_num(pension)} "
-                    f"pension and {_num(health)} health deductions?",
-                    f"{fake.first_name()} earns {_num(gross)} gross monthly, taxed at {_num(rate)}; deductions are "
-                    f"pension {_num(pension)} and health {_num(health)}. What's the take-home?",
-                    f"Work out take-home salary: gross {_num(gross)}, tax rate {_num(rate)}, pension {_num(pension)}, "
-                    f"health insurance {_num(health)}."]
+    return values, [f"Net pay for a gross of {said(gross)} a month at a {said(rate)} tax rate, with {said(pension)} "
+                    f"pension and {said(health)} health deductions?",
+                    f"{fake.first_name()} earns {said(gross)} gross monthly, taxed at {said(rate)}; deductions are "
+                    f"pension {said(pension)} and health {said(health)}. What's the take-home?",
+                    f"Work out take-home salary: gross {said(gross)}, tax rate {said(rate)}, pension {said(pension)}, "
+                    f"health insurance {said(health)}."]
 
 
 def _warehouse(rng, fake):
     pallets = rng.sample(range(100, 999), rng.randint(2, 5))
     zones = rng.sample(["A1", "A2", "B1", "B4", "C3", "D2", "cold-1", "dock"], 2)
     values = {"pallet_ids": pallets, "from_zone": zones[0], "to_zone": zones[1]}
-    ids = _listed(pallets)
+    ids = listed(pallets)
     return values, [f"Move pallets {ids} from zone {zones[0]} to zone {zones[1]}.",
                     f"Shift pallet numbers {ids} out of {zones[0]} and into {zones[1]}.",
                     f"We need pallets {ids} relocated: {zones[0]} to {zones[1]}."]
@@ -238,9 +230,9 @@ def _currency(rng, fake):
     amount = float(rng.randrange(5, 50000)) if rng.random() < 0.5 else _decimal(rng, 1, 5000, 2)
     source, target = rng.sample(["USD", "EUR", "JPY", "GBP", "CHF", "INR", "BRL", "ZAR", "KRW"], 2)
     values = {"amount": amount, "from_currency": source, "to_currency": target}
-    return values, [f"Convert {_num(amount)} {source} to {target}.",
-                    f"How much is {_num(amount)} {source} in {target}?",
-                    f"I have {_num(amount)} {source}; what would I get in {target}?"]
+    return values, [f"Convert {said(amount)} {source} to {target}.",
+                    f"How much is {said(amount)} {source} in {target}?",
+                    f"I have {said(amount)} {source}; what would I get in {target}?"]
 
 
 def _garden(rng, fake):
@@ -250,9 +242,9 @@ def _garden(rng, fake):
     climate = ""
     if _maybe(rng, values, "climate", rng.choice(["dry", "humid"])):
         climate = f" in a {values['climate']} climate"
-    return values, [f"How often should I water a {plant} in a {_num(liters)} liter pot{climate}?",
-                    f"Make a watering plan for my {plant} ({_num(liters)} L pot){climate}.",
-                    f"Watering schedule for {plant}, pot volume {_num(liters)} liters{climate}?"]
+    return values, [f"How often should I water a {plant} in a {said(liters)} liter pot{climate}?",
+                    f"Make a watering plan for my {plant} ({said(liters)} L pot){climate}.",
+                    f"Watering schedule for {plant}, pot volume {said(liters)} liters{climate}?"]
 
 
 def _hotel(rng, fake):
@@ -261,7 +253,7 @@ def _hotel(rng, fake):
     guests = f" for {values['guests']} guests" if _maybe(rng, values, "guests", rng.choice([1, 3, 4, 5])) else ""
     extras = ""
     if _maybe(rng, values, "amenities", rng.sample(["pool", "parking", "gym", "breakfast", "wifi"], 2)):
-        extras = f" with {_listed(values['amenities'])}"
+        extras = f" with {listed(values['amenities'])}"
     spoken = when.spoken(rng)
     return values, [f"Find hotel rooms in {city} from {spoken} for {nights} nights{guests}{extras}.",
                     f"I need somewhere to stay in {city}, checking in {spoken}, {nights} nights{guests}{extras}.",
@@ -271,9 +263,9 @@ def _hotel(rng, fake):
 def _prism(rng, fake):
     base, height = _decimal(rng, 1, 200), _decimal(rng, 1, 50)
     values = {"base_area": base, "height": height}
-    return values, [f"Volume of a prism with base area {_num(base)} and height {_num(height)}?",
-                    f"A prism has a {_num(base)} square-unit base and is {_num(height)} tall. How big is it inside?",
-                    f"Compute the prism volume for base {_num(base)}, height {_num(height)}."]
+    return values, [f"Volume of a prism with base area {said(base)} and height {said(height)}?",
+                    f"A prism has a {said(base)} square-unit base and is {said(height)} tall. How big is it inside?",
+                    f"Compute the prism volume for base {said(base)}, height {said(height)}."]
 
 
 def _weighted(rng, fake):
@@ -281,12 +273,12 @@ def _weighted(rng, fake):
     points = [float(rng.randint(1, 100)) for _ in range(count)]
     weights = [_decimal(rng, 0.1, 3) for _ in range(count)]
     values = {"values": points, "weights": weights}
-    return values, [f"Weighted average of {_listed([_num(v) for v in points])} with weights "
-                    f"{_listed([_num(w) for w in weights])}.",
-                    f"Take the values {[_num(v) for v in points]} and weights {[_num(w) for w in weights]}; "
+    return values, [f"Weighted average of {listed([said(v) for v in points])} with weights "
+                    f"{listed([said(w) for w in weights])}.",
+                    f"Take the values {[said(v) for v in points]} and weights {[said(w) for w in weights]}; "
                     f"what's the weighted mean?",
-                    f"Compute a weighted mean: values {_listed([_num(v) for v in points])}; weights "
-                    f"{_listed([_num(w) for w in weights])}."]
+                    f"Compute a weighted mean: values {listed([said(v) for v in points])}; weights "
+                    f"{listed([said(w) for w in weights])}."]
 
 
 def _elo(rng, fake):
@@ -325,41 +317,41 @@ def _parcel(rng, fake):
     values = {"weight_kg": weight, "dimensions_cm": {"length": length, "width": width, "height": height},
               "destination_country": country}
     express = " by express" if _maybe(rng, values, "express", True) else ""
-    size = f"{_num(length)} x {_num(width)} x {_num(height)} cm"
-    return values, [f"Quote shipping a {_num(weight)} kg parcel of {size} to {country}{express}.",
-                    f"What does it cost to send a {size} box weighing {_num(weight)} kg to {country}{express}?",
-                    f"Price a parcel{express}: {_num(weight)} kg, length {_num(length)}, width {_num(width)}, "
-                    f"height {_num(height)} cm, going to {country}."]
+    size = f"{said(length)} x {said(width)} x {said(height)} cm"
+    return values, [f"Quote shipping a {said(weight)} kg parcel of {size} to {country}{express}.",
+                    f"What does it cost to send a {size} box weighing {said(weight)} kg to {country}{express}?",
+                    f"Price a parcel{express}: {said(weight)} kg, length {said(length)}, width {said(width)}, "
+                    f"height {said(height)} cm, going to {country}."]
 
 
 def _satellite(rng, fake):
     satellite = rng.choice(["ISS", "Hubble", "Tiangong", "NOAA-19", "Landsat 9", "Terra"])
     latitude, longitude = _decimal(rng, -60, 70, 2), _decimal(rng, -179, 179, 2)
     values = {"satellite": satellite, "latitude": latitude, "longitude": longitude}
-    return values, [f"When does {satellite} next pass over {_num(latitude)}, {_num(longitude)}?",
-                    f"Next visible pass of {satellite} at latitude {_num(latitude)}, longitude {_num(longitude)}.",
-                    f"I'm at ({_num(latitude)}, {_num(longitude)}). When can I see {satellite}?"]
+    return values, [f"When does {satellite} next pass over {said(latitude)}, {said(longitude)}?",
+                    f"Next visible pass of {satellite} at latitude {said(latitude)}, longitude {said(longitude)}.",
+                    f"I'm at ({said(latitude)}, {said(longitude)}). When can I see {satellite}?"]
 
 
 def _calories(rng, fake):
     age, weight, height = rng.randint(16, 85), _decimal(rng, 45, 130), float(rng.randint(150, 200))
     activity = rng.choice(["sedentary", "moderate", "active"])
     values = {"age": age, "weight_kg": weight, "height_cm": height, "activity_level": activity}
-    return values, [f"Daily calorie needs for a {age}-year-old, {_num(weight)} kg, {_num(height)} cm, {activity} "
+    return values, [f"Daily calorie needs for a {age}-year-old, {said(weight)} kg, {said(height)} cm, {activity} "
                     f"lifestyle?",
-                    f"How many calories should I eat? I'm {age}, weigh {_num(weight)} kg, am {_num(height)} cm tall "
+                    f"How many calories should I eat? I'm {age}, weigh {said(weight)} kg, am {said(height)} cm tall "
                     f"and {activity}.",
-                    f"Estimate energy needs: age {age}, weight {_num(weight)} kg, height {_num(height)} cm, "
+                    f"Estimate energy needs: age {age}, weight {said(weight)} kg, height {said(height)} cm, "
                     f"activity {activity}."]
 
 
 def _loan(rng, fake):
     principal, rate, years = float(rng.randrange(1000, 900000, 500)), _decimal(rng, 0.5, 12, 2), rng.randint(1, 30)
     values = {"principal": principal, "annual_rate_percent": rate, "years": years}
-    return values, [f"Monthly payment on a {_num(principal)} loan at {_num(rate)}% over {years} years?",
-                    f"I borrow {_num(principal)} for {years} years at {_num(rate)} percent a year. What's the "
+    return values, [f"Monthly payment on a {said(principal)} loan at {said(rate)}% over {years} years?",
+                    f"I borrow {said(principal)} for {years} years at {said(rate)} percent a year. What's the "
                     f"installment?",
-                    f"Loan installment: principal {_num(principal)}, rate {_num(rate)}%, term {years} years."]
+                    f"Loan installment: principal {said(principal)}, rate {said(rate)}%, term {years} years."]
 
 
 def _meeting(rng, fake):
@@ -370,7 +362,7 @@ def _meeting(rng, fake):
     length = ""
     if _maybe(rng, values, "duration_minutes", rng.choice([15, 45, 60, 90])):
         length = f" for {values['duration_minutes']} minutes"
-    people = _listed(attendees)
+    people = listed(attendees)
     return values, [f"Set up a meeting '{title}' with {people} at {start}{length}.",
                     f"Invite {people} to \"{title}\" starting {start}{length}.",
                     f"Create a calendar meeting called {title} on {start}{length}; attendees: {people}."]
@@ -417,17 +409,17 @@ def _projectile(rng, fake):
     speed, angle = _decimal(rng, 5, 120), float(rng.randint(5, 85))
     values = {"launch_speed": speed, "angle_degrees": angle}
     moon = " on the Moon (g = 1.62)" if _maybe(rng, values, "gravity", 1.62, chance=0.3) else ""
-    return values, [f"How far does a projectile go at {_num(speed)} m/s and {_num(angle)} degrees{moon}?",
-                    f"Range of a launch at {_num(angle)}° with speed {_num(speed)} m/s{moon}?",
-                    f"Compute the horizontal range: speed {_num(speed)} m/s, angle {_num(angle)} degrees{moon}."]
+    return values, [f"How far does a projectile go at {said(speed)} m/s and {said(angle)} degrees{moon}?",
+                    f"Range of a launch at {said(angle)}° with speed {said(speed)} m/s{moon}?",
+                    f"Compute the horizontal range: speed {said(speed)} m/s, angle {said(angle)} degrees{moon}."]
 
 
 def _sqm(rng, fake):
     price, area = float(rng.randrange(50000, 3000000, 1000)), float(rng.randint(25, 400))
     values = {"price": price, "area_sqm": area}
-    return values, [f"Price per square meter of a {_num(area)} m² flat selling for {_num(price)}?",
-                    f"A house costs {_num(price)} and has {_num(area)} square meters. What's that per m²?",
-                    f"Divide {_num(price)} over {_num(area)} sqm: price per square meter, please."]
+    return values, [f"Price per square meter of a {said(area)} m² flat selling for {said(price)}?",
+                    f"A house costs {said(price)} and has {said(area)} square meters. What's that per m²?",
+                    f"Divide {said(price)} over {said(area)} sqm: price per square meter, please."]
 
 
 def _standing(rng, fake):
@@ -465,9 +457,9 @@ def _pace(rng, fake):
     seconds = ""
     if _maybe(rng, values, "seconds", rng.randint(1, 59)):
         seconds = f" and {values['seconds']} seconds"
-    return values, [f"I ran {_num(distance)} km in {minutes} minutes{seconds}. What's my pace?",
-                    f"Pace per kilometer for {_num(distance)} km done in {minutes} min{seconds}?",
-                    f"Compute running pace: distance {_num(distance)} km, time {minutes} minutes{seconds}."]
+    return values, [f"I ran {said(distance)} km in {minutes} minutes{seconds}. What's my pace?",
+                    f"Pace per kilometer for {said(distance)} km done in {minutes} min{seconds}?",
+                    f"Compute running pace: distance {said(distance)} km, time {minutes} minutes{seconds}."]
 
 
 WRITTEN_FAMILIES: tuple[Family, ...] = (
@@ -696,11 +688,12 @@ def _calls(family: Family, count: int, rng: random.Random, fake: Faker) -> tuple
     return answers, texts
 
 
-def _task(category: str, split: str, index: int, rng: random.Random, fake: Faker, pool: tuple[Family, ...]) -> dict:
+def _task(category: str, split: str, index: int, rng: random.Random, fake: Faker,
+          pools: tuple[tuple[Family, ...], tuple[Family, ...]]) -> dict:
     # Half the tasks draw on the written families, half on the composed ones: the written read
     # like users, the composed vary the docs; by count alone the composed would be 7 in 8.
-    written = tuple(f for f in pool if not f.topic)
-    pool = written if rng.random() < 0.5 else tuple(f for f in pool if f.topic)
+    written, composed_pool = pools
+    pool = written if rng.random() < 0.5 else composed_pool
     if category == "simple_python":
         family = rng.choice(pool)
         answers, texts = _calls(family, 1, rng, fake)
@@ -742,7 +735,8 @@ def generate(seed: int, split: str, category: str, count: int) -> list[dict]:
     (``id``, ``question``, ``function``, ``ground_truth``; None for irrelevance). The same
     arguments give the same tasks."""
     pool = families(split)
+    pools = tuple(f for f in pool if not f.topic), tuple(f for f in pool if f.topic)
     rng = random.Random(f"bfcl-single-turn/{seed}/{split}/{category}")
     fake = Faker("en_US")
     fake.seed_instance(rng.randrange(2**32))
-    return [_task(category, split, index, rng, fake, pool) for index in range(count)]
+    return [_task(category, split, index, rng, fake, pools) for index in range(count)]
