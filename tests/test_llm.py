@@ -408,6 +408,26 @@ def test_row_prefill_starts_from_the_cache_of_the_prompt_a_turn_extends(tiny_mod
     assert len(cached.prefix_cache.entries) == 4
 
 
+def test_an_episode_alone_in_its_batch_prefills_only_its_new_turn(tiny_model):
+    """The last episode of a batch (the others ended) is a batch of one: it starts from the cache of
+    its previous prompt too, and its completion is that of a prefill from scratch."""
+    cached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows")
+    uncached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows", prefix_cache_mb=0)
+    prefilled = []
+    cached.model.register_forward_pre_hook(
+        lambda module, args, kwargs: prefilled.append(kwargs["input_ids"].shape[1]), with_kwargs=True)
+    first = [{"role": "user", "content": "word " * 40}]
+    sampling = SamplingParams(max_new_tokens=5)
+    reply = cached.generate([ChatRequest(messages=first)], sampling)[0]
+    request = ChatRequest(messages=[*first, {"role": "assistant", "content": reply.text},
+                                    {"role": "user", "content": "more words"}])
+    prompt = cached.encode(request)
+    prefilled.clear()
+    again = cached.generate([request], sampling)[0]
+    assert prefilled[0] == len(prompt) - len(reply.prompt_token_ids)  # then the decoding's one-token steps
+    assert again.completion_token_ids == uncached.generate([request], sampling)[0].completion_token_ids
+
+
 def test_row_prefill_reuses_the_system_prompt_that_other_episodes_began_with(tiny_model):
     """A new episode's prompt shares its system prompt with earlier ones: a row prefills only
     what follows the longest run of leading tokens it shares with a stored prompt, and the

@@ -265,8 +265,10 @@ class TransformersBackend:
         if self.static_cache:
             kwargs.update(cache_implementation="static", disable_compile=not self.compile)
         with torch.inference_mode():
-            if (self.prefill == "rows" and not self.static_cache and len(prompts) > 1
-                    and min(map(len, prompts)) > 1):
+            # A single prompt goes this way too when the prefix cache is on: an episode that
+            # outlives its batch would otherwise prefill its whole prompt at every turn.
+            if (self.prefill == "rows" and not self.static_cache and min(map(len, prompts)) > 1
+                    and (len(prompts) > 1 or self.prefix_cache.max_bytes > 0)):
                 kwargs[_cache_keyword()] = self._prefill_rows(prompts, input_ids.shape[1])
             sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
         logprobs = recorder.finish(sequences)
