@@ -12,9 +12,8 @@
 # cores (67 minutes when timed, see docs/training.md): 64 SFT steps, 4 GRPO steps, the first 50
 # items of each single-turn BFCL category, two evaluations at a time, and no long evaluation (an
 # episode of multi_turn_base or a τ test split costs a 135M model minutes of CPU: add them with
-# --long-items N). With --device cuda: one pass
-# over the demonstrations, 50 GRPO steps, every item of everything. A flag given overrides its
-# default. On a CPU --threads defaults to every core (nproc), shared among the --jobs evaluations.
+# --long-items N). With --device cuda: one pass over the demonstrations, 50 GRPO steps, every
+# item of everything. A flag given overrides its default. On a CPU --threads defaults to every core (nproc), shared among the --jobs evaluations.
 # --eval-items N: the first N items of every single-turn evaluation (all: every item);
 # --long-items N: of multi_turn_base and the τ test splits (0: skip them); --jobs N: evaluations run
 # N at a time (each with --threads/N threads; on a CPU, one per core is faster than one process
