@@ -117,6 +117,41 @@ def test_the_grammar_bounds_numbers_and_strings_the_schema_leaves_open(tmp_path)
     assert accepted('{"x": 1, "s": "' + "a" * 128 + '", "unit": "lb"}') and not accepted('{"x": 1, "s": "' + "a" * 129 + '"}')
 
 
+def test_the_grammar_closes_objects_the_schema_leaves_open(tmp_path):
+    """SmolLM2-135M added undeclared keys to a nested object and nested {"data": {"data": ...
+    in a free one until its budget ended (official live_multiple and live_irrelevance items): an
+    object takes only the keys it lists, or at most MAX_ITEMS free ones of depth two, and a value
+    whose schema names no type is such a free value. A parameter may be named like a keyword."""
+    llguidance = pytest.importorskip("llguidance")
+    from transformers import AutoTokenizer
+
+    from toolgym.llm.constrained import MAX_ITEMS, grammar_tokenizer
+    from toolgym.llm.tiny import build_tiny_model
+
+    tokenizer = AutoTokenizer.from_pretrained(build_tiny_model(tmp_path, seed=0))
+    lltokenizer = grammar_tokenizer(tokenizer)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+        "prefs": {"type": "object", "properties": {"size": {"type": "string", "enum": ["small", "large"]}}},
+        "headers": {"type": "object", "description": "free"},
+        "extra": {"description": "no type"},
+        "type": {"type": "string"}, "items": {"type": "integer"}}}}}]
+    grammar = llguidance.LLMatcher.grammar_from_json_schema(json.dumps(tool_calls_schema(tools, ["f"])))
+
+    def accepted(arguments: str) -> bool:
+        matcher = llguidance.LLMatcher(lltokenizer, grammar)
+        matcher.consume_tokens(tokenizer.encode('[{"name": "f", "arguments": ' + arguments + "}]",
+                                                add_special_tokens=False))
+        return not matcher.is_error() and matcher.is_accepting()
+
+    assert accepted('{"prefs": {"size": "small"}, "type": "t", "items": 3}')
+    assert not accepted('{"prefs": {"size": "small", "size.type": "string"}}')
+    free = ", ".join(f'"k{i}": "v"' for i in range(MAX_ITEMS))
+    assert accepted('{"headers": {' + free + '}}') and not accepted('{"headers": {' + free + ', "more": 1}}')
+    assert accepted('{"headers": {"a": [1, "b", null]}}')
+    assert not accepted('{"headers": {"data": {"data": {"data": 1}}}}')
+    assert accepted('{"extra": 2.5}') and accepted('{"extra": {"a": true}}') and not accepted('{"extra": [[1]]}')
+
+
 SINGLE_TURN = ["simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance"]
 
 

@@ -7,8 +7,10 @@ of one or more calls, ``[{"name": "f", "arguments": {...}}, ...]``: each name on
 tools (or the named one) and its arguments valid under that tool's parameter schema (its
 required parameters present, no others), at most :data:`MAX_CALLS` calls and
 :data:`MAX_ITEMS` items in an array the schema does not bound, :data:`MAX_STRING` characters in
-a free string, numbers it does not bound within :data:`NUMBER_BOUND` with at most 8 decimals. Every toolgym parser reads that list as the calls it
-holds. ``"auto"`` (or None) decodes freely; ``"none"`` too, as the model may answer in text.
+a free string, numbers it does not bound within :data:`NUMBER_BOUND` with at most 8 decimals, no
+key an object's schema does not list (and at most :data:`MAX_ITEMS` in an object that lists none),
+so that every completion closes within its token budget. Every toolgym parser reads that list as
+the calls it holds. ``"auto"`` (or None) decodes freely; ``"none"`` too, as the model may answer in text.
 
 The grammar engine is llguidance (the ``[models]`` extra), a Rust library with no Python
 dependencies: on SmolLM2-135M's 49,152-token vocabulary a token mask takes 0.06 ms on a CPU
@@ -63,26 +65,63 @@ NUMBER_BOUND = 10 ** 16
 #: Gemma 3 270M wrote ``"a_t_t_t..."`` in an array of strings until its budget of 1,024 tokens
 #: ended (a generated parallel_multiple item). A longer value cannot be written under ``required``.
 MAX_STRING = 128
+#: Objects: one that lists its ``properties`` takes no other key unless its schema says so, and
+#: one that lists none holds at most :data:`MAX_ITEMS` keys of :data:`FREE_VALUE`, as does a
+#: value whose schema names no type. SmolLM2-135M added undeclared keys to a nested object
+#: (``"special_instructions.type": ...``) and nested ``{"data": {"data": ...`` in a free one until
+#: its budget ended (official live_multiple and live_irrelevance items).
+FREE_SCALAR = {"anyOf": [{"type": "string", "maxLength": MAX_STRING},
+                         {"type": "number", "minimum": -NUMBER_BOUND, "maximum": NUMBER_BOUND,
+                          "multipleOf": NUMBER_STEP},
+                         {"type": "boolean"}, {"type": "null"}]}
+FREE_VALUE = {"anyOf": [*FREE_SCALAR["anyOf"], {"type": "array", "items": FREE_SCALAR, "maxItems": MAX_ITEMS},
+                        {"type": "object", "additionalProperties": FREE_SCALAR, "maxProperties": MAX_ITEMS}]}
+#: The keywords that say what a value is: a schema with none of them admits any JSON.
+_TYPE_KEYWORDS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not", "properties", "items"}
 
 
 def _bounded(schema: Any) -> Any:
     """``schema`` with every array bounded to :data:`MAX_ITEMS` items, every free string to
-    :data:`MAX_STRING` characters and every number and integer to :data:`NUMBER_BOUND` (numbers to
-    steps of :data:`NUMBER_STEP`) where it sets no bound."""
-    if isinstance(schema, list):
-        return [_bounded(item) for item in schema]
+    :data:`MAX_STRING` characters, every number and integer to :data:`NUMBER_BOUND` (numbers to
+    steps of :data:`NUMBER_STEP`), every object to its declared keys or :data:`MAX_ITEMS` free
+    ones, and every untyped value to :data:`FREE_VALUE`, where the schema sets no bound. The walk
+    follows the keywords that hold schemas (a parameter may be named ``type`` or ``items``)."""
     if not isinstance(schema, dict):
         return schema
-    bounded = {key: _bounded(value) for key, value in schema.items()}
-    if schema.get("type") == "array" and "maxItems" not in schema:
-        bounded["maxItems"] = max(MAX_ITEMS, schema.get("minItems", 0))
-    if schema.get("type") == "string" and not {"maxLength", "enum", "const", "pattern"} & schema.keys():
+    if not _TYPE_KEYWORDS & schema.keys():
+        return {**schema, **FREE_VALUE}
+    bounded = dict(schema)
+    for key in ("properties", "patternProperties", "$defs", "definitions"):
+        if isinstance(schema.get(key), dict):
+            bounded[key] = {name: _bounded(value) for name, value in schema[key].items()}
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(schema.get(key), dict):
+            bounded[key] = _bounded(schema[key])
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems", "items"):
+        if isinstance(schema.get(key), list):
+            bounded[key] = [_bounded(value) for value in schema[key]]
+    kind = schema.get("type")
+    if kind == "array":
+        if "maxItems" not in schema:
+            bounded["maxItems"] = max(MAX_ITEMS, schema.get("minItems", 0))
+        if "items" not in schema and "prefixItems" not in schema:
+            bounded["items"] = FREE_VALUE
+    if kind == "string" and not {"maxLength", "enum", "const", "pattern"} & schema.keys():
         bounded["maxLength"] = max(MAX_STRING, schema.get("minLength", 0))
-    if schema.get("type") in ("number", "integer"):
+    if kind in ("number", "integer"):
         if not {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} & schema.keys():
             bounded.update(minimum=-NUMBER_BOUND, maximum=NUMBER_BOUND)
-        if schema["type"] == "number" and "multipleOf" not in schema:
+        if kind == "number" and "multipleOf" not in schema:
             bounded["multipleOf"] = NUMBER_STEP
+    if kind == "object":
+        extra = schema.get("additionalProperties", True)
+        if extra is True and isinstance(schema.get("properties"), dict):
+            bounded["additionalProperties"] = False
+        elif extra is not False:
+            if extra is True:
+                bounded["additionalProperties"] = FREE_VALUE
+            if "maxProperties" not in schema:
+                bounded["maxProperties"] = max(MAX_ITEMS, schema.get("minProperties", 0))
     return bounded
 
 
@@ -93,9 +132,10 @@ def tool_calls_schema(tools: list[dict], names: list[str]) -> dict:
         function = tool.get("function") or {}
         if function.get("name") not in names:
             continue
-        parameters = _bounded(function.get("parameters") or {"type": "object", "properties": {}})
+        parameters = dict(function.get("parameters") or {"type": "object", "properties": {}})
         parameters.setdefault("type", "object")
         parameters["additionalProperties"] = False
+        parameters = _bounded(parameters)
         calls.append({"type": "object", "properties": {"name": {"const": function["name"]}, "arguments": parameters},
                       "required": ["name", "arguments"], "additionalProperties": False})
     return {"type": "array", "minItems": 1, "maxItems": MAX_CALLS, "items": {"anyOf": calls}}
