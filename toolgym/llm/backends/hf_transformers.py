@@ -76,7 +76,8 @@ class TransformersBackend:
         prefill: ``"batch"`` runs the prompts through the model as one padded batch;
             ``"rows"`` runs each prompt alone (no padding) and batches the decoding, which is
             faster on CPU, where attention with a padding mask is about 3x slower per token.
-            ``"auto"``: batch on CUDA, rows elsewhere.
+            ``"auto"``: batch on CUDA, rows elsewhere. Models with sliding-window layers
+            (Gemma 3) always prefill as one batch (a window's cache is shorter than the prompt).
         prefix_cache_mb: With ``"rows"`` prefill, keep the key-value caches of recent prompts
             (up to this many MiB in all, least recently used dropped first) and prefill only what
             follows the longest run of leading tokens a prompt shares with one of them: a
@@ -162,6 +163,9 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model.eval()
         self.context_length = _context_length(self.model.config)
+        # Layers that attend over a sliding window (Gemma 3) keep a cache shorter than the prompt,
+        # which a row-by-row prefill cannot pad into one batch: those models prefill as one batch.
+        self.sliding_window = "sliding_attention" in (getattr(self.model.config, "layer_types", None) or ())
         self.max_batch_tokens = max_batch_tokens
         self.max_padding = max_padding
         if prefill not in ("auto", "batch", "rows"):
@@ -267,8 +271,8 @@ class TransformersBackend:
         with torch.inference_mode():
             # A single prompt goes this way too when the prefix cache is on: an episode that
             # outlives its batch would otherwise prefill its whole prompt at every turn.
-            if (self.prefill == "rows" and not self.static_cache and min(map(len, prompts)) > 1
-                    and (len(prompts) > 1 or self.prefix_cache.max_bytes > 0)):
+            if (self.prefill == "rows" and not self.static_cache and not self.sliding_window
+                    and min(map(len, prompts)) > 1 and (len(prompts) > 1 or self.prefix_cache.max_bytes > 0)):
                 kwargs[_cache_keyword()] = self._prefill_rows(prompts, input_ids.shape[1])
             sequences = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
         logprobs = recorder.finish(sequences)
