@@ -65,17 +65,6 @@ NUMBER_BOUND = 10 ** 16
 #: Gemma 3 270M wrote ``"a_t_t_t..."`` in an array of strings until its budget of 1,024 tokens
 #: ended (a generated parallel_multiple item). A longer value cannot be written under ``required``.
 MAX_STRING = 128
-#: Objects: one that lists its ``properties`` takes no other key unless its schema says so, and
-#: one that lists none holds at most :data:`MAX_ITEMS` keys of :data:`FREE_VALUE`, as does a
-#: value whose schema names no type. SmolLM2-135M added undeclared keys to a nested object
-#: (``"special_instructions.type": ...``) and nested ``{"data": {"data": ...`` in a free one until
-#: its budget ended (official live_multiple and live_irrelevance items).
-FREE_SCALAR = {"anyOf": [{"type": "string", "maxLength": MAX_STRING},
-                         {"type": "number", "minimum": -NUMBER_BOUND, "maximum": NUMBER_BOUND,
-                          "multipleOf": NUMBER_STEP},
-                         {"type": "boolean"}, {"type": "null"}]}
-FREE_VALUE = {"anyOf": [*FREE_SCALAR["anyOf"], {"type": "array", "items": FREE_SCALAR, "maxItems": MAX_ITEMS},
-                        {"type": "object", "additionalProperties": FREE_SCALAR, "maxProperties": MAX_ITEMS}]}
 #: The keywords that say what a value is: a schema with none of them admits any JSON.
 _TYPE_KEYWORDS = {"type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not", "properties", "items"}
 
@@ -94,7 +83,7 @@ def _bounded(schema: Any) -> Any:
     for key in ("properties", "patternProperties", "$defs", "definitions"):
         if isinstance(schema.get(key), dict):
             bounded[key] = {name: _bounded(value) for name, value in schema[key].items()}
-    for key in ("items", "additionalProperties", "not"):
+    for key in ("items", "additionalProperties"):  # not "not": a bound inside it would widen it
         if isinstance(schema.get(key), dict):
             bounded[key] = _bounded(schema[key])
     for key in ("anyOf", "oneOf", "allOf", "prefixItems", "items"):
@@ -123,6 +112,18 @@ def _bounded(schema: Any) -> Any:
             if "maxProperties" not in schema:
                 bounded["maxProperties"] = max(MAX_ITEMS, schema.get("minProperties", 0))
     return bounded
+
+
+#: Objects: one that lists its ``properties`` takes no other key unless its schema says so, and
+#: one that lists none holds at most :data:`MAX_ITEMS` keys of :data:`FREE_VALUE`, as does a
+#: value whose schema names no type. SmolLM2-135M added undeclared keys to a nested object
+#: (``"special_instructions.type": ...``) and nested ``{"data": {"data": ...`` in a free one until
+#: its budget ended (official live_multiple and live_irrelevance items).
+#: (Built by :func:`_bounded`, so a free value is bounded as a typed one is.)
+FREE_SCALAR = {"anyOf": [_bounded({"type": "string"}), _bounded({"type": "number"}),
+                         {"type": "boolean"}, {"type": "null"}]}
+FREE_VALUE = {"anyOf": [*FREE_SCALAR["anyOf"], {"type": "array", "items": FREE_SCALAR, "maxItems": MAX_ITEMS},
+                        {"type": "object", "additionalProperties": FREE_SCALAR, "maxProperties": MAX_ITEMS}]}
 
 
 def tool_calls_schema(tools: list[dict], names: list[str]) -> dict:
