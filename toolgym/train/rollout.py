@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from toolgym.agents.llm.agent import LLMAgent
 from toolgym.llm.backends import SamplingParams, TransformersBackend
-from toolgym.llm.backends.hf_transformers import PREFIX_CACHE_MB, PrefixCache, _context_length
+from toolgym.llm.backends.hf_transformers import PREFIX_CACHE_MB, PrefixCache
 from toolgym.eval.runner import MAX_STEPS, run_header
 from toolgym.registry import make_env
 from toolgym.eval.rollouts import episode_from_record, play_batched
@@ -30,21 +30,15 @@ class TrainerModelBackend(TransformersBackend):
         self.tokenizer = tokenizer
         self.device = str(next(model.parameters()).device)
         self.dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
-        if tokenizer.pad_token_id is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        self.context_length = _context_length(model.config)
+        self._read_model()
         self.max_batch_tokens = 65536
         self.max_padding = None
         self.prefill = prefill if prefill != "auto" else ("batch" if self.device.startswith("cuda") else "rows")
         # Caches of this backend's prompts only: a backend is made per training step, as the weights change.
         self.prefix_cache = PrefixCache(PREFIX_CACHE_MB * 2 ** 20)
-        self._seed = None
         # The weights change at every step: no preallocated, compiled decoding cache.
         self.static_cache = False
         self.compile = False
-        template = tokenizer.chat_template or ""
-        self.has_template = bool(template)
-        self.template_tools = "tools" in template
 
     def generate(self, requests, sampling, prompt_ids=None):
         training = self.model.training

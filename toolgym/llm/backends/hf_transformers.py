@@ -159,13 +159,8 @@ class TransformersBackend:
         except (OSError, ValueError) as exc:  # transformers' messages run to many lines: one, cut short
             raise BackendError(f"hf: cannot load model {model!r}: {_one_line(exc)}") from exc
         self.tokenizer.padding_side = "left"
-        if self.tokenizer.pad_token_id is None:
-            self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model.eval()
-        self.context_length = _context_length(self.model.config)
-        # Layers that attend over a sliding window (Gemma 3) keep a cache shorter than the prompt,
-        # which a row-by-row prefill cannot pad into one batch: those models prefill as one batch.
-        self.sliding_window = "sliding_attention" in (getattr(self.model.config, "layer_types", None) or ())
+        self._read_model()
         self.max_batch_tokens = max_batch_tokens
         self.max_padding = max_padding
         if prefill not in ("auto", "batch", "rows"):
@@ -178,6 +173,15 @@ class TransformersBackend:
         self.compile = self.static_cache if compile is None else bool(compile)
         if self.compile and not self.static_cache:
             raise ValueError("compile needs static_cache: a dynamic cache changes shape at every token")
+
+    def _read_model(self) -> None:
+        """Set what this backend reads off its model and tokenizer (shared with backends over a model in memory)."""
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.context_length = _context_length(self.model.config)
+        # Layers that attend over a sliding window (Gemma 3) keep a cache shorter than the prompt,
+        # which a row-by-row prefill cannot pad into one batch: those models prefill as one batch.
+        self.sliding_window = "sliding_attention" in (getattr(self.model.config, "layer_types", None) or ())
         self._seed: int | None = None
         self._grammar_tokenizer = None  # llguidance's view of the tokenizer, built at the first tool_choice
         template = self.tokenizer.chat_template or ""
