@@ -9,8 +9,9 @@ required parameters present, no others), at most :data:`MAX_CALLS` calls and
 :data:`MAX_ITEMS` items in an array the schema does not bound, :data:`MAX_STRING` characters in
 a free string, numbers it does not bound within :data:`NUMBER_BOUND` with at most 8 decimals, no
 key an object's schema does not list (and at most :data:`MAX_ITEMS` in an object that lists none),
-so that every completion closes within its token budget. Every toolgym parser reads that list as
-the calls it holds. ``"auto"`` (or None) decodes freely; ``"none"`` too, as the model may answer in text.
+so that no value grows without end; and it closes within its token budget, steered to the
+closing brackets in its last tokens (:class:`ToolCallGrammar`). Every toolgym parser reads that
+list as the calls it holds. ``"auto"`` (or None) decodes freely; ``"none"`` too, as the model may answer in text.
 
 The grammar engine is llguidance (the ``[models]`` extra), a Rust library with no Python
 dependencies: on SmolLM2-135M's 49,152-token vocabulary a token mask takes 0.06 ms on a CPU
@@ -151,18 +152,37 @@ def grammar_tokenizer(tokenizer: Any):
     return llguidance.hf.from_tokenizer(tokenizer)
 
 
+#: Tokens the grammar is steered to when a completion must close within its budget, the first
+#: one allowed at each token: closing brackets and quotes (several at once where the vocabulary
+#: has them), the separator before a required key, then the shortest values. Their order matters
+#: where one token means two things: ``"`` ends a string before ``, `` or ``0`` would lengthen
+#: it, and ``, `` ends a number before ``0`` would.
+CLOSERS = ('"}}]', '}}]', '"}]', '}]', '"]}]', ']}]', '"}}', '}}', '"}', '"]', ']]', ']}', '}', ']', '""', '"',
+           ", ", ",", "0", "null", "false", "[]", "{}")
+
+
 class ToolCallGrammar:
     """Per-row grammar matchers for one ``generate`` call, as a transformers logits processor:
     rows with a schema may only take tokens their grammar allows, and the end of text once it
     is complete; rows without one are left alone.
 
+    The grammar bounds every value, not a completion's length: Gemma 3 270M wrote call after
+    call of 128-character strings until its 1,024 tokens ended (official live_irrelevance and
+    live_relevance items). So a row also closes within ``max_new_tokens``: it starts no call it
+    may not finish (one as long as its longest so far, and ``reserve`` tokens to spare), and in
+    its last ``reserve`` tokens it takes the first of :data:`CLOSERS` its grammar allows at each
+    token (the model chooses among the allowed tokens where none is, e.g. inside a key or enum).
+
     Args:
         lltokenizer: :func:`grammar_tokenizer` of the model's tokenizer.
         schemas: Per row, the JSON schema its completion must satisfy, or None.
         eos_id: The token that ends a completion (the grammar stops at the closing bracket).
+        max_new_tokens: The rows' token budget; None: no closing before the grammar ends.
+        reserve: Tokens kept for closing; by default a quarter of the budget, 16 to 64.
     """
 
-    def __init__(self, lltokenizer: Any, schemas: list[dict | None], eos_id: int):
+    def __init__(self, lltokenizer: Any, schemas: list[dict | None], eos_id: int,
+                 max_new_tokens: int | None = None, reserve: int | None = None):
         import llguidance
         import llguidance.torch
 
@@ -181,15 +201,26 @@ class ToolCallGrammar:
         self.bitmask = llguidance.torch.allocate_token_bitmask(len(schemas), lltokenizer.vocab_size)
         self.vocab_size = lltokenizer.vocab_size
         self.eos_id = eos_id
-        self._started = False
+        self.lltokenizer = lltokenizer
+        self.max_new_tokens = max_new_tokens
+        self.reserve = reserve if reserve is not None else min(64, max(16, (max_new_tokens or 0) // 4))
+        self.closers = []  # the CLOSERS that are one token of this vocabulary
+        for text in CLOSERS:
+            ids = lltokenizer.tokenize_str(text)
+            if len(ids) == 1 and lltokenizer.decode_str(ids) == text:
+                self.closers.append(ids[0])
+        self.shape = [_CallShape() for _ in schemas]
+        self.steps = 0
 
     def __call__(self, input_ids, scores):
         rows = []
         for row, matcher in enumerate(self.matchers):
             if matcher is None:
                 continue
-            if self._started and not matcher.is_stopped():
-                matcher.consume_token(int(input_ids[row, -1]))
+            if self.steps and not matcher.is_stopped():
+                token = int(input_ids[row, -1])
+                matcher.consume_token(token)
+                self.shape[row].read(self.lltokenizer.decode_bytes([token]), self.steps)
             if matcher.is_stopped():  # the calls are complete: end the text
                 eos_score = scores[row, self.eos_id].clone()
                 scores[row] = float("-inf")
@@ -197,10 +228,65 @@ class ToolCallGrammar:
                 continue
             self._fill(matcher, self.bitmask, row)
             rows.append(row)
-        self._started = True
         for row in rows:
             allowed = scores[row:row + 1, :self.vocab_size].float()
             self._apply(allowed, self.bitmask[row:row + 1])
             scores[row, :self.vocab_size] = allowed[0].to(scores.dtype)
             scores[row, self.vocab_size:] = float("-inf")  # the embedding's padding ids, past the tokenizer's
+            if self._must_close(row):
+                self._steer_to_closers(row, scores)
+        self.steps += 1
         return scores
+
+    def _must_close(self, row: int) -> bool:
+        if self.max_new_tokens is None:
+            return False
+        left = self.max_new_tokens - self.steps - 1  # tokens after this one, the end of text among them
+        shape = self.shape[row]
+        return left < self.reserve or (shape.between_calls() and left < shape.longest_call + self.reserve)
+
+    def _steer_to_closers(self, row: int, scores) -> None:
+        words = self.bitmask[row]
+        for token in self.closers:
+            if int(words[token // 32]) >> (token % 32) & 1:
+                score = scores[row, token].clone()
+                scores[row] = float("-inf")
+                scores[row, token] = score
+                return
+
+
+class _CallShape:
+    """Where a row's completion stands in its list of calls: the JSON nesting depth outside
+    strings, read from the bytes of each token, and the length in tokens of its longest call."""
+
+    def __init__(self):
+        self.depth = 0
+        self.in_string = self.escaped = False
+        self.calls = 0
+        self.call_start = 0
+        self.longest_call = 0
+
+    def read(self, data: bytes, step: int) -> None:
+        for byte in data:
+            if self.in_string:
+                if self.escaped:
+                    self.escaped = False
+                elif byte == 0x5C:  # backslash
+                    self.escaped = True
+                elif byte == 0x22:
+                    self.in_string = False
+            elif byte == 0x22:
+                self.in_string = True
+            elif byte in (0x5B, 0x7B):  # [ {
+                self.depth += 1
+                if self.depth == 2:
+                    self.call_start = step
+            elif byte in (0x5D, 0x7D):  # ] }
+                self.depth -= 1
+                if self.depth == 1:
+                    self.calls += 1
+                    self.longest_call = max(self.longest_call, step - self.call_start + 1)
+
+    def between_calls(self) -> bool:
+        """After a call, before the next one opens (its comma may be written)."""
+        return self.calls > 0 and self.depth == 1

@@ -264,7 +264,7 @@ class TransformersBackend:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if stop:
             kwargs.update(stop_strings=list(stop), tokenizer=self.tokenizer)
-        grammar = self._tool_call_grammar(requests)
+        grammar = self._tool_call_grammar(requests, kwargs["max_new_tokens"])
         if grammar is not None:
             kwargs["logits_processor"].append(grammar)  # after the recorder: logprobs stay the model's own
         complete = requests[0].complete
@@ -305,7 +305,7 @@ class TransformersBackend:
                 finish_reason="stop" if stopped else finish))
         return results
 
-    def _tool_call_grammar(self, requests: Sequence[ChatRequest]):
+    def _tool_call_grammar(self, requests: Sequence[ChatRequest], max_new_tokens: int):
         """The grammar of the rows whose ``tool_choice`` asks for calls
         (:mod:`toolgym.llm.constrained`), or None when every row decodes freely."""
         from toolgym.llm.constrained import (ToolCallGrammar, constrained_function_names, grammar_tokenizer,
@@ -320,7 +320,8 @@ class TransformersBackend:
         if self._grammar_tokenizer is None:
             self._grammar_tokenizer = grammar_tokenizer(self.tokenizer)
         eos = self.tokenizer.eos_token_id
-        return ToolCallGrammar(self._grammar_tokenizer, schemas, eos if eos is not None else min(self._eos_ids()))
+        return ToolCallGrammar(self._grammar_tokenizer, schemas, eos if eos is not None else min(self._eos_ids()),
+                               max_new_tokens=max_new_tokens)
 
     def _prefill_rows(self, prompts: list[list[int]], width: int):
         """The KV cache of all but the last prompt token, computed row by row without padding and
