@@ -132,3 +132,44 @@ def test_plain_chat_examples_are_what_the_hf_backend_sends_and_their_answers_sco
         assert env.step(parse(answer["content"], [], [])[0])[1] == 1.0
         kinds.add("calls" if answer["content"].startswith("[{") else answer["content"])
     assert kinds == {"calls", ""}  # parallel calls as one list; irrelevance: no call, an empty answer
+
+
+def _tokenizer_without_template():
+    """A word-level tokenizer that adds ``<bos>`` as Gemma's does, with no chat template (Gemma 3 270M's GGUF)."""
+    pytest.importorskip("transformers")
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    words = Tokenizer(models.WordLevel({"<bos>": 0, "<eos>": 1, "<unk>": 2, "assistant": 3}, unk_token="<unk>"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    words.post_processor = processors.TemplateProcessing(single="<bos> $A", special_tokens=[("<bos>", 0)])
+    return PreTrainedTokenizerFast(tokenizer_object=words, bos_token="<bos>", eos_token="<eos>")
+
+
+def test_a_model_without_a_chat_template_is_prompted_and_trained_on_one_transcript_after_its_bos():
+    """Gemma 3 270M's GGUF has no chat template: the backend writes it a ``role: content`` transcript.
+    That prompt starts with the tokenizer's ``<bos>`` (it had been sent without one), the token chains
+    of training start the same way, and its demonstrations are that very text, answered after
+    ``assistant:``, an answer the env grades 1.0; a template's prompt gets no token added."""
+    from toolgym.agents.llm.parsers import get_parser
+    from toolgym.eval.rollouts import TokenChain
+    from toolgym.llm import ChatRequest
+    from toolgym.llm.chat import encode_prompt, render_prompt
+    from toolgym.train.demos import plain_chat_example
+
+    tokenizer = _tokenizer_without_template()
+    kwargs = dict(GENERATED, category=["simple_python"])
+    env = gym.make("BFCL-v0", **kwargs).unwrapped
+    (conversation,) = demonstrations("BFCL-v0", kwargs, episodes=1)
+    messages, tools = conversation["messages"][:-1], json.loads(conversation["tools"])
+    example = plain_chat_example(conversation, chat_template=False)
+    sent = render_prompt(tokenizer, messages, tools)
+    assert example["prompt"] == sent and sent.endswith("\n\nassistant:") and sent.startswith("system: ")
+    assert encode_prompt(tokenizer, sent)[0] == 0 and tokenizer(sent, add_special_tokens=False)["input_ids"][0] != 0
+    assert TokenChain(tokenizer).prompt(ChatRequest(messages=messages, tools=tools))[0] == 0
+    by_question = {env.task_records()[t].question[0][0]["content"]: t for t in env.task_ids()}
+    env.reset(options={"task_id": by_question[messages[-1]["content"]]})
+    assert example["completion"].startswith(" [{")
+    assert env.step(get_parser("bfcl")(example["completion"], [], [])[0])[1] == 1.0
+    tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    assert encode_prompt(tokenizer, "assistant") == [3]

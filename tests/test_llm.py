@@ -170,13 +170,14 @@ def test_templates_without_tools_get_the_tool_docs_in_the_system_message(backend
                 {"role": "tool", "tool_call_id": "c", "name": "AddAlarm", "content": '{"response": "ok"}'}]
     tools = [{"type": "function", "function": {"name": "AddAlarm", "description": "Add an alarm.",
                                                "parameters": {"type": "object", "properties": {}}}}]
-    backend.template_tools = False
+    template = backend.tokenizer.chat_template
     try:
+        backend.tokenizer.chat_template = template.replace("tools", "unknown")  # the same template, blind to tools
         text = backend.render(ChatRequest(messages, tools))
-        backend.has_template = False
+        backend.tokenizer.chat_template = None
         plain = backend.render(ChatRequest(messages, tools))
     finally:
-        backend.template_tools = backend.has_template = True
+        backend.tokenizer.chat_template = template
     assert text.startswith("<|im_start|>system\nYou help.\n\n# Tools\n{\"name\": \"AddAlarm\"")
     assert '{"name": "AddAlarm", "arguments": {"time": "08:00:00"}}' in text
     assert "<tool_response>" in text  # this template reads tool turns; only the tools go into the system message

@@ -17,7 +17,8 @@ from toolgym.agents.llm import LLMAgent  # noqa: E402
 from toolgym.llm import SamplingParams, TransformersBackend  # noqa: E402
 from toolgym.llm.tiny import build_tiny_model  # noqa: E402
 from toolgym.eval.batch import evaluate_batched  # noqa: E402
-from toolgym.eval.rollouts import Episode, Turn, encode, render  # noqa: E402
+from toolgym.eval.rollouts import Episode, Turn, encode  # noqa: E402
+from toolgym.llm.chat import encode_prompt, render_prompt  # noqa: E402
 
 ENV = "ToolTalk-v0"
 MULTI_TURN_TASK = "ChangePassword-easy"  # three user turns: the model speaks three times at least
@@ -73,7 +74,7 @@ def test_unchained_turns_are_the_conversation_retokenised(backend):
     # each prompt is the conversation rendered anew and re-tokenised: the recorded ids are exactly that
     env = gym.make(ENV)
     _, info = env.reset(seed=0, options={"task_id": MULTI_TURN_TASK})
-    first = encode(backend.tokenizer, render(backend.tokenizer, info["messages"], info["tools"], True))
+    first = encode_prompt(backend.tokenizer, render_prompt(backend.tokenizer, info["messages"], info["tools"], True))
     assert multi.turns[0].prompt_ids == first
     # ToolTalk continues with the ground-truth turn, so unchained prompts do not extend the model's tokens
     segments = multi.segments()

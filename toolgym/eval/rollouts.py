@@ -35,7 +35,7 @@ from collections.abc import Sequence
 import gymnasium as gym
 
 from toolgym.llm.backends import ChatRequest, Completion
-from toolgym.llm.chat import flatten_messages, tools_as_text
+from toolgym.llm.chat import encode_prompt, flatten_messages, render_prompt
 from toolgym.eval.runner import MAX_STEPS, reset_prompt, run_header, select_tasks
 from toolgym.registry import make_env
 
@@ -142,27 +142,8 @@ class Episode:
         return segments
 
 
-def render(tokenizer, messages: list[dict], tools: list[dict] | None, generation_prompt: bool) -> str:
-    """A conversation as prompt text, the way :class:`~toolgym.agents.llm.TransformersBackend` renders it.
-
-    Templates without tool support get the tool docs in the system message; templates that
-    reject tool roles get plain turns; tokenizers without a template get a transcript.
-    """
-    template = tokenizer.chat_template or ""
-    if tools and "tools" not in template:
-        messages, tools = tools_as_text(messages, tools), None
-    if not template:
-        lines = [f"{m['role']}: {m['content']}" for m in flatten_messages(messages)]
-        return "\n\n".join(lines + (["assistant:"] if generation_prompt else []))
-    try:
-        return tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=generation_prompt,
-                                             tokenize=False)
-    except Exception:  # templates that reject tool roles or tool_calls: plain turns, as the backend does
-        return tokenizer.apply_chat_template(flatten_messages(messages), tools=tools,
-                                             add_generation_prompt=generation_prompt, tokenize=False)
-
-
 def encode(tokenizer, text: str) -> list[int]:
+    """The ids of text inside a sequence (no special tokens added; a whole prompt is :func:`encode_prompt`'s)."""
     return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 
@@ -182,8 +163,8 @@ class TokenChain:
         self.ids: list[int] | None = None
         self._messages: list[dict] = []
         probe = [{"role": "user", "content": "u"}]
-        opened = render(tokenizer, probe, None, True)
-        closed = render(tokenizer, probe + [{"role": "assistant", "content": "\x00"}], None, False)
+        opened = render_prompt(tokenizer, probe, None, True)
+        closed = render_prompt(tokenizer, probe + [{"role": "assistant", "content": "\x00"}], None, False)
         # What the template writes after an assistant turn's text ("<|im_end|>\n" for ChatML).
         self._turn_end = closed.split("\x00", 1)[1] if closed.startswith(opened) and "\x00" in closed else ""
         eos = tokenizer.eos_token_id
@@ -192,7 +173,8 @@ class TokenChain:
     def prompt(self, request: ChatRequest) -> list[int]:
         """The prompt ids for this request (the rendered conversation on the first turn)."""
         if self.ids is None:
-            self.ids = encode(self.tokenizer, render(self.tokenizer, request.messages, request.tools, True))
+            text = render_prompt(self.tokenizer, request.messages, request.tools, True)
+            self.ids = encode_prompt(self.tokenizer, text)
         self._messages = list(request.messages)
         return list(self.ids)
 
@@ -210,12 +192,12 @@ class TokenChain:
         start = kept
         if kept == len(previous) and start < len(messages) and _is_turn_of(messages[start], action):
             start += 1  # the env's copy of the model's own turn
-        full = render(self.tokenizer, messages, request.tools, True)
-        before = render(self.tokenizer, messages[:start], request.tools, False) if start else ""
+        full = render_prompt(self.tokenizer, messages, request.tools, True)
+        before = render_prompt(self.tokenizer, messages[:start], request.tools, False) if start else ""
         if full.startswith(before):
             env_text = full[len(before):]
         else:  # a template whose rendering of a prefix is not a prefix: the new messages on their own
-            env_text = render(self.tokenizer, flatten_messages(messages[start:]), None, True)
+            env_text = render_prompt(self.tokenizer, flatten_messages(messages[start:]), None, True)
         closing = self._turn_end
         if completion_ids and self._eos_text and completion_ids[-1] == self.tokenizer.eos_token_id:
             closing = closing.removeprefix(self._eos_text)  # the model closed its turn itself
@@ -370,7 +352,7 @@ def _play_agent(env: gym.Env, agent, task_id: str, header: dict, seed: int, toke
             messages, tools = prompt_format.build(state, info)
             request = ChatRequest(messages=messages, tools=tools)
             if not chain:
-                prompt_ids = encode(tokenizer, render(tokenizer, messages, tools, True))
+                prompt_ids = encode_prompt(tokenizer, render_prompt(tokenizer, messages, tools, True))
             elif token_chain is None:
                 token_chain = TokenChain(tokenizer)
                 prompt_ids = token_chain.prompt(request)

@@ -117,19 +117,22 @@ def write_demonstrations(path: str | Path, env_id: str, env_kwargs: dict | None 
     return count
 
 
-def plain_chat_example(conversation: dict) -> dict:
-    """A demonstration for a model whose chat template renders no tools (SmolLM2's): TRL's
-    prompt-completion form, written as the ``hf:`` backend writes a request to such a model.
+def plain_chat_example(conversation: dict, chat_template: bool = True) -> dict:
+    """A demonstration for a model whose chat template renders no tools (SmolLM2's) or that has
+    no template (Gemma 3 270M's GGUF): TRL's prompt-completion form, written as the ``hf:``
+    backend writes a request to such a model.
 
     The prompt is the conversation up to its last assistant message with the tool docs in the
     system message and earlier calls and results as plain turns (``tools_as_text`` and
     ``flatten_messages``, the backend's own rendering), so that training sees the text the model
-    is later evaluated on; the completion is that last message, its calls as one JSON list
+    is later evaluated on: chat messages for the template, or without one the backend's
+    ``role: content`` transcript ending in ``assistant:`` (TRL adds the tokenizer's ``<bos>``
+    to it, as the backend does). The completion is that last message, its calls as one JSON list
     ``[{"name": ..., "arguments": {...}}, ...]`` (the form ``tool_choice="required"`` decodes and
     every toolgym parser reads; BFCL grades parallel calls only together). With a prompt and a
     completion, TRL's ``SFTTrainer`` puts the loss on the completion alone.
     """
-    from toolgym.llm.chat import flatten_messages, tools_as_text
+    from toolgym.llm.chat import flatten_messages, plain_transcript, tools_as_text
 
     messages, tools = conversation["messages"], json.loads(conversation["tools"] or "[]")
     last = messages[-1]
@@ -140,4 +143,6 @@ def plain_chat_example(conversation: dict) -> dict:
     else:
         answer = last.get("content") or ""
     prompt = tools_as_text(messages[:-1], tools) if tools else messages[:-1]
+    if not chat_template:
+        return {"prompt": plain_transcript(prompt), "completion": f" {answer}"}
     return {"prompt": flatten_messages(prompt), "completion": [{"role": "assistant", "content": answer}]}

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from toolgym.llm.backends.common import (DEFAULT_MAX_NEW_TOKENS, BackendError, ChatRequest, Completion, SamplingParams,
                                          _cut_at_stop)
-from toolgym.llm.chat import flatten_messages, tools_as_text
+from toolgym.llm.chat import encode_prompt, render_prompt
 
 
 # The default bound of a backend's prefix cache (see TransformersBackend's prefix_cache_mb).
@@ -194,22 +194,11 @@ class TransformersBackend:
 
     def render(self, request: ChatRequest) -> str:
         """The prompt text for one request (chat template, or a plain transcript without one)."""
-        messages, tools = request.messages, request.tools
-        if tools and not self.template_tools:
-            messages, tools = tools_as_text(messages, tools), None
-        if not self.has_template:
-            lines = [f"{m['role']}: {m['content']}" for m in flatten_messages(messages)]
-            return "\n\n".join(lines + ["assistant:"])
-        try:
-            return self.tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=True,
-                                                      tokenize=False)
-        except Exception:  # templates that reject tool roles or tool_calls: retry with plain turns
-            return self.tokenizer.apply_chat_template(flatten_messages(messages), tools=tools,
-                                                      add_generation_prompt=True, tokenize=False)
+        return render_prompt(self.tokenizer, request.messages, request.tools)
 
     def encode(self, request: ChatRequest) -> list[int]:
         """The prompt token ids of one request."""
-        return self.tokenizer(self.render(request), add_special_tokens=False)["input_ids"]
+        return encode_prompt(self.tokenizer, self.render(request))
 
     def generate(self, requests: Sequence[ChatRequest], sampling: SamplingParams,
                  prompt_ids: Sequence[list[int]] | None = None) -> list[Completion]:
