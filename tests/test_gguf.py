@@ -62,7 +62,7 @@ def test_the_packaged_smollm2_loads_by_short_name_path_and_folder_and_is_dequant
     backend = TransformersBackend("smollm2-135m-instruct", threads=1, progress=False)
     assert len(dequantised) == 1
     assert "de-quantizing" not in capfd.readouterr().err  # progress=False hides the GGUF reader's bar too
-    assert backend.model.config.model_type == "llama" and backend.has_template
+    assert backend.model.config.model_type == "llama" and backend.describe()["chat_template"] == "chat"
     assert str(backend.model.dtype) == "torch.float32" and backend.context_length == 8192
     request = ChatRequest(messages=[{"role": "user", "content": "What is the capital of France? One word."}])
     text = backend.generate([request], SamplingParams(max_new_tokens=8))[0].text

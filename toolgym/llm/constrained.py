@@ -177,12 +177,11 @@ class ToolCallGrammar:
         lltokenizer: :func:`grammar_tokenizer` of the model's tokenizer.
         schemas: Per row, the JSON schema its completion must satisfy, or None.
         eos_id: The token that ends a completion (the grammar stops at the closing bracket).
-        max_new_tokens: The rows' token budget; None: no closing before the grammar ends.
-        reserve: Tokens kept for closing; by default a quarter of the budget, 16 to 64.
+        max_new_tokens: The rows' token budget; None: no closing before the grammar ends. A
+            quarter of it, 16 to 64 tokens, is the ``reserve`` kept for closing.
     """
 
-    def __init__(self, lltokenizer: Any, schemas: list[dict | None], eos_id: int,
-                 max_new_tokens: int | None = None, reserve: int | None = None):
+    def __init__(self, lltokenizer: Any, schemas: list[dict | None], eos_id: int, max_new_tokens: int | None = None):
         import llguidance
         import llguidance.torch
 
@@ -203,7 +202,7 @@ class ToolCallGrammar:
         self.eos_id = eos_id
         self.lltokenizer = lltokenizer
         self.max_new_tokens = max_new_tokens
-        self.reserve = reserve if reserve is not None else min(64, max(16, (max_new_tokens or 0) // 4))
+        self.reserve = min(64, max(16, (max_new_tokens or 0) // 4))
         self.closers = []  # the CLOSERS that are one token of this vocabulary
         for text in CLOSERS:
             ids = lltokenizer.tokenize_str(text)

@@ -184,13 +184,11 @@ class TransformersBackend:
         self.sliding_window = "sliding_attention" in (getattr(self.model.config, "layer_types", None) or ())
         self._seed: int | None = None
         self._grammar_tokenizer = None  # llguidance's view of the tokenizer, built at the first tool_choice
-        template = self.tokenizer.chat_template or ""
-        self.has_template = bool(template)
-        self.template_tools = "tools" in template
 
     def describe(self) -> dict:
+        template = self.tokenizer.chat_template or ""  # as render_prompt reads it
         return {"backend": self.name, "model": self.model_id, "device": self.device, "dtype": self.dtype,
-                "chat_template": "native-tools" if self.template_tools else ("chat" if self.has_template else "plain")}
+                "chat_template": "native-tools" if "tools" in template else ("chat" if template else "plain")}
 
     def render(self, request: ChatRequest) -> str:
         """The prompt text for one request (chat template, or a plain transcript without one)."""
