@@ -403,10 +403,39 @@ def test_row_prefill_starts_from_the_cache_of_the_prompt_a_turn_extends(tiny_mod
     assert sorted(row_prefills) == sorted(len(p) - len(r.prompt_token_ids) for p, r in zip(prompts, replies))
     assert [c.completion_token_ids for c in again] == [
         c.completion_token_ids for c in uncached.generate(requests, sampling)]
-    assert not uncached.prefix_cache.entries and len(cached.prefix_cache.entries) == 4
+    # an episode keeps one entry, its latest prompt (the one it extended is dropped)
+    assert not uncached.prefix_cache.entries
+    assert sorted(cached.prefix_cache.entries) == sorted(tuple(p[:-1]) for p in prompts)
     cached.prefix_cache.max_bytes = 0  # a bound smaller than one prompt's cache keeps nothing new
     cached.generate([ChatRequest(messages=[{"role": "user", "content": "other"}])] * 2, sampling)
-    assert len(cached.prefix_cache.entries) == 4
+    assert sorted(cached.prefix_cache.entries) == sorted(tuple(p[:-1]) for p in prompts)
+
+
+def test_episodes_in_lockstep_keep_their_caches_under_a_bound_that_holds_little_more(tiny_model):
+    """Four episodes stepped together come back to their caches in the same order every turn: a
+    row's new prompt replaces the one it extends, and no row's cache is evicted for another row
+    of the same call, so under a bound of one and a half times their first prompts' caches each
+    row of the next turns prefills only its new turn (least-recently-used eviction dropped each
+    row's cache just before the row needed it)."""
+    cached = TransformersBackend(str(tiny_model), device="cpu", prefill="rows")
+    prefilled = []
+    cached.model.register_forward_pre_hook(
+        lambda module, args, kwargs: prefilled.append(kwargs["input_ids"].shape[1]), with_kwargs=True)
+    conversations = [[{"role": "user", "content": "word " * n}] for n in (60, 70, 80, 90)]
+    sampling = SamplingParams(max_new_tokens=3)
+    replies = cached.generate([ChatRequest(messages=m) for m in conversations], sampling)
+    cached.prefix_cache.max_bytes = cached.prefix_cache.bytes * 3 // 2
+    for turn in range(2):
+        for messages, reply in zip(conversations, replies):
+            messages += [{"role": "assistant", "content": reply.text}, {"role": "user", "content": f"turn {turn}"}]
+        requests = [ChatRequest(messages=list(m)) for m in conversations]
+        prompts = [cached.encode(r) for r in requests]
+        prefilled.clear()
+        new_replies = cached.generate(requests, sampling)
+        assert sorted(prefilled[:4]) == sorted(len(p) - len(r.prompt_token_ids) for p, r in zip(prompts, replies))
+        assert sorted(cached.prefix_cache.entries) == sorted(tuple(p[:-1]) for p in prompts)
+        assert cached.prefix_cache.bytes <= cached.prefix_cache.max_bytes
+        replies = new_replies
 
 
 def test_an_episode_alone_in_its_batch_prefills_only_its_new_turn(tiny_model):
@@ -499,3 +528,25 @@ def test_other_envs_prompts_and_parsers(env_id, backend):
     records, _, _ = evaluate_batched(env_id, LLMAgent(backend, env=env, sampling=SamplingParams(max_new_tokens=8)),
                                      "hf:tiny", episodes=2, progress=False, batch_size=2)
     assert all(r["metrics"] is not None and r["trajectory"][0]["llm"]["prompt_token_ids"] for r in records)
+
+
+def test_a_prompt_that_does_not_fit_beside_the_held_caches_is_not_stored_and_its_older_one_stays():
+    """The prefix cache's bound holds: a row whose cache does not fit beside those its call holds
+    is not stored, and the entry it would have replaced is kept for its next turn."""
+    import torch
+
+    from toolgym.llm.backends.hf_transformers import PrefixCache
+
+    def layers(tokens: int) -> list:  # one layer, 4 bytes a token for keys and for values
+        return [(torch.zeros(1, 1, tokens, 1), torch.zeros(1, 1, tokens, 1))]
+
+    cache = PrefixCache(max_bytes=8 * 10)  # ten tokens' worth
+    cache.put((1, 2, 3), layers(3))
+    cache.put((7, 8, 9), layers(3))
+    with cache.holding([(1, 2, 3, 4), (7, 8, 9, 10)]):
+        cache.put((1, 2, 3, 4, 5), layers(5))  # replaces (1, 2, 3): 5 + 3 tokens
+        cache.put((7, 8, 9, 10, 11, 12, 13), layers(7))  # 5 + 7 would pass the bound, and both are held
+    assert list(cache.entries) == [(7, 8, 9), (1, 2, 3, 4, 5)] and cache.bytes == 8 * 8
+    assert cache.longest((7, 8, 9, 10))[0] == 3
+    cache.put((4, 4, 4, 4), layers(4))  # outside a call nothing is held: the least recently used goes
+    assert list(cache.entries) == [(7, 8, 9), (4, 4, 4, 4)] and cache.bytes == 8 * 7
