@@ -550,3 +550,8 @@ def test_a_prompt_that_does_not_fit_beside_the_held_caches_is_not_stored_and_its
     assert cache.longest((7, 8, 9, 10))[0] == 3
     cache.put((4, 4, 4, 4), layers(4))  # outside a call nothing is held: the least recently used goes
     assert list(cache.entries) == [(7, 8, 9), (4, 4, 4, 4)] and cache.bytes == 8 * 7
+    empty = PrefixCache(max_bytes=8 * 10)
+    with empty.holding([(1,), (2,)]):  # a first call: nothing to start from, what it stores is held
+        empty.put((1, 1, 1, 1, 1, 1), layers(6))
+        empty.put((2, 2, 2, 2, 2), layers(5))  # would evict the first row's entry: not stored
+    assert list(empty.entries) == [(1, 1, 1, 1, 1, 1)] and empty.bytes == 8 * 6

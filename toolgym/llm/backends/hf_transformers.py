@@ -415,32 +415,32 @@ class PrefixCache:
         self.max_bytes = max_bytes
         self.entries: OrderedDict[tuple[int, ...], tuple[list, int]] = OrderedDict()
         self.bytes = 0
-        self.held: set[tuple[int, ...]] = set()
+        #: Inside :meth:`holding`, the entries its call keeps from eviction; None outside a call.
+        self.held: set[tuple[int, ...]] | None = None
 
     @contextmanager
     def holding(self, prompts: Sequence[tuple[int, ...]]):
         """Keep, until the block ends, the entries ``prompts`` start from and those stored in it."""
-        self.held = {key for key in map(self._best, prompts) if key is not None}
+        self.held = {key for key, _ in map(self._best, prompts) if key is not None}
         try:
             yield
         finally:
-            self.held = set()
+            self.held = None
 
-    def _best(self, ids: tuple[int, ...]) -> tuple[int, ...] | None:
-        """The stored prompt sharing the most leading tokens with ``ids`` (None: none shares any)."""
+    def _best(self, ids: tuple[int, ...]) -> tuple[tuple[int, ...] | None, int]:
+        """The stored prompt sharing the most leading tokens with ``ids`` and how many (None, 0: none shares any)."""
         best, shared = None, 0
         for key in self.entries:
             length = _common_prefix_length(key, ids)
             if length > shared:
                 best, shared = key, length
-        return best
+        return best, shared
 
     def longest(self, ids: tuple[int, ...]) -> tuple[int, list | None]:
         """How many leading tokens of ``ids`` a stored cache covers, and the layers of those tokens."""
-        best = self._best(ids)
+        best, shared = self._best(ids)
         if best is None:
             return 0, None
-        shared = _common_prefix_length(best, ids)
         self.entries.move_to_end(best)
         layers = self.entries[best][0]
         if shared < len(best):
@@ -452,7 +452,8 @@ class PrefixCache:
         if size > self.max_bytes or ids in self.entries:
             return
         extended = [key for key in self.entries if len(key) < len(ids) and ids[:len(key)] == key]
-        evictable = [key for key in self.entries if key not in self.held and key not in extended]  # oldest first
+        held = self.held or ()
+        evictable = [key for key in self.entries if key not in held and key not in extended]  # oldest first
         room = self.max_bytes - self.bytes + sum(self.entries[key][1] for key in extended)
         if room + sum(self.entries[key][1] for key in evictable) < size:
             return  # the entries the call holds fill the budget
@@ -464,12 +465,13 @@ class PrefixCache:
             self._drop(key)
         self.entries[ids] = (layers, size)
         self.bytes += size
-        if self.held:
+        if self.held is not None:
             self.held.add(ids)
 
     def _drop(self, key: tuple[int, ...]) -> None:
         self.bytes -= self.entries.pop(key)[1]
-        self.held.discard(key)
+        if self.held is not None:
+            self.held.discard(key)
 
 
 def _common_prefix_length(a: tuple[int, ...], b: tuple[int, ...]) -> int:
